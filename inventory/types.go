@@ -1,0 +1,34 @@
+package inventory
+
+// Board is one board after defaults are applied. The board named "local" is the host itself (no SSH).
+type Board struct {
+	Name         string            `toml:"-"`
+	Host         string            `toml:"host"` // address or an alias from ~/.ssh/config
+	Port         int               `toml:"port"` // 0: from ~/.ssh/config, else 22
+	User         string            `toml:"user"`
+	IdentityFile string            `toml:"identity_file"` // "~" expanded by the loader
+	KnownHosts   string            `toml:"known_hosts"`   // "~" expanded by the loader
+	ProxyJump    string            `toml:"proxy_jump"`    // "gw1,gw2" like OpenSSH ProxyJump
+	Arch         string            `toml:"arch"`          // armv5, armv6, armv7, arm64, amd64, 386; empty: detect
+	SoC          string            `toml:"soc"`
+	Tags         []string          `toml:"tags"`
+	Modes        []string          `toml:"modes"`
+	Env          map[string]string `toml:"env"`
+	OpenSSL      string            `toml:"openssl"` // path of openssl on the board
+	Local        bool              `toml:"-"`       // the built-in local board
+	Source       string            `toml:"-"`       // "file:line" where the board is defined, for messages
+}
+
+// Profile is a named sweep: what to measure and how long.
+type Profile struct {
+	Name       string   `toml:"-"`
+	Algorithms []string `toml:"algorithms"`
+	Modes      []string `toml:"modes"`
+	Sizes      []int    `toml:"sizes"`
+	Seconds    float64  `toml:"seconds"`
+	Threads    int      `toml:"threads"`
+	Repeats    int      `toml:"repeats"`
+}
+
+// LocalBoard is the name of the built-in board that is the host itself.
+const LocalBoard = "local"
