@@ -1,0 +1,88 @@
+package store
+
+import (
+	"time"
+
+	"github.com/fleetlab/fleet/agent"
+)
+
+// Run statuses.
+const (
+	RunRunning     = "running"     // still going, or the controller died (shown as incomplete)
+	RunOK          = "ok"          // every board ok
+	RunPartial     = "partial"     // some boards failed or were partial
+	RunFailed      = "failed"      // no board produced a point
+	RunInterrupted = "interrupted" // cancelled by the user
+	RunImported    = "imported"    // made by `fleet import`
+)
+
+// RunInfo describes a run when it starts.
+type RunInfo struct {
+	Label       string // e.g. nightly; may be empty
+	ToolVersion string
+	Host        string // controller host name
+	CommandLine string
+	Source      string // provenance, e.g. "imported from S00.txt"
+}
+
+// Run is one row of runs.
+type Run struct {
+	ID          int64
+	Started     time.Time
+	Finished    time.Time // zero while running or when the controller died
+	Label       string
+	ToolVersion string
+	Host        string
+	CommandLine string
+	Source      string
+	Status      string
+	Boards      []string // board names in this run
+	Points      int
+}
+
+// BoardRun is one board's part of a run.
+type BoardRun struct {
+	RunID  int64
+	Board  string
+	Status string
+	Error  string
+	Facts  *agent.Facts // nil when the probe did not get that far
+	Points int
+	Skips  []agent.Skip
+}
+
+// Measurement is one stored point with where it came from.
+type Measurement struct {
+	ID         int64
+	RunID      int64
+	RunLabel   string
+	RunStarted time.Time
+	Board      string
+	agent.Point
+}
+
+// RawOutput is one stored tool output.
+type RawOutput struct {
+	RunID int64
+	Board string
+	agent.Raw
+}
+
+// Filter selects measurements. Zero fields match everything.
+type Filter struct {
+	RunID     int64 // 0 with Latest false: all runs
+	Latest    bool  // the latest run of each board (per board, its newest run that has points)
+	Board     string
+	Mode      string
+	Algorithm string
+	Size      int // -1 or 0 with SizeSet false: any
+	SizeSet   bool
+	Label     string
+}
+
+// SeriesKey names one series over time.
+type SeriesKey struct {
+	Board, Mode, Algorithm string
+	BlockSize              int
+	Threads                int // 0: any
+}
