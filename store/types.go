@@ -22,7 +22,14 @@ type RunInfo struct {
 	ToolVersion string
 	Host        string // controller host name
 	CommandLine string
-	Source      string // provenance, e.g. "imported from S00.txt"
+	Source      string    // provenance, e.g. "imported from S00.txt"
+	Started     time.Time // zero: now (DB.Now); an import may give the time the results were taken
+}
+
+// RunFilter selects runs. Zero fields match everything.
+type RunFilter struct {
+	Label string
+	Limit int // newest N; 0: all
 }
 
 // Run is one row of runs.
@@ -84,5 +91,8 @@ type Filter struct {
 type SeriesKey struct {
 	Board, Mode, Algorithm string
 	BlockSize              int
-	Threads                int // 0: any
+	Threads                int    // 0: any
+	Op                     string // "": any
+	KeyBits                int    // 0: any
+	Curve                  string // "": any
 }

@@ -1,0 +1,118 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// dsnParams are the connection settings every handle uses. busy_timeout lets writers from several processes
+// queue instead of failing; _txlock=immediate takes the write lock at BEGIN, because a deferred transaction that
+// reads and then writes can still fail with "database is locked" despite the timeout. synchronous(NORMAL) is
+// the usual WAL setting: a committed batch survives a crash of the controller, only a power cut may lose the
+// last commits, and it saves an fsync per batch.
+const dsnParams = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)" +
+	"&_pragma=synchronous(NORMAL)&_txlock=immediate"
+
+// Errors callers decide on with errors.Is. ErrReadOnly and ErrFull mean the database cannot be written; no
+// partial batch is ever left behind by them (the transaction rolls back). cmd maps them, and ErrCannotOpen, to
+// exit status 2.
+var (
+	ErrReadOnly   = errors.New("database is read-only")
+	ErrFull       = errors.New("database or disk is full")
+	ErrCannotOpen = errors.New("database cannot be opened")
+	ErrNotFound   = errors.New("not found")
+)
+
+// DB is a fleet results database: one SQLite file.
+type DB struct {
+	Path string           // file name, as given to Open (used in errors)
+	Now  func() time.Time // clock for run and board times; tests replace it
+
+	// BatchSize and BatchDelay tune how RunWriters commit streamed points: every BatchSize points or
+	// BatchDelay after the first uncommitted one (0: 50 points, 250 ms). Set them before BeginRun.
+	BatchSize  int
+	BatchDelay time.Duration
+
+	db *sql.DB
+}
+
+// Open opens (creating if needed) the database at path and applies any pending migrations.
+// A database that is read-only but already up to date opens for queries; writing to it fails with ErrReadOnly.
+func Open(ctx context.Context, path string) (*DB, error) {
+	if path == "" {
+		return nil, fmt.Errorf("open database: %w: empty path", ErrCannotOpen)
+	}
+	u := url.URL{Scheme: "file", Opaque: url.PathEscape(path), RawQuery: dsnParams}
+	sdb, err := sql.Open("sqlite", u.String())
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, classify(err))
+	}
+	db := &DB{Path: path, Now: time.Now, db: sdb}
+	if err := sdb.PingContext(ctx); err != nil {
+		sdb.Close()
+		return nil, fmt.Errorf("open database %s: %w", path, classify(err))
+	}
+	if err := db.migrate(ctx); err != nil {
+		sdb.Close()
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// Close closes the database. RunWriters must be finished first.
+func (db *DB) Close() error {
+	if err := db.db.Close(); err != nil {
+		return fmt.Errorf("close database %s: %w", db.Path, err)
+	}
+	return nil
+}
+
+// now is the injectable clock in UTC.
+func (db *DB) now() time.Time {
+	if db.Now == nil {
+		return time.Now().UTC()
+	}
+	return db.Now().UTC()
+}
+
+// timeLayout has a fixed width, so stored times sort as text.
+const timeLayout = "2006-01-02T15:04:05.000000000Z"
+
+func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+
+// parseTime reads a stored time; NULL or empty is the zero time.
+func parseTime(s sql.NullString) (time.Time, error) {
+	if !s.Valid || s.String == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(timeLayout, s.String)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("parse stored time %q: %w", s.String, err)
+	}
+	return t, nil
+}
+
+// classify adds the matching sentinel to SQLite errors that mean the file cannot be written or opened,
+// keeping the original error in the chain.
+func classify(err error) error {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return err
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_PERM:
+		return fmt.Errorf("%w: %w", ErrReadOnly, err)
+	case sqlite3.SQLITE_FULL:
+		return fmt.Errorf("%w: %w", ErrFull, err)
+	case sqlite3.SQLITE_CANTOPEN:
+		return fmt.Errorf("%w: %w", ErrCannotOpen, err)
+	}
+	return err
+}

@@ -1,0 +1,152 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// migration is one numbered .sql file.
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// migrations lists the embedded migrations in order. A file is named NNNN_what.sql.
+func migrations() ([]migration, error) {
+	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	if err != nil {
+		return nil, fmt.Errorf("list migrations: %w", err)
+	}
+	var ms []migration
+	for _, name := range names {
+		base := strings.TrimPrefix(name, "migrations/")
+		num, _, ok := strings.Cut(base, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || v <= 0 {
+			return nil, fmt.Errorf("migration %s: name must start with a positive number and _", base)
+		}
+		body, err := migrationFS.ReadFile(name)
+		if err != nil {
+			return nil, fmt.Errorf("read migration %s: %w", base, err)
+		}
+		ms = append(ms, migration{version: v, name: base, sql: string(body)})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
+	for i := 1; i < len(ms); i++ {
+		if ms[i].version == ms[i-1].version {
+			return nil, fmt.Errorf("migrations %s and %s share a number", ms[i-1].name, ms[i].name)
+		}
+	}
+	return ms, nil
+}
+
+// migrate applies every migration not yet recorded in schema_migrations, each in its own transaction.
+// Two processes opening a new database at once are safe: the version is checked again inside the
+// (immediate, so exclusive for writers) transaction.
+func (db *DB) migrate(ctx context.Context) error {
+	ms, err := migrations()
+	if err != nil {
+		return err
+	}
+	applied, err := db.appliedMigrations(ctx)
+	if err != nil {
+		return err
+	}
+	for _, m := range ms {
+		if applied[m.version] {
+			continue
+		}
+		if err := db.applyMigration(ctx, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appliedMigrations reads schema_migrations, creating it when the database is new.
+func (db *DB) appliedMigrations(ctx context.Context) (map[int]bool, error) {
+	var n int
+	err := db.db.QueryRowContext(ctx,
+		`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'`).Scan(&n)
+	if err != nil {
+		return nil, fmt.Errorf("read schema: %w", classify(err))
+	}
+	if n == 0 {
+		_, err := db.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+			version INTEGER PRIMARY KEY,
+			name    TEXT NOT NULL,
+			applied TEXT NOT NULL
+		)`)
+		if err != nil {
+			return nil, fmt.Errorf("create schema_migrations: %w", classify(err))
+		}
+	}
+	rows, err := db.db.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return nil, fmt.Errorf("read schema_migrations: %w", classify(err))
+	}
+	defer rows.Close()
+	applied := map[int]bool{}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			return nil, fmt.Errorf("read schema_migrations: %w", err)
+		}
+		applied[v] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read schema_migrations: %w", classify(err))
+	}
+	return applied, nil
+}
+
+// applyMigration runs one migration and records it, atomically.
+func (db *DB) applyMigration(ctx context.Context, m migration) (err error) {
+	tx, err := db.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("migration %s: begin: %w", m.name, classify(err))
+	}
+	defer func() {
+		if err != nil {
+			tx.Rollback()
+		}
+	}()
+	var done int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.version).
+		Scan(&done); err != nil {
+		return fmt.Errorf("migration %s: %w", m.name, classify(err))
+	}
+	if done > 0 {
+		return tx.Rollback()
+	}
+	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+		return fmt.Errorf("migration %s: %w", m.name, classify(err))
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied) VALUES (?, ?, ?)`,
+		m.version, m.name, formatTime(db.now())); err != nil {
+		return fmt.Errorf("migration %s: record: %w", m.name, classify(err))
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("migration %s: commit: %w", m.name, classify(err))
+	}
+	return nil
+}
+
+// schemaVersion is the highest applied migration, for tests and diagnostics.
+func (db *DB) schemaVersion(ctx context.Context) (int, error) {
+	var v sql.NullInt64
+	if err := db.db.QueryRowContext(ctx, `SELECT max(version) FROM schema_migrations`).Scan(&v); err != nil {
+		return 0, fmt.Errorf("read schema version: %w", classify(err))
+	}
+	return int(v.Int64), nil
+}

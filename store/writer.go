@@ -1,0 +1,252 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/fleetlab/fleet/agent"
+)
+
+// Batching defaults: points are committed every defaultBatchSize points or defaultBatchDelay after the first
+// uncommitted one, whichever comes first, so a controller that dies loses at most the batch in flight.
+const (
+	defaultBatchSize  = 50
+	defaultBatchDelay = 250 * time.Millisecond
+)
+
+// Board statuses the writer sets itself; the others (ok, partial, failed, interrupted) come from the caller.
+const (
+	boardRunning = "running"
+	boardFailed  = "failed"
+)
+
+// ErrRunFinished is returned by a RunWriter used after Finish.
+var ErrRunFinished = errors.New("run already finished")
+
+// RunWriter stores one run as it streams. Its method set is fleet.Sink's; it is safe for concurrent use by
+// many boards. Writes complete even when ctx is cancelled: what was measured before a Ctrl-C is still stored,
+// and busy_timeout bounds how long a write can wait.
+type RunWriter struct {
+	db      *DB
+	id      int64
+	started string // the run's start, which decides the latest point of a series
+
+	mu      sync.Mutex
+	batch   batch
+	timer   *time.Timer
+	boards  map[string]bool // board_runs rows already committed
+	err     error           // the first failed write; every later call returns it
+	done    bool
+	size    int
+	delay   time.Duration
+	flushes int // committed batches, for tests
+}
+
+// batch holds what arrived since the last commit.
+type batch struct {
+	points []boardPoint
+	skips  []boardSkip
+	raws   []boardRaw
+}
+
+type boardPoint struct {
+	board string
+	p     agent.Point
+}
+
+type boardSkip struct {
+	board string
+	s     agent.Skip
+}
+
+type boardRaw struct {
+	board string
+	r     agent.Raw
+}
+
+func (b *batch) empty() bool { return len(b.points) == 0 && len(b.skips) == 0 && len(b.raws) == 0 }
+
+// BeginRun records a new run with status running and returns the writer for it.
+func (db *DB) BeginRun(ctx context.Context, info RunInfo) (*RunWriter, error) {
+	started := info.Started
+	if started.IsZero() {
+		started = db.now()
+	}
+	w := &RunWriter{db: db, started: formatTime(started), boards: map[string]bool{},
+		size: db.BatchSize, delay: db.BatchDelay}
+	if w.size <= 0 {
+		w.size = defaultBatchSize
+	}
+	if w.delay <= 0 {
+		w.delay = defaultBatchDelay
+	}
+	res, err := db.db.ExecContext(context.WithoutCancel(ctx), `INSERT INTO runs
+		(started, label, tool_version, host, command_line, source, status) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		w.started, info.Label, info.ToolVersion, info.Host, info.CommandLine, info.Source, RunRunning)
+	if err != nil {
+		return nil, fmt.Errorf("begin run in %s: %w", db.Path, classify(err))
+	}
+	if w.id, err = res.LastInsertId(); err != nil {
+		return nil, fmt.Errorf("begin run in %s: %w", db.Path, err)
+	}
+	return w, nil
+}
+
+// RunID is the id of the run being written.
+func (w *RunWriter) RunID() int64 { return w.id }
+
+// BoardStarted records that a board's part of the run began.
+func (w *RunWriter) BoardStarted(ctx context.Context, board string) error {
+	return w.commitWith(ctx, "start board "+board, func(t *txWriter) error {
+		return t.ensureBoard(board)
+	})
+}
+
+// BoardFacts stores what the probe found on a board.
+func (w *RunWriter) BoardFacts(ctx context.Context, board string, facts agent.Facts) error {
+	js, err := json.Marshal(facts)
+	if err != nil {
+		return fmt.Errorf("store facts of %s: %w", board, err)
+	}
+	return w.commitWith(ctx, "store facts of "+board, func(t *txWriter) error {
+		if err := t.ensureBoard(board); err != nil {
+			return err
+		}
+		return t.exec(`UPDATE board_runs SET facts = ? WHERE run_id = ? AND board = ?`, string(js), w.id, board)
+	})
+}
+
+// Point buffers one measurement; it is committed with its batch. A point no measurement can have
+// (NaN, negative, no mode) is refused here, so it never spoils the batch it would have joined.
+func (w *RunWriter) Point(ctx context.Context, board string, p agent.Point) error {
+	if err := p.Validate(); err != nil {
+		return fmt.Errorf("store point of %s: %w", board, err)
+	}
+	return w.add(ctx, func(b *batch) { b.points = append(b.points, boardPoint{board, p}) })
+}
+
+// Skip buffers a mode or algorithm that was not measured, with the reason.
+func (w *RunWriter) Skip(ctx context.Context, board string, s agent.Skip) error {
+	return w.add(ctx, func(b *batch) { b.skips = append(b.skips, boardSkip{board, s}) })
+}
+
+// Raw buffers one tool output.
+func (w *RunWriter) Raw(ctx context.Context, board string, r agent.Raw) error {
+	return w.add(ctx, func(b *batch) { b.raws = append(b.raws, boardRaw{board, r}) })
+}
+
+// BoardFinished commits the board's pending results and ends its part of the run with status and cause.
+func (w *RunWriter) BoardFinished(ctx context.Context, board, status, cause string) error {
+	if status == "" || status == boardRunning {
+		return fmt.Errorf("finish board %s: invalid status %q", board, status)
+	}
+	return w.commitWith(ctx, "finish board "+board, func(t *txWriter) error {
+		if err := t.ensureBoard(board); err != nil {
+			return err
+		}
+		return t.exec(`UPDATE board_runs SET status = ?, error = ?, finished = ? WHERE run_id = ? AND board = ?`,
+			status, cause, formatTime(w.db.now()), w.id, board)
+	})
+}
+
+// Finish commits everything pending and sets the run's status and finished time. Boards never finished are
+// marked failed (or interrupted, when the run was). A run never finished stays running: an incomplete run.
+func (w *RunWriter) Finish(ctx context.Context, status string) error {
+	switch status {
+	case RunOK, RunPartial, RunFailed, RunInterrupted, RunImported:
+	default:
+		return fmt.Errorf("finish run %d: invalid status %q", w.id, status)
+	}
+	boardStatus, cause := boardFailed, "run finished before the board did"
+	if status == RunInterrupted {
+		boardStatus, cause = RunInterrupted, "interrupted"
+	}
+	err := w.commitWith(ctx, fmt.Sprintf("finish run %d", w.id), func(t *txWriter) error {
+		now := formatTime(w.db.now())
+		if err := t.exec(`UPDATE board_runs SET status = ?, error = ?, finished = ?
+			WHERE run_id = ? AND status = ?`, boardStatus, cause, now, w.id, boardRunning); err != nil {
+			return err
+		}
+		return t.exec(`UPDATE runs SET status = ?, finished = ? WHERE id = ?`, status, now, w.id)
+	})
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err == nil {
+		w.done = true
+	}
+	return err
+}
+
+// add appends to the batch and commits it when it is full; the first item of a batch starts its timer.
+func (w *RunWriter) add(ctx context.Context, f func(*batch)) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.usableLocked(); err != nil {
+		return err
+	}
+	first := w.batch.empty()
+	f(&w.batch)
+	if len(w.batch.points) >= w.size {
+		return w.flushLocked(ctx, "store batch", nil)
+	}
+	if first && w.timer == nil {
+		w.timer = time.AfterFunc(w.delay, w.flushTimer)
+	}
+	return nil
+}
+
+// flushTimer commits a batch that has waited long enough. Its error, if any, is returned by the next call.
+func (w *RunWriter) flushTimer() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.timer = nil
+	if w.usableLocked() != nil || w.batch.empty() {
+		return
+	}
+	w.flushLocked(context.Background(), "store batch", nil) // sets w.err on failure
+}
+
+// commitWith commits the pending batch together with extra statements in one transaction.
+func (w *RunWriter) commitWith(ctx context.Context, op string, extra func(*txWriter) error) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.usableLocked(); err != nil {
+		return err
+	}
+	return w.flushLocked(ctx, op, extra)
+}
+
+func (w *RunWriter) usableLocked() error {
+	if w.done {
+		return fmt.Errorf("run %d: %w", w.id, ErrRunFinished)
+	}
+	if w.err != nil {
+		return fmt.Errorf("run %d: an earlier write failed: %w", w.id, w.err)
+	}
+	return nil
+}
+
+// flushLocked writes the batch and extra in one transaction. On failure nothing of it is stored, and the
+// writer refuses further work: the run stays running, so it shows as incomplete.
+func (w *RunWriter) flushLocked(ctx context.Context, op string, extra func(*txWriter) error) error {
+	if w.timer != nil {
+		w.timer.Stop()
+		w.timer = nil
+	}
+	b := w.batch
+	w.batch = batch{}
+	created, err := w.writeTx(context.WithoutCancel(ctx), b, extra)
+	if err != nil {
+		w.err = fmt.Errorf("%s: %w", op, err)
+		return fmt.Errorf("run %d: %w", w.id, w.err)
+	}
+	for _, board := range created {
+		w.boards[board] = true
+	}
+	w.flushes++
+	return nil
+}
