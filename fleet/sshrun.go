@@ -1,0 +1,240 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// cancelGrace is how long a cancelled command has, after SIGTERM and the end of its stdin, before its session is
+// closed.
+const cancelGrace = time.Second
+
+// Run runs cmd on the board in a session of its own. The command line is cmd.Args, each quoted for a POSIX shell,
+// behind "env NAME='value'" for cmd.Env (sshd usually refuses the SSH "env" request). A non-zero exit is an
+// *ExitError; a connection that dies matches ErrConnectionLost. Cancelling ctx sends SIGTERM, closes stdin and
+// closes the session within cancelGrace, and returns ctx.Err() wrapped.
+func (t *SSHTransport) Run(ctx context.Context, cmd Command) error {
+	line, err := commandLine(cmd.Args, cmd.Env)
+	if err != nil {
+		return fmt.Errorf("run on %s: %w", t.board, err)
+	}
+	return t.run(ctx, "run "+cmd.Args[0], line, cmd.Stdin, cmd.Stdout, cmd.Stderr)
+}
+
+// commandLine quotes args and env for a POSIX shell (busybox ash, dash, bash).
+func commandLine(args []string, env map[string]string) (string, error) {
+	if len(args) == 0 {
+		return "", errors.New("empty command")
+	}
+	var b strings.Builder
+	if len(env) > 0 {
+		names := make([]string, 0, len(env))
+		for n := range env {
+			if !validEnvName(n) {
+				return "", fmt.Errorf("bad environment variable name %q", n)
+			}
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		b.WriteString("env")
+		for _, n := range names {
+			if strings.ContainsRune(env[n], 0) {
+				return "", fmt.Errorf("environment variable %s contains a NUL byte", n)
+			}
+			b.WriteString(" " + n + "=" + shellQuote(env[n]))
+		}
+		b.WriteString(" ")
+	}
+	for i, a := range args {
+		if strings.ContainsRune(a, 0) {
+			return "", fmt.Errorf("argument %d contains a NUL byte", i)
+		}
+		if i > 0 {
+			b.WriteString(" ")
+		}
+		b.WriteString(shellQuote(a))
+	}
+	return b.String(), nil
+}
+
+// shellQuote makes s one word for a POSIX shell: inside single quotes nothing is special, and a single quote is
+// written as '\'' (close, escaped quote, reopen).
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func validEnvName(n string) bool {
+	if n == "" {
+		return false
+	}
+	for i, c := range n {
+		letter := c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+		if !letter && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// run runs a shell line in a new session and waits for it; what names the operation in errors.
+func (t *SSHTransport) run(ctx context.Context, what, line string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s on %s: %w", what, t.board, err)
+	}
+	if !t.alive() {
+		return fmt.Errorf("%s on %s: %w", what, t.board, t.lostErr())
+	}
+	s, err := t.clients[len(t.clients)-1].NewSession()
+	if err != nil {
+		if t.waitLost() {
+			return fmt.Errorf("%s on %s: %w", what, t.board, t.lostErr())
+		}
+		return fmt.Errorf("%s on %s: open session: %w", what, t.board, err)
+	}
+	defer s.Close()
+	var tail *tailWriter
+	if stderr == nil {
+		tail = &tailWriter{max: 4096}
+		stderr = tail
+	}
+	s.Stdout, s.Stderr = separate(stdout, stderr)
+	var in io.WriteCloser
+	if stdin != nil {
+		// Our own copy, not Session.Stdin: Wait would wait for a Stdin reader that never ends.
+		if in, err = s.StdinPipe(); err != nil {
+			return fmt.Errorf("%s on %s: %w", what, t.board, err)
+		}
+	}
+	if err := s.Start(line); err != nil {
+		if t.waitLost() {
+			return fmt.Errorf("%s on %s: %w", what, t.board, t.lostErr())
+		}
+		return fmt.Errorf("%s on %s: start: %w", what, t.board, err)
+	}
+	if in != nil {
+		go func() {
+			io.Copy(in, stdin)
+			in.Close()
+		}()
+	}
+	waitc := make(chan error, 1)
+	go func() { waitc <- s.Wait() }()
+	select {
+	case err = <-waitc:
+	case <-ctx.Done():
+		t.stop(s, in, waitc)
+		return fmt.Errorf("%s on %s: %w", what, t.board, ctx.Err())
+	}
+	var exit *ssh.ExitError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &exit):
+		e := &ExitError{Code: exit.ExitStatus()}
+		if tail != nil {
+			e.Stderr = tail.String()
+		}
+		return e
+	case t.waitLost():
+		return fmt.Errorf("%s on %s: %w", what, t.board, t.lostErr())
+	default:
+		return fmt.Errorf("%s on %s: %w", what, t.board, err)
+	}
+}
+
+// stop ends a cancelled command: SIGTERM (OpenSSH refuses it for some logins), end of stdin (the agent exits
+// when its stdin closes), then the session is closed if the command has not exited within cancelGrace.
+func (t *SSHTransport) stop(s *ssh.Session, in io.WriteCloser, waitc <-chan error) {
+	s.Signal(ssh.SIGTERM)
+	if in != nil {
+		in.Close()
+	}
+	grace := time.NewTimer(cancelGrace)
+	defer grace.Stop()
+	select {
+	case <-waitc:
+		return
+	case <-grace.C:
+	}
+	s.Close()
+	select {
+	case <-waitc:
+	case <-time.After(cancelGrace): // a dead link: Wait ends when the connection is closed
+	}
+}
+
+// waitLost reports whether the connection is gone, giving its watcher a moment to notice: a session that ended
+// because the TCP connection dropped can return before the client has registered the drop.
+func (t *SSHTransport) waitLost() bool {
+	select {
+	case <-t.done:
+		return true
+	case <-time.After(200 * time.Millisecond):
+		return false
+	}
+}
+
+// separate returns the writers for a session's stdout and stderr. x/crypto copies the two streams in two
+// goroutines, so one writer given for both would be written concurrently (seen: lost output): the writes are
+// serialised through one lock instead.
+func separate(stdout, stderr io.Writer) (io.Writer, io.Writer) {
+	if !sameWriter(stdout, stderr) {
+		return stdout, stderr
+	}
+	mu := new(sync.Mutex)
+	return &lockedWriter{mu: mu, w: stdout}, &lockedWriter{mu: mu, w: stderr}
+}
+
+func sameWriter(a, b io.Writer) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	ta := reflect.TypeOf(a)
+	if ta != reflect.TypeOf(b) || !ta.Comparable() {
+		return false
+	}
+	return a == b
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// tailWriter keeps the last max bytes written, for ExitError.Stderr when the caller did not capture stderr.
+type tailWriter struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (w *tailWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	if len(w.buf) > w.max {
+		w.buf = append(w.buf[:0], w.buf[len(w.buf)-w.max:]...)
+	}
+	return len(p), nil
+}
+
+func (w *tailWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return strings.TrimSpace(string(w.buf))
+}
