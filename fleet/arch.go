@@ -1,0 +1,95 @@
+package fleet
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Target is what the agent is compiled for: the Go toolchain's GOOS, GOARCH and, for 32-bit ARM, GOARM.
+type Target struct {
+	GOOS   string // always "linux" for boards
+	GOARCH string // arm, arm64, amd64, 386
+	GOARM  string // 5, 6 or 7 when GOARCH is arm; empty otherwise
+}
+
+// String names the target like the Go toolchain's platform list: "linux/arm64", "linux/arm/v7".
+func (t Target) String() string {
+	s := t.GOOS + "/" + t.GOARCH
+	if t.GOARM != "" {
+		s += "/v" + t.GOARM
+	}
+	return s
+}
+
+// Arch is the inventory's architecture name of the target (armv5, armv6, armv7, arm64, amd64, 386).
+func (t Target) Arch() string {
+	if t.GOARCH == "arm" && t.GOARM != "" {
+		return "armv" + t.GOARM
+	}
+	return t.GOARCH
+}
+
+// archNames maps every architecture name fleet accepts, both the inventory's (armv7, arm64) and what
+// `uname -m` prints on Linux (armv7l, aarch64), to the canonical inventory name.
+var archNames = map[string]string{
+	"armv5": "armv5", "armv5l": "armv5", "armv5tel": "armv5", "armv5tejl": "armv5", "armel": "armv5",
+	"armv6": "armv6", "armv6l": "armv6",
+	"armv7": "armv7", "armv7l": "armv7", "armv7hl": "armv7", "armhf": "armv7",
+	// armv8l: a 64-bit ARM kernel reporting a 32-bit personality; the 32-bit ARMv7 agent runs there.
+	"armv8l": "armv7",
+	"arm64":  "arm64", "aarch64": "arm64",
+	"amd64": "amd64", "x86_64": "amd64",
+	"386": "386", "i386": "386", "i486": "386", "i586": "386", "i686": "386", "x86": "386",
+}
+
+// CanonicalArch returns the inventory name (armv5, armv6, armv7, arm64, amd64, 386) of an architecture given either
+// by that name or as `uname -m` prints it.
+func CanonicalArch(arch string) (string, error) {
+	a, ok := archNames[strings.ToLower(strings.TrimSpace(arch))]
+	if !ok {
+		return "", fmt.Errorf("unknown architecture %q: want armv5, armv6, armv7, arm64, amd64 or 386 (or a `uname -m` value such as armv7l or aarch64)", arch)
+	}
+	return a, nil
+}
+
+// TargetForArch returns the Go target for an architecture name (armv5 … 386, or a `uname -m` value).
+func TargetForArch(arch string) (Target, error) {
+	a, err := CanonicalArch(arch)
+	if err != nil {
+		return Target{}, err
+	}
+	if v, ok := strings.CutPrefix(a, "armv"); ok {
+		return Target{GOOS: "linux", GOARCH: "arm", GOARM: v}, nil
+	}
+	return Target{GOOS: "linux", GOARCH: a}, nil
+}
+
+// DetectArch runs `uname -m` on the board and returns the canonical architecture name (armv7, arm64, …).
+func DetectArch(ctx context.Context, t Transport) (string, error) {
+	var out, errb bytes.Buffer
+	if err := t.Run(ctx, Command{Args: []string{"uname", "-m"}, Stdout: &out, Stderr: &errb}); err != nil {
+		return "", fmt.Errorf("detect arch (uname -m): %w%s", err, stderrSuffix(errb.String()))
+	}
+	a, err := CanonicalArch(out.String())
+	if err != nil {
+		return "", fmt.Errorf("detect arch (uname -m): %w", err)
+	}
+	return a, nil
+}
+
+// stderrSuffix renders captured stderr for an error message: its last line, if any.
+func stderrSuffix(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return ""
+	}
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	return " (" + s + ")"
+}

@@ -1,0 +1,240 @@
+package fleet
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// ErrChecksum is wrapped when the agent on the board does not have the sha256 of the local file, even after it
+// was pushed again.
+var ErrChecksum = errors.New("unexpected checksum")
+
+// DeployOptions configures Deploy.
+type DeployOptions struct {
+	Board string                           // board name, for messages
+	Logf  func(format string, args ...any) // progress for people; nil: quiet
+}
+
+// DeployResult says where the agent is on the board and what it cost to put it there.
+type DeployResult struct {
+	RemotePath string // absolute: $HOME/.cache/fleet/agent-<sha256[:12]>
+	SHA256     string // hex sha256 of the agent, verified on the board
+	Pushed     int64  // bytes sent; 0 when the board already had it
+	Skipped    bool   // the board already had a matching copy
+}
+
+// remoteState is what the board says about the agent's path.
+type remoteState struct {
+	present bool
+	size    int64
+	sha256  string // empty when the board has no sha256sum
+}
+
+// inspectScript makes the private directory ($1, mode 0700) and describes the file $2: "absent", or its size and,
+// when sha256sum (coreutils or busybox) exists, its checksum. Paths travel as arguments, never spliced into the
+// script.
+const inspectScript = `umask 077
+mkdir -p "$1" && chmod 700 "$1" || exit 1
+if [ ! -f "$2" ]; then echo absent; exit 0; fi
+echo "size $(wc -c < "$2")"
+if command -v sha256sum >/dev/null 2>&1; then echo "sha256 $(sha256sum < "$2")"; fi`
+
+// Deploy puts the agent at localAgent on the board behind t, content-addressed in the user's private cache
+// directory ($HOME/.cache/fleet, mode 0700), and verifies its sha256 there: with sha256sum when the board has it,
+// else with the agent's own `sha256` command after the size matched. A matching copy is not pushed again; a corrupt
+// one is replaced, and a push whose checksum does not verify is tried once more.
+func Deploy(ctx context.Context, t Transport, localAgent string, opts DeployOptions) (DeployResult, error) {
+	board := opts.Board
+	if board == "" {
+		board = "board"
+	}
+	logf := opts.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	want, size, err := fileSHA256(localAgent)
+	if err != nil {
+		return DeployResult{}, fmt.Errorf("deploy agent to %s: %w", board, err)
+	}
+	home, err := remoteHome(ctx, t)
+	if err != nil {
+		return DeployResult{}, fmt.Errorf("deploy agent to %s: %w", board, err)
+	}
+	dir := home + "/.cache/fleet"
+	res := DeployResult{RemotePath: dir + "/agent-" + want[:12], SHA256: want}
+
+	st, err := inspect(ctx, t, dir, res.RemotePath)
+	if err != nil {
+		return res, fmt.Errorf("deploy agent to %s: %w", board, err)
+	}
+	if st.present {
+		got, err := remoteSum(ctx, t, res.RemotePath, st, size)
+		if err != nil {
+			return res, fmt.Errorf("deploy agent to %s: %w", board, err)
+		}
+		if got == want {
+			res.Skipped = true
+			logf("agent already on %s (sha256 %s), pushed 0 bytes", board, want[:12])
+			return res, nil
+		}
+		logf("agent on %s is corrupt (sha256 %s, want %s): pushing it again", board, short(got), want[:12])
+	}
+
+	for attempt := 1; ; attempt++ {
+		if err := push(ctx, t, localAgent, res.RemotePath, size); err != nil {
+			return res, fmt.Errorf("push agent to %s: %w", board, err)
+		}
+		res.Pushed += size
+		st, err := inspect(ctx, t, dir, res.RemotePath)
+		if err != nil {
+			return res, fmt.Errorf("verify agent on %s: %w", board, err)
+		}
+		got := ""
+		if st.present {
+			if got, err = remoteSum(ctx, t, res.RemotePath, st, size); err != nil {
+				return res, fmt.Errorf("verify agent on %s: %w", board, err)
+			}
+		}
+		if got == want {
+			logf("pushed agent to %s: %d bytes to %s (sha256 %s verified on the board)", board, size, res.RemotePath, want[:12])
+			return res, nil
+		}
+		if attempt == 2 {
+			return res, fmt.Errorf("%w on %s: got %s, want %s", ErrChecksum, board, orNone(got), want)
+		}
+		logf("unexpected checksum on %s after push (got %s, want %s): pushing again", board, short(got), want[:12])
+	}
+}
+
+// remoteHome returns $HOME on the board; everything fleet leaves there lives below it.
+func remoteHome(ctx context.Context, t Transport) (string, error) {
+	var out, errb bytes.Buffer
+	err := t.Run(ctx, Command{Args: []string{"sh", "-c", `printf %s "$HOME"`}, Stdout: &out, Stderr: &errb})
+	if err != nil {
+		return "", fmt.Errorf("read $HOME: %w%s", err, stderrSuffix(errb.String()))
+	}
+	home := strings.TrimRight(out.String(), "/")
+	if !strings.HasPrefix(out.String(), "/") || strings.ContainsAny(home, "\n\x00") {
+		return "", fmt.Errorf("read $HOME: got %q, want an absolute path", out.String())
+	}
+	return home, nil
+}
+
+// inspect makes dir and reports on path.
+func inspect(ctx context.Context, t Transport, dir, path string) (remoteState, error) {
+	var out, errb bytes.Buffer
+	err := t.Run(ctx, Command{Args: []string{"sh", "-c", inspectScript, "sh", dir, path}, Stdout: &out, Stderr: &errb})
+	if err != nil {
+		return remoteState{}, fmt.Errorf("inspect %s: %w%s", path, err, stderrSuffix(errb.String()))
+	}
+	var st remoteState
+	sc := bufio.NewScanner(&out)
+	for sc.Scan() {
+		key, val, _ := strings.Cut(strings.TrimSpace(sc.Text()), " ")
+		switch key {
+		case "absent":
+			return remoteState{}, nil
+		case "size":
+			n, err := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
+			if err != nil {
+				return remoteState{}, fmt.Errorf("inspect %s: size %q: %w", path, val, err)
+			}
+			st.present, st.size = true, n
+		case "sha256":
+			st.sha256 = firstHexSum(val)
+		}
+	}
+	if !st.present {
+		return remoteState{}, fmt.Errorf("inspect %s: unexpected output %q", path, out.String())
+	}
+	return st, nil
+}
+
+// remoteSum returns the sha256 of the file on the board: the one sha256sum printed, else, when the size is right,
+// the agent's own. A file of the wrong size has no sum worth computing: it returns "size N".
+func remoteSum(ctx context.Context, t Transport, path string, st remoteState, size int64) (string, error) {
+	if st.size != size {
+		return fmt.Sprintf("(size %d, want %d)", st.size, size), nil
+	}
+	if st.sha256 != "" {
+		return st.sha256, nil
+	}
+	var out, errb bytes.Buffer
+	err := t.Run(ctx, Command{Args: []string{"sh", "-c", `chmod 700 "$1" && exec "$1" sha256 "$1"`, "sh", path}, Stdout: &out, Stderr: &errb})
+	if err != nil {
+		// A corrupt agent of the right size may not even start: that is a mismatch, not a failure.
+		var ee *ExitError
+		if errors.As(err, &ee) {
+			return fmt.Sprintf("(agent sha256 exited %d%s)", ee.Code, stderrSuffix(errb.String())), nil
+		}
+		return "", fmt.Errorf("agent sha256: %w", err)
+	}
+	sum := firstHexSum(out.String())
+	if sum == "" {
+		return fmt.Sprintf("(agent sha256 printed %q)", short(out.String())), nil
+	}
+	return sum, nil
+}
+
+// push streams the local file to path on the board.
+func push(ctx context.Context, t Transport, local, path string, size int64) error {
+	f, err := os.Open(local)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return t.Put(ctx, path, f, size, 0o700)
+}
+
+// fileSHA256 returns the hex sha256 and size of a local file.
+func fileSHA256(path string) (string, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return "", 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
+}
+
+// firstHexSum returns the first field of s when it is a hex sha256 ("<sum>  -" from sha256sum), else "".
+func firstHexSum(s string) string {
+	f := strings.Fields(s)
+	if len(f) == 0 || len(f[0]) != 64 {
+		return ""
+	}
+	if _, err := hex.DecodeString(f[0]); err != nil {
+		return ""
+	}
+	return strings.ToLower(f[0])
+}
+
+func short(s string) string {
+	if len(s) == 64 && firstHexSum(s) == s {
+		return s[:12]
+	}
+	if len(s) > 60 {
+		return s[:60] + "…"
+	}
+	return s
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(no file)"
+	}
+	return s
+}
