@@ -1,0 +1,217 @@
+package inventory
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+
+	toml "github.com/pelletier/go-toml/v2"
+)
+
+// Sentinel errors that callers may test with errors.Is.
+var (
+	// ErrUnknownBoard: a name given to Select is not in the inventory.
+	ErrUnknownBoard = errors.New("unknown board")
+	// ErrUnknownTag: no board carries a tag given to Select.
+	ErrUnknownTag = errors.New("unknown tag")
+	// ErrNoBoards: the selection is empty.
+	ErrNoBoards = errors.New("no boards selected")
+	// ErrUnknownProfile: no built-in or file profile has the name.
+	ErrUnknownProfile = errors.New("unknown profile")
+)
+
+// Error is one problem in a boards.toml, at a position. Parse returns several of them joined with errors.Join
+// so that a user can fix them in one pass.
+type Error struct {
+	File   string
+	Line   int // 1-based
+	Column int // 1-based, in bytes
+	Msg    string
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Column, e.Msg)
+}
+
+// problems collects positioned errors while a document is checked.
+type problems struct {
+	file string
+	pos  *positions
+	errs []*Error
+	offs []int
+}
+
+// add records a problem at byte offset off. ctx is "board \"x\"", "defaults", "profile \"y\"" or "".
+func (ps *problems) add(off int, ctx, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if ctx != "" {
+		msg = ctx + ": " + msg
+	}
+	line, col := ps.pos.lineCol(off)
+	ps.errs = append(ps.errs, &Error{File: ps.file, Line: line, Column: col, Msg: msg})
+	ps.offs = append(ps.offs, off)
+}
+
+// err returns the problems in document order, joined, or nil.
+func (ps *problems) err() error {
+	if len(ps.errs) == 0 {
+		return nil
+	}
+	idx := make([]int, len(ps.errs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		if ps.offs[idx[a]] != ps.offs[idx[b]] {
+			return ps.offs[idx[a]] < ps.offs[idx[b]]
+		}
+		return ps.errs[idx[a]].Msg < ps.errs[idx[b]].Msg
+	})
+	var errs []error
+	seen := map[string]bool{}
+	for _, i := range idx {
+		if s := ps.errs[i].Error(); !seen[s] {
+			seen[s] = true
+			errs = append(errs, ps.errs[i])
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// context names the part of the document a key path belongs to.
+func context(path []string) string {
+	switch {
+	case len(path) >= 1 && path[0] == "defaults":
+		return "defaults"
+	case len(path) >= 2 && path[0] == "boards":
+		return fmt.Sprintf("board %q", path[1])
+	case len(path) >= 2 && path[0] == "profiles":
+		return fmt.Sprintf("profile %q", path[1])
+	}
+	return ""
+}
+
+// addDecodeError turns an error of go-toml's decoder into problems that name the board or profile and say what
+// was expected, instead of go-toml's Go type names.
+func (ps *problems) addDecodeError(err error) {
+	var strict *toml.StrictMissingError
+	var de *toml.DecodeError
+	switch {
+	case errors.As(err, &strict):
+		for i := range strict.Errors {
+			ps.addUnknownKey(&strict.Errors[i])
+		}
+	case errors.As(err, &de):
+		line, col := de.Position()
+		off := ps.pos.offset(line, col)
+		path := []string(de.Key())
+		if len(path) == 0 || context(path) == "" && !isRootKey(path[0]) {
+			// Syntax errors and duplicate keys carry no full path: take the table being defined.
+			path = ps.pos.tableAt(off)
+		}
+		ps.add(off, context(path), "%s", describeDecodeError(de, path))
+	default:
+		ps.add(0, "", "%s", sanitize(strings.TrimPrefix(err.Error(), "toml: ")))
+	}
+}
+
+// addUnknownKey reports a key that the schema does not have, with the keys that are allowed there.
+func (ps *problems) addUnknownKey(de *toml.DecodeError) {
+	line, col := de.Position()
+	off := ps.pos.offset(line, col)
+	path := []string(de.Key())
+	var key string
+	var allowed []string
+	switch {
+	case len(path) == 0:
+		ps.add(off, "", "unknown key")
+		return
+	case len(path) == 1:
+		key, allowed = path[0], rootKeys
+	case path[0] == "defaults":
+		key, allowed = path[1], defaultsKeys
+	case path[0] == "boards" && len(path) >= 3:
+		key, allowed = path[2], boardKeys
+	case path[0] == "profiles" && len(path) >= 3:
+		key, allowed = path[2], profileKeys
+	default:
+		key = path[len(path)-1]
+	}
+	msg := fmt.Sprintf("unknown key %q", key)
+	if s := suggest(key, allowed); len(s) > 0 {
+		msg += ", did you mean " + quoteOr(s) + "?"
+	}
+	if len(allowed) > 0 {
+		msg += " (expected one of " + strings.Join(allowed, ", ") + ")"
+	}
+	ps.add(off, context(path), "%s", msg)
+}
+
+func isRootKey(k string) bool {
+	for _, r := range rootKeys {
+		if k == r {
+			return true
+		}
+	}
+	return false
+}
+
+var tomlKindRE = regexp.MustCompile(`^cannot (?:decode TOML (\w+)|store (?:a|an) (table|array table)) in`)
+
+// describeDecodeError rewrites a type mismatch as "KEY: expected TYPE, got KIND"; other messages pass through.
+func describeDecodeError(de *toml.DecodeError, path []string) string {
+	msg := sanitize(strings.TrimPrefix(de.Error(), "toml: "))
+	m := tomlKindRE.FindStringSubmatch(msg)
+	if m == nil || len(de.Key()) == 0 {
+		return msg
+	}
+	got := m[1] + m[2]
+	article := "a "
+	if strings.IndexByte("aeiou", got[0]) >= 0 {
+		article = "an "
+	}
+	if k := displayKey(path); k != "" {
+		return fmt.Sprintf("%s: expected %s, got %s", k, expectedType(path), article+got)
+	}
+	return fmt.Sprintf("expected %s, got %s", expectedType(path), article+got)
+}
+
+// displayKey is how a key is named after its context: `port`, `env.OPENSSL_CONF`, the whole path at the root,
+// or "" for a board or profile table itself (the context already names it).
+func displayKey(path []string) string {
+	switch {
+	case len(path) >= 1 && path[0] == "defaults":
+		path = path[1:]
+	case len(path) >= 2 && (path[0] == "boards" || path[0] == "profiles"):
+		path = path[2:]
+	}
+	parts := make([]string, len(path))
+	for i, p := range path {
+		parts[i] = p
+		if !bareKeyRE.MatchString(p) {
+			parts[i] = strconv.Quote(p)
+		}
+	}
+	return strings.Join(parts, ".")
+}
+
+var bareKeyRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// sanitize escapes control characters and invalid UTF-8 so that a message from the TOML parser, which may quote
+// the document, stays on one line and cannot drive a terminal.
+func sanitize(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToValidUTF8(s, "\ufffd") {
+		if unicode.IsControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

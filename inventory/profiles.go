@@ -1,0 +1,122 @@
+package inventory
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// Names of the built-in profiles.
+const (
+	QuickProfile = "quick"
+	FullProfile  = "full"
+)
+
+// DefaultSizes returns the block sizes OpenSSL 1.1.1 and later measure by default, in bytes.
+func DefaultSizes() []int { return []int{16, 64, 256, 1024, 8192, 16384} }
+
+// builtinProfiles returns fresh copies of the profiles every inventory has; a file may replace them.
+//
+// quick: 3 algorithms × 2 modes × 6 sizes × 1 s = 36 s of measurement per board, within a minute with the
+// start-up of each openssl. full: 11 algorithms × 5 modes × 6 sizes × 3 s × 5 repeats, about 41 min at most
+// (public-key algorithms ignore the sizes, and modes a board lacks are skipped).
+func builtinProfiles() map[string]Profile {
+	return map[string]Profile{
+		QuickProfile: {
+			Name:       QuickProfile,
+			Algorithms: []string{"aes-128-cbc", "aes-256-cbc", "sha256"},
+			Modes:      []string{"soft", "cpu"},
+			Sizes:      DefaultSizes(),
+			Seconds:    1,
+			Threads:    1,
+			Repeats:    1,
+		},
+		FullProfile: {
+			Name: FullProfile,
+			Algorithms: []string{"aes-128-cbc", "aes-256-cbc", "aes-128-gcm", "aes-256-gcm", "aes-128-ctr",
+				"sha1", "sha256", "sha512", "rsa2048", "ecdsap256", "ed25519"},
+			Modes:   []string{"soft", "cpu", "devcrypto", "afalg", "kcapi"},
+			Sizes:   DefaultSizes(),
+			Seconds: 3,
+			Threads: 1,
+			Repeats: 5,
+		},
+	}
+}
+
+// profile checks one [profiles.NAME] table. Keys left out take these values: modes empty (each board's own
+// modes decide), sizes DefaultSizes, seconds 1, threads 1, repeats 1. algorithms is required.
+func (b *builder) profile(name string, d profileDoc) (Profile, bool) {
+	base := []string{"profiles", name}
+	ctx := context(base)
+	at := func(key string) int { return b.ps.pos.valueAt(appendPath(base, key)...) }
+	before := len(b.ps.errs)
+	if msg := checkName(name); msg != "" {
+		b.ps.add(b.ps.pos.key(base...), ctx, "invalid profile name (%s)", msg)
+	}
+	switch {
+	case d.Algorithms == nil:
+		b.ps.add(b.ps.pos.key(base...), ctx, `missing algorithms (expected a list such as algorithms = ["aes-128-cbc", "sha256"])`)
+	case len(*d.Algorithms) == 0:
+		b.ps.add(at("algorithms"), ctx, `algorithms: expected at least one algorithm, such as ["aes-128-cbc", "sha256"]`)
+	default:
+		b.checkList(base, ctx, "algorithms", *d.Algorithms, func(a string) string {
+			if len(a) > maxNameLen || !algorithmRE.MatchString(a) {
+				return fmt.Sprintf("invalid algorithm %q (expected lower-case letters, digits and '-', such as aes-128-cbc)", a)
+			}
+			return ""
+		})
+	}
+	if d.Modes != nil {
+		b.checkList(base, ctx, "modes", *d.Modes, checkMode)
+	}
+	p := Profile{Name: name, Algorithms: cloneStrings(derefSlice(d.Algorithms)), Modes: cloneStrings(derefSlice(d.Modes)),
+		Sizes: DefaultSizes(), Seconds: 1, Threads: 1, Repeats: 1}
+	if d.Sizes != nil {
+		p.Sizes = b.sizes(base, ctx, *d.Sizes)
+	}
+	if d.Seconds != nil {
+		p.Seconds = *d.Seconds
+		if math.IsNaN(p.Seconds) || p.Seconds <= 0 || p.Seconds > maxSeconds {
+			b.ps.add(at("seconds"), ctx, "seconds %v is out of range (expected more than 0 and at most %d)", p.Seconds, maxSeconds)
+		}
+	}
+	p.Threads = b.count(at("threads"), ctx, "threads", d.Threads, maxThreads)
+	p.Repeats = b.count(at("repeats"), ctx, "repeats", d.Repeats, maxRepeats)
+	return p, len(b.ps.errs) == before
+}
+
+// sizes checks block sizes: at least one, each 1 byte to 16 MiB, no duplicates.
+func (b *builder) sizes(base []string, ctx string, sizes []int64) []int {
+	if len(sizes) == 0 {
+		b.ps.add(b.ps.pos.valueAt(appendPath(base, "sizes")...), ctx, "sizes: expected at least one block size in bytes, such as [16, 1024, 16384]")
+		return nil
+	}
+	out := make([]int, 0, len(sizes))
+	seen := map[int64]bool{}
+	for i, s := range sizes {
+		el := "sizes[" + strconv.Itoa(i) + "]"
+		off := b.ps.pos.valueAt(appendPath(base, "sizes", "["+strconv.Itoa(i)+"]")...)
+		switch {
+		case s < 1 || s > maxSize:
+			b.ps.add(off, ctx, "%s: size %d is out of range (expected 1 to %d bytes)", el, s, maxSize)
+		case seen[s]:
+			b.ps.add(off, ctx, "%s: %d is listed twice", el, s)
+		}
+		seen[s] = true
+		out = append(out, int(s))
+	}
+	return out
+}
+
+// count checks an optional positive integer; absent means 1.
+func (b *builder) count(off int, ctx, key string, v *int64, max int64) int {
+	if v == nil {
+		return 1
+	}
+	if *v < 1 || *v > max {
+		b.ps.add(off, ctx, "%s %d is out of range (expected 1-%d)", key, *v, max)
+		return 1
+	}
+	return int(*v)
+}

@@ -1,0 +1,86 @@
+package inventory
+
+// The document types mirror boards.toml exactly. Pointer fields tell "absent" from "set to the zero value", which
+// the merge of [defaults] into each board needs (an explicit `tags = []` clears the default tags).
+
+// fileDoc is the whole of boards.toml.
+type fileDoc struct {
+	Defaults *defaultsDoc          `toml:"defaults"`
+	Boards   map[string]boardDoc   `toml:"boards"`
+	Profiles map[string]profileDoc `toml:"profiles"`
+}
+
+// defaultsDoc is [defaults]: what every board gets unless it says otherwise.
+type defaultsDoc struct {
+	User         *string           `toml:"user"`
+	Port         *int64            `toml:"port"`
+	IdentityFile *string           `toml:"identity_file"`
+	KnownHosts   *string           `toml:"known_hosts"`
+	ProxyJump    *string           `toml:"proxy_jump"`
+	Tags         *[]string         `toml:"tags"`
+	Modes        *[]string         `toml:"modes"`
+	Env          map[string]string `toml:"env"`
+	OpenSSL      *string           `toml:"openssl"`
+}
+
+// boardDoc is one [boards.NAME] table.
+type boardDoc struct {
+	Host         *string           `toml:"host"`
+	Port         *int64            `toml:"port"`
+	User         *string           `toml:"user"`
+	IdentityFile *string           `toml:"identity_file"`
+	KnownHosts   *string           `toml:"known_hosts"`
+	ProxyJump    *string           `toml:"proxy_jump"`
+	Arch         *string           `toml:"arch"`
+	SoC          *string           `toml:"soc"`
+	Tags         *[]string         `toml:"tags"`
+	Modes        *[]string         `toml:"modes"`
+	Env          map[string]string `toml:"env"`
+	OpenSSL      *string           `toml:"openssl"`
+}
+
+// profileDoc is one [profiles.NAME] table.
+type profileDoc struct {
+	Algorithms *[]string `toml:"algorithms"`
+	Modes      *[]string `toml:"modes"`
+	Sizes      *[]int64  `toml:"sizes"`
+	Seconds    *float64  `toml:"seconds"`
+	Threads    *int64    `toml:"threads"`
+	Repeats    *int64    `toml:"repeats"`
+}
+
+// The keys each table accepts, in the order the messages list them.
+var (
+	rootKeys     = []string{"defaults", "boards", "profiles"}
+	defaultsKeys = []string{"user", "port", "identity_file", "known_hosts", "proxy_jump", "tags", "modes", "env", "openssl"}
+	boardKeys    = []string{"host", "port", "user", "identity_file", "known_hosts", "proxy_jump", "arch", "soc", "tags", "modes", "env", "openssl"}
+	profileKeys  = []string{"algorithms", "modes", "sizes", "seconds", "threads", "repeats"}
+	// localRefused are the board keys that make no sense for the built-in local board: it is reached without SSH.
+	localRefused = []string{"host", "port", "user", "identity_file", "known_hosts", "proxy_jump", "arch"}
+)
+
+// expectedType describes, for messages, the TOML type the key at path wants.
+func expectedType(path []string) string {
+	n := len(path)
+	switch {
+	case n == 0:
+		return "a table"
+	case n == 1, n == 2 && path[0] != "defaults":
+		return "a table"
+	case path[n-2] == "env":
+		return "a string"
+	}
+	switch path[n-1] {
+	case "port", "threads", "repeats":
+		return "an integer"
+	case "seconds":
+		return "a number"
+	case "tags", "modes", "algorithms":
+		return "an array of strings"
+	case "sizes":
+		return "an array of integers"
+	case "env":
+		return `a table of strings, such as env = { OPENSSL_CONF = "/etc/ssl/openssl.cnf" }`
+	}
+	return "a string"
+}

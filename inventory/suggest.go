@@ -1,0 +1,69 @@
+package inventory
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// suggest returns the known names close to a mistyped one: at most two edits away, or a prefix of it (or it of
+// them), closest first, at most three.
+func suggest(name string, known []string) []string {
+	type cand struct {
+		name string
+		dist int
+	}
+	var cs []cand
+	for _, k := range known {
+		d := levenshtein(name, k)
+		prefix := name != "" && (strings.HasPrefix(k, name) || strings.HasPrefix(name, k))
+		if d <= 2 || prefix {
+			cs = append(cs, cand{k, d})
+		}
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].dist != cs[j].dist {
+			return cs[i].dist < cs[j].dist
+		}
+		return cs[i].name < cs[j].name
+	})
+	var out []string
+	for i := 0; i < len(cs) && i < 3; i++ {
+		out = append(out, cs[i].name)
+	}
+	return out
+}
+
+// levenshtein is the edit distance between a and b, counted in runes.
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+// quoteOr renders names as `"a"`, `"a" or "b"`, `"a", "b" or "c"`.
+func quoteOr(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	if len(q) <= 1 {
+		return strings.Join(q, "")
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}
