@@ -1,0 +1,71 @@
+package agent
+
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// systemSample is what the agent reads around a measurement to see work that the child's rusage misses: the
+// kernel threads, softirqs and interrupts of an accelerator.
+type systemSample struct {
+	CPU    cpuTimes
+	CPUOK  bool
+	IRQs   []irqLine
+	IRQsOK bool
+}
+
+// sampleSystem reads /proc/stat and the crypto lines of /proc/interrupts under root ("" for the real /proc).
+// What cannot be read is left unset, and the point simply carries no such figure.
+func sampleSystem(root string) systemSample {
+	var s systemSample
+	if f, err := os.Open(root + "/proc/stat"); err == nil {
+		s.CPU, err = parseProcStat(f)
+		s.CPUOK = err == nil
+		f.Close()
+	}
+	if f, err := os.Open(root + "/proc/interrupts"); err == nil {
+		s.IRQs, err = parseCryptoInterrupts(f)
+		s.IRQsOK = err == nil
+		f.Close()
+	}
+	return s
+}
+
+// cpuUsage is user and system CPU seconds.
+type cpuUsage struct{ user, sys float64 }
+
+// selfRusage is the CPU time of the agent process, all threads.
+func selfRusage() (cpuUsage, error) {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		return cpuUsage{}, err
+	}
+	return cpuUsage{
+		user: float64(ru.Utime.Sec) + float64(ru.Utime.Usec)/1e6,
+		sys:  float64(ru.Stime.Sec) + float64(ru.Stime.Usec)/1e6,
+	}, nil
+}
+
+// setAccounting fills a point's CPU accounting from wall, user and system seconds and two system samples.
+func setAccounting(p *Point, wall, user, sys float64, before, after systemSample) {
+	p.WallS, p.UserS, p.SysS = nonNegative(wall), nonNegative(user), nonNegative(sys)
+	if p.WallS > 0 {
+		p.CPUPct = (p.UserS + p.SysS) / p.WallS * 100
+	}
+	if before.CPUOK && after.CPUOK {
+		if pct, ok := busyPct(before.CPU, after.CPU); ok {
+			p.SysBusyPct = pct
+		}
+	}
+	if before.IRQsOK && after.IRQsOK {
+		p.IRQDelta = irqDelta(before.IRQs, after.IRQs)
+	}
+}
+
+func nonNegative(v float64) float64 {
+	if v < 0 || v != v {
+		return 0
+	}
+	return v
+}

@@ -1,0 +1,239 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/md5"
+	"crypto/sha1"
+	"crypto/sha256"
+	"crypto/sha512"
+	"fmt"
+	"hash"
+	"time"
+)
+
+// kcapiSpec says how the agent's own benchmark drives one algorithm through AF_ALG.
+type kcapiSpec struct {
+	Kind    string // skcipher, aead, hash
+	Name    string // kernel name: cbc(aes), gcm(aes), sha256
+	KeyLen  int
+	IVLen   int
+	Block   int // sizes must be a multiple of it (ECB, CBC)
+	TagLen  int // AEAD tag
+	NewHash func() hash.Hash
+}
+
+// kcapiSpecs are the algorithms the kcapi mode measures, by canonical name.
+var kcapiSpecs = map[string]kcapiSpec{
+	"aes-128-cbc": {Kind: "skcipher", Name: "cbc(aes)", KeyLen: 16, IVLen: 16, Block: 16},
+	"aes-192-cbc": {Kind: "skcipher", Name: "cbc(aes)", KeyLen: 24, IVLen: 16, Block: 16},
+	"aes-256-cbc": {Kind: "skcipher", Name: "cbc(aes)", KeyLen: 32, IVLen: 16, Block: 16},
+	"aes-128-ecb": {Kind: "skcipher", Name: "ecb(aes)", KeyLen: 16, Block: 16},
+	"aes-192-ecb": {Kind: "skcipher", Name: "ecb(aes)", KeyLen: 24, Block: 16},
+	"aes-256-ecb": {Kind: "skcipher", Name: "ecb(aes)", KeyLen: 32, Block: 16},
+	"aes-128-ctr": {Kind: "skcipher", Name: "ctr(aes)", KeyLen: 16, IVLen: 16, Block: 1},
+	"aes-192-ctr": {Kind: "skcipher", Name: "ctr(aes)", KeyLen: 24, IVLen: 16, Block: 1},
+	"aes-256-ctr": {Kind: "skcipher", Name: "ctr(aes)", KeyLen: 32, IVLen: 16, Block: 1},
+	"aes-128-gcm": {Kind: "aead", Name: "gcm(aes)", KeyLen: 16, IVLen: 12, Block: 1, TagLen: 16},
+	"aes-256-gcm": {Kind: "aead", Name: "gcm(aes)", KeyLen: 32, IVLen: 12, Block: 1, TagLen: 16},
+	"sha1":        {Kind: "hash", Name: "sha1", Block: 1, NewHash: sha1.New},
+	"sha224":      {Kind: "hash", Name: "sha224", Block: 1, NewHash: sha256.New224},
+	"sha256":      {Kind: "hash", Name: "sha256", Block: 1, NewHash: sha256.New},
+	"sha384":      {Kind: "hash", Name: "sha384", Block: 1, NewHash: sha512.New384},
+	"sha512":      {Kind: "hash", Name: "sha512", Block: 1, NewHash: sha512.New},
+	"md5":         {Kind: "hash", Name: "md5", Block: 1, NewHash: md5.New},
+}
+
+// kcapiPattern fills b with a fixed, non-trivial pattern so results are reproducible and checkable.
+func kcapiPattern(b []byte, seed byte) []byte {
+	for i := range b {
+		b[i] = byte(i*7) ^ seed
+	}
+	return b
+}
+
+// kcapiSession is an open transform ready to run one operation repeatedly at one size.
+type kcapiSession struct {
+	spec    kcapiSpec
+	conn    *kcapiConn
+	oob     []byte
+	in, out []byte
+	decrypt bool
+}
+
+// newKcapiSession opens the transform and prepares the buffers for size bytes of payload.
+func newKcapiSession(spec kcapiSpec, size int, decrypt bool) (*kcapiSession, error) {
+	key := kcapiPattern(make([]byte, spec.KeyLen), 0x5a)
+	iv := kcapiPattern(make([]byte, spec.IVLen), 0xa5)
+	conn, err := kcapiOpen(spec.Kind, spec.Name, key, spec.TagLen)
+	if err != nil {
+		return nil, err
+	}
+	s := &kcapiSession{spec: spec, conn: conn, decrypt: decrypt}
+	payload := kcapiPattern(make([]byte, size), 0x11)
+	switch spec.Kind {
+	case "hash":
+		s.in, s.out = payload, make([]byte, spec.NewHash().Size())
+	case "skcipher":
+		s.oob = kcapiCipherControl(decrypt, iv, false, 0)
+		s.in, s.out = payload, make([]byte, size)
+	case "aead":
+		if !decrypt {
+			s.oob = kcapiCipherControl(false, iv, true, 0)
+			s.in, s.out = payload, make([]byte, size+spec.TagLen)
+			break
+		}
+		// decryption checks the tag, so it needs a real ciphertext: make one with the kernel first
+		sealed := make([]byte, size+spec.TagLen)
+		if err := conn.cipher(kcapiCipherControl(false, iv, true, 0), payload, sealed); err != nil {
+			conn.Close()
+			return nil, err
+		}
+		s.oob = kcapiCipherControl(true, iv, true, 0)
+		s.in, s.out = sealed, make([]byte, size)
+	default:
+		conn.Close()
+		return nil, fmt.Errorf("kcapi %s: unknown kind %q", spec.Name, spec.Kind)
+	}
+	return s, nil
+}
+
+func (s *kcapiSession) once() error {
+	if s.spec.Kind == "hash" {
+		return s.conn.hash(s.in, s.out)
+	}
+	return s.conn.cipher(s.oob, s.in, s.out)
+}
+
+func (s *kcapiSession) Close() { s.conn.Close() }
+
+// kcapiVerify runs alg once through the kernel and compares with Go's implementation, so a broken driver is
+// caught before its numbers are reported.
+func kcapiVerify(spec kcapiSpec, decrypt bool) error {
+	const size = 64
+	s, err := newKcapiSession(spec, size, decrypt)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if err := s.once(); err != nil {
+		return err
+	}
+	payload := kcapiPattern(make([]byte, size), 0x11)
+	var want []byte
+	switch spec.Kind {
+	case "hash":
+		h := spec.NewHash()
+		h.Write(payload)
+		want = h.Sum(nil)
+	case "aead":
+		if decrypt {
+			want = payload
+			break
+		}
+		block, _ := aes.NewCipher(kcapiPattern(make([]byte, spec.KeyLen), 0x5a))
+		gcm, err := cipher.NewGCM(block)
+		if err != nil {
+			return fmt.Errorf("verify %s: %w", spec.Name, err)
+		}
+		want = gcm.Seal(nil, kcapiPattern(make([]byte, spec.IVLen), 0xa5), payload, nil)
+	case "skcipher":
+		want, err = kcapiGoCipher(spec, payload, decrypt)
+		if err != nil {
+			return err
+		}
+	}
+	if !bytes.Equal(s.out, want) {
+		return fmt.Errorf("verify %s (%s): kernel result %x differs from Go's %x", spec.Name, kcapiOpName(spec, decrypt), s.out[:16], want[:16])
+	}
+	return nil
+}
+
+// kcapiGoCipher computes with Go what the kernel's skcipher must return for payload.
+func kcapiGoCipher(spec kcapiSpec, payload []byte, decrypt bool) ([]byte, error) {
+	block, err := aes.NewCipher(kcapiPattern(make([]byte, spec.KeyLen), 0x5a))
+	if err != nil {
+		return nil, fmt.Errorf("verify %s: %w", spec.Name, err)
+	}
+	iv := kcapiPattern(make([]byte, spec.IVLen), 0xa5)
+	out := make([]byte, len(payload))
+	switch spec.Name {
+	case "cbc(aes)":
+		if decrypt {
+			cipher.NewCBCDecrypter(block, iv).CryptBlocks(out, payload)
+		} else {
+			cipher.NewCBCEncrypter(block, iv).CryptBlocks(out, payload)
+		}
+	case "ecb(aes)":
+		for i := 0; i < len(payload); i += aes.BlockSize {
+			if decrypt {
+				block.Decrypt(out[i:], payload[i:])
+			} else {
+				block.Encrypt(out[i:], payload[i:])
+			}
+		}
+	case "ctr(aes)":
+		cipher.NewCTR(block, iv).XORKeyStream(out, payload)
+	default:
+		return nil, fmt.Errorf("verify %s: no reference implementation", spec.Name)
+	}
+	return out, nil
+}
+
+func kcapiOpName(spec kcapiSpec, decrypt bool) string {
+	switch {
+	case spec.Kind == "hash":
+		return "digest"
+	case decrypt:
+		return "decrypt"
+	}
+	return "encrypt"
+}
+
+// kcapiResult is one measured point of the kcapi mode before it becomes a Point.
+type kcapiResult struct {
+	Ops          int64
+	WallS        float64
+	UserS, SysS  float64 // of the agent process: kernel work done in its system calls shows as sys
+	Before, Post systemSample
+}
+
+// kcapiMeasure runs spec at size for about seconds, counting operations over wall time. It stops early, with
+// ctx's error, when ctx ends.
+func kcapiMeasure(ctx context.Context, spec kcapiSpec, size int, seconds float64, decrypt bool, root string) (kcapiResult, error) {
+	var r kcapiResult
+	s, err := newKcapiSession(spec, size, decrypt)
+	if err != nil {
+		return r, err
+	}
+	defer s.Close()
+	dur := time.Duration(seconds * float64(time.Second))
+	r.Before = sampleSystem(root)
+	ruBefore, ruErr := selfRusage()
+	start := time.Now()
+	done := ctx.Done()
+	for {
+		if err := s.once(); err != nil {
+			return r, err
+		}
+		r.Ops++
+		if time.Since(start) >= dur {
+			break
+		}
+		select {
+		case <-done:
+			return r, fmt.Errorf("kcapi %s: %w", spec.Name, ctx.Err())
+		default:
+		}
+	}
+	r.WallS = time.Since(start).Seconds()
+	ruAfter, ruErr2 := selfRusage()
+	r.Post = sampleSystem(root)
+	if ruErr == nil && ruErr2 == nil {
+		r.UserS = ruAfter.user - ruBefore.user
+		r.SysS = ruAfter.sys - ruBefore.sys
+	}
+	return r, nil
+}

@@ -1,0 +1,206 @@
+package agent
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"time"
+)
+
+// Version is the agent's release; Hello carries it with the VCS revision the binary was built from, if known.
+const Version = "0.1.0"
+
+// errStdinClosed is why a sweep stops when the controller goes away.
+var errStdinClosed = errors.New("stdin closed: controller gone")
+
+// Main runs the agent with args (without the program name) and returns the process exit code: 0 on success,
+// 1 when the work failed or was cancelled, 2 on a usage error. The binary's main only wires the process to it.
+//
+//	fleet-agent version
+//	fleet-agent sha256 FILE
+//	fleet-agent probe [--openssl PATH] [--engines a,b] [--providers p,q] [--timeout 10s]
+//	fleet-agent sweep            (one JSON Plan line on stdin; EOF on stdin afterwards cancels the sweep)
+func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, "usage: fleet-agent version | sha256 FILE | probe [flags] | sweep < plan.json")
+		return 2
+	}
+	switch args[0] {
+	case "version":
+		fmt.Fprintln(stdout, AgentVersion())
+		return 0
+	case "sha256":
+		return mainSHA256(args[1:], stdout, stderr)
+	case "probe":
+		return mainProbe(ctx, args[1:], stdout, stderr)
+	case "sweep":
+		return mainSweep(ctx, args[1:], stdin, stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "fleet-agent: unknown command %q\n", args[0])
+	return 2
+}
+
+// AgentVersion is Version followed by the VCS revision of the build, e.g. "0.1.0+3f2a9c1d0b7e".
+func AgentVersion() string {
+	v := Version
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		var rev, dirty string
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				if s.Value == "true" {
+					dirty = "-dirty"
+				}
+			}
+		}
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		if rev != "" {
+			v += "+" + rev + dirty
+		}
+	}
+	return v
+}
+
+// hello is the first line of every probe and sweep.
+func hello() *Hello {
+	h := &Hello{Agent: AgentVersion(), Protocol: ProtocolVersion, GOOS: runtime.GOOS, GOARCH: runtime.GOARCH}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "GOARM" {
+				h.GOARM = s.Value
+			}
+		}
+	}
+	return h
+}
+
+func mainSHA256(args []string, stdout, stderr io.Writer) int {
+	if len(args) != 1 {
+		fmt.Fprintln(stderr, "usage: fleet-agent sha256 FILE")
+		return 2
+	}
+	f, err := os.Open(args[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "sha256: %v\n", err)
+		return 1
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		fmt.Fprintf(stderr, "sha256 %s: %v\n", args[0], err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "%x\n", h.Sum(nil))
+	return 0
+}
+
+func mainProbe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("probe", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	openssl := fs.String("openssl", "openssl", "openssl binary, path or name")
+	engines := fs.String("engines", "", "comma-separated engines to test besides cryptodev, devcrypto, afalg, af_alg")
+	providers := fs.String("providers", "", "comma-separated OpenSSL 3 providers to test")
+	timeout := fs.Duration("timeout", 10*time.Second, "bound on each external command")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	enc := NewEncoder(stdout)
+	facts := Probe(ctx, ProbeOptions{OpenSSL: *openssl, Engines: splitList(*engines), Providers: splitList(*providers), Timeout: *timeout})
+	enc.Encode(TypeHello, hello())
+	enc.Encode(TypeFacts, &facts)
+	if err := enc.Encode(TypeDone, &Done{}); err != nil {
+		fmt.Fprintf(stderr, "probe: write: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func mainSweep(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) != 0 {
+		fmt.Fprintln(stderr, "usage: fleet-agent sweep < plan.json (one JSON line)")
+		return 2
+	}
+	enc := NewEncoder(stdout)
+	if err := enc.Encode(TypeHello, hello()); err != nil {
+		fmt.Fprintf(stderr, "sweep: write: %v\n", err)
+		return 1
+	}
+	in := bufio.NewReaderSize(stdin, 64<<10)
+	plan, err := readPlan(in)
+	if err != nil {
+		enc.Encode(TypeError, err.Error())
+		enc.Encode(TypeDone, &Done{})
+		return 1
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		// the controller keeps stdin open for as long as it wants results; EOF means it is gone
+		io.Copy(io.Discard, in)
+		cancel(errStdinClosed)
+	}()
+	done, err := Sweep(ctx, plan, enc)
+	code := 0
+	if err != nil {
+		if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {
+			err = fmt.Errorf("%w (%v)", err, cause)
+		}
+		enc.Encode(TypeError, err.Error())
+		code = 1
+	}
+	if err := enc.Encode(TypeDone, &done); err != nil {
+		fmt.Fprintf(stderr, "sweep: write: %v\n", err)
+		return 1
+	}
+	return code
+}
+
+// readPlan reads the one JSON line of the plan, bounded by the protocol's line limit.
+func readPlan(r *bufio.Reader) (Plan, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > MaxLineBytes {
+			return Plan{}, fmt.Errorf("read plan: %w", ErrLineTooLong)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err != nil && !(errors.Is(err, io.EOF) && len(line) > 0) {
+			return Plan{}, fmt.Errorf("read plan: %w", err)
+		}
+		break
+	}
+	var p Plan
+	if err := json.Unmarshal(line, &p); err != nil {
+		return Plan{}, fmt.Errorf("read plan: %w", err)
+	}
+	if len(p.Algorithms) == 0 || len(p.Modes) == 0 {
+		return Plan{}, errors.New("read plan: no algorithms or no modes")
+	}
+	return p, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -1,0 +1,211 @@
+package agent
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// ProbeOptions says what the probe looks for beyond the standard facts.
+type ProbeOptions struct {
+	OpenSSL   string        // openssl binary, path or name; "openssl" when empty
+	Engines   []string      // engines to test besides cryptodev, devcrypto, afalg and af_alg
+	Providers []string      // OpenSSL 3 providers to test (provider:NAME modes)
+	Timeout   time.Duration // per external command; 10 s when zero
+	Root      string        // prefix for /proc, /sys, /etc and /dev (tests); "" is the real root
+}
+
+// StandardModes are the modes every probe reports on.
+var StandardModes = []string{"soft", "cpu", "devcrypto", "afalg", "kcapi"}
+
+// standardEngines are tested by every probe.
+var standardEngines = []string{"cryptodev", "devcrypto", "afalg", "af_alg"}
+
+// Probe learns what the board is and which modes it can measure. It never fails: a fact it cannot read stays
+// empty and the reason goes to Facts.Errors.
+func Probe(ctx context.Context, opts ProbeOptions) Facts {
+	f, _, _ := probeFacts(ctx, opts)
+	return f
+}
+
+// probeFacts is Probe that also returns the resolved openssl path and its version for the sweep.
+func probeFacts(ctx context.Context, opts ProbeOptions) (Facts, string, *opensslVersion) {
+	if opts.Timeout <= 0 {
+		opts.Timeout = 10 * time.Second
+	}
+	var f Facts
+	addErr := func(format string, a ...any) { f.Errors = append(f.Errors, fmt.Sprintf(format, a...)) }
+	path := func(p string) string { return opts.Root + p }
+
+	if h, err := os.Hostname(); err == nil {
+		f.Hostname = h
+	} else {
+		addErr("hostname: %v", err)
+	}
+	probeUname(&f, addErr)
+	f.OSRelease = readOSRelease(addErr, path("/etc/os-release"), path("/usr/lib/os-release"))
+
+	if b, err := os.ReadFile(path("/proc/cpuinfo")); err == nil {
+		f.CPU = parseCPUInfo(bytes.NewReader(b))
+	} else {
+		addErr("read cpuinfo: %v", err)
+	}
+	if f.CPU.Cores == 0 {
+		f.CPU.Cores = runtime.NumCPU()
+	}
+	probeCPUFreq(&f.CPU, path("/sys/devices/system/cpu/cpu0/cpufreq"), addErr)
+	if kib, err := readMemTotal(path("/proc/meminfo")); err == nil {
+		f.MemKiB = kib
+	} else {
+		addErr("read meminfo: %v", err)
+	}
+
+	if _, err := os.Stat(path("/dev/crypto")); err == nil {
+		f.DevCrypto = true
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		addErr("stat /dev/crypto: %v", err)
+	}
+	if err := kcapiSocketWorks(); err == nil {
+		f.AFALG = true
+	} else {
+		f.AFALGError = err.Error()
+	}
+	if b, err := os.ReadFile(path("/proc/crypto")); err == nil {
+		algs, err := ParseProcCrypto(bytes.NewReader(b))
+		if err != nil {
+			addErr("%v", err)
+		}
+		f.ProcCrypto = algs
+	} else {
+		addErr("read /proc/crypto: %v", err)
+	}
+	if b, err := os.ReadFile(path("/proc/interrupts")); err == nil {
+		lines, err := parseCryptoInterrupts(bytes.NewReader(b))
+		if err != nil {
+			addErr("%v", err)
+		}
+		for _, l := range lines {
+			f.Interrupts = append(f.Interrupts, l.Text)
+		}
+	} else {
+		addErr("read /proc/interrupts: %v", err)
+	}
+
+	openssl := opts.OpenSSL
+	if openssl == "" {
+		openssl = "openssl"
+	}
+	var version *opensslVersion
+	if p, err := exec.LookPath(openssl); err != nil {
+		addErr("find openssl: %v", err)
+	} else {
+		f.OpenSSLPath = p
+		engines := append(append([]string{}, standardEngines...), opts.Engines...)
+		if v, ok := probeOpenSSL(ctx, &f, p, engines, opts.Timeout); ok {
+			version = &v
+		}
+	}
+	f.Modes = probeModes(ctx, &f, version, opts)
+	return f, f.OpenSSLPath, version
+}
+
+func probeUname(f *Facts, addErr func(string, ...any)) {
+	var u unix.Utsname
+	if err := unix.Uname(&u); err != nil {
+		addErr("uname: %v", err)
+		return
+	}
+	s := func(b []byte) string { return string(bytes.TrimRight(b, "\x00")) }
+	f.Machine = s(u.Machine[:])
+	f.Kernel = s(u.Release[:])
+	f.Uname = strings.Join([]string{s(u.Sysname[:]), s(u.Nodename[:]), f.Kernel, s(u.Version[:]), f.Machine}, " ")
+}
+
+// readOSRelease parses the first os-release file that exists: KEY=VALUE lines, values optionally quoted.
+func readOSRelease(addErr func(string, ...any), paths ...string) map[string]string {
+	var lastErr error
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		m := map[string]string{}
+		sc := bufio.NewScanner(bytes.NewReader(b))
+		for sc.Scan() {
+			k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), "=")
+			if !ok || k == "" || strings.HasPrefix(k, "#") {
+				continue
+			}
+			if uq, err := strconv.Unquote(v); err == nil {
+				v = uq
+			} else {
+				v = strings.Trim(v, `'"`)
+			}
+			m[k] = v
+		}
+		return m
+	}
+	addErr("read os-release: %v", lastErr)
+	return nil
+}
+
+// probeCPUFreq reads cpu0's cpufreq; boards and VMs without cpufreq are normal, so absence is not an error.
+func probeCPUFreq(c *CPUFacts, dir string, addErr func(string, ...any)) {
+	read := func(name string) (string, bool) {
+		b, err := os.ReadFile(dir + "/" + name)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				addErr("read cpufreq %s: %v", name, err)
+			}
+			return "", false
+		}
+		return strings.TrimSpace(string(b)), true
+	}
+	khz := func(name string) float64 {
+		s, ok := read(name)
+		if !ok {
+			return 0
+		}
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			addErr("parse cpufreq %s %q: %v", name, s, err)
+			return 0
+		}
+		return v / 1000
+	}
+	c.CurMHz = khz("scaling_cur_freq")
+	if c.CurMHz == 0 {
+		c.CurMHz = khz("cpuinfo_cur_freq")
+	}
+	c.MaxMHz = khz("cpuinfo_max_freq")
+	c.Governor, _ = read("scaling_governor")
+}
+
+func readMemTotal(path string) (int64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(l, "MemTotal:"); ok {
+			fields := strings.Fields(rest)
+			if len(fields) == 0 {
+				break
+			}
+			return strconv.ParseInt(fields[0], 10, 64)
+		}
+	}
+	return 0, errors.New("no MemTotal line")
+}

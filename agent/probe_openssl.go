@@ -1,0 +1,157 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// opensslVersion is the parsed "openssl version" of the binary a sweep runs.
+type opensslVersion struct {
+	Major, Minor, Patch int
+	Letter              string // "e" of 1.0.1e
+	LibreSSL            bool
+}
+
+var opensslVersionRE = regexp.MustCompile(`(OpenSSL|LibreSSL)\s+(\d+)\.(\d+)\.(\d+)([a-z]*)`)
+
+// parseOpenSSLVersion reads the first line of `openssl version`, e.g. "OpenSSL 3.0.19 27 Jan 2026" or
+// "OpenSSL 1.0.1e-fips 11 Feb 2013". It returns the version as printed ("3.0.19", "1.0.1e") too.
+func parseOpenSSLVersion(line string) (opensslVersion, string, bool) {
+	m := opensslVersionRE.FindStringSubmatch(line)
+	if m == nil {
+		return opensslVersion{}, "", false
+	}
+	var v opensslVersion
+	v.LibreSSL = m[1] == "LibreSSL"
+	v.Major, _ = strconv.Atoi(m[2])
+	v.Minor, _ = strconv.Atoi(m[3])
+	v.Patch, _ = strconv.Atoi(m[4])
+	v.Letter = m[5]
+	return v, m[2] + "." + m[3] + "." + m[4] + m[5], true
+}
+
+// atLeast reports whether v is OpenSSL major.minor.patch or later (LibreSSL never is: its speed options differ).
+func (v opensslVersion) atLeast(major, minor, patch int) bool {
+	if v.LibreSSL {
+		return false
+	}
+	if v.Major != major {
+		return v.Major > major
+	}
+	if v.Minor != minor {
+		return v.Minor > minor
+	}
+	return v.Patch >= patch
+}
+
+// devcryptoEngine and afalgEngine name the engines per OpenSSL version: 1.0.x used third-party patches.
+func (v opensslVersion) devcryptoEngine() string {
+	if v.atLeast(1, 1, 0) {
+		return "devcrypto"
+	}
+	return "cryptodev"
+}
+
+func (v opensslVersion) afalgEngine() string {
+	if v.atLeast(1, 1, 0) {
+		return "afalg"
+	}
+	return "af_alg"
+}
+
+// opensslErrPrefix matches the "40A7B1B3727F0000:" thread id OpenSSL 3 prints before each error.
+var opensslErrPrefix = regexp.MustCompile(`^[0-9A-F]{6,}:`)
+
+// firstErrorLine is the first non-empty line of an openssl error output, without the thread id, noting an engine
+// "init failed" met further down (the first line of afalg's error is an opaque reason code).
+func firstErrorLine(out string) string {
+	var first string
+	initFailed := false
+	for _, l := range strings.Split(out, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		if first == "" {
+			first = opensslErrPrefix.ReplaceAllString(l, "")
+		}
+		if strings.Contains(l, "init failed") {
+			initFailed = true
+		}
+	}
+	if first == "" {
+		return "no output"
+	}
+	if initFailed && !strings.Contains(first, "init failed") {
+		first = "init failed: " + first
+	}
+	return first
+}
+
+// probeEngine runs `openssl engine -t NAME` and returns "available" or "not available: <reason>".
+func probeEngine(ctx context.Context, openssl, name string, timeout time.Duration) string {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res := runChild(ctx, []string{openssl, "engine", "-t", name}, nil)
+	switch {
+	case res.Err != nil:
+		return "not available: " + res.Err.Error()
+	case res.Exit != 0:
+		return "not available: " + firstErrorLine(res.Stderr+"\n"+res.Stdout)
+	case strings.Contains(res.Stdout, "[ available ]"):
+		return "available"
+	case strings.Contains(res.Stdout, "[ unavailable ]"):
+		return "not available: engine loads but reports [ unavailable ]"
+	default:
+		return "not available: " + firstErrorLine(res.Stdout+"\n"+res.Stderr)
+	}
+}
+
+// probeProvider checks that OpenSSL 3 loads provider NAME. `openssl list` exits 0 even when it cannot load it,
+// so the output decides.
+func probeProvider(ctx context.Context, openssl, name string, timeout time.Duration) (bool, string) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res := runChild(ctx, []string{openssl, "list", "-providers", "-provider", name}, nil)
+	out := res.Stdout + "\n" + res.Stderr
+	switch {
+	case res.Err != nil:
+		return false, res.Err.Error()
+	case res.Exit != 0 || strings.Contains(out, "unable to load provider"):
+		return false, firstErrorLine(res.Stderr + "\n" + res.Stdout)
+	case !strings.Contains(res.Stdout, "status: active"):
+		return false, "provider not listed as active"
+	}
+	return true, ""
+}
+
+// probeOpenSSL fills the OpenSSL facts and engines; it returns the parsed version (ok false when unknown).
+func probeOpenSSL(ctx context.Context, f *Facts, path string, engines []string, timeout time.Duration) (opensslVersion, bool) {
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	res := runChild(cctx, []string{path, "version", "-a"}, nil)
+	cancel()
+	if res.Err != nil || res.Exit != 0 {
+		f.Errors = append(f.Errors, fmt.Sprintf("openssl version -a: exit %d: %v %s", res.Exit, res.Err, firstErrorLine(res.Stderr)))
+		return opensslVersion{}, false
+	}
+	f.OpenSSLBuild = strings.TrimSpace(res.Stdout)
+	first, _, _ := strings.Cut(f.OpenSSLBuild, "\n")
+	f.OpenSSL = strings.TrimSpace(first)
+	v, printed, ok := parseOpenSSLVersion(first)
+	if !ok {
+		f.Errors = append(f.Errors, fmt.Sprintf("openssl version: cannot parse %q", first))
+		return v, false
+	}
+	f.OpenSSLVersion = printed
+	f.Engines = map[string]string{}
+	for _, e := range engines {
+		if _, done := f.Engines[e]; !done && e != "" {
+			f.Engines[e] = probeEngine(ctx, path, e, timeout)
+		}
+	}
+	return v, true
+}

@@ -1,0 +1,97 @@
+package agent
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// ParseProcCrypto parses /proc/crypto: one CryptoAlg per entry (entries are separated by blank lines or start at
+// a "name" line). Fields it does not know are ignored; a missing priority is 0.
+func ParseProcCrypto(r io.Reader) ([]CryptoAlg, error) {
+	var algs []CryptoAlg
+	var cur *CryptoAlg
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimSpace(sc.Text())
+		if text == "" {
+			cur = nil
+			continue
+		}
+		key, val, ok := strings.Cut(text, ":")
+		if !ok {
+			continue
+		}
+		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+		if key == "name" {
+			algs = append(algs, CryptoAlg{Name: val})
+			cur = &algs[len(algs)-1]
+			continue
+		}
+		if cur == nil {
+			continue
+		}
+		switch key {
+		case "driver":
+			cur.Driver = val
+		case "module":
+			cur.Module = val
+		case "type":
+			cur.Type = val
+		case "selftest":
+			cur.Selftest = val
+		case "priority":
+			p, err := strconv.Atoi(val)
+			if err != nil {
+				return algs, fmt.Errorf("parse /proc/crypto line %d: priority %q: %w", line, val, err)
+			}
+			cur.Priority = p
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return algs, fmt.Errorf("read /proc/crypto: %w", err)
+	}
+	return algs, nil
+}
+
+// procCryptoTypes lists the /proc/crypto types an AF_ALG socket type can be served by.
+var procCryptoTypes = map[string][]string{
+	"skcipher": {"skcipher", "lskcipher", "ablkcipher", "blkcipher", "givcipher"},
+	"aead":     {"aead", "nivaead"},
+	"hash":     {"shash", "ahash"},
+}
+
+// bestCryptoDriver returns the driver the kernel picks for name (the highest priority entry of a type that can
+// serve kind, "" for any kind), skipping entries whose self-test failed. It returns "" when none matches.
+func bestCryptoDriver(algs []CryptoAlg, name, kind string) string {
+	best, bestPrio := "", -1
+	for _, a := range algs {
+		if a.Name != name || a.Driver == "" {
+			continue
+		}
+		if a.Selftest != "" && a.Selftest != "passed" {
+			continue
+		}
+		if kind != "" && a.Type != "" && !containsString(procCryptoTypes[kind], a.Type) {
+			continue
+		}
+		if a.Priority > bestPrio {
+			best, bestPrio = a.Driver, a.Priority
+		}
+	}
+	return best
+}
+
+func containsString(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,151 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// sweepJob is one measurement command of a sweep: an openssl run or one kcapi point.
+type sweepJob struct {
+	mode, alg string
+	speed     *speedCommand // openssl modes
+	kcapi     *kcapiJob     // kcapi mode
+}
+
+// sweepState is what a running sweep carries between jobs.
+type sweepState struct {
+	plan    Plan
+	facts   Facts
+	enc     *Encoder
+	root    string // prefix of /proc (tests); "" is the real one
+	rawID   int
+	done    Done
+	threads int
+}
+
+// Sweep measures plan and streams facts, raw, point, skip, log and error lines to enc. A mode or algorithm that
+// cannot be measured yields one skip with the reason, a failing command an error line, and the sweep goes on.
+// Repeats are interleaved: every mode runs once for a block size before any runs again. It returns the counts
+// for the done line, and an error only when ctx ends or enc cannot write.
+func Sweep(ctx context.Context, plan Plan, enc *Encoder) (Done, error) {
+	return sweepWith(ctx, plan, enc, "")
+}
+
+func sweepWith(ctx context.Context, plan Plan, enc *Encoder, root string) (Done, error) {
+	if plan.Repeats < 1 {
+		plan.Repeats = 1
+	}
+	popts := probeOptionsForPlan(plan)
+	popts.Root = root
+	facts, opensslPath, version := probeFacts(ctx, popts)
+	s := &sweepState{plan: plan, facts: facts, enc: enc, root: root, threads: max(plan.Threads, 1)}
+	if err := enc.Encode(TypeFacts, &facts); err != nil {
+		return s.done, err
+	}
+	if err := ctx.Err(); err != nil {
+		return s.done, fmt.Errorf("sweep: %w", err)
+	}
+	available := map[string]ModeFact{}
+	for _, m := range facts.Modes {
+		available[m.Mode] = m
+	}
+	// jobs[alg][mode] in plan order, each a list of commands (one per block size, encrypt then decrypt)
+	jobs := make([][][]sweepJob, len(plan.Algorithms))
+	for ai := range jobs {
+		jobs[ai] = make([][]sweepJob, len(plan.Modes))
+	}
+	seen := map[string]bool{}
+	for mi, mode := range plan.Modes {
+		if seen[mode] {
+			continue
+		}
+		seen[mode] = true
+		mf, known := available[mode]
+		switch {
+		case !known:
+			if err := s.skip(mode, "", "unknown mode"); err != nil {
+				return s.done, err
+			}
+			continue
+		case !mf.Available:
+			if err := s.skip(mode, "", mf.Reason); err != nil {
+				return s.done, err
+			}
+			continue
+		}
+		for ai, alg := range plan.Algorithms {
+			var list []sweepJob
+			var why string
+			if mode == "kcapi" {
+				list, why = s.prepareKcapi(alg)
+			} else if version != nil {
+				list, why = s.prepareOpenSSL(opensslPath, *version, mode, alg)
+			}
+			if why != "" {
+				if err := s.skip(mode, alg, why); err != nil {
+					return s.done, err
+				}
+				continue
+			}
+			jobs[ai][mi] = list
+		}
+	}
+	for r := 0; r < plan.Repeats; r++ {
+		for ai := range plan.Algorithms {
+			slots := 0
+			for _, list := range jobs[ai] {
+				slots = max(slots, len(list))
+			}
+			for slot := 0; slot < slots; slot++ {
+				for mi := range plan.Modes {
+					if slot >= len(jobs[ai][mi]) {
+						continue
+					}
+					if err := ctx.Err(); err != nil {
+						return s.done, fmt.Errorf("sweep: %w", err)
+					}
+					if err := s.run(ctx, jobs[ai][mi][slot], r); err != nil {
+						return s.done, err
+					}
+				}
+			}
+		}
+	}
+	return s.done, nil
+}
+
+func (s *sweepState) run(ctx context.Context, j sweepJob, repeat int) error {
+	if j.kcapi != nil {
+		return s.runKcapi(ctx, j, repeat)
+	}
+	return s.runOpenSSL(ctx, j, repeat)
+}
+
+func (s *sweepState) skip(mode, alg, reason string) error {
+	s.done.Skips++
+	return s.enc.Encode(TypeSkip, &Skip{Mode: mode, Algorithm: alg, Reason: reason})
+}
+
+func (s *sweepState) errorf(format string, a ...any) error {
+	return s.enc.Encode(TypeError, fmt.Sprintf(format, a...))
+}
+
+func (s *sweepState) point(p *Point) error {
+	s.done.Points++
+	if p.Failed {
+		s.done.Failed++
+	}
+	return s.enc.Encode(TypePoint, p)
+}
+
+// isSweepCipher reports whether a canonical algorithm is a symmetric cipher (decryption is measured too when
+// the plan asks for it); digests and asymmetric algorithms are not.
+func isSweepCipher(alg string) bool {
+	for _, p := range []string{"aes", "aria", "camellia", "chacha20", "des", "sm4", "bf-", "cast", "seed", "rc2", "rc4", "idea"} {
+		if strings.HasPrefix(alg, p) {
+			return true
+		}
+	}
+	return false
+}

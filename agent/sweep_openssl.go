@@ -1,0 +1,135 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// prepareOpenSSL builds the openssl commands of one (mode, algorithm), or says why it cannot be measured.
+func (s *sweepState) prepareOpenSSL(openssl string, v opensslVersion, mode, alg string) ([]sweepJob, string) {
+	if mode == "afalg" && !strings.HasSuffix(alg, "-cbc") || mode == "afalg" && !strings.HasPrefix(alg, "aes-") {
+		// stock OpenSSL's afalg engine offloads nothing else: the rest would run in software under its name
+		return nil, "afalg engine offloads only aes-128/192/256-cbc"
+	}
+	var jobs []sweepJob
+	directions := []bool{false}
+	if s.plan.Decrypt && isSweepCipher(alg) {
+		directions = append(directions, true)
+	}
+	for _, dec := range directions {
+		cmds, err := buildSpeedCommands(openssl, v, s.facts.Machine, s.plan, mode, alg, dec)
+		if err != nil {
+			return nil, err.Error()
+		}
+		for i := range cmds {
+			jobs = append(jobs, sweepJob{mode: mode, alg: alg, speed: &cmds[i]})
+		}
+	}
+	return jobs, ""
+}
+
+// engineSetRE matches OpenSSL's confirmation that an engine loaded: `Engine "afalg" set.` (3.x) or
+// `engine "cryptodev" set.` (1.x).
+var engineSetRE = regexp.MustCompile(`(?i)engine "([^"]+)" set`)
+
+// engineFallback says why the numbers of a run with an engine cannot be the engine's: OpenSSL prints
+// "Invalid engine" and carries on in software with exit 0.
+func engineFallback(engine, stdout, stderr string) string {
+	if engine == "" {
+		return ""
+	}
+	out := stderr + "\n" + stdout
+	if i := strings.Index(strings.ToLower(out), "invalid engine"); i >= 0 {
+		line, _, _ := strings.Cut(out[i:], "\n")
+		return fmt.Sprintf("engine %s did not load (%s): openssl ran in software", engine, strings.TrimSpace(line))
+	}
+	for _, m := range engineSetRE.FindAllStringSubmatch(out, -1) {
+		if m[1] == engine {
+			return ""
+		}
+	}
+	return fmt.Sprintf("engine %s: openssl did not confirm it was set", engine)
+}
+
+// runOpenSSL runs one openssl command, sends its raw output and its points.
+func (s *sweepState) runOpenSSL(ctx context.Context, j sweepJob, repeat int) error {
+	c := j.speed
+	before := sampleSystem(s.root)
+	res := runChild(ctx, c.Argv, c.Env)
+	after := sampleSystem(s.root)
+	if ctx.Err() != nil {
+		return fmt.Errorf("sweep: %w", ctx.Err())
+	}
+	s.rawID++
+	raw := Raw{ID: s.rawID, Command: c.Argv, Env: c.Env, Stdout: res.Stdout, Stderr: res.Stderr, Exit: res.Exit}
+	if err := s.enc.Encode(TypeRaw, &raw); err != nil {
+		return err
+	}
+	cmdline := strings.Join(c.Argv, " ")
+	if res.Err != nil {
+		return s.errorf("%s: %v", cmdline, res.Err)
+	}
+	runs, perr := ParseSpeed(res.Stderr+"\n"+res.Stdout, SpeedHint{Command: c.Argv, Seconds: s.plan.Seconds})
+	var points []Point
+	var runFailed []string
+	for _, r := range runs {
+		points = append(points, r.Points...)
+		if r.Failed != "" {
+			runFailed = append(runFailed, r.Failed)
+		}
+	}
+	failure := engineFallback(c.Engine, res.Stdout, res.Stderr)
+	if failure == "" && len(runFailed) > 0 {
+		failure = strings.Join(runFailed, "; ")
+	}
+	if res.Exit != 0 {
+		failure = strings.TrimPrefix(failure+fmt.Sprintf("; exit %d", res.Exit), "; ")
+	}
+	if res.Exit != 0 || len(points) == 0 {
+		why := firstErrorLine(res.Stderr)
+		if perr != nil {
+			why += "; parse: " + perr.Error()
+		}
+		if err := s.errorf("%s: exit %d, %d points: %s", cmdline, res.Exit, len(points), why); err != nil {
+			return err
+		}
+	}
+	n := len(points)
+	var driver string
+	if j.mode == "afalg" || j.mode == "devcrypto" {
+		// both engines hand the work to the kernel crypto API, which picks its driver by priority
+		if spec, ok := kcapiSpecs[j.alg]; ok {
+			driver = bestCryptoDriver(s.facts.ProcCrypto, spec.Name, spec.Kind)
+		}
+	}
+	for i := range points {
+		p := &points[i]
+		p.Mode, p.Repeat, p.Threads, p.Engine, p.RawID = j.mode, repeat, s.threads, c.Engine, raw.ID
+		if p.Algorithm == "" {
+			p.Algorithm = j.alg
+		}
+		if c.Decrypt && p.Op == "" {
+			p.Op = "decrypt"
+		}
+		if p.Driver == "" {
+			p.Driver = driver
+		}
+		p.Flags = append(p.Flags, c.Flags...)
+		if n > 1 {
+			p.Flags = append(p.Flags, fmt.Sprintf(flagSplitAccounts, n, n))
+			setAccounting(p, res.WallS/float64(n), res.UserS/float64(n), res.SysS/float64(n), before, after)
+		} else {
+			setAccounting(p, res.WallS, res.UserS, res.SysS, before, after)
+		}
+		if failure != "" && !p.Failed {
+			p.Failed = true
+			p.Error = failure
+		}
+		if err := s.point(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
