@@ -1,0 +1,449 @@
+package agent
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// speedKey identifies one measurement inside a run.
+type speedKey struct {
+	alg, op     string
+	block, bits int
+	curve       string
+}
+
+// speedSlot gathers what the output says about one measurement: the progress line (count, seconds) and the
+// table or -mr result (a rate), which may come in either order.
+type speedSlot struct {
+	key       speedKey
+	count     float64
+	seconds   float64
+	hasCount  bool
+	countLine int
+	nominal   float64
+	value     float64 // B/s or ops/s as openssl printed it
+	hasValue  bool
+	valueLine int
+	valueMR   bool            // the value came from a -mr +F line
+	children  map[int]float64 // -multi: each child's rate ("Got: +F... from N")
+	childLine int
+	flags     []string
+}
+
+// speedRunBuilder accumulates one run while the text is read.
+type speedRunBuilder struct {
+	line      int
+	cmd       []string // as found in the text
+	cmdInfo   *speedCmd
+	slots     []*speedSlot
+	sizes     []int // block sizes of the current table header or +H line
+	asymHead  string
+	symTable  bool // a symmetric result table (or -mr +F) has been printed
+	elapsed   bool
+	multi     bool
+	children  int
+	version   string
+	engine    string
+	cpuCap    string
+	failed    string
+	warnings  []string
+	lastDT    speedDoing // -mr: the last +DT/+DTP line
+	hasLastDT bool
+	timeV     speedTimeV
+}
+
+// speedTimeV is what GNU `time -v` printed after the command.
+type speedTimeV struct {
+	user, sys, wall float64
+	has             int // bit set: 1 user, 2 sys, 4 wall
+}
+
+type speedParser struct {
+	hint SpeedHint
+	runs []*speedRunBuilder
+}
+
+var (
+	speedEngineSetRE  = regexp.MustCompile(`(?i)^engine "([^"]*)" set\.?$`)
+	speedInvalidEngRE = regexp.MustCompile(`(?i)^invalid engine "([^"]*)"`)
+	speedVersionRE    = regexp.MustCompile(`^(?:version: (\S+)|OpenSSL (\d+\.\d+\.\d+[a-z]*(?:-\S+)?)\s)`)
+	speedCPUInfoRE    = regexp.MustCompile(`^CPUINFO: (OPENSSL_\w+)=`)
+	speedForkedRE     = regexp.MustCompile(`^Forked child (\d+)$`)
+	speedGotRE        = regexp.MustCompile(`^Got: (\+\S+) from (\d+)$`)
+	speedErrStackRE   = regexp.MustCompile(`^[0-9A-Fa-f]+:error:`)
+	speedUsageRE      = regexp.MustCompile(`^(?:speed: Unknown (?:algorithm|option|cipher).*|speed: .* is an unknown cipher or digest.*|Error: bad option or value.*|speed: Use -help for summary\.?|Invalid (?:cipher|digest|algorithm).*)$`)
+	speedTimeVRE      = regexp.MustCompile(`^(User time \(seconds\)|System time \(seconds\)|Elapsed \(wall clock\) time \(h:mm:ss or m:ss\)): (.+)$`)
+)
+
+// cur returns the run being read, starting one at line if there is none.
+func (p *speedParser) cur(line int) *speedRunBuilder {
+	if len(p.runs) == 0 {
+		return p.start(line, nil)
+	}
+	return p.runs[len(p.runs)-1]
+}
+
+func (p *speedParser) start(line int, cmd []string) *speedRunBuilder {
+	b := &speedRunBuilder{line: line, cmd: cmd}
+	argv, env := cmd, []string(nil)
+	if cmd == nil {
+		argv, env = p.hint.Command, p.hint.Env
+	}
+	if argv != nil || env != nil {
+		b.cmdInfo = parseSpeedCmd(argv, env)
+		if b.cmdInfo.multi > 0 {
+			b.multi = true
+		}
+	}
+	p.runs = append(p.runs, b)
+	return b
+}
+
+// line dispatches one logical line.
+func (p *speedParser) line(l speedLine) {
+	t := l.text
+	if t == "" {
+		return
+	}
+	if argv := speedCommandLine(t); argv != nil {
+		p.start(l.num, argv)
+		return
+	}
+	if m := speedGotRE.FindStringSubmatch(t); m != nil {
+		child, _ := strconv.Atoi(m[2])
+		b := p.cur(l.num)
+		b.multi = true
+		b.children = max(b.children, child+1)
+		p.mrLine(m[1], l.num, child)
+		return
+	}
+	if m := speedForkedRE.FindStringSubmatch(t); m != nil {
+		child, _ := strconv.Atoi(m[1])
+		b := p.cur(l.num)
+		if b.symTable && !b.multi {
+			b = p.start(l.num, nil)
+		}
+		b.multi = true
+		b.children = max(b.children, child+1)
+		return
+	}
+	if strings.HasPrefix(t, "+") {
+		p.mrLine(t, l.num, -1)
+		return
+	}
+	if strings.HasPrefix(t, "Doing ") {
+		p.doing(t, l.num)
+		return
+	}
+	if strings.HasPrefix(t, "You have chosen to measure elapsed time") {
+		p.cur(l.num).elapsed = true
+		return
+	}
+	if m := speedEngineSetRE.FindStringSubmatch(t); m != nil {
+		b := p.cur(l.num)
+		if b.engine != "" && b.engine != m[1] {
+			b = p.start(l.num, nil)
+		}
+		b.engine = m[1]
+		return
+	}
+	if m := speedInvalidEngRE.FindStringSubmatch(t); m != nil {
+		b := p.cur(l.num)
+		b.engine = m[1]
+		b.fail(`engine "` + m[1] + `" did not load (openssl: "` + t + `"); its numbers are a software fallback`)
+		return
+	}
+	if m := speedVersionRE.FindStringSubmatch(t); m != nil {
+		b := p.cur(l.num)
+		if b.version == "" {
+			b.version = m[1] + m[2]
+		}
+		return
+	}
+	if m := speedCPUInfoRE.FindStringSubmatch(t); m != nil {
+		p.cur(l.num).cpuCap = m[1]
+		return
+	}
+	if strings.HasPrefix(t, "The 'numbers' are in 1000s of bytes per second") {
+		b := p.cur(l.num)
+		if b.hasTableValues() {
+			b = p.start(l.num, nil)
+		}
+		b.symTable = true
+		return
+	}
+	if speedTableHeadRE.MatchString(t) {
+		if sizes := speedHeaderSizes(t); sizes != nil {
+			b := p.cur(l.num)
+			if b.hasTableValues() {
+				b = p.start(l.num, nil)
+			}
+			b.sizes, b.symTable = sizes, true
+		}
+		return
+	}
+	if h := speedAsymHeader(t); h != "" {
+		p.cur(l.num).asymHead = h
+		return
+	}
+	if m := speedTimeVRE.FindStringSubmatch(t); m != nil {
+		p.cur(l.num).timeVLine(m[1], m[2])
+		return
+	}
+	if speedUsageRE.MatchString(t) {
+		b := p.cur(l.num)
+		if b.failed == "" {
+			b.failed = "openssl refused the command: " + t
+		}
+		return
+	}
+	if strings.Contains(t, "ALG_PERR") || (speedErrStackRE.MatchString(t) && speedEngineError(t)) {
+		b := p.cur(l.num)
+		b.fail("engine reported errors, numbers may be a software fallback: " + t)
+		return
+	}
+	if speedErrStackRE.MatchString(t) {
+		p.cur(l.num).warn("openssl error: " + t)
+		return
+	}
+	if len(p.runs) > 0 {
+		b := p.cur(l.num)
+		if b.asymHead != "" {
+			if r, ok := parseSpeedAsymRow(t, b.asymHead); ok {
+				p.asymRow(r, l.num)
+				return
+			}
+		}
+		if b.symTable || len(b.sizes) > 0 {
+			if name, vals, ok := speedSplitRow(t); ok {
+				p.symRow(name, vals, l.num)
+			}
+		}
+	}
+}
+
+// speedEngineError says whether an OpenSSL error-stack line comes from an engine at work.
+func speedEngineError(t string) bool {
+	l := strings.ToLower(t)
+	return strings.Contains(l, "afalg") || strings.Contains(l, "devcrypto") || strings.Contains(l, "cryptodev")
+}
+
+func (b *speedRunBuilder) fail(reason string) {
+	if b.failed == "" {
+		b.failed = reason
+	}
+}
+
+func (b *speedRunBuilder) warn(w string) {
+	for _, have := range b.warnings {
+		if have == w {
+			return
+		}
+	}
+	if len(b.warnings) < 32 {
+		b.warnings = append(b.warnings, w)
+	}
+}
+
+func (b *speedRunBuilder) hasTableValues() bool {
+	for _, s := range b.slots {
+		if s.hasValue && !s.valueMR {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *speedRunBuilder) decrypt() bool { return b.cmdInfo != nil && b.cmdInfo.decrypt }
+
+// resolve turns a row name into a canonical algorithm, "evp" into the -evp argument of the command.
+func (b *speedRunBuilder) resolve(name string) string {
+	alg := CanonicalAlgorithm(name)
+	if alg == "evp" && b.cmdInfo != nil {
+		switch {
+		case b.cmdInfo.evp != "":
+			return CanonicalAlgorithm(b.cmdInfo.evp)
+		case b.cmdInfo.hmac != "":
+			return "hmac-" + CanonicalAlgorithm(b.cmdInfo.hmac)
+		}
+	}
+	return alg
+}
+
+// find returns the slot of key. A key without a curve (ecdsa progress lines name none) matches the first slot of
+// the same algorithm, operation and size; a key with a curve adopts a curve-less slot.
+func (b *speedRunBuilder) find(key speedKey, forCount bool) *speedSlot {
+	for _, s := range b.slots {
+		if s.key == key {
+			return s
+		}
+	}
+	for _, s := range b.slots {
+		k := s.key
+		if k.alg != key.alg || k.op != key.op || k.block != key.block || k.bits != key.bits {
+			continue
+		}
+		if key.curve == "" && (!forCount || !s.hasCount) {
+			return s
+		}
+		if k.curve == "" && !s.hasValue && len(s.children) == 0 {
+			s.key.curve = key.curve
+			return s
+		}
+	}
+	return nil
+}
+
+func (b *speedRunBuilder) slot(key speedKey, forCount bool) *speedSlot {
+	if s := b.find(key, forCount); s != nil {
+		return s
+	}
+	s := &speedSlot{key: key}
+	b.slots = append(b.slots, s)
+	return s
+}
+
+// countSlot returns the slot a progress line (or +R line) fills, starting a new run when this one already has
+// that measurement or has printed its results and this measurement is not among them.
+func (p *speedParser) countSlot(key speedKey, line int) (*speedRunBuilder, *speedSlot) {
+	b := p.cur(line)
+	s := b.find(key, true)
+	if (s != nil && s.hasCount) || (s == nil && (b.hasTableValues() || b.symTableMR())) {
+		b = p.start(line, nil)
+	}
+	return b, b.slot(key, true)
+}
+
+// valueSlot returns the slot a table cell or +F value fills, starting a new run when it is already filled.
+func (p *speedParser) valueSlot(key speedKey, line int) (*speedRunBuilder, *speedSlot) {
+	b := p.cur(line)
+	if s := b.find(key, false); s != nil && s.hasValue {
+		b = p.start(line, nil)
+	}
+	return b, b.slot(key, false)
+}
+
+func (b *speedRunBuilder) symTableMR() bool {
+	for _, s := range b.slots {
+		if s.hasValue && s.valueMR {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *speedParser) doing(t string, line int) {
+	b := p.cur(line)
+	d, ok := parseSpeedDoing(t, b.decrypt())
+	if !ok {
+		return
+	}
+	if d.key.block > 0 {
+		d.key.alg = b.resolve(d.name)
+		d.key.op = speedSymOp(d.key.alg, b.decrypt())
+	}
+	if strings.Contains(d.tail, "ALG_PERR") || strings.Contains(strings.ToLower(d.tail), "error") {
+		b.fail("engine reported errors, numbers may be a software fallback: " + d.tail)
+	}
+	if !d.hasCount {
+		s := b.slot(d.key, true)
+		s.nominal = d.nominal
+		return
+	}
+	b, s := p.countSlot(d.key, line)
+	s.count, s.seconds, s.hasCount, s.countLine, s.nominal = d.count, d.seconds, true, line, d.nominal
+	if d.tail != "" && b.failed == "" && strings.Contains(d.tail, "ALG_PERR") {
+		b.fail("engine reported errors, numbers may be a software fallback: " + d.tail)
+	}
+}
+
+func (p *speedParser) symRow(name string, vals []float64, line int) {
+	b := p.cur(line)
+	sizes := b.sizes
+	if len(sizes) != len(vals) {
+		if b.cmdInfo != nil && b.cmdInfo.bytes > 0 && len(vals) == 1 {
+			sizes = []int{b.cmdInfo.bytes}
+		} else if len(vals) == len(speedDefaultSizes) || len(vals) == len(speedDefaultSizes)-1 {
+			sizes = speedDefaultSizes[:len(vals)]
+			b.warn("table without header: block sizes assumed " + speedIntsString(sizes))
+		} else {
+			return
+		}
+	}
+	alg := b.resolve(name)
+	op := speedSymOp(alg, b.decrypt())
+	allZero := true
+	for _, v := range vals {
+		allZero = allZero && v == 0
+	}
+	if allZero {
+		b.warn(alg + ": openssl printed 0.00 for every size (not built or not run); no points")
+		return
+	}
+	for i, v := range vals {
+		key := speedKey{alg: alg, op: op, block: sizes[i]}
+		if v == 0 {
+			b.warn(alg + " at " + strconv.Itoa(sizes[i]) + " bytes: openssl printed 0.00; no point")
+			continue
+		}
+		nb, s := p.valueSlot(key, line)
+		b = nb
+		s.value, s.hasValue, s.valueLine, s.valueMR = v, true, line, false
+	}
+}
+
+func (p *speedParser) asymRow(r speedAsymRow, line int) {
+	for i, key := range r.keys {
+		if r.rates[i] <= 0 {
+			p.cur(line).warn(key.alg + " " + key.op + ": openssl printed a zero rate; no point")
+			continue
+		}
+		_, s := p.valueSlot(key, line)
+		s.value, s.hasValue, s.valueLine, s.valueMR = r.rates[i], true, line, false
+	}
+}
+
+func (b *speedRunBuilder) timeVLine(what, val string) {
+	v, ok := speedParseDuration(val)
+	if !ok {
+		return
+	}
+	switch {
+	case strings.HasPrefix(what, "User"):
+		b.timeV.user, b.timeV.has = v, b.timeV.has|1
+	case strings.HasPrefix(what, "System"):
+		b.timeV.sys, b.timeV.has = v, b.timeV.has|2
+	default:
+		b.timeV.wall, b.timeV.has = v, b.timeV.has|4
+	}
+}
+
+// speedParseDuration reads "15.01", "0m 15.05s", "0:15.05" or "1:02:03.5" as seconds.
+func speedParseDuration(s string) (float64, bool) {
+	s = strings.TrimSpace(s)
+	if m, sec, ok := strings.Cut(s, "m "); ok {
+		mins, err1 := strconv.ParseFloat(m, 64)
+		secs, err2 := strconv.ParseFloat(strings.TrimSuffix(sec, "s"), 64)
+		return mins*60 + secs, err1 == nil && err2 == nil && mins >= 0 && secs >= 0
+	}
+	total := 0.0
+	for _, part := range strings.Split(s, ":") {
+		v, err := strconv.ParseFloat(part, 64)
+		if err != nil || v < 0 {
+			return 0, false
+		}
+		total = total*60 + v
+	}
+	return total, total < 1e9
+}
+
+var speedDefaultSizes = []int{16, 64, 256, 1024, 8192, 16384}
+
+func speedIntsString(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
+}
