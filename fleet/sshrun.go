@@ -66,8 +66,8 @@ func commandLine(args []string, env map[string]string) (string, error) {
 	return b.String(), nil
 }
 
-// shellQuote makes s one word for a POSIX shell: inside single quotes nothing is special, and a single quote is
-// written as '\'' (close, escaped quote, reopen).
+// shellQuote makes s one word for a POSIX shell: inside single quotes nothing is special, and each single quote
+// in s is written as close quote, backslash, quote, open quote.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
