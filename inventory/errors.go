@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -109,9 +110,12 @@ func (ps *problems) addDecodeError(err error) {
 		line, col := de.Position()
 		off := ps.pos.offset(line, col)
 		path := []string(de.Key())
-		if len(path) == 0 || context(path) == "" && !isRootKey(path[0]) {
+		if len(path) == 0 || context(path) == "" && !slices.Contains(rootKeys, path[0]) {
 			// Syntax errors and duplicate keys carry no full path: take the table being defined.
 			path = ps.pos.tableAt(off)
+		} else if p := ps.pos.valuePaths[off]; len(p) > len(path) && slices.Equal(p[:len(path)], path) {
+			// A wrong element inside an array or inline table: name the element, not its container.
+			path = p
 		}
 		ps.add(off, context(path), "%s", describeDecodeError(de, path))
 	default:
@@ -124,23 +128,10 @@ func (ps *problems) addUnknownKey(de *toml.DecodeError) {
 	line, col := de.Position()
 	off := ps.pos.offset(line, col)
 	path := []string(de.Key())
-	var key string
-	var allowed []string
-	switch {
-	case len(path) == 0:
-		ps.add(off, "", "unknown key")
-		return
-	case len(path) == 1:
-		key, allowed = path[0], rootKeys
-	case path[0] == "defaults":
-		key, allowed = path[1], defaultsKeys
-	case path[0] == "boards" && len(path) >= 3:
-		key, allowed = path[2], boardKeys
-	case path[0] == "profiles" && len(path) >= 3:
-		key, allowed = path[2], profileKeys
-	default:
-		key = path[len(path)-1]
+	if p, ok := ps.pos.keyPaths[off]; ok {
+		path = p // go-toml gives only part of the path of some tables
 	}
+	key, allowed := unknownKey(path)
 	msg := fmt.Sprintf("unknown key %q", key)
 	if s := suggest(key, allowed); len(s) > 0 {
 		msg += ", did you mean " + quoteOr(s) + "?"
@@ -151,13 +142,25 @@ func (ps *problems) addUnknownKey(de *toml.DecodeError) {
 	ps.add(off, context(path), "%s", msg)
 }
 
-func isRootKey(k string) bool {
-	for _, r := range rootKeys {
-		if k == r {
-			return true
-		}
+// unknownKey finds the first element of path that the schema does not have, and what it allows there.
+func unknownKey(path []string) (string, []string) {
+	if len(path) == 0 {
+		return "", nil
 	}
-	return false
+	if !slices.Contains(rootKeys, path[0]) {
+		return path[0], rootKeys
+	}
+	depth, allowed := 2, boardKeys // [boards.NAME] KEY
+	switch path[0] {
+	case "defaults":
+		depth, allowed = 1, defaultsKeys
+	case "profiles":
+		allowed = profileKeys
+	}
+	if depth < len(path) && !slices.Contains(allowed, path[depth]) {
+		return path[depth], allowed
+	}
+	return path[len(path)-1], nil
 }
 
 var tomlKindRE = regexp.MustCompile(`^cannot (?:decode TOML (\w+)|store (?:a|an) (table|array table)) in`)
@@ -189,14 +192,19 @@ func displayKey(path []string) string {
 	case len(path) >= 2 && (path[0] == "boards" || path[0] == "profiles"):
 		path = path[2:]
 	}
-	parts := make([]string, len(path))
+	var b strings.Builder
 	for i, p := range path {
-		parts[i] = p
-		if !bareKeyRE.MatchString(p) {
-			parts[i] = strconv.Quote(p)
+		switch {
+		case strings.HasPrefix(p, "[") && strings.HasSuffix(p, "]"):
+		case !bareKeyRE.MatchString(p):
+			p = strconv.Quote(p)
+			fallthrough
+		case i > 0:
+			b.WriteByte('.')
 		}
+		b.WriteString(p)
 	}
-	return strings.Join(parts, ".")
+	return strings.TrimPrefix(b.String(), ".")
 }
 
 var bareKeyRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)

@@ -11,10 +11,12 @@ import (
 // positions maps each key path of a document to where it is written, so that errors found after decoding can
 // still name file:line:column. It is built by walking go-toml's parser over the same bytes the decoder reads.
 type positions struct {
-	lineStarts []int          // byte offset of the start of each line
-	keys       map[string]int // path → offset of the key, or of the '[' of a table header
-	values     map[string]int // path → offset of the value (array elements have a "[i]" path element)
-	headers    []tableHeader  // in document order, for the context of errors that carry no key
+	lineStarts []int            // byte offset of the start of each line
+	keys       map[string]int   // path → offset of the key, or of the '[' of a table header
+	values     map[string]int   // path → offset of the value (array elements have a "[i]" path element)
+	headers    []tableHeader    // in document order, for the context of errors that carry no key
+	keyPaths   map[int][]string // offset of a key → its full path (a table header's: its first key part)
+	valuePaths map[int][]string // offset of a value → the deepest path that has it
 }
 
 // tableHeader is one [a.b] or [[a.b]] line.
@@ -30,7 +32,8 @@ func pathKey(path ...string) string { return strings.Join(path, "\x00") }
 // indexPositions walks data and records where every key and value is. It stops quietly at the first syntax
 // error: the decoder reports that error itself, and what was recorded before it still gives context.
 func indexPositions(data []byte) *positions {
-	ps := &positions{keys: map[string]int{}, values: map[string]int{}, lineStarts: []int{0}}
+	ps := &positions{keys: map[string]int{}, values: map[string]int{}, lineStarts: []int{0},
+		keyPaths: map[int][]string{}, valuePaths: map[int][]string{}}
 	for i, c := range data {
 		if c == '\n' {
 			ps.lineStarts = append(ps.lineStarts, i+1)
@@ -44,37 +47,43 @@ func indexPositions(data []byte) *positions {
 		switch e.Kind {
 		case unstable.Table, unstable.ArrayTable:
 			table = keyPath(nil, e)
+			ps.keyPaths[firstKeyOffset(e)] = table
 			off := headerOffset(data, firstKeyOffset(e))
 			ps.headers = append(ps.headers, tableHeader{offset: off, path: table})
 			for i := 1; i <= len(table); i++ {
 				ps.setKey(table[:i], off)
 			}
 		case unstable.KeyValue:
-			ps.keyValue(table, e)
+			ps.keyValue(data, table, e)
 		}
 	}
 	return ps
 }
 
 // keyValue records a key = value expression (or an inline table's entry) under the table at prefix.
-func (ps *positions) keyValue(prefix []string, kv *unstable.Node) {
+func (ps *positions) keyValue(data []byte, prefix []string, kv *unstable.Node) {
 	path := keyPath(prefix, kv)
 	off := firstKeyOffset(kv)
+	ps.keyPaths[off] = path
 	for i := len(prefix) + 1; i <= len(path); i++ {
 		ps.setKey(path[:i], off)
 	}
-	ps.value(path, kv.Value(), off)
+	ps.value(data, path, kv.Value(), valueOffset(data, kv))
 }
 
 // value records a value and, for arrays and inline tables, what they contain. Arrays carry no position of
-// their own in go-toml's AST, so they get the position of their key.
-func (ps *positions) value(path []string, v *unstable.Node, fallback int) {
+// their own in go-toml's AST: an array that is the value of a key gets the position after the '=', and one
+// nested in another array that of its parent.
+func (ps *positions) value(data []byte, path []string, v *unstable.Node, fallback int) {
 	off := fallback
 	if v.Kind != unstable.Array && (v.Raw.Offset != 0 || v.Raw.Length != 0) {
 		off = int(v.Raw.Offset)
 	}
 	if _, ok := ps.values[pathKey(path...)]; !ok {
 		ps.values[pathKey(path...)] = off
+	}
+	if len(path) >= len(ps.valuePaths[off]) {
+		ps.valuePaths[off] = path
 	}
 	switch v.Kind {
 	case unstable.Array:
@@ -84,13 +93,13 @@ func (ps *positions) value(path []string, v *unstable.Node, fallback int) {
 			if c.Kind == unstable.Comment {
 				continue
 			}
-			ps.value(appendPath(path, "["+strconv.Itoa(i)+"]"), c, off)
+			ps.value(data, appendPath(path, "["+strconv.Itoa(i)+"]"), c, off)
 			i++
 		}
 	case unstable.InlineTable:
 		for it := v.Children(); it.Next(); {
 			if c := it.Node(); c.Kind == unstable.KeyValue {
-				ps.keyValue(path, c)
+				ps.keyValue(data, path, c)
 			}
 		}
 	}
@@ -167,6 +176,19 @@ func firstKeyOffset(n *unstable.Node) int {
 		return 0
 	}
 	return int(it.Node().Raw.Offset)
+}
+
+// valueOffset is where the value of a key-value node starts: after the last key part, blanks, '=' and blanks.
+func valueOffset(data []byte, kv *unstable.Node) int {
+	off := 0
+	for it := kv.Key(); it.Next(); {
+		r := it.Node().Raw
+		off = int(r.Offset + r.Length)
+	}
+	for off < len(data) && strings.IndexByte(" \t=", data[off]) >= 0 {
+		off++
+	}
+	return off
 }
 
 // headerOffset moves from the first key of a table header back to its opening bracket.

@@ -1,6 +1,7 @@
 package inventory
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -60,12 +61,7 @@ func (b *builder) profile(name string, d profileDoc) (Profile, bool) {
 	case len(*d.Algorithms) == 0:
 		b.ps.add(at("algorithms"), ctx, `algorithms: expected at least one algorithm, such as ["aes-128-cbc", "sha256"]`)
 	default:
-		b.checkList(base, ctx, "algorithms", *d.Algorithms, func(a string) string {
-			if len(a) > maxNameLen || !algorithmRE.MatchString(a) {
-				return fmt.Sprintf("invalid algorithm %q (expected lower-case letters, digits and '-', such as aes-128-cbc)", a)
-			}
-			return ""
-		})
+		b.checkList(base, ctx, "algorithms", *d.Algorithms, checkAlgorithm)
 	}
 	if d.Modes != nil {
 		b.checkList(base, ctx, "modes", *d.Modes, checkMode)
@@ -77,8 +73,8 @@ func (b *builder) profile(name string, d profileDoc) (Profile, bool) {
 	}
 	if d.Seconds != nil {
 		p.Seconds = *d.Seconds
-		if math.IsNaN(p.Seconds) || p.Seconds <= 0 || p.Seconds > maxSeconds {
-			b.ps.add(at("seconds"), ctx, "seconds %v is out of range (expected more than 0 and at most %d)", p.Seconds, maxSeconds)
+		if msg := checkSeconds(p.Seconds); msg != "" {
+			b.ps.add(at("seconds"), ctx, "%s", msg)
 		}
 	}
 	p.Threads = b.count(at("threads"), ctx, "threads", d.Threads, maxThreads)
@@ -97,9 +93,9 @@ func (b *builder) sizes(base []string, ctx string, sizes []int64) []int {
 	for i, s := range sizes {
 		el := "sizes[" + strconv.Itoa(i) + "]"
 		off := b.ps.pos.valueAt(appendPath(base, "sizes", "["+strconv.Itoa(i)+"]")...)
-		switch {
-		case s < 1 || s > maxSize:
-			b.ps.add(off, ctx, "%s: size %d is out of range (expected 1 to %d bytes)", el, s, maxSize)
+		switch msg := checkSize(s); {
+		case msg != "":
+			b.ps.add(off, ctx, "%s: %s", el, msg)
 		case seen[s]:
 			b.ps.add(off, ctx, "%s: %d is listed twice", el, s)
 		}
@@ -114,9 +110,81 @@ func (b *builder) count(off int, ctx, key string, v *int64, max int64) int {
 	if v == nil {
 		return 1
 	}
-	if *v < 1 || *v > max {
-		b.ps.add(off, ctx, "%s %d is out of range (expected 1-%d)", key, *v, max)
+	if msg := checkCount(key, *v, max); msg != "" {
+		b.ps.add(off, ctx, "%s", msg)
 		return 1
 	}
 	return int(*v)
+}
+
+func checkAlgorithm(a string) string {
+	if len(a) > maxNameLen || !algorithmRE.MatchString(a) {
+		return fmt.Sprintf("invalid algorithm %q (expected lower-case letters, digits and '-', such as aes-128-cbc)", a)
+	}
+	return ""
+}
+
+func checkSize(s int64) string {
+	if s < 1 || s > maxSize {
+		return fmt.Sprintf("size %d is out of range (expected 1 to %d bytes)", s, maxSize)
+	}
+	return ""
+}
+
+func checkSeconds(s float64) string {
+	if math.IsNaN(s) || s <= 0 || s > maxSeconds {
+		return fmt.Sprintf("seconds %v is out of range (expected more than 0 and at most %d)", s, maxSeconds)
+	}
+	return ""
+}
+
+func checkCount(key string, v, max int64) string {
+	if v < 1 || v > max {
+		return fmt.Sprintf("%s %d is out of range (expected 1-%d)", key, v, max)
+	}
+	return ""
+}
+
+// ValidateProfile checks a profile built in code, such as a file's profile with command-line overrides, by the
+// rules boards.toml follows. Every problem is reported, joined.
+func ValidateProfile(p Profile) error {
+	var errs []error
+	add := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("profile %q: "+format, append([]any{p.Name}, args...)...))
+	}
+	if len(p.Algorithms) == 0 {
+		add("no algorithms (expected at least one, such as aes-128-cbc)")
+	}
+	checkAll := func(key string, list []string, check func(string) string) {
+		seen := map[string]bool{}
+		for i, v := range list {
+			if msg := check(v); msg != "" {
+				add("%s[%d]: %s", key, i, msg)
+			} else if seen[v] {
+				add("%s[%d]: %q is listed twice", key, i, v)
+			}
+			seen[v] = true
+		}
+	}
+	checkAll("algorithms", p.Algorithms, checkAlgorithm)
+	checkAll("modes", p.Modes, checkMode)
+	if len(p.Sizes) == 0 {
+		add("no sizes (expected at least one block size in bytes)")
+	}
+	seen := map[int]bool{}
+	for i, s := range p.Sizes {
+		if msg := checkSize(int64(s)); msg != "" {
+			add("sizes[%d]: %s", i, msg)
+		} else if seen[s] {
+			add("sizes[%d]: %d is listed twice", i, s)
+		}
+		seen[s] = true
+	}
+	for _, msg := range []string{checkSeconds(p.Seconds), checkCount("threads", int64(p.Threads), maxThreads),
+		checkCount("repeats", int64(p.Repeats), maxRepeats)} {
+		if msg != "" {
+			add("%s", msg)
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -1,5 +1,7 @@
 package inventory
 
+import "strings"
+
 // The document types mirror boards.toml exactly. Pointer fields tell "absent" from "set to the zero value", which
 // the merge of [defaults] into each board needs (an explicit `tags = []` clears the default tags).
 
@@ -68,6 +70,11 @@ func expectedType(path []string) string {
 	case n == 1, n == 2 && path[0] != "defaults":
 		return "a table"
 	case path[n-2] == "env":
+		return "a string"
+	case strings.HasPrefix(path[n-1], "["):
+		if path[n-2] == "sizes" {
+			return "an integer"
+		}
 		return "a string"
 	}
 	switch path[n-1] {
