@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 	"time"
 
 	"modernc.org/sqlite"
@@ -57,7 +58,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	db := &DB{Path: path, Now: time.Now, db: sdb}
 	if err := sdb.PingContext(ctx); err != nil {
 		sdb.Close()
-		return nil, fmt.Errorf("open database %s: %w", path, classify(err))
+		return nil, fmt.Errorf("open database %s: %w", path, openError(path, err))
 	}
 	if err := db.migrate(ctx); err != nil {
 		sdb.Close()
@@ -108,11 +109,37 @@ func classify(err error) error {
 	}
 	switch se.Code() & 0xff {
 	case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_PERM:
-		return fmt.Errorf("%w: %w", ErrReadOnly, err)
+		return &kindError{ErrReadOnly, err}
 	case sqlite3.SQLITE_FULL:
-		return fmt.Errorf("%w: %w", ErrFull, err)
+		return &kindError{ErrFull, err}
 	case sqlite3.SQLITE_CANTOPEN:
-		return fmt.Errorf("%w: %w", ErrCannotOpen, err)
+		return &kindError{ErrCannotOpen, err}
+	}
+	return err
+}
+
+// kindError is an error from SQLite together with the sentinel that says what it means.
+type kindError struct {
+	kind error
+	err  error
+}
+
+func (e *kindError) Error() string {
+	msg := e.err.Error()
+	if strings.HasPrefix(msg, e.kind.Error()) {
+		return msg
+	}
+	return e.kind.Error() + ": " + msg
+}
+
+func (e *kindError) Unwrap() []error { return []error{e.kind, e.err} }
+
+// openError explains why SQLite could not open path: a file or directory that cannot be written (SQLite
+// needs to create the -wal and -shm files beside a WAL database) is read-only, not merely unopenable.
+func openError(path string, err error) error {
+	err = classify(err)
+	if errors.Is(err, ErrCannotOpen) && !writable(path) {
+		return &kindError{ErrReadOnly, err}
 	}
 	return err
 }

@@ -56,6 +56,9 @@ type BoardRun struct {
 	Facts  *agent.Facts // nil when the probe did not get that far
 	Points int
 	Skips  []agent.Skip
+
+	Started  time.Time
+	Finished time.Time // zero while running or when the controller died
 }
 
 // Measurement is one stored point with where it came from.

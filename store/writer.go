@@ -101,6 +101,9 @@ func (w *RunWriter) RunID() int64 { return w.id }
 
 // BoardStarted records that a board's part of the run began.
 func (w *RunWriter) BoardStarted(ctx context.Context, board string) error {
+	if board == "" {
+		return fmt.Errorf("start board: empty board name")
+	}
 	return w.commitWith(ctx, "start board "+board, func(t *txWriter) error {
 		return t.ensureBoard(board)
 	})
@@ -108,6 +111,9 @@ func (w *RunWriter) BoardStarted(ctx context.Context, board string) error {
 
 // BoardFacts stores what the probe found on a board.
 func (w *RunWriter) BoardFacts(ctx context.Context, board string, facts agent.Facts) error {
+	if board == "" {
+		return fmt.Errorf("store facts: empty board name")
+	}
 	js, err := json.Marshal(facts)
 	if err != nil {
 		return fmt.Errorf("store facts of %s: %w", board, err)
@@ -126,21 +132,24 @@ func (w *RunWriter) Point(ctx context.Context, board string, p agent.Point) erro
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("store point of %s: %w", board, err)
 	}
-	return w.add(ctx, func(b *batch) { b.points = append(b.points, boardPoint{board, p}) })
+	return w.add(ctx, board, func(b *batch) { b.points = append(b.points, boardPoint{board, p}) })
 }
 
 // Skip buffers a mode or algorithm that was not measured, with the reason.
 func (w *RunWriter) Skip(ctx context.Context, board string, s agent.Skip) error {
-	return w.add(ctx, func(b *batch) { b.skips = append(b.skips, boardSkip{board, s}) })
+	return w.add(ctx, board, func(b *batch) { b.skips = append(b.skips, boardSkip{board, s}) })
 }
 
 // Raw buffers one tool output.
 func (w *RunWriter) Raw(ctx context.Context, board string, r agent.Raw) error {
-	return w.add(ctx, func(b *batch) { b.raws = append(b.raws, boardRaw{board, r}) })
+	return w.add(ctx, board, func(b *batch) { b.raws = append(b.raws, boardRaw{board, r}) })
 }
 
 // BoardFinished commits the board's pending results and ends its part of the run with status and cause.
 func (w *RunWriter) BoardFinished(ctx context.Context, board, status, cause string) error {
+	if board == "" {
+		return fmt.Errorf("finish board: empty board name")
+	}
 	if status == "" || status == boardRunning {
 		return fmt.Errorf("finish board %s: invalid status %q", board, status)
 	}
@@ -182,7 +191,10 @@ func (w *RunWriter) Finish(ctx context.Context, status string) error {
 }
 
 // add appends to the batch and commits it when it is full; the first item of a batch starts its timer.
-func (w *RunWriter) add(ctx context.Context, f func(*batch)) error {
+func (w *RunWriter) add(ctx context.Context, board string, f func(*batch)) error {
+	if board == "" {
+		return fmt.Errorf("store result: empty board name")
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err := w.usableLocked(); err != nil {

@@ -1,0 +1,184 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// measurementCols are read by scanMeasurement, in this order; m is measurements, r its run.
+const measurementCols = `m.id, m.run_id, r.label, r.started, m.board, m.mode, m.algorithm, m.op, m.block_size,
+	m.key_bits, m.curve, m.threads, m.repeat, m.engine, m.driver, m.count, m.seconds, m.timing, m.wall_est_s,
+	m.bytes_per_sec, m.ops_per_sec, m.wall_s, m.user_s, m.sys_s, m.cpu_pct, m.sys_busy_pct, m.irq_delta, m.failed,
+	m.error, m.flags, m.raw_id, m.line`
+
+// Measurements returns the points matching f, oldest run first, each run's points in arrival order.
+// With f.Latest it reads, per board, the newest run that has points of that board (with f.Label, the newest
+// such run with that label).
+func (db *DB) Measurements(ctx context.Context, f Filter) ([]Measurement, error) {
+	if !f.Latest {
+		w := pointWhere(f, "m")
+		if f.RunID != 0 {
+			w.add("m.run_id = ?", f.RunID)
+		}
+		if f.Label != "" {
+			w.add("r.label = ?", f.Label)
+		}
+		return db.queryMeasurements(ctx, "read measurements", `SELECT `+measurementCols+`
+			FROM measurements m JOIN runs r ON r.id = m.run_id`+w.sql()+` ORDER BY r.started, r.id, m.id`, w.args...)
+	}
+	if f.RunID != 0 {
+		return nil, fmt.Errorf("read measurements: a run id and latest exclude each other")
+	}
+	newest, err := db.newestRunPerBoard(ctx, f.Board, f.Label, 0)
+	if err != nil {
+		return nil, fmt.Errorf("read latest measurements in %s: %w", db.Path, err)
+	}
+	var out []Measurement
+	for _, board := range sortedKeys(newest) {
+		g := f
+		g.Latest, g.Label, g.Board, g.RunID = false, "", board, newest[board]
+		ms, err := db.Measurements(ctx, g)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ms...)
+	}
+	return out, nil
+}
+
+// LatestPoints returns, for every series (board, mode, algorithm, op, size, key bits, curve, threads) matching
+// f, all points of the newest run that measured it, by series. Without f.Label it reads the latest table and
+// never scans history; with f.Label it looks for the newest run with that label per series. f.RunID and
+// f.Latest do not apply and must be zero.
+func (db *DB) LatestPoints(ctx context.Context, f Filter) ([]Measurement, error) {
+	if f.RunID != 0 || f.Latest {
+		return nil, fmt.Errorf("read latest points: a run id or latest flag does not apply")
+	}
+	if f.Label == "" {
+		w := pointWhere(f, "l")
+		return db.queryMeasurements(ctx, "read latest points", `SELECT `+measurementCols+` FROM latest l
+			JOIN measurements m ON m.board = l.board AND m.mode = l.mode AND m.algorithm = l.algorithm
+				AND m.block_size = l.block_size AND m.threads = l.threads AND m.op = l.op
+				AND m.key_bits = l.key_bits AND m.curve = l.curve AND m.run_id = l.run_id
+			JOIN runs r ON r.id = m.run_id`+w.sql()+`
+			ORDER BY l.board, l.mode, l.algorithm, l.op, l.block_size, l.key_bits, l.curve, l.threads, m.id`,
+			w.args...)
+	}
+	w := pointWhere(f, "m")
+	w.add("r.label = ?", f.Label)
+	return db.queryMeasurements(ctx, "read latest points", `WITH ranked AS (
+			SELECT m.id, rank() OVER (PARTITION BY m.board, m.mode, m.algorithm, m.op, m.block_size, m.key_bits,
+				m.curve, m.threads ORDER BY r.started DESC, r.id DESC) AS rk
+			FROM measurements m JOIN runs r ON r.id = m.run_id`+w.sql()+`)
+		SELECT `+measurementCols+` FROM ranked k JOIN measurements m ON m.id = k.id JOIN runs r ON r.id = m.run_id
+		WHERE k.rk = 1
+		ORDER BY m.board, m.mode, m.algorithm, m.op, m.block_size, m.key_bits, m.curve, m.threads, m.id`, w.args...)
+}
+
+// History returns one series over time, oldest run first, with each run's label and start.
+// Board, mode and algorithm are required; zero threads, op, key bits and curve match any.
+func (db *DB) History(ctx context.Context, k SeriesKey) ([]Measurement, error) {
+	if k.Board == "" || k.Mode == "" || k.Algorithm == "" {
+		return nil, fmt.Errorf("read history: board, mode and algorithm are required")
+	}
+	var w where
+	w.add("m.board = ?", k.Board)
+	w.add("m.mode = ?", k.Mode)
+	w.add("m.algorithm = ?", k.Algorithm)
+	w.add("m.block_size = ?", k.BlockSize)
+	if k.Threads != 0 {
+		w.add("m.threads = ?", k.Threads)
+	}
+	if k.Op != "" {
+		w.add("m.op = ?", k.Op)
+	}
+	if k.KeyBits != 0 {
+		w.add("m.key_bits = ?", k.KeyBits)
+	}
+	if k.Curve != "" {
+		w.add("m.curve = ?", k.Curve)
+	}
+	return db.queryMeasurements(ctx, "read history", `SELECT `+measurementCols+`
+		FROM measurements m JOIN runs r ON r.id = m.run_id`+w.sql()+` ORDER BY r.started, r.id, m.id`, w.args...)
+}
+
+// where builds an AND of conditions with their arguments.
+type where struct {
+	conds []string
+	args  []any
+}
+
+func (w *where) add(cond string, arg any) {
+	w.conds = append(w.conds, cond)
+	w.args = append(w.args, arg)
+}
+
+func (w *where) sql() string {
+	if len(w.conds) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(w.conds, " AND ")
+}
+
+// pointWhere holds the conditions of f on the point's own columns, of the table named alias.
+func pointWhere(f Filter, alias string) where {
+	var w where
+	if f.Board != "" {
+		w.add(alias+".board = ?", f.Board)
+	}
+	if f.Mode != "" {
+		w.add(alias+".mode = ?", f.Mode)
+	}
+	if f.Algorithm != "" {
+		w.add(alias+".algorithm = ?", f.Algorithm)
+	}
+	if f.SizeSet && f.Size >= 0 {
+		w.add(alias+".block_size = ?", f.Size)
+	}
+	return w
+}
+
+func (db *DB) queryMeasurements(ctx context.Context, op, query string, args ...any) ([]Measurement, error) {
+	rows, err := db.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s in %s: %w", op, db.Path, classify(err))
+	}
+	defer rows.Close()
+	var out []Measurement
+	for rows.Next() {
+		m, err := scanMeasurement(rows)
+		if err != nil {
+			return nil, fmt.Errorf("%s in %s: %w", op, db.Path, err)
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s in %s: %w", op, db.Path, classify(err))
+	}
+	return out, nil
+}
+
+func scanMeasurement(rows *sql.Rows) (Measurement, error) {
+	var m Measurement
+	var started, flags sql.NullString
+	p := &m.Point
+	if err := rows.Scan(&m.ID, &m.RunID, &m.RunLabel, &started, &m.Board, &p.Mode, &p.Algorithm, &p.Op,
+		&p.BlockSize, &p.KeyBits, &p.Curve, &p.Threads, &p.Repeat, &p.Engine, &p.Driver, &p.Count, &p.Seconds,
+		&p.Timing, &p.WallEst, &p.BytesPerSec, &p.OpsPerSec, &p.WallS, &p.UserS, &p.SysS, &p.CPUPct,
+		&p.SysBusyPct, &p.IRQDelta, &p.Failed, &p.Error, &flags, &p.RawID, &p.Line); err != nil {
+		return m, err
+	}
+	var err error
+	if m.RunStarted, err = parseTime(started); err != nil {
+		return m, err
+	}
+	if flags.Valid {
+		if err := json.Unmarshal([]byte(flags.String), &p.Flags); err != nil {
+			return m, fmt.Errorf("measurement %d flags: %w", m.ID, err)
+		}
+	}
+	return m, nil
+}

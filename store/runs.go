@@ -1,0 +1,154 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/fleetlab/fleet/agent"
+)
+
+// Runs lists runs newest first, with their board names and point counts.
+func (db *DB) Runs(ctx context.Context, f RunFilter) ([]Run, error) {
+	limit := f.Limit
+	if limit <= 0 {
+		limit = -1 // SQLite: no limit
+	}
+	rows, err := db.db.QueryContext(ctx, `SELECT r.id, r.started, r.finished, r.label, r.tool_version, r.host,
+			r.command_line, r.source, r.status,
+			(SELECT json_group_array(board) FROM (SELECT board FROM board_runs WHERE run_id = r.id ORDER BY board)),
+			(SELECT count(*) FROM measurements m WHERE m.run_id = r.id)
+		FROM runs r WHERE (?1 = '' OR r.label = ?1)
+		ORDER BY r.started DESC, r.id DESC LIMIT ?2`, f.Label, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list runs in %s: %w", db.Path, classify(err))
+	}
+	defer rows.Close()
+	var runs []Run
+	for rows.Next() {
+		var r Run
+		var started, finished sql.NullString
+		var boards string
+		if err := rows.Scan(&r.ID, &started, &finished, &r.Label, &r.ToolVersion, &r.Host, &r.CommandLine,
+			&r.Source, &r.Status, &boards, &r.Points); err != nil {
+			return nil, fmt.Errorf("list runs in %s: %w", db.Path, err)
+		}
+		if r.Started, err = parseTime(started); err != nil {
+			return nil, fmt.Errorf("list runs in %s: run %d: %w", db.Path, r.ID, err)
+		}
+		if r.Finished, err = parseTime(finished); err != nil {
+			return nil, fmt.Errorf("list runs in %s: run %d: %w", db.Path, r.ID, err)
+		}
+		if err := json.Unmarshal([]byte(boards), &r.Boards); err != nil {
+			return nil, fmt.Errorf("list runs in %s: run %d boards: %w", db.Path, r.ID, err)
+		}
+		runs = append(runs, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list runs in %s: %w", db.Path, classify(err))
+	}
+	return runs, nil
+}
+
+// ResolveRun turns a user's reference into a run id: "latest" (or empty) is the newest run, a number is that
+// run, anything else is a label and means the newest run with it. An unknown reference wraps ErrNotFound.
+func (db *DB) ResolveRun(ctx context.Context, ref string) (int64, error) {
+	var id int64
+	var err error
+	var what string
+	if n, perr := strconv.ParseInt(ref, 10, 64); perr == nil {
+		what = fmt.Sprintf("run %d", n)
+		err = db.db.QueryRowContext(ctx, `SELECT id FROM runs WHERE id = ?`, n).Scan(&id)
+	} else if ref == "" || ref == "latest" {
+		what = "runs"
+		err = db.db.QueryRowContext(ctx, `SELECT id FROM runs ORDER BY started DESC, id DESC LIMIT 1`).Scan(&id)
+	} else {
+		what = fmt.Sprintf("run labelled %q", ref)
+		err = db.db.QueryRowContext(ctx, `SELECT id FROM runs WHERE label = ? ORDER BY started DESC, id DESC LIMIT 1`,
+			ref).Scan(&id)
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("no %s in %s: %w", what, db.Path, ErrNotFound)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("resolve run %q in %s: %w", ref, db.Path, classify(err))
+	}
+	return id, nil
+}
+
+// checkRun returns an error wrapping ErrNotFound when there is no run id.
+func (db *DB) checkRun(ctx context.Context, id int64) error {
+	var n int
+	if err := db.db.QueryRowContext(ctx, `SELECT count(*) FROM runs WHERE id = ?`, id).Scan(&n); err != nil {
+		return fmt.Errorf("find run %d in %s: %w", id, db.Path, classify(err))
+	}
+	if n == 0 {
+		return fmt.Errorf("no run %d in %s: %w", id, db.Path, ErrNotFound)
+	}
+	return nil
+}
+
+// BoardRuns returns each board's part of a run, by board name, with its facts, point count and skips.
+func (db *DB) BoardRuns(ctx context.Context, runID int64) ([]BoardRun, error) {
+	if err := db.checkRun(ctx, runID); err != nil {
+		return nil, err
+	}
+	rows, err := db.db.QueryContext(ctx, `SELECT b.board, b.status, b.error, b.facts, b.started, b.finished,
+			(SELECT count(*) FROM measurements m WHERE m.run_id = b.run_id AND m.board = b.board)
+		FROM board_runs b WHERE b.run_id = ? ORDER BY b.board`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("read boards of run %d: %w", runID, classify(err))
+	}
+	defer rows.Close()
+	var brs []BoardRun
+	index := map[string]int{}
+	for rows.Next() {
+		br := BoardRun{RunID: runID}
+		var facts, started, finished sql.NullString
+		if err := rows.Scan(&br.Board, &br.Status, &br.Error, &facts, &started, &finished, &br.Points); err != nil {
+			return nil, fmt.Errorf("read boards of run %d: %w", runID, err)
+		}
+		if facts.Valid {
+			br.Facts = new(agent.Facts)
+			if err := json.Unmarshal([]byte(facts.String), br.Facts); err != nil {
+				return nil, fmt.Errorf("read facts of %s in run %d: %w", br.Board, runID, err)
+			}
+		}
+		if br.Started, err = parseTime(started); err != nil {
+			return nil, fmt.Errorf("read boards of run %d: %w", runID, err)
+		}
+		if br.Finished, err = parseTime(finished); err != nil {
+			return nil, fmt.Errorf("read boards of run %d: %w", runID, err)
+		}
+		index[br.Board] = len(brs)
+		brs = append(brs, br)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read boards of run %d: %w", runID, classify(err))
+	}
+	rows.Close()
+
+	srows, err := db.db.QueryContext(ctx, `SELECT board, mode, algorithm, reason FROM skips WHERE run_id = ?
+		ORDER BY id`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("read skips of run %d: %w", runID, classify(err))
+	}
+	defer srows.Close()
+	for srows.Next() {
+		var board string
+		var s agent.Skip
+		if err := srows.Scan(&board, &s.Mode, &s.Algorithm, &s.Reason); err != nil {
+			return nil, fmt.Errorf("read skips of run %d: %w", runID, err)
+		}
+		if i, ok := index[board]; ok {
+			brs[i].Skips = append(brs[i].Skips, s)
+		}
+	}
+	if err := srows.Err(); err != nil {
+		return nil, fmt.Errorf("read skips of run %d: %w", runID, classify(err))
+	}
+	return brs, nil
+}
