@@ -104,7 +104,7 @@ func (b *speedRunBuilder) point(s *speedSlot, r SpeedRun, nominal float64) (Poin
 		if r.Timing == "cpu" && s.hasCount {
 			pt.WallEst = math.Max(nominal, s.seconds)
 			if s.count > 0 {
-				rate = s.count * unit / pt.WallEst
+				rate, pt.Line = s.count*unit/pt.WallEst, s.countLine
 			}
 			pt.Flags = append(pt.Flags, "cpu-timed: openssl reported "+speedFmt(s.value)+" "+speedUnit(asym)+
 				" on user CPU time; rate re-derived on "+speedFmt(pt.WallEst)+" s nominal wall time")
@@ -144,6 +144,10 @@ func (b *speedRunBuilder) point(s *speedSlot, r SpeedRun, nominal float64) (Poin
 	default:
 		return pt, false
 	}
+	if s.hasCount && s.count == 0 && !pt.Failed {
+		pt.Failed = true
+		pt.Error = "openssl counted 0 operations"
+	}
 	if math.IsNaN(rate) || math.IsInf(rate, 0) || rate < 0 {
 		rate = 0
 		pt.Failed = true
@@ -177,4 +181,4 @@ func speedUnit(asym bool) string {
 	return "B/s"
 }
 
-func speedFmt(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+func speedFmt(v float64) string { return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64) }

@@ -198,7 +198,7 @@ func (p *speedParser) line(l speedLine) {
 		}
 		return
 	}
-	if strings.Contains(t, "ALG_PERR") || (speedErrStackRE.MatchString(t) && speedEngineError(t)) {
+	if strings.Contains(t, "ALG_PERR:") || (speedErrStackRE.MatchString(t) && speedEngineError(t)) {
 		b := p.cur(l.num)
 		b.fail("engine reported errors, numbers may be a software fallback: " + t)
 		return
