@@ -137,9 +137,9 @@ func (e *kindError) Unwrap() []error { return []error{e.kind, e.err} }
 // openError explains why SQLite could not open path: a file or directory that cannot be written (SQLite
 // needs to create the -wal and -shm files beside a WAL database) is read-only, not merely unopenable.
 func openError(path string, err error) error {
-	err = classify(err)
-	if errors.Is(err, ErrCannotOpen) && !writable(path) {
+	classified := classify(err)
+	if errors.Is(classified, ErrCannotOpen) && !writable(path) {
 		return &kindError{ErrReadOnly, err}
 	}
-	return err
+	return classified
 }

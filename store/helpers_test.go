@@ -58,3 +58,8 @@ func countPoints(t *testing.T, db *DB, runID int64) int {
 	}
 	return len(ms)
 }
+
+func rawOf(id int, stdout string) agent.Raw {
+	return agent.Raw{ID: id, Command: []string{"openssl", "speed", "-elapsed", "-evp", "aes-128-cbc"},
+		Env: []string{"OPENSSL_armcap=0"}, Stdout: stdout, Stderr: "", Exit: 0}
+}
