@@ -80,7 +80,7 @@ func speedModeOptions(mode string, v opensslVersion, machine string) (opts, env 
 // -bytes (1.1.1+) one command per block size, so each point has its own CPU accounting; before that one command
 // over OpenSSL's default sizes. It never builds a shell line.
 func buildSpeedCommands(openssl string, v opensslVersion, machine string, plan Plan, mode, alg string, decrypt bool) ([]speedCommand, error) {
-	algArgs, asym, err := sweepSpeedArgs(alg)
+	algArgs, asym, err := SpeedArgs(alg)
 	if err != nil {
 		return nil, err
 	}
