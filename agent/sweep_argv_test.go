@@ -57,7 +57,7 @@ func TestSoftModeEnv(t *testing.T) {
 // TestIA32CapMaskBits checks the mask against the CPUID bits OpenSSL reads: the first word is CPUID.1 EDX (low)
 // and ECX (high), the second CPUID.7 EBX (low) and ECX (high).
 func TestIA32CapMaskBits(t *testing.T) {
-	const aesni, pclmul = 32 + 25, 32 + 1      // CPUID.1:ECX
+	const aesni, pclmul = 32 + 25, 32 + 1          // CPUID.1:ECX
 	const sha, vaes, vpclmul = 29, 32 + 9, 32 + 10 // CPUID.7:EBX, ECX
 	var w0, w1 uint64 = 1<<aesni | 1<<pclmul, 1<<sha | 1<<vaes | 1<<vpclmul
 	val := strings.TrimPrefix(ia32capSoftMask, "OPENSSL_ia32cap=")
