@@ -1,0 +1,160 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/fleetlab/fleet/agent"
+)
+
+func TestBoardRuns(t *testing.T) {
+	h := buildHistory(t)
+	ctx := context.Background()
+	type summary struct {
+		Board, Status, Error, Host string
+		Points                     int
+		Skips                      []agent.Skip
+		Finished                   bool
+	}
+	tests := []struct {
+		run  int64
+		want []summary
+	}{
+		{h.r1, []summary{
+			{"a", "ok", "", "a-old", 4, []agent.Skip{{Mode: "afalg", Reason: "no AF_ALG"}}, true},
+			{"b", "ok", "", "b1", 1, nil, true}}},
+		{h.r3, []summary{{"a", "failed", "link cut", "", 0, nil, true}, {"b", "ok", "", "", 1, nil, true}}},
+		{h.r5, []summary{{"c", "running", "", "c", 0, nil, false}}},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint("run ", tt.run), func(t *testing.T) {
+			brs, err := h.db.BoardRuns(ctx, tt.run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := []summary{}
+			for _, br := range brs {
+				s := summary{br.Board, br.Status, br.Error, "", br.Points, br.Skips, !br.Finished.IsZero()}
+				if br.Facts != nil {
+					s.Host = br.Facts.Hostname
+				}
+				if br.RunID != tt.run || br.Started.IsZero() {
+					t.Errorf("board %s: run %d, started %v", br.Board, br.RunID, br.Started)
+				}
+				got = append(got, s)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("BoardRuns(%d) =\n%+v\nwant\n%+v", tt.run, got, tt.want)
+			}
+		})
+	}
+	if _, err := h.db.BoardRuns(ctx, 999); !errors.Is(err, ErrNotFound) {
+		t.Errorf("BoardRuns(999) = %v, want ErrNotFound", err)
+	}
+}
+
+func TestRawOutputs(t *testing.T) {
+	h := buildHistory(t)
+	ctx := context.Background()
+	tests := []struct {
+		board string
+		want  []RawOutput
+	}{
+		{"a", []RawOutput{{RunID: h.r1, Board: "a", Raw: rawOf(1, "type 16 bytes\n")}}},
+		{"", []RawOutput{{RunID: h.r1, Board: "a", Raw: rawOf(1, "type 16 bytes\n")}}},
+		{"b", nil},
+	}
+	for _, tt := range tests {
+		got, err := h.db.RawOutputs(ctx, h.r1, tt.board)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("RawOutputs(%d, %q) = %+v, want %+v", h.r1, tt.board, got, tt.want)
+		}
+	}
+	if _, err := h.db.RawOutputs(ctx, 999, ""); !errors.Is(err, ErrNotFound) {
+		t.Errorf("RawOutputs(999) = %v, want ErrNotFound", err)
+	}
+}
+
+func TestLatestFacts(t *testing.T) {
+	h := buildHistory(t)
+	tests := []struct {
+		board, host string // host "": no facts
+	}{
+		{"a", "a-new"}, // r2; r3 and the import r4 have no facts for a
+		{"b", "b1"},
+		{"c", "c"}, // an incomplete run still has the probe's facts
+		{"zzz", ""},
+	}
+	for _, tt := range tests {
+		f, at, err := h.db.LatestFacts(context.Background(), tt.board)
+		if err != nil {
+			t.Fatal(err)
+		}
+		host := ""
+		if f != nil {
+			host = f.Hostname
+			if at.IsZero() {
+				t.Errorf("LatestFacts(%s): zero time", tt.board)
+			}
+		}
+		if host != tt.host {
+			t.Errorf("LatestFacts(%s) = host %q, want %q", tt.board, host, tt.host)
+		}
+	}
+}
+
+func TestRunsForBaseline(t *testing.T) {
+	h := buildHistory(t)
+	tests := []struct {
+		label  string
+		before int64
+		want   map[string]int64
+		err    error
+	}{
+		{"nightly", 0, map[string]int64{"a": h.r1, "b": h.r3}, nil},
+		{"nightly", h.r3, map[string]int64{"a": h.r1, "b": h.r1}, nil},
+		{"nightly", h.r1, nil, ErrNotFound},
+		{"weekly", 0, nil, ErrNotFound},
+		{"nightly", 999, nil, ErrNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.label, tt.before), func(t *testing.T) {
+			got, err := h.db.RunsForBaseline(context.Background(), tt.label, tt.before)
+			if !errors.Is(err, tt.err) || !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("RunsForBaseline(%q, %d) = %v, %v; want %v, %v", tt.label, tt.before, got, err, tt.want, tt.err)
+			}
+		})
+	}
+}
+
+func TestPreviousRun(t *testing.T) {
+	h := buildHistory(t)
+	tests := []struct {
+		run   int64
+		board string
+		want  int64
+		err   error
+	}{
+		{h.r2, "a", h.r1, nil},
+		{h.r3, "a", h.r2, nil}, // r3 has no points of a, but the run before it does
+		{h.r3, "b", h.r1, nil},
+		{h.r1, "a", h.r4, nil}, // the import started earlier
+		{h.r4, "a", 0, ErrNotFound},
+		{h.r1, "c", 0, ErrNotFound},
+		{999, "a", 0, ErrNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.run, tt.board), func(t *testing.T) {
+			got, err := h.db.PreviousRun(context.Background(), tt.run, tt.board)
+			if !errors.Is(err, tt.err) || got != tt.want {
+				t.Errorf("PreviousRun(%d, %s) = %d, %v; want %d, %v", tt.run, tt.board, got, err, tt.want, tt.err)
+			}
+		})
+	}
+}
