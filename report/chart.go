@@ -1,0 +1,211 @@
+package report
+
+import (
+	"fmt"
+	"html"
+	"math"
+	"sort"
+	"strings"
+)
+
+// palette is eight colours that stay distinct for common colour-vision deficiencies (Okabe-Ito).
+var palette = []string{"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"}
+
+// chartLine is one series of a line chart.
+type chartLine struct {
+	Name   string
+	Points []chartPoint
+}
+
+type chartPoint struct {
+	X, Y    float64
+	Lo, Hi  float64 // whisker (min, max); equal to Y when there is none
+	Tooltip string
+}
+
+// lineChart is an inline SVG chart. LogX puts x on a log2 scale with a tick at every x that has a point (block
+// sizes); XLabels replaces tick labels for categorical x (runs). The y axis is logarithmic when the data span more
+// than a factor of 30, linear from zero otherwise.
+type lineChart struct {
+	Class   string // CSS class of the <svg>: "chart" for throughput, "history" for history
+	Title   string
+	XTitle  string
+	YTitle  string
+	LogX    bool
+	XLabels map[float64]string
+	Lines   []chartLine
+}
+
+const (
+	chartW, chartH                    = 760, 340
+	padLeft, padRight, padTop, padBot = 64, 190, 28, 48
+)
+
+// svg renders the chart. Everything is computed here; the browser only draws.
+func (c lineChart) svg() string {
+	var xs []float64
+	ymin, ymax := math.Inf(1), math.Inf(-1)
+	for _, l := range c.Lines {
+		for _, p := range l.Points {
+			xs = append(xs, p.X)
+			ymin = math.Min(ymin, math.Min(p.Y, p.Lo))
+			ymax = math.Max(ymax, math.Max(p.Y, p.Hi))
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg class="%s" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="%s">`+"\n",
+		c.Class, chartW, chartH, chartW, chartH, html.EscapeString(c.Title))
+	fmt.Fprintf(&b, `<rect x="0" y="0" width="%d" height="%d" fill="#fff"/>`+"\n", chartW, chartH)
+	fmt.Fprintf(&b, `<text x="%d" y="18" class="title">%s</text>`+"\n", padLeft, html.EscapeString(c.Title))
+	if len(xs) == 0 || ymax <= 0 {
+		fmt.Fprintf(&b, `<text x="%d" y="%d">no data</text></svg>`+"\n", padLeft, chartH/2)
+		return b.String()
+	}
+	xs = uniqueSorted(xs)
+	plotW, plotH := float64(chartW-padLeft-padRight), float64(chartH-padTop-padBot)
+	fx := func(x float64) float64 { return float64(padLeft) + plotW/2 }
+	if len(xs) > 1 {
+		lo, hi := xs[0], xs[len(xs)-1]
+		tr := func(v float64) float64 { return v }
+		if c.LogX && lo > 0 {
+			tr = math.Log2
+		}
+		fx = func(x float64) float64 {
+			return float64(padLeft) + 10 + (plotW-20)*(tr(x)-tr(lo))/(tr(hi)-tr(lo))
+		}
+	}
+	logY := ymin > 0 && ymax/ymin > 30
+	var fy func(float64) float64
+	var yticks []float64
+	if logY {
+		lo, hi := math.Floor(math.Log10(ymin)), math.Ceil(math.Log10(ymax))
+		if hi == lo {
+			hi++
+		}
+		fy = func(y float64) float64 {
+			return float64(padTop) + plotH*(1-(math.Log10(y)-lo)/(hi-lo))
+		}
+		for e := lo; e <= hi; e++ {
+			yticks = append(yticks, math.Pow(10, e))
+		}
+	} else {
+		step := niceStep(ymax / 5)
+		top := math.Ceil(ymax/step) * step
+		fy = func(y float64) float64 { return float64(padTop) + plotH*(1-y/top) }
+		for v := 0.0; v <= top*1.0001; v += step {
+			yticks = append(yticks, v)
+		}
+	}
+	// grid and axes
+	for _, v := range yticks {
+		y := fy(v)
+		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" class="grid"/>`, padLeft, y, chartW-padRight, y)
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" class="ytick">%s</text>`+"\n", padLeft-6, y+4, formatValue(v))
+	}
+	for _, x := range xs {
+		label := fmtFloat(x)
+		if l, ok := c.XLabels[x]; ok {
+			label = l
+		}
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" class="grid"/>`, fx(x), padTop, fx(x), chartH-padBot)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" class="xtick">%s</text>`+"\n", fx(x), chartH-padBot+16, html.EscapeString(label))
+	}
+	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.0f" height="%.0f" class="frame"/>`+"\n", padLeft, padTop, plotW, plotH)
+	scale := "linear"
+	if logY {
+		scale = "log scale"
+	}
+	fmt.Fprintf(&b, `<text x="%.0f" y="%d" class="axis">%s</text>`+"\n", float64(padLeft)+plotW/2, chartH-8, html.EscapeString(c.XTitle))
+	fmt.Fprintf(&b, `<text x="14" y="%.0f" class="axis" transform="rotate(-90 14 %.0f)">%s (%s)</text>`+"\n",
+		float64(padTop)+plotH/2, float64(padTop)+plotH/2, html.EscapeString(c.YTitle), scale)
+
+	for i, l := range c.Lines {
+		color := palette[i%len(palette)]
+		pts := append([]chartPoint(nil), l.Points...)
+		sort.Slice(pts, func(a, b int) bool { return pts[a].X < pts[b].X })
+		var coords []string
+		for _, p := range pts {
+			coords = append(coords, fmt.Sprintf("%.1f,%.1f", fx(p.X), fy(p.Y)))
+		}
+		fmt.Fprintf(&b, `<g class="series"><polyline points="%s" fill="none" stroke="%s" stroke-width="2"/>`+"\n",
+			strings.Join(coords, " "), color)
+		for _, p := range pts {
+			if p.Hi > p.Lo {
+				fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s"/>`, fx(p.X), fy(p.Lo), fx(p.X), fy(p.Hi), color)
+			}
+			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="4" fill="%s"><title>%s</title></circle>`+"\n",
+				fx(p.X), fy(p.Y), color, html.EscapeString(p.Tooltip))
+		}
+		b.WriteString("</g>\n")
+		ly := padTop + 8 + 20*i
+		lx := chartW - padRight + 16
+		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"/><circle cx="%d" cy="%d" r="4" fill="%s"/>`,
+			lx, ly, lx+24, ly, color, lx+12, ly, color)
+		fmt.Fprintf(&b, `<text x="%d" y="%d" class="legend">%s</text>`+"\n", lx+30, ly+4, html.EscapeString(l.Name))
+	}
+	b.WriteString("</svg>\n")
+	return b.String()
+}
+
+// bar is one bar of a horizontal bar chart.
+type bar struct {
+	Label string
+	Value float64
+}
+
+// barChart renders CPU % bars (0 to 100 per core, wider when a point used several cores).
+func barChart(title string, bars []bar) string {
+	const rowH, labelW, w = 24, 200, 560
+	top := 100.0
+	for _, br := range bars {
+		top = math.Max(top, br.Value)
+	}
+	top = math.Ceil(top/100) * 100
+	h := 30 + rowH*len(bars) + 24
+	plotW := float64(w - labelW - 60)
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg class="bars" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="%s">`+"\n",
+		w, h, w, h, html.EscapeString(title))
+	fmt.Fprintf(&b, `<rect x="0" y="0" width="%d" height="%d" fill="#fff"/>`+"\n", w, h)
+	fmt.Fprintf(&b, `<text x="4" y="16" class="title">%s</text>`+"\n", html.EscapeString(title))
+	for i, br := range bars {
+		y := 26 + rowH*i
+		bw := plotW * br.Value / top
+		fmt.Fprintf(&b, `<text x="%d" y="%d" class="ytick">%s</text>`, labelW-8, y+15, html.EscapeString(br.Label))
+		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"><title>%s: %.0f%%</title></rect>`,
+			labelW, y+2, bw, rowH-6, palette[i%len(palette)], html.EscapeString(br.Label), br.Value)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" class="value">%.0f%%</text>`+"\n", float64(labelW)+bw+6, y+15, br.Value)
+	}
+	for v := 0.0; v <= top; v += 100 {
+		x := float64(labelW) + plotW*v/top
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="24" x2="%.1f" y2="%d" class="grid"/><text x="%.1f" y="%d" class="xtick">%.0f%%</text>`+"\n",
+			x, x, h-20, x, h-6, v)
+	}
+	b.WriteString("</svg>\n")
+	return b.String()
+}
+
+// niceStep rounds a raw tick step up to 1, 2 or 5 times a power of ten.
+func niceStep(raw float64) float64 {
+	if raw <= 0 {
+		return 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(raw)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if raw <= m*p {
+			return m * p
+		}
+	}
+	return 10 * p
+}
+
+func uniqueSorted(xs []float64) []float64 {
+	sort.Float64s(xs)
+	var out []float64
+	for _, x := range xs {
+		if len(out) == 0 || x != out[len(out)-1] {
+			out = append(out, x)
+		}
+	}
+	return out
+}

@@ -1,0 +1,153 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/fleetlab/fleet/agent"
+)
+
+// environmentChanges names, per board, what differs between the baseline's and the run's facts: kernel, OpenSSL
+// version, CPU governor and maximum clock, the highest-priority /proc/crypto driver of each algorithm measured,
+// and the drivers the points themselves name.
+func environmentChanges(base, cur []*Sample, baseFacts, curFacts map[string]*agent.Facts) []EnvChange {
+	boards := map[string]bool{}
+	algs := map[string]map[string]bool{} // board → algorithms measured
+	for _, s := range append(append([]*Sample(nil), base...), cur...) {
+		boards[s.Key.Board] = true
+		if algs[s.Key.Board] == nil {
+			algs[s.Key.Board] = map[string]bool{}
+		}
+		algs[s.Key.Board][s.Key.Algorithm] = true
+	}
+	pointDrivers := func(samples []*Sample) map[string][]string { // "board\x00mode\x00alg" → drivers
+		out := map[string][]string{}
+		for _, s := range samples {
+			k := s.Key.Board + "\x00" + s.Key.Mode + "\x00" + s.Key.Algorithm
+			for _, d := range s.Drivers {
+				out[k] = addString(out[k], d)
+			}
+		}
+		return out
+	}
+	baseDrv, curDrv := pointDrivers(base), pointDrivers(cur)
+
+	var names []string
+	for b := range boards {
+		names = append(names, b)
+	}
+	sort.Strings(names)
+	var out []EnvChange
+	for _, board := range names {
+		var changes []string
+		diff := func(what, a, b string) {
+			if a != b {
+				changes = append(changes, fmt.Sprintf("%s: %s → %s", what, orNone(a), orNone(b)))
+			}
+		}
+		bf, cf := baseFacts[board], curFacts[board]
+		if bf != nil && cf != nil {
+			diff("kernel", bf.Kernel, cf.Kernel)
+			diff("OpenSSL", openSSLVersion(bf), openSSLVersion(cf))
+			diff("CPU governor", bf.CPU.Governor, cf.CPU.Governor)
+			diff("CPU max MHz", mhz(bf.CPU.MaxMHz), mhz(cf.CPU.MaxMHz))
+			var list []string
+			for a := range algs[board] {
+				list = append(list, a)
+			}
+			sort.Strings(list)
+			for _, a := range list {
+				name := KernelAlgorithm(a)
+				if name == "" {
+					continue
+				}
+				diff(fmt.Sprintf("driver for %s (%s)", a, name), TopDriver(bf, name), TopDriver(cf, name))
+			}
+		}
+		var keys []string
+		for k := range baseDrv {
+			keys = append(keys, k)
+		}
+		for k := range curDrv {
+			if _, ok := baseDrv[k]; !ok {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			parts := strings.Split(k, "\x00")
+			if parts[0] != board {
+				continue
+			}
+			a, b := strings.Join(baseDrv[k], ", "), strings.Join(curDrv[k], ", ")
+			if a != "" && b != "" { // a side without points is reported as missing or new, not as a driver change
+				diff(fmt.Sprintf("driver of %s %s points", parts[1], parts[2]), a, b)
+			}
+		}
+		if len(changes) > 0 {
+			out = append(out, EnvChange{Board: board, Changes: changes})
+		}
+	}
+	return out
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+func mhz(v float64) string {
+	if v == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%.0f", v)
+}
+
+func openSSLVersion(f *agent.Facts) string {
+	if f.OpenSSLVersion != "" {
+		return f.OpenSSLVersion
+	}
+	return f.OpenSSL
+}
+
+// KernelAlgorithm maps an OpenSSL algorithm name to its kernel crypto API name ("aes-128-cbc" → "cbc(aes)"),
+// or "" when the kernel has no counterpart worth naming.
+func KernelAlgorithm(alg string) string {
+	a := strings.ToLower(alg)
+	switch {
+	case strings.HasPrefix(a, "aes-"):
+		parts := strings.Split(a, "-")
+		if len(parts) == 3 {
+			return parts[2] + "(aes)"
+		}
+	case a == "des-ede3-cbc" || a == "des3":
+		return "cbc(des3_ede)"
+	case a == "chacha20-poly1305":
+		return "rfc7539(chacha20,poly1305)"
+	case a == "sm4-cbc":
+		return "cbc(sm4)"
+	}
+	switch a {
+	case "md5", "sha1", "sha224", "sha256", "sha384", "sha512", "sha3-224", "sha3-256", "sha3-384", "sha3-512",
+		"sm3", "chacha20", "ghash", "crc32c":
+		return a
+	}
+	return ""
+}
+
+// TopDriver is the highest-priority /proc/crypto driver registered for a kernel algorithm name, "" when none.
+func TopDriver(f *agent.Facts, name string) string {
+	if f == nil {
+		return ""
+	}
+	best, prio := "", -1
+	for _, c := range f.ProcCrypto {
+		if c.Name == name && c.Priority > prio {
+			best, prio = c.Driver, c.Priority
+		}
+	}
+	return best
+}

@@ -1,0 +1,167 @@
+package report
+
+import (
+	"fmt"
+	"html"
+	"sort"
+	"strings"
+
+	"github.com/fleetlab/fleet/agent"
+	"github.com/fleetlab/fleet/store"
+)
+
+// fact is one line of a board's facts.
+type fact struct{ Name, Value string }
+
+// boardFacts lists what a board run says about the board, in reading order. Empty facts are left out.
+func boardFacts(br store.BoardRun) []fact {
+	var out []fact
+	add := func(name, value string) {
+		if value != "" {
+			out = append(out, fact{name, value})
+		}
+	}
+	add("status", br.Status)
+	add("error", br.Error)
+	add("points", fmt.Sprint(br.Points))
+	f := br.Facts
+	if f == nil {
+		add("facts", "none: the probe did not get that far")
+		return out
+	}
+	add("hostname", f.Hostname)
+	add("kernel", f.Kernel)
+	add("machine", f.Machine)
+	if pretty := f.OSRelease["PRETTY_NAME"]; pretty != "" {
+		add("OS", pretty)
+	}
+	add("OpenSSL", firstNonEmpty(f.OpenSSL, f.OpenSSLVersion))
+	add("OpenSSL path", f.OpenSSLPath)
+	cpu := f.CPU.Model
+	if f.CPU.Cores > 0 {
+		cpu += fmt.Sprintf(", %d cores", f.CPU.Cores)
+	}
+	if f.CPU.MaxMHz > 0 || f.CPU.CurMHz > 0 {
+		cpu += fmt.Sprintf(", %.0f MHz (max %.0f)", f.CPU.CurMHz, f.CPU.MaxMHz)
+	}
+	add("CPU", strings.TrimPrefix(cpu, ", "))
+	add("governor", f.CPU.Governor)
+	add("CPU features", strings.Join(f.CPU.Features, " "))
+	add("/dev/crypto", yesNo(f.DevCrypto, ""))
+	add("AF_ALG", yesNo(f.AFALG, f.AFALGError))
+	add("engines", joinMap(f.Engines))
+	var modes []string
+	for _, m := range f.Modes {
+		s := m.Mode
+		switch {
+		case m.Available && m.Reason != "":
+			s += " (" + m.Reason + ")"
+		case !m.Available:
+			s += ": not available"
+			if m.Reason != "" {
+				s += ", " + m.Reason
+			}
+		}
+		modes = append(modes, s)
+	}
+	add("modes", strings.Join(modes, "; "))
+	add("drivers", strings.Join(topDrivers(f), "; "))
+	add("probe errors", strings.Join(f.Errors, "; "))
+	return out
+}
+
+// topDrivers names, for every /proc/crypto algorithm, the driver the kernel picks (highest priority).
+func topDrivers(f *agent.Facts) []string {
+	best := map[string]agent.CryptoAlg{}
+	for _, c := range f.ProcCrypto {
+		if b, ok := best[c.Name]; !ok || c.Priority > b.Priority {
+			best[c.Name] = c
+		}
+	}
+	var out []string
+	for name, c := range best {
+		out = append(out, fmt.Sprintf("%s → %s (%d)", name, c.Driver, c.Priority))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Emulated reports whether facts describe a QEMU guest: "QEMU" or "virt" in the CPU model, or QEMU in the
+// uname or hostname.
+func Emulated(f *agent.Facts) bool {
+	if f == nil {
+		return false
+	}
+	model := strings.ToLower(f.CPU.Model)
+	return strings.Contains(model, "qemu") || strings.Contains(model, "virt") ||
+		strings.Contains(strings.ToLower(f.Uname), "qemu") || strings.Contains(strings.ToLower(f.Hostname), "qemu")
+}
+
+// emulationNotes warns once per emulated board that its numbers say nothing about real silicon.
+func emulationNotes(brs []store.BoardRun) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, br := range brs {
+		if Emulated(br.Facts) && !seen[br.Board] {
+			seen[br.Board] = true
+			out = append(out, fmt.Sprintf("%s is emulated (QEMU): its numbers measure the emulator on this host and say nothing about real silicon.", br.Board))
+		}
+	}
+	return out
+}
+
+func writeBoardHTML(ew *errWriter, br store.BoardRun) {
+	ew.printf("<h3>%s (run %d)</h3>\n<dl class=\"facts\">\n", html.EscapeString(br.Board), br.RunID)
+	for _, f := range boardFacts(br) {
+		ew.printf("<dt>%s</dt><dd>%s</dd>\n", html.EscapeString(f.Name), html.EscapeString(f.Value))
+	}
+	ew.printf("</dl>\n")
+	if len(br.Skips) > 0 {
+		writeTableHTML(ew, skipsTable(br.Skips))
+	}
+}
+
+// skipsTable lists what was not measured on a board, and why.
+func skipsTable(skips []agent.Skip) table {
+	t := table{Title: "Not measured", Header: []string{"mode", "algorithm", "reason"}, Left: 3}
+	for _, s := range skips {
+		alg := s.Algorithm
+		if alg == "" {
+			alg = "(all)"
+		}
+		t.Rows = append(t.Rows, []string{s.Mode, alg, s.Reason})
+	}
+	return t
+}
+
+func yesNo(ok bool, why string) string {
+	if ok {
+		return "yes"
+	}
+	if why != "" {
+		return "no: " + why
+	}
+	return "no"
+}
+
+func joinMap(m map[string]string) string {
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + ": " + m[k]
+	}
+	return strings.Join(parts, "; ")
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,143 @@
+package report
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+)
+
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Skipped    int             `xml:"skipped,attr"`
+	Properties *junitProps     `xml:"properties,omitempty"`
+	Cases      []junitTestCase `xml:"testcase"`
+}
+
+type junitProps struct {
+	Props []junitProp `xml:"property"`
+}
+
+type junitProp struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type junitTestCase struct {
+	Name      string        `xml:"name,attr"`
+	ClassName string        `xml:"classname,attr"`
+	Failure   *junitFailure `xml:"failure,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",chardata"`
+}
+
+// WriteJUnit renders a regression as JUnit XML for CI: one testsuite per board, one testcase per series named
+// "mode/algorithm/size" (for example "cpu/aes-128-cbc/16384"), and a failure carrying both numbers and the
+// change for every regression, unconfirmed regression and missing series. Environment changes become suite
+// properties.
+func WriteJUnit(w io.Writer, r *Regression) error {
+	all := junitSuites{Name: "fleet regress"}
+	index := map[string]int{}
+	for _, row := range r.Rows {
+		i, ok := index[row.Board]
+		if !ok {
+			i = len(all.Suites)
+			index[row.Board] = i
+			all.Suites = append(all.Suites, junitSuite{Name: row.Board})
+		}
+		s := &all.Suites[i]
+		tc := junitTestCase{Name: row.caseName(), ClassName: "fleet.regress." + row.Board}
+		tc.SystemOut = row.Verdict
+		if row.Regressed() {
+			msg := row.failureMessage(r.Unit)
+			tc.Failure = &junitFailure{Message: msg, Type: row.Verdict, Text: msg}
+			if len(row.Notes) > 0 {
+				tc.Failure.Text += "\n" + strings.Join(row.Notes, "\n")
+			}
+			s.Failures++
+			all.Failures++
+		}
+		s.Cases = append(s.Cases, tc)
+		s.Tests++
+		all.Tests++
+	}
+	for _, e := range r.Environment {
+		i, ok := index[e.Board]
+		if !ok {
+			continue
+		}
+		props := &junitProps{}
+		for n, c := range e.Changes {
+			props.Props = append(props.Props, junitProp{Name: fmt.Sprintf("environment.changed.%d", n+1), Value: c})
+		}
+		all.Suites[i].Properties = props
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return fmt.Errorf("write junit: %w", err)
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(all); err != nil {
+		return fmt.Errorf("write junit: %w", err)
+	}
+	if _, err := io.WriteString(w, "\n"); err != nil {
+		return fmt.Errorf("write junit: %w", err)
+	}
+	return nil
+}
+
+// caseName is "cpu/aes-128-cbc/16384", with the operation and threads appended where they are not the defaults,
+// and the key size or curve in place of the block size for asymmetric series.
+func (r RegressRow) caseName() string {
+	size := fmt.Sprint(r.BlockSize)
+	if r.Asym() {
+		size = strings.ReplaceAll(asymSize(r.KeyBits, r.Curve), " ", "-")
+	}
+	parts := []string{r.Mode, r.Algorithm, size}
+	switch r.Op {
+	case "", "encrypt", "digest":
+	default:
+		parts = append(parts, r.Op)
+	}
+	if r.Threads > 1 {
+		parts = append(parts, fmt.Sprintf("threads-%d", r.Threads))
+	}
+	return strings.Join(parts, "/")
+}
+
+// failureMessage is "aes-128-cbc 16384 B cpu: 120.5 MB/s → 90.4 MB/s (−25.0%), p=0.008 n=5+5".
+func (r RegressRow) failureMessage(unit string) string {
+	head := fmt.Sprintf("%s %s %s", algoLabel(r.Algorithm, r.Op, r.Threads), r.Size(), r.Mode)
+	if r.Base == nil {
+		return head + ": no baseline"
+	}
+	from := formatThroughput(r.Base.Median, unit, r.Asym())
+	if r.Cur == nil {
+		msg := fmt.Sprintf("%s: %s → missing", head, from)
+		if len(r.Notes) > 0 {
+			msg += " (" + r.Notes[len(r.Notes)-1] + ")"
+		}
+		return msg
+	}
+	msg := fmt.Sprintf("%s: %s → %s (%s), %s", head, from, formatThroughput(r.Cur.Median, unit, r.Asym()),
+		formatChange(r.Change), r.comparisonString())
+	if r.Verdict == VerdictUnconfirmed {
+		msg += ", unconfirmed: " + warnTooFew
+	}
+	return msg
+}

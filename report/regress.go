@@ -1,0 +1,203 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/fleetlab/fleet/agent"
+	"github.com/fleetlab/fleet/store"
+)
+
+// DefaultThreshold is the relative change below which a difference is not worth a verdict (5 %).
+const DefaultThreshold = 0.05
+
+// Verdicts of a regression check.
+const (
+	VerdictImproved    = "improved"
+	VerdictUnchanged   = "unchanged"
+	VerdictRegressed   = "regressed"
+	VerdictUnconfirmed = "regressed (unconfirmed)" // worse than the threshold, too few samples to test: counts as a regression
+	VerdictMaybeBetter = "improved (unconfirmed)"  // better than the threshold, too few samples to test
+	VerdictMissing     = "missing"                 // the baseline had it, the run does not: counts as a regression
+	VerdictNew         = "new"
+)
+
+// RegressOptions tunes a regression check. Zero values take the defaults.
+type RegressOptions struct {
+	Threshold float64 // relative change that matters, 0.05 = 5 %
+	Alpha     float64 // significance level of the U test, 0.05
+	Unit      string  // throughput unit of the rendered numbers, MB/s
+}
+
+// RegressRow is the verdict on one series. Base and Cur summarize bytes per second, or operations per second for
+// asymmetric series; nil when that side has no usable point.
+type RegressRow struct {
+	SampleKey
+	Verdict string   `json:"verdict"`
+	Base    *Summary `json:"base,omitempty"`
+	Cur     *Summary `json:"cur,omitempty"`
+	Change  float64  `json:"change"` // Cur.Median/Base.Median − 1
+	P       float64  `json:"p"`      // two-sided Mann-Whitney U p-value; 1 when not testable
+	Delta   string   `json:"delta"`  // benchstat style: "−25.0%", or "~" when not significant
+	Notes   []string `json:"notes,omitempty"`
+}
+
+// Regressed reports whether the row counts as a regression for the exit code.
+func (r RegressRow) Regressed() bool {
+	return r.Verdict == VerdictRegressed || r.Verdict == VerdictUnconfirmed || r.Verdict == VerdictMissing
+}
+
+// EnvChange lists what differs between the facts of a board's baseline and current run.
+type EnvChange struct {
+	Board   string   `json:"board"`
+	Changes []string `json:"changes"`
+}
+
+// Regression is the result of comparing a run against a baseline.
+type Regression struct {
+	Threshold   float64      `json:"threshold"`
+	Alpha       float64      `json:"alpha"`
+	Unit        string       `json:"unit"`
+	Rows        []RegressRow `json:"rows"`
+	Environment []EnvChange  `json:"environment"`
+	Notes       []string     `json:"notes"`
+}
+
+// HasRegression reports whether any series regressed, regressed unconfirmed, or went missing.
+func (r *Regression) HasRegression() bool {
+	for _, row := range r.Rows {
+		if row.Regressed() {
+			return true
+		}
+	}
+	return false
+}
+
+// Count returns how many rows have the verdict.
+func (r *Regression) Count(verdict string) int {
+	n := 0
+	for _, row := range r.Rows {
+		if row.Verdict == verdict {
+			n++
+		}
+	}
+	return n
+}
+
+// Regress judges the current measurements against the baseline, series by series. Facts are keyed by board
+// name and may be nil or lack a board; they only feed the "environment changed" notes.
+func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*agent.Facts, opts RegressOptions) *Regression {
+	if opts.Threshold <= 0 {
+		opts.Threshold = DefaultThreshold
+	}
+	if opts.Alpha <= 0 {
+		opts.Alpha = DefaultAlpha
+	}
+	unit, err := canonicalUnit(opts.Unit)
+	r := &Regression{Threshold: opts.Threshold, Alpha: opts.Alpha, Unit: unit}
+	if err != nil {
+		r.Unit = DefaultUnit
+		r.Notes = append(r.Notes, err.Error()+"; using "+DefaultUnit)
+	}
+	baseSamples, w1 := Group(base)
+	curSamples, w2 := Group(cur)
+	for _, w := range w1 {
+		r.Notes = append(r.Notes, "baseline: "+w)
+	}
+	for _, w := range w2 {
+		r.Notes = append(r.Notes, "current: "+w)
+	}
+	curByKey := map[SampleKey]*Sample{}
+	for _, s := range curSamples {
+		curByKey[s.Key] = s
+	}
+	seen := map[SampleKey]bool{}
+	for _, b := range baseSamples {
+		seen[b.Key] = true
+		c := curByKey[b.Key]
+		if len(b.Values) == 0 {
+			r.Notes = append(r.Notes, fmt.Sprintf("%s: all %d baseline points failed; not judged", b.Key.Label(), b.Failed))
+			continue
+		}
+		r.Rows = append(r.Rows, judge(b, c, opts))
+	}
+	for _, c := range curSamples {
+		if seen[c.Key] {
+			continue
+		}
+		row := RegressRow{SampleKey: c.Key, Verdict: VerdictNew, P: 1, Delta: "new"}
+		if len(c.Values) > 0 {
+			s := c.Summary()
+			row.Cur = &s
+		} else {
+			row.Notes = append(row.Notes, fmt.Sprintf("all %d points failed", c.Failed))
+		}
+		r.Rows = append(r.Rows, row)
+	}
+	sort.SliceStable(r.Rows, func(i, j int) bool { return keyLess(r.Rows[i].SampleKey, r.Rows[j].SampleKey) })
+	r.Environment = environmentChanges(baseSamples, curSamples, baseFacts, curFacts)
+	return r
+}
+
+// judge gives the verdict on one series present in the baseline; cur may be nil.
+func judge(b, c *Sample, opts RegressOptions) RegressRow {
+	bs := b.Summary()
+	row := RegressRow{SampleKey: b.Key, Base: &bs, P: 1}
+	if b.Failed > 0 {
+		row.Notes = append(row.Notes, fmt.Sprintf("%d failed baseline points excluded", b.Failed))
+	}
+	if c == nil || len(c.Values) == 0 {
+		row.Verdict, row.Delta = VerdictMissing, "missing"
+		if c != nil {
+			note := fmt.Sprintf("all %d points failed", c.Failed)
+			if len(c.Errors) > 0 {
+				note += ": " + c.Errors[0]
+			}
+			row.Notes = append(row.Notes, note)
+		}
+		return row
+	}
+	if c.Failed > 0 {
+		row.Notes = append(row.Notes, fmt.Sprintf("%d failed points excluded", c.Failed))
+	}
+	cs := c.Summary()
+	row.Cur = &cs
+	if bs.Median > 0 {
+		row.Change = cs.Median/bs.Median - 1
+	}
+	row.P = uTest(b.Values, c.Values)
+	significant := row.P < opts.Alpha
+	row.Delta = "~"
+	if significant {
+		row.Delta = formatChange(row.Change)
+	}
+	tooFew := bs.N < MinSamples || cs.N < MinSamples
+	switch {
+	case row.Change < -opts.Threshold && significant:
+		row.Verdict = VerdictRegressed
+	case row.Change < -opts.Threshold && tooFew:
+		row.Verdict, row.Delta = VerdictUnconfirmed, formatChange(row.Change)+"?"
+		row.Notes = append(row.Notes, warnTooFew)
+	case row.Change > opts.Threshold && significant:
+		row.Verdict = VerdictImproved
+	case row.Change > opts.Threshold && tooFew:
+		row.Verdict, row.Delta = VerdictMaybeBetter, formatChange(row.Change)+"?"
+		row.Notes = append(row.Notes, warnTooFew)
+	default:
+		row.Verdict = VerdictUnchanged
+		if tooFew {
+			row.Notes = append(row.Notes, warnTooFew)
+		} else if significant {
+			row.Notes = append(row.Notes, fmt.Sprintf("significant but within the %s threshold", formatPct(opts.Threshold)))
+		}
+	}
+	return row
+}
+
+// comparisonString is "p=0.008 n=5+5": the p-value and the sample sizes of the baseline and the run.
+func (r RegressRow) comparisonString() string {
+	if r.Base == nil || r.Cur == nil {
+		return ""
+	}
+	return fmt.Sprintf("p=%.3f n=%d+%d", r.P, r.Base.N, r.Cur.N)
+}

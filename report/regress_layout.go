@@ -1,0 +1,90 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+)
+
+// footnotes numbers distinct notes so that a table row carries "[1]" and the text is printed once below.
+type footnotes struct {
+	index map[string]int
+	list  []string
+}
+
+// mark returns " [1] [2]" for the notes, numbering new ones.
+func (f *footnotes) mark(notes []string) string {
+	if f.index == nil {
+		f.index = map[string]int{}
+	}
+	var b strings.Builder
+	for _, n := range notes {
+		i, ok := f.index[n]
+		if !ok {
+			f.list = append(f.list, n)
+			i = len(f.list)
+			f.index[n] = i
+		}
+		fmt.Fprintf(&b, " [%d]", i)
+	}
+	return b.String()
+}
+
+func (f *footnotes) lines() []string {
+	out := make([]string, len(f.list))
+	for i, n := range f.list {
+		out[i] = fmt.Sprintf("[%d] %s", i+1, n)
+	}
+	return out
+}
+
+// summaryLine counts the verdicts: "1 regressed, 1 missing, 12 unchanged".
+func (r *Regression) summaryLine() string {
+	var parts []string
+	for _, v := range []string{VerdictRegressed, VerdictUnconfirmed, VerdictMissing, VerdictImproved, VerdictMaybeBetter,
+		VerdictUnchanged, VerdictNew} {
+		if n := r.Count(v); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, v))
+		}
+	}
+	if len(parts) == 0 {
+		return "nothing to compare"
+	}
+	s := strings.Join(parts, ", ")
+	if r.HasRegression() {
+		s += ": REGRESSION"
+	}
+	return s
+}
+
+// document lays the regression out as one table of verdicts, with environment changes and notes below.
+func (r *Regression) document() document {
+	var fn footnotes
+	t := table{
+		Title: fmt.Sprintf("Against the baseline (threshold %s, α = %g, Mann-Whitney U): %s",
+			formatPct(r.Threshold), r.Alpha, r.summaryLine()),
+		Header: []string{"board", "mode", "algorithm", "size", "baseline", "current", "delta", "test", "verdict"},
+		Left:   4,
+	}
+	for _, row := range r.Rows {
+		cell := func(s *Summary) string {
+			if s == nil {
+				return "-"
+			}
+			return formatCell(*s, r.Unit, row.Asym())
+		}
+		t.Rows = append(t.Rows, []string{row.Board, row.Mode, algoLabel(row.Algorithm, row.Op, row.Threads),
+			row.Size(), cell(row.Base), cell(row.Cur), row.Delta, row.comparisonString(), row.Verdict + fn.mark(row.Notes)})
+	}
+	var d document
+	d.Tables = append(d.Tables, t)
+	for _, e := range r.Environment {
+		d.Notes = append(d.Notes, fmt.Sprintf("environment changed on %s: %s", e.Board, strings.Join(e.Changes, "; ")))
+	}
+	d.Notes = append(d.Notes, fn.lines()...)
+	d.Notes = append(d.Notes, r.Notes...)
+	if unit := r.Unit; unit != "" {
+		d.Notes = append(d.Notes, fmt.Sprintf("throughput in %s (asymmetric operations in ops/s): median ±spread (n); "+
+			"delta is \"~\" when not significant at α = %g", unit, r.Alpha))
+	}
+	return d
+}
