@@ -1,0 +1,74 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+)
+
+func TestRetryBackoff(t *testing.T) {
+	tests := []struct {
+		i        int
+		min, max time.Duration
+	}{
+		{0, 100 * time.Millisecond, 125 * time.Millisecond},
+		{1, 200 * time.Millisecond, 250 * time.Millisecond},
+		{3, 800 * time.Millisecond, 1000 * time.Millisecond},
+		{10, time.Second, 1250 * time.Millisecond}, // capped
+	}
+	for _, tc := range tests {
+		for range 20 {
+			if d := backoff(tc.i, 100*time.Millisecond, time.Second); d < tc.min || d > tc.max {
+				t.Errorf("backoff(%d) = %v, want in [%v, %v]", tc.i, d, tc.min, tc.max)
+			}
+		}
+	}
+}
+
+func TestRetryOnlyRetryable(t *testing.T) {
+	tests := []struct {
+		err   error
+		calls int
+	}{
+		{nil, 1},
+		{fmt.Errorf("dial: %w", ErrUnreachable), 4},
+		{fmt.Errorf("dial: %w", ErrTimeout), 4},
+		{fmt.Errorf("handshake: %w", ErrConnectionLost), 4},
+		{fmt.Errorf("login: %w", ErrAuthFailed), 1},
+		{&HostKeyError{Host: "h", File: "f", Line: 1}, 1},
+		{fmt.Errorf("%w: x", ErrUnknownHost), 1},
+		{errors.New("something else"), 1},
+	}
+	for _, tc := range tests {
+		calls := 0
+		err := retry(context.Background(), 3, time.Microsecond, nil, "test", func(context.Context) error {
+			calls++
+			return tc.err
+		})
+		if calls != tc.calls || !errors.Is(err, tc.err) && err != tc.err {
+			t.Errorf("retry(%v): %d calls, err %v; want %d calls", tc.err, calls, err, tc.calls)
+		}
+	}
+}
+
+func TestRetryStopsOnCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := 0
+	err := retry(ctx, 5, time.Hour, nil, "test", func(context.Context) error {
+		calls++
+		cancel()
+		return ErrTimeout
+	})
+	if calls != 1 || !errors.Is(err, context.Canceled) || !errors.Is(err, ErrTimeout) {
+		t.Errorf("retry after cancel: %d calls, %v; want 1 call, ErrTimeout and context.Canceled", calls, err)
+	}
+}
+
+func TestRetryHostKeyErrorIs(t *testing.T) {
+	err := fmt.Errorf("connect: %w", &HostKeyError{Host: "h", File: "/k", Line: 7})
+	if !errors.Is(err, ErrHostKeyMismatch) {
+		t.Error("HostKeyError does not match ErrHostKeyMismatch")
+	}
+}

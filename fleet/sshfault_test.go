@@ -1,0 +1,225 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fleetlab/fleet/internal/sshtest"
+)
+
+func TestSSHAuthFailed(t *testing.T) {
+	srv := sshtest.Start(t, sshtest.Options{RejectAuth: true})
+	opts := testSSHOptions(t)
+	opts.Retries = 3
+	_, err := DialSSH(context.Background(), testBoard(t, srv), opts)
+	if !errors.Is(err, ErrAuthFailed) {
+		t.Fatalf("DialSSH = %v, want ErrAuthFailed", err)
+	}
+	if got := srv.Connections(); got != 1 {
+		t.Errorf("connections = %d, want 1 (no retry on an authentication failure)", got)
+	}
+}
+
+func TestSSHEncryptedIdentity(t *testing.T) {
+	srv := sshtest.Start(t, sshtest.Options{})
+	// Encrypting costs a second of bcrypt: once for both cases.
+	encrypted := filepath.Join(t.TempDir(), "id_ed25519")
+	sshtest.WriteIdentity(t, encrypted, srv.ClientKey(), "secret")
+	pem, err := os.ReadFile(encrypted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		explicit bool
+		want     string
+	}{
+		{name: "default identity", want: "identity ~/.ssh/id_ed25519 is encrypted: add it to ssh-agent (ssh-add) or use an unencrypted key"},
+		{name: "explicit identity", explicit: true, want: "is encrypted: add it to ssh-agent (ssh-add) or use an unencrypted key"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := testSSHOptions(t)
+			b := testBoard(t, srv)
+			key := filepath.Join(opts.Home, ".ssh", "id_ed25519")
+			if err := os.MkdirAll(filepath.Dir(key), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(key, pem, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			b.IdentityFile = ""
+			if tc.explicit {
+				b.IdentityFile = key
+			}
+			_, err := DialSSH(context.Background(), b, opts)
+			if !errors.Is(err, ErrAuthFailed) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("DialSSH = %v, want ErrAuthFailed saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestSSHDefaultIdentity(t *testing.T) {
+	srv := sshtest.Start(t, sshtest.Options{})
+	opts := testSSHOptions(t)
+	// id_ed25519 is some other key, id_ecdsa the accepted one: both are offered, in ssh's order.
+	sshtest.WriteIdentity(t, filepath.Join(opts.Home, ".ssh", "id_ed25519"), sshtest.NewKey(t, "ed25519"), "")
+	sshtest.WriteIdentity(t, filepath.Join(opts.Home, ".ssh", "id_ecdsa"), srv.ClientKey(), "")
+	b := testBoard(t, srv)
+	b.IdentityFile = ""
+	dialTest(t, b, opts)
+}
+
+func TestSSHStalledServer(t *testing.T) {
+	tests := []struct {
+		name    string
+		retries int
+		want    int // connections
+	}{
+		{name: "no retry", retries: -1, want: 1},
+		{name: "timeouts are retried", retries: 2, want: 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := sshtest.Start(t, sshtest.Options{StallHandshake: true})
+			opts := testSSHOptions(t)
+			opts.ConnectTimeout = 300 * time.Millisecond
+			opts.Retries = tc.retries
+			start := time.Now()
+			_, err := DialSSH(context.Background(), testBoard(t, srv), opts)
+			if !errors.Is(err, ErrTimeout) {
+				t.Fatalf("DialSSH = %v, want ErrTimeout", err)
+			}
+			perAttempt := time.Since(start) / time.Duration(tc.want)
+			if perAttempt > opts.ConnectTimeout+200*time.Millisecond {
+				t.Errorf("%v per attempt, want about the connect timeout %v", perAttempt, opts.ConnectTimeout)
+			}
+			if got := srv.Connections(); got != tc.want {
+				t.Errorf("connections = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestSSHUnreachable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().(*net.TCPAddr)
+	ln.Close() // connection refused from now on
+	srv := sshtest.Start(t, sshtest.Options{})
+	b := testBoard(t, srv)
+	b.Port = addr.Port
+	opts := testSSHOptions(t)
+	opts.Retries = 2
+	var logged []string
+	opts.Logf = func(format string, args ...any) { logged = append(logged, format) }
+	if _, err := DialSSH(context.Background(), b, opts); !errors.Is(err, ErrUnreachable) {
+		t.Fatalf("DialSSH = %v, want ErrUnreachable", err)
+	}
+	if got := len(logged); got != 2 {
+		t.Errorf("%d retries logged, want 2", got)
+	}
+}
+
+func TestSSHCancelDial(t *testing.T) {
+	srv := sshtest.Start(t, sshtest.Options{StallHandshake: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := DialSSH(ctx, testBoard(t, srv), testSSHOptions(t))
+	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrTimeout) {
+		t.Errorf("DialSSH = %v, want the context's deadline", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("DialSSH took %v after its context ended", d)
+	}
+}
+
+func TestSSHDroppedMidStream(t *testing.T) {
+	srv := sshtest.Start(t, sshtest.Options{DropAfterStdout: 64 << 10})
+	tr := dialTest(t, testBoard(t, srv), testSSHOptions(t))
+	n := &countingWriter{}
+	err := tr.Run(context.Background(), Command{Args: []string{"head", "-c", "10000000", "/dev/zero"}, Stdout: n})
+	if !errors.Is(err, ErrConnectionLost) {
+		t.Fatalf("Run = %v, want ErrConnectionLost", err)
+	}
+	if n.n >= 10000000 {
+		t.Errorf("got all %d bytes: the connection was not dropped", n.n)
+	}
+	if err := tr.Run(context.Background(), Command{Args: []string{"true"}}); !errors.Is(err, ErrConnectionLost) {
+		t.Errorf("Run after the drop = %v, want ErrConnectionLost", err)
+	}
+}
+
+type countingWriter struct{ n int }
+
+func (c *countingWriter) Write(p []byte) (int, error) { c.n += len(p); return len(p), nil }
+
+// TestSSHCutLink pulls the cable while a command runs: nothing is closed, nothing arrives. With the default
+// keepalive settings the transport must notice within 10 s.
+func TestSSHCutLink(t *testing.T) {
+	if testing.Short() {
+		t.Skip("takes up to 10 s")
+	}
+	srv := sshtest.Start(t, sshtest.Options{})
+	opts := testSSHOptions(t)
+	opts.KeepaliveInterval, opts.KeepaliveTimeout = 0, 0 // the defaults
+	tr := dialTest(t, testBoard(t, srv), opts)
+	pr, pw := io.Pipe()
+	errc := make(chan error, 1)
+	go func() {
+		errc <- tr.Run(context.Background(), Command{Args: []string{"sh", "-c", "echo started; exec sleep 100"}, Stdout: pw})
+		pw.Close()
+	}()
+	if _, err := pr.Read(make([]byte, 8)); err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, pr)
+	srv.Cut()
+	start := time.Now()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, ErrConnectionLost) {
+			t.Errorf("Run = %v, want ErrConnectionLost", err)
+		}
+		t.Logf("noticed after %v: %v", time.Since(start).Round(time.Millisecond), err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run still blocked 10 s after the link was cut")
+	}
+}
+
+func TestSSHKeepalivesUnanswered(t *testing.T) {
+	tests := []struct {
+		name string
+		opts sshtest.Options
+	}{
+		{name: "keepalives ignored", opts: sshtest.Options{IgnoreKeepalives: true}},
+		{name: "stall after handshake", opts: sshtest.Options{StallAfterHandshake: true}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := sshtest.Start(t, tc.opts)
+			opts := testSSHOptions(t)
+			opts.KeepaliveInterval, opts.KeepaliveTimeout = 100*time.Millisecond, 200*time.Millisecond
+			tr := dialTest(t, testBoard(t, srv), opts)
+			start := time.Now()
+			err := tr.Run(context.Background(), Command{Args: []string{"sleep", "100"}})
+			if !errors.Is(err, ErrConnectionLost) {
+				t.Errorf("Run = %v, want ErrConnectionLost", err)
+			}
+			if d := time.Since(start); d > 2*time.Second {
+				t.Errorf("Run returned after %v, want within interval+timeout", d)
+			}
+		})
+	}
+}
