@@ -1,0 +1,67 @@
+package agent
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// fakeOpenSSL is a shell stand-in for openssl that answers `version -a`, `engine -t NAME` and `speed` in -mr
+// form, fast, so sweep logic can be tested without waiting on real measurements:
+//   - engine "fake" and "fakeok" are available, "slow" hangs, others do not exist;
+//   - speed with -engine fake prints "Invalid engine" and runs anyway (the fallback OpenSSL does);
+//   - speed with -engine fakeok confirms the engine;
+//   - speed of algorithm "broken-alg" exits 1;
+//   - every speed run appends its mode markers to $FAKE_LOG so tests can check the order of runs.
+const fakeOpenSSL = `#!/bin/sh
+case "$1" in
+version)
+	echo "OpenSSL 3.0.99 1 Jan 2026 (fake)"
+	echo "built on: today"
+	exit 0 ;;
+engine)
+	case "$3" in
+	fake|fakeok) printf '(%s) fake engine\n     [ available ]\n' "$3"; exit 0 ;;
+	slow) sleep 30; exit 0 ;;
+	*) echo "40A7B1B3727F0000:error:13000074:engine routines:ENGINE_by_id:no such engine:eng_list.c:428:id=$3" >&2; exit 1 ;;
+	esac ;;
+speed) ;;
+*) echo "fake openssl: $1" >&2; exit 1 ;;
+esac
+shift
+bytes=16; alg=""; engine=""; mode="cpu"
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-bytes) bytes=$2; shift ;;
+	-seconds|-multi|-provider) shift ;;
+	-engine) engine=$2; mode="engine:$2"; shift ;;
+	-evp) alg=$2; shift ;;
+	-*) ;;
+	*) alg=$1 ;;
+	esac
+	shift
+done
+[ -n "$OPENSSL_armcap$OPENSSL_ia32cap" ] && mode=soft
+[ -n "$FAKE_LOG" ] && echo "$mode $alg $bytes" >> "$FAKE_LOG"
+[ "$alg" = "broken-alg" ] && { echo "speed: Unknown algorithm broken-alg" >&2; exit 1; }
+case "$engine" in
+"") ;;
+fakeok) echo "Engine \"fakeok\" set." >&2 ;;
+*) echo "Invalid engine \"$engine\"" >&2 ;;
+esac
+U=$(echo "$alg" | tr a-z A-Z)
+echo "+DT:$U:1:$bytes" >&2
+echo "+R:1000:$U:1.000000" >&2
+echo "+H:$bytes"
+echo "+F:25:$U:$((bytes * 1000)).00"
+`
+
+// writeFakeOpenSSL installs fakeOpenSSL in a temporary directory and returns its path.
+func writeFakeOpenSSL(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "openssl")
+	if err := os.WriteFile(p, []byte(fakeOpenSSL), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
