@@ -106,7 +106,7 @@ func WriteJUnit(w io.Writer, r *Regression) error {
 func (r RegressRow) caseName() string {
 	size := fmt.Sprint(r.BlockSize)
 	if r.Asym() {
-		size = strings.ReplaceAll(asymSize(r.KeyBits, r.Curve), " ", "-")
+		size = strings.ReplaceAll(strings.TrimSuffix(asymSize(r.KeyBits, r.Curve), " bits"), " ", "-")
 	}
 	parts := []string{r.Mode, r.Algorithm, size}
 	switch r.Op {
