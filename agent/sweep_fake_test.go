@@ -12,6 +12,7 @@ import (
 //   - speed with -engine fake prints "Invalid engine" and runs anyway (the fallback OpenSSL does);
 //   - speed with -engine fakeok confirms the engine;
 //   - speed of algorithm "broken-alg" exits 1;
+//   - speed sleeps $FAKE_SLEEP seconds when set;
 //   - every speed run appends its mode markers to $FAKE_LOG so tests can check the order of runs.
 const fakeOpenSSL = `#!/bin/sh
 case "$1" in
@@ -43,6 +44,7 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$OPENSSL_armcap$OPENSSL_ia32cap" ] && mode=soft
 [ -n "$FAKE_LOG" ] && echo "$mode $alg $bytes" >> "$FAKE_LOG"
+[ -n "$FAKE_SLEEP" ] && sleep "$FAKE_SLEEP"
 [ "$alg" = "broken-alg" ] && { echo "speed: Unknown algorithm broken-alg" >&2; exit 1; }
 case "$engine" in
 "") ;;
