@@ -5,6 +5,7 @@ import (
 	"html"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -100,7 +101,7 @@ func (c lineChart) svg() string {
 	for _, v := range yticks {
 		y := fy(v)
 		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" class="grid"/>`, padLeft, y, chartW-padRight, y)
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" class="ytick">%s</text>`+"\n", padLeft-6, y+4, formatValue(v))
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" class="ytick">%s</text>`+"\n", padLeft-6, y+4, strconv.FormatFloat(v, 'g', 4, 64))
 	}
 	for _, x := range xs {
 		label := fmtFloat(x)
@@ -155,7 +156,7 @@ type bar struct {
 
 // barChart renders CPU % bars (0 to 100 per core, wider when a point used several cores).
 func barChart(title string, bars []bar) string {
-	const rowH, labelW, w = 24, 200, 560
+	const rowH, labelW, w = 24, 200, 760
 	top := 100.0
 	for _, br := range bars {
 		top = math.Max(top, br.Value)

@@ -270,6 +270,14 @@ func (c *Comparison) addCrossovers() {
 			byGroup[g] = append(byGroup[g], point{r.BlockSize, s.Ratio})
 		}
 	}
+	sort.SliceStable(order, func(i, j int) bool {
+		a, b := order[i], order[j]
+		ca, cb := columnIndex(c.Columns, Column{a.board, a.mode}), columnIndex(c.Columns, Column{b.board, b.mode})
+		if ca != cb {
+			return ca < cb
+		}
+		return a.alg < b.alg
+	})
 	for _, g := range order {
 		pts := byGroup[g]
 		sort.Slice(pts, func(i, j int) bool { return pts[i].size < pts[j].size })

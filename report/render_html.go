@@ -193,7 +193,7 @@ func writeChartsHTML(ew *errWriter, c *Comparison) {
 			bars = append(bars, bar{Label: lines[k].Name, Value: largest[k].CPUPct})
 		}
 		ew.printf("<h3>%s</h3>\n%s", html.EscapeString(alg), chart.svg())
-		ew.printf("%s", barChart(fmt.Sprintf("%s: CPU %% at the largest block size measured (100%% = one core)", alg), bars))
+		ew.printf("%s", barChart(fmt.Sprintf("%s: CPU %% at the largest block size (100%% = one core)", alg), bars))
 	}
 }
 
@@ -231,10 +231,23 @@ func writeHistoryHTML(ew *errWriter, hist map[string][]store.Measurement, c *Com
 				runIndex[p.RunID] = float64(len(runIndex) + 1)
 			}
 		}
+		sameSeries := true // then the legend only needs board and mode
+		for _, p := range points {
+			k := p.Key
+			first := points[0].Key
+			if k.Algorithm != first.Algorithm || k.Op != first.Op || k.BlockSize != first.BlockSize ||
+				k.KeyBits != first.KeyBits || k.Curve != first.Curve || k.Threads != first.Threads {
+				sameSeries = false
+			}
+		}
 		for _, p := range points {
 			l := lines[p.Key]
 			if l == nil {
-				l = &chartLine{Name: p.Key.Label()}
+				name := p.Key.Label()
+				if sameSeries {
+					name = p.Key.Board + " " + p.Key.Mode
+				}
+				l = &chartLine{Name: name}
 				lines[p.Key] = l
 				order = append(order, p.Key)
 			}

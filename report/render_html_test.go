@@ -1,0 +1,187 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fleetlab/fleet/agent"
+	"github.com/fleetlab/fleet/store"
+)
+
+// htmlFixture is a small deterministic report: the am64x nightly run, the S00 capture, an emulated board, and the
+// history of one series over two runs.
+func htmlFixture() HTMLReport {
+	ms := append(current(5, map[string]float64{"cpu/aes-128-cbc/16384": 0.75}, nil), s00()...)
+	qemu := build(12, "qemu", curStarted, []series{
+		{board: "qemu-arm64", mode: "cpu", alg: "aes-128-cbc", op: "encrypt", size: 16, values: jitter(210e6, 3, 0), cpu: 100},
+		{board: "qemu-arm64", mode: "cpu", alg: "aes-128-cbc", op: "encrypt", size: 1024, values: jitter(480e6, 3, 1), cpu: 100},
+		{board: "qemu-arm64", mode: "cpu", alg: "aes-128-cbc", op: "encrypt", size: 16384, values: jitter(505e6, 3, 2), cpu: 100},
+		{board: "qemu-arm64", mode: "afalg", alg: "aes-128-cbc", op: "encrypt", size: 16, values: jitter(4e6, 3, 0), cpu: 100},
+		{board: "qemu-arm64", mode: "afalg", alg: "aes-128-cbc", op: "encrypt", size: 1024, values: jitter(150e6, 3, 1), cpu: 100},
+		{board: "qemu-arm64", mode: "afalg", alg: "aes-128-cbc", op: "encrypt", size: 16384, values: jitter(390e6, 3, 2), cpu: 100},
+	})
+	ms = append(ms, qemu...)
+	qemuFacts := &agent.Facts{Hostname: "fleet-qemu-arm64", Machine: "aarch64", Kernel: "6.1.0-28-arm64",
+		OpenSSL: "OpenSSL 3.0.20 30 Sep 2026", OpenSSLVersion: "3.0.20",
+		CPU: agent.CPUFacts{Model: "Cortex-A57 (QEMU virt)", Cores: 2}, AFALG: true,
+		Modes: []agent.ModeFact{{Mode: "cpu", Available: true}, {Mode: "afalg", Available: true, Reason: "engine afalg"},
+			{Mode: "devcrypto", Reason: "no /dev/crypto"}}}
+	runs := []store.Run{
+		{ID: 1, Started: t0, Finished: t0.Add(time.Minute), Label: "S00", Status: store.RunImported, Boards: []string{"am335x"}, Points: 10, Source: "imported from S00"},
+		{ID: 11, Started: curStarted, Finished: curStarted.Add(20 * time.Minute), Label: "nightly", ToolVersion: "v0.2.0", Status: store.RunOK, Boards: []string{"am64x"}, Points: 85},
+		{ID: 12, Started: curStarted, Label: "qemu", ToolVersion: "v0.2.0", Status: store.RunRunning, Boards: []string{"qemu-arm64"}, Points: 18},
+	}
+	boards := []store.BoardRun{
+		{RunID: 11, Board: "am64x", Status: "ok", Facts: am64xFacts("6.6.32-ti", ""), Points: 85,
+			Skips: []agent.Skip{{Mode: "afalg", Reason: "engine afalg not built into this OpenSSL"}, {Mode: "kcapi", Algorithm: "sha256", Reason: "no sha256 driver above the generic one"}}},
+		{RunID: 1, Board: "am335x", Status: "ok", Points: 10},
+		{RunID: 12, Board: "qemu-arm64", Status: "ok", Facts: qemuFacts, Points: 18,
+			Skips: []agent.Skip{{Mode: "devcrypto", Reason: "no /dev/crypto"}}},
+	}
+	hist := append(baseline(), current(5, map[string]float64{"cpu/aes-128-cbc/16384": 0.75}, nil)...)
+	var series []store.Measurement
+	for _, m := range hist {
+		if m.Algorithm == "aes-128-cbc" && m.BlockSize == 16384 && m.Mode != "soft" {
+			series = append(series, m)
+		}
+	}
+	return HTMLReport{Title: "fleet report: am64x nightly", Runs: runs, Measurements: ms, BoardRuns: boards,
+		History: map[string][]store.Measurement{"am64x aes-128-cbc 16384 B": series}}
+}
+
+func TestWriteHTMLGolden(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteHTML(&b, htmlFixture()); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	golden(t, "report.html", b.Bytes())
+
+	// One throughput chart per algorithm with block sizes: aes-128-cbc, aes-256-cbc, sha256.
+	if got, want := strings.Count(page, `<svg class="chart"`), 3; got != want {
+		t.Errorf("%d throughput charts, want %d (one per algorithm)", got, want)
+	}
+	if got, want := strings.Count(page, `<svg class="history"`), 1; got != want {
+		t.Errorf("%d history charts, want %d", got, want)
+	}
+	// Self-contained: nothing is fetched when it is viewed.
+	for _, bad := range []string{"<script", "<link", "src=", "url(", "@import", "https://"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("page contains %q: it must not fetch anything", bad)
+		}
+	}
+	if n := len(regexp.MustCompile(`http://`).FindAllString(page, -1)); n != strings.Count(page, `xmlns="http://www.w3.org/2000/svg"`) {
+		t.Errorf("page has http:// references other than the SVG namespace")
+	}
+	for _, want := range []string{"qemu-arm64 is emulated (QEMU)", "engine afalg not built into this OpenSSL", "6.6.32-ti", "0.81×", "incomplete"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+// TestWriteHTMLChromium opens the report in real headless Chromium and checks that the charts were drawn.
+func TestWriteHTMLChromium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: not starting Chromium")
+	}
+	bin := ""
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			bin = p
+			break
+		}
+	}
+	if bin == "" {
+		t.Skip("chromium not installed (apt-get install -y chromium)")
+	}
+	dir := t.TempDir()
+	page := filepath.Join(dir, "report.html")
+	var b bytes.Buffer
+	data := htmlFixture()
+	if err := WriteHTML(&b, data); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(dir, "out.png")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+		"--user-data-dir="+filepath.Join(dir, "profile"), "--screenshot="+shot, "--window-size=1200,2000",
+		"--hide-scrollbars", "file://"+page)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", bin, err, out)
+	}
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatalf("no screenshot: %v\n%s", err, out)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("decode screenshot: %v", err)
+	}
+	if keep := os.Getenv("FLEET_KEEP_SCREENSHOT"); keep != "" {
+		if data, err := os.ReadFile(shot); err == nil {
+			os.WriteFile(keep, data, 0o644)
+		}
+	}
+	bounds := img.Bounds()
+	if bounds.Dx() < 1000 || bounds.Dy() < 1500 {
+		t.Fatalf("screenshot is %v, want 1200×2000", bounds)
+	}
+	// The first chart sits below the comparison tables; count coloured (not grey, not white) pixels in the lower
+	// part of the page, where the charts are, and make sure every palette colour of the first chart's lines shows.
+	chartArea := image.Rect(0, bounds.Dy()/3, bounds.Dx(), bounds.Dy())
+	coloured, nonWhite := 0, 0
+	for y := chartArea.Min.Y; y < chartArea.Max.Y; y++ {
+		for x := chartArea.Min.X; x < chartArea.Max.X; x++ {
+			r, g, b, _ := img.At(x, y).RGBA()
+			r, g, b = r>>8, g>>8, b>>8
+			if r < 245 || g < 245 || b < 245 {
+				nonWhite++
+			}
+			if maxOf(r, g, b)-minOf(r, g, b) > 60 {
+				coloured++
+			}
+		}
+	}
+	total := chartArea.Dx() * chartArea.Dy()
+	t.Logf("chart area: %d of %d pixels not white, %d coloured", nonWhite, total, coloured)
+	if nonWhite < total/100 {
+		t.Errorf("chart area is blank: %d of %d pixels not white", nonWhite, total)
+	}
+	if coloured < 2000 {
+		t.Errorf("only %d coloured pixels: the chart lines and bars were not drawn", coloured)
+	}
+}
+
+func maxOf(v ...uint32) uint32 {
+	m := v[0]
+	for _, x := range v[1:] {
+		m = max(m, x)
+	}
+	return m
+}
+
+func minOf(v ...uint32) uint32 {
+	m := v[0]
+	for _, x := range v[1:] {
+		m = min(m, x)
+	}
+	return m
+}
