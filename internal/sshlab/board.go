@@ -1,0 +1,393 @@
+package sshlab
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/fleetlab/fleet/inventory"
+)
+
+// fleetlabUID is board2's non-root user; it exists only in the board's private /etc/passwd.
+const fleetlabUID = 4242
+
+// Board is one sshd of the lab.
+type Board struct {
+	Name         string // board1 … board4
+	Addr         string // address the client connects to (board4's as seen from its jump host, board1)
+	Port         int
+	User         string // who logs in
+	Home         string // User's home directory on the board (a host path as well)
+	IdentityFile string // the lab's client key
+	KnownHosts   string // the lab's known_hosts
+	ProxyJump    string // "user@addr:port" of the jump host; empty when reached directly
+	NetNS        string // network namespace the sshd runs in; empty in loopback mode
+
+	lab      *Lab
+	k        int
+	dir      string
+	config   string
+	pidFile  string
+	veth     string // host side of the board's link (board4: board1's)
+	ownNetNS bool   // the lab created NetNS for this board
+	jump     *Board
+
+	mu   sync.Mutex
+	cmd  *exec.Cmd
+	done chan struct{}
+	pid  int         // sshd's pid in the host's PID namespace
+	log  *syncBuffer // sshd's stderr (LogLevel ERROR)
+	stop []int       // pids stopped by CutLink in loopback mode
+	ns   string      // sshd's PID namespace ("pid:[4026…]"), to find the board's processes
+}
+
+// newBoard prepares board k: directories, users, host keys, address and sshd config.
+func (l *Lab) newBoard(k int) (*Board, error) {
+	b := &Board{lab: l, k: k, Name: fmt.Sprintf("board%d", k), IdentityFile: l.Identity, log: &syncBuffer{}}
+	b.dir = filepath.Join(l.Dir, b.Name)
+	b.config = filepath.Join(b.dir, "sshd_config")
+	b.pidFile = filepath.Join(b.dir, "sshd.pid")
+	var uid int
+	b.User, uid, b.Home = l.labUser(k)
+	if err := os.MkdirAll(b.dir, 0o755); err != nil {
+		return nil, err
+	}
+	if l.root {
+		if err := os.MkdirAll(b.Home, 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.Chown(b.Home, uid, uid); err != nil {
+			return nil, err
+		}
+		if err := writeEtc(filepath.Join(b.dir, "etc"), b.Home, uid); err != nil {
+			return nil, err
+		}
+	}
+	pub, err := os.ReadFile(l.Identity + ".pub")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(b.dir, "authorized_keys"), pub, 0o644); err != nil {
+		return nil, err
+	}
+	if err := b.genHostKeys(); err != nil {
+		return nil, err
+	}
+
+	if k == 4 {
+		b.jump = l.Boards[0]
+		b.ProxyJump = fmt.Sprintf("%s@%s:%d", b.jump.User, b.jump.Addr, b.jump.Port)
+	}
+	switch {
+	case l.Namespaced && k == 4:
+		// Inside board1's network namespace, on its loopback: reachable only through board1.
+		b.NetNS, b.veth, b.Addr, b.Port = b.jump.NetNS, b.jump.veth, "127.0.0.1", 2200
+	case l.Namespaced:
+		b.NetNS = fmt.Sprintf("%s-b%d", l.id, k)
+		b.veth = fmt.Sprintf("flv%sb%d", strings.TrimPrefix(l.id, "fleet"), k)
+		b.Addr, b.Port = fmt.Sprintf("10.200.%d.%d", l.subnet, 10+k), 22
+		if err := l.addNetNS(b.NetNS, b.veth, b.Addr); err != nil {
+			return nil, err
+		}
+		b.ownNetNS = true
+	default:
+		b.Addr = "127.0.0.1"
+		if b.Port, err = freePort(); err != nil {
+			return nil, err
+		}
+	}
+	return b, b.writeConfig()
+}
+
+// hostKey is the path of the board's host private key of that type.
+func (b *Board) hostKey(typ string) string {
+	return filepath.Join(b.dir, "ssh_host_"+typ+"_key")
+}
+
+// hostKeyTypes: board1 offers ECDSA besides ed25519, which known_hosts does not pin.
+func (b *Board) hostKeyTypes() []string {
+	if b.k == 1 {
+		return []string{"ecdsa", "ed25519"}
+	}
+	return []string{"ed25519"}
+}
+
+func (b *Board) genHostKeys() error {
+	for _, typ := range b.hostKeyTypes() {
+		os.Remove(b.hostKey(typ))
+		os.Remove(b.hostKey(typ) + ".pub")
+		if err := keygen(b.hostKey(typ), typ); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *Board) writeConfig() error {
+	var c strings.Builder
+	fmt.Fprintf(&c, "ListenAddress %s:%d\n", b.Addr, b.Port)
+	for _, typ := range b.hostKeyTypes() {
+		fmt.Fprintf(&c, "HostKey %s\n", b.hostKey(typ))
+	}
+	fmt.Fprintf(&c, "PidFile %s\nAuthorizedKeysFile %s\n", b.pidFile, filepath.Join(b.dir, "authorized_keys"))
+	c.WriteString(`PermitRootLogin prohibit-password
+PubkeyAuthentication yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+LogLevel ERROR
+Subsystem sftp internal-sftp
+MaxStartups 100
+MaxSessions 100
+PrintMotd no
+PrintLastLog no
+UseDNS no
+PermitUserEnvironment no
+AllowTcpForwarding yes
+X11Forwarding no
+`)
+	return os.WriteFile(b.config, []byte(c.String()), 0o644)
+}
+
+// sshdScript runs as the board's first process: private passwd, shadow and group (users' homes in the lab, login
+// shell /bin/sh), a private /tmp, then sshd in the foreground. $1 is the board dir, $2 the sshd config.
+const sshdScript = `set -e
+mount --bind "$1/etc/passwd" /etc/passwd
+mount --bind "$1/etc/shadow" /etc/shadow
+mount --bind "$1/etc/group" /etc/group
+mount -t tmpfs -o mode=1777,size=256m fleetlab-tmp /tmp
+mkdir -p /run/sshd
+exec /usr/sbin/sshd -D -e -f "$2"`
+
+// StartSSHD starts the board's sshd and waits until it listens.
+func (b *Board) StartSSHD() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.cmd != nil {
+		return fmt.Errorf("start sshd of %s: already running (pid %d)", b.Name, b.pid)
+	}
+	os.Remove(b.pidFile)
+	var args []string
+	if b.lab.root {
+		if b.NetNS != "" {
+			args = []string{"ip", "netns", "exec", b.NetNS}
+		}
+		args = append(args, "unshare", "--mount", "--propagation", "private", "--pid", "--fork", "--kill-child=SIGKILL",
+			"--mount-proc", "/bin/sh", "-c", sshdScript, "sh", b.dir, b.config)
+	} else {
+		args = []string{"/usr/sbin/sshd", "-D", "-e", "-f", b.config}
+	}
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdout, cmd.Stderr = b.log, b.log
+	// Pdeathsig: a test binary that dies (timeout, panic) takes its sshds with it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start sshd of %s: %w", b.Name, err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	b.cmd, b.done = cmd, done
+
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		select {
+		case <-done:
+			b.cmd = nil
+			return fmt.Errorf("start sshd of %s: exited: %s", b.Name, strings.TrimSpace(b.log.String()))
+		default:
+		}
+		// sshd writes its pid file after it listens.
+		if data, err := os.ReadFile(b.pidFile); err == nil && len(bytes.TrimSpace(data)) > 0 {
+			if pid := findSSHD(cmd.Process.Pid); pid > 0 {
+				b.pid = pid
+				b.ns, _ = os.Readlink(fmt.Sprintf("/proc/%d/ns/pid", pid))
+				return nil
+			}
+		}
+		if time.Now().After(deadline) {
+			b.killLocked()
+			return fmt.Errorf("start sshd of %s: not listening after 15s: %s", b.Name, strings.TrimSpace(b.log.String()))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// KillSSHD kills the board's sshd and, as root, every process started through it (its PID namespace dies with
+// it). It does nothing when sshd is not running.
+func (b *Board) KillSSHD() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.killLocked()
+}
+
+func (b *Board) killLocked() error {
+	if b.cmd == nil {
+		return nil
+	}
+	for _, p := range b.stop {
+		syscall.Kill(p, syscall.SIGCONT)
+	}
+	b.stop = nil
+	victims := []int{b.cmd.Process.Pid}
+	if b.pid > 0 {
+		victims = append(victims, b.pid)
+		if !b.lab.root {
+			victims = append(victims, descendants(b.pid)...)
+		}
+	}
+	for _, p := range victims {
+		syscall.Kill(p, syscall.SIGKILL)
+	}
+	var err error
+	select {
+	case <-b.done:
+	case <-time.After(10 * time.Second):
+		err = fmt.Errorf("kill sshd of %s: pid %d still running after 10s", b.Name, b.cmd.Process.Pid)
+	}
+	b.cmd, b.pid, b.ns = nil, 0, ""
+	os.Remove(b.pidFile)
+	return err
+}
+
+// PID is the sshd's pid (in the host's PID namespace), 0 when it is not running.
+func (b *Board) PID() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.pid
+}
+
+// Log is what sshd printed on stderr (LogLevel ERROR).
+func (b *Board) Log() string { return b.log.String() }
+
+// ChangeHostKey gives the board new host keys and restarts its sshd; known_hosts keeps the old ones.
+func (b *Board) ChangeHostKey() error {
+	if err := b.KillSSHD(); err != nil {
+		return err
+	}
+	if err := b.genHostKeys(); err != nil {
+		return fmt.Errorf("change host key of %s: %w", b.Name, err)
+	}
+	return b.StartSSHD()
+}
+
+// CutLink makes the board unreachable without closing anything, like a pulled cable: its veth goes down (board4
+// shares board1's link). In loopback mode its processes are stopped (SIGSTOP) instead.
+func (b *Board) CutLink() error {
+	if b.veth != "" {
+		return ipLink(b.veth, "down")
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	procs, err := b.procsLocked(true)
+	if err != nil {
+		return fmt.Errorf("cut link of %s: %w", b.Name, err)
+	}
+	for _, p := range procs {
+		if syscall.Kill(p.PID, syscall.SIGSTOP) == nil {
+			b.stop = append(b.stop, p.PID)
+		}
+	}
+	return nil
+}
+
+// RestoreLink undoes CutLink.
+func (b *Board) RestoreLink() error {
+	if b.veth != "" {
+		return ipLink(b.veth, "up")
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, p := range b.stop {
+		syscall.Kill(p, syscall.SIGCONT)
+	}
+	b.stop = nil
+	return nil
+}
+
+// Exec runs a command on the board, as root inside its namespaces (mount, network, PID: `ps` lists the board's
+// processes only, /tmp is the board's), else on the host. It returns stdout and stderr together.
+func (b *Board) Exec(args ...string) ([]byte, error) {
+	pid := b.PID()
+	if !b.lab.root {
+		return exec.Command(args[0], args[1:]...).CombinedOutput()
+	}
+	if pid == 0 {
+		return nil, fmt.Errorf("exec on %s: sshd is not running", b.Name)
+	}
+	ns := []string{"nsenter", "-t", strconv.Itoa(pid), "-m", "-p"}
+	if b.NetNS != "" {
+		ns = append(ns, "-n")
+	}
+	return exec.Command(ns[0], append(append(ns[1:], "--"), args...)...).CombinedOutput()
+}
+
+// Proc is a process on a board.
+type Proc struct {
+	PID  int    // in the host's PID namespace
+	Args string // command line, arguments separated by spaces
+}
+
+// Processes lists what runs on the board besides its listening sshd: sessions and the commands they started. A
+// test asserts it is empty once its work is done (no orphan keeps a board busy).
+func (b *Board) Processes() ([]Proc, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.procsLocked(false)
+}
+
+func (b *Board) procsLocked(withSSHD bool) ([]Proc, error) {
+	if b.pid == 0 {
+		return nil, errors.New("sshd is not running")
+	}
+	var pids []int
+	if b.lab.root {
+		pids = namespaceMembers(b.ns)
+	} else {
+		pids = append([]int{b.pid}, descendants(b.pid)...)
+	}
+	var procs []Proc
+	for _, p := range pids {
+		if p == b.pid && !withSSHD {
+			continue
+		}
+		args, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p))
+		if err != nil {
+			continue // gone meanwhile
+		}
+		procs = append(procs, Proc{PID: p, Args: strings.TrimSpace(strings.ReplaceAll(string(args), "\x00", " "))})
+	}
+	return procs, nil
+}
+
+// Inventory returns the board as the inventory package describes it, for fleet.DialSSH.
+func (b *Board) Inventory() inventory.Board {
+	return inventory.Board{Name: b.Name, Host: b.Addr, Port: b.Port, User: b.User, IdentityFile: b.IdentityFile,
+		KnownHosts: b.KnownHosts, ProxyJump: b.ProxyJump, Tags: []string{"sshlab"}}
+}
+
+// syncBuffer is a bytes.Buffer safe for the writer goroutine of exec and readers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
