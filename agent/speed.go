@@ -46,7 +46,9 @@ func ParseSpeed(text string, hint SpeedHint) ([]SpeedRun, error) {
 	}
 	var runs []SpeedRun
 	for _, b := range p.runs {
-		runs = append(runs, b.finish(hint))
+		if b.evidence || len(b.slots) > 0 {
+			runs = append(runs, b.finish(hint))
+		}
 	}
 	if len(runs) == 0 {
 		return nil, ErrSpeedNotFound

@@ -18,7 +18,7 @@ var speedMRCurves = []struct {
 	{"nistp521", 521}, {"nistk163", 163}, {"nistk233", 233}, {"nistk283", 283}, {"nistk409", 409},
 	{"nistk571", 571}, {"nistb163", 163}, {"nistb233", 233}, {"nistb283", 283}, {"nistb409", 409},
 	{"nistb571", 571}, {"brainpoolp256r1", 256}, {"brainpoolp256t1", 256}, {"brainpoolp384r1", 384},
-	{"brainpoolp384t1", 384}, {"brainpoolp512r1", 512}, {"brainpoolp512t1", 512},
+	{"brainpoolp384t1", 384}, {"brainpoolp512r1", 512}, {"brainpoolp512t1", 512}, {"x25519", 253}, {"x448", 448},
 }
 
 // mrLine handles one -mr line; child is the -multi child that sent it, -1 for the process itself.

@@ -51,6 +51,7 @@ type speedRunBuilder struct {
 	lastDT    speedDoing // -mr: the last +DT/+DTP line
 	hasLastDT bool
 	timeV     speedTimeV
+	evidence  bool // the text shows this is openssl speed output, not just a version line
 }
 
 // speedTimeV is what GNU `time -v` printed after the command.
@@ -85,7 +86,7 @@ func (p *speedParser) cur(line int) *speedRunBuilder {
 }
 
 func (p *speedParser) start(line int, cmd []string) *speedRunBuilder {
-	b := &speedRunBuilder{line: line, cmd: cmd}
+	b := &speedRunBuilder{line: line, cmd: cmd, evidence: cmd != nil}
 	argv, env := cmd, []string(nil)
 	if cmd == nil {
 		argv, env = p.hint.Command, p.hint.Env
@@ -113,6 +114,7 @@ func (p *speedParser) line(l speedLine) {
 	if m := speedGotRE.FindStringSubmatch(t); m != nil {
 		child, _ := strconv.Atoi(m[2])
 		b := p.cur(l.num)
+		b.evidence = true
 		b.multi = true
 		b.children = max(b.children, child+1)
 		p.mrLine(m[1], l.num, child)
@@ -124,7 +126,7 @@ func (p *speedParser) line(l speedLine) {
 		if b.symTable && !b.multi {
 			b = p.start(l.num, nil)
 		}
-		b.multi = true
+		b.multi, b.evidence = true, true
 		b.children = max(b.children, child+1)
 		return
 	}
@@ -137,7 +139,8 @@ func (p *speedParser) line(l speedLine) {
 		return
 	}
 	if strings.HasPrefix(t, "You have chosen to measure elapsed time") {
-		p.cur(l.num).elapsed = true
+		b := p.cur(l.num)
+		b.elapsed, b.evidence = true, true
 		return
 	}
 	if m := speedEngineSetRE.FindStringSubmatch(t); m != nil {
@@ -145,12 +148,12 @@ func (p *speedParser) line(l speedLine) {
 		if b.engine != "" && b.engine != m[1] {
 			b = p.start(l.num, nil)
 		}
-		b.engine = m[1]
+		b.engine, b.evidence = m[1], true
 		return
 	}
 	if m := speedInvalidEngRE.FindStringSubmatch(t); m != nil {
 		b := p.cur(l.num)
-		b.engine = m[1]
+		b.engine, b.evidence = m[1], true
 		b.fail(`engine "` + m[1] + `" did not load (openssl: "` + t + `"); its numbers are a software fallback`)
 		return
 	}
@@ -193,14 +196,14 @@ func (p *speedParser) line(l speedLine) {
 	}
 	if speedUsageRE.MatchString(t) {
 		b := p.cur(l.num)
-		if b.failed == "" {
-			b.failed = "openssl refused the command: " + t
-		}
+		b.fail("openssl refused the command: " + t)
+		b.evidence = true
 		return
 	}
 	if strings.Contains(t, "ALG_PERR:") || (speedErrStackRE.MatchString(t) && speedEngineError(t)) {
 		b := p.cur(l.num)
 		b.fail("engine reported errors, numbers may be a software fallback: " + t)
+		b.evidence = true
 		return
 	}
 	if speedErrStackRE.MatchString(t) {
