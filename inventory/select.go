@@ -3,6 +3,7 @@ package inventory
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -30,17 +31,19 @@ func (inv *Inventory) Select(names []string, tags []string, all bool) ([]Board, 
 		}
 		pick(b)
 	}
-	sorted := inv.Boards()
-	knownTags := inv.tags()
-	for _, tag := range splitList(tags) {
-		n := 0
-		for _, b := range sorted {
-			if hasString(b.Tags, tag) {
+	tagList := splitList(tags)
+	carried := map[string]bool{}
+	for _, b := range inv.Boards() {
+		for _, tag := range tagList {
+			if slices.Contains(b.Tags, tag) {
+				carried[tag] = true
 				pick(b)
-				n++
 			}
 		}
-		if n == 0 {
+	}
+	knownTags := inv.tags()
+	for _, tag := range tagList {
+		if !carried[tag] {
 			errs = append(errs, fmt.Errorf("%w %q: no board carries it%s (tags in use: %s)", ErrUnknownTag, tag, didYouMean(tag, knownTags), listOrNone(knownTags)))
 		}
 	}
@@ -80,26 +83,17 @@ func (inv *Inventory) tags() []string {
 	return sortedKeys(set)
 }
 
-// splitList flattens ["a,b", " c "] to ["a", "b", "c"], dropping empty elements.
+// splitList flattens ["a,b", " c ", "a"] to ["a", "b", "c"]: empty elements and repeats dropped, order kept.
 func splitList(list []string) []string {
 	var out []string
 	for _, el := range list {
 		for _, s := range strings.Split(el, ",") {
-			if s = strings.TrimSpace(s); s != "" {
+			if s = strings.TrimSpace(s); s != "" && !slices.Contains(out, s) {
 				out = append(out, s)
 			}
 		}
 	}
 	return out
-}
-
-func hasString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 func listOrNone(list []string) string {

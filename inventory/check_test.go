@@ -1,0 +1,103 @@
+package inventory
+
+import "testing"
+
+func TestNormalizeArch(t *testing.T) {
+	tests := []struct {
+		in, want string
+		ok       bool
+	}{
+		{"armv5", "armv5", true}, {"armv5tejl", "armv5", true}, {"armel", "armv5", true},
+		{"armv6l", "armv6", true},
+		{"armv7", "armv7", true}, {"armv7l", "armv7", true}, {"armhf", "armv7", true}, {"armv8l", "armv7", true},
+		{"arm64", "arm64", true}, {"aarch64", "arm64", true}, {"AArch64", "arm64", true},
+		{"amd64", "amd64", true}, {"x86_64", "amd64", true},
+		{"386", "386", true}, {"i686", "386", true},
+		{"arm", "", false}, {"mips", "", false}, {"", "", false}, {"aarch64;id", "", false},
+	}
+	for _, tt := range tests {
+		got, ok := NormalizeArch(tt.in)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("NormalizeArch(%q) = %q, %v, want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestCheckMode(t *testing.T) {
+	tests := []struct{ mode, want string }{
+		{"soft", "<nil>"}, {"cpu", "<nil>"}, {"devcrypto", "<nil>"}, {"afalg", "<nil>"}, {"kcapi", "<nil>"},
+		{"engine:pka", "<nil>"}, {"provider:tpm2.v1-x_y", "<nil>"},
+		{"CPU", `mode "CPU": unknown mode "CPU" (expected soft, cpu, devcrypto, afalg, kcapi, engine:NAME or provider:NAME)`},
+		{"engine", `mode "engine": unknown mode "engine" (expected soft, cpu, devcrypto, afalg, kcapi, engine:NAME or provider:NAME)`},
+		{"engine:", `mode "engine:": invalid engine name "" (expected letters, digits, '_', '.' or '-')`},
+		{"engine:a b", `mode "engine:a b": invalid engine name "a b" (expected letters, digits, '_', '.' or '-')`},
+		{"provider:$(id)", `mode "provider:$(id)": invalid provider name "$(id)" (expected letters, digits, '_', '.' or '-')`},
+	}
+	for _, tt := range tests {
+		if got := errString(CheckMode(tt.mode)); got != tt.want {
+			t.Errorf("CheckMode(%q) = %s, want %s", tt.mode, got, tt.want)
+		}
+	}
+}
+
+func TestCheckHostAndJump(t *testing.T) {
+	hosts := []struct {
+		host string
+		ok   bool
+	}{
+		{"192.0.2.64", true}, {"am64x.lab.example", true}, {"lab_gw", true}, {"2001:db8::1", true}, {"fe80::1%eth0", true},
+		{"", false}, {"-p", false}, {"a b", false}, {"a;b", false}, {"a|b", false}, {"a&b", false}, {"$(x)", false},
+		{"`x`", false}, {"a\nb", false}, {"a'b", false}, {`a"b`, false}, {"a>b", false}, {"a*b", false}, {"[::1]", false},
+	}
+	for _, tt := range hosts {
+		if got := checkHost(tt.host) == ""; got != tt.ok {
+			t.Errorf("checkHost(%q) accepts = %v, want %v", tt.host, got, tt.ok)
+		}
+	}
+	jumps := []struct {
+		jump string
+		ok   bool
+	}{
+		{"", true}, {"none", true}, {"gw", true}, {"gw1,gw2", true}, {"admin@gw2:2222", true}, {"ssh://admin@gw:22", true},
+		{"[2001:db8::1]:22", true}, {"gw1, gw2", false}, {"gw;id", false}, {"-oProxyCommand=id", false}, {"gw,", false},
+		{"a@b@c", false}, {"gw:port", false},
+	}
+	for _, tt := range jumps {
+		if got := checkProxyJump(tt.jump) == ""; got != tt.ok {
+			t.Errorf("checkProxyJump(%q) accepts = %v, want %v", tt.jump, got, tt.ok)
+		}
+	}
+}
+
+func TestHomeExpansion(t *testing.T) {
+	doc := "[boards.b]\nhost = \"h\"\nidentity_file = \"~\"\nknown_hosts = \"~/kh\"\n"
+	inv := mustParse(t, doc)
+	b, _ := inv.Select([]string{"b"}, nil, false)
+	if got, want := b[0].IdentityFile, fakeHome; got != want {
+		t.Errorf("identity_file = %q, want %q", got, want)
+	}
+	if got, want := b[0].KnownHosts, fakeHome+"/kh"; got != want {
+		t.Errorf("known_hosts = %q, want %q", got, want)
+	}
+	_, err := parse("boards.toml", []byte(doc), func() (string, error) { return "", nil })
+	want := `boards.toml:3:17: board "b": identity_file "~": expand ~: home directory is not set` + "\n" +
+		`boards.toml:4:15: board "b": known_hosts "~/kh": expand ~: home directory is not set`
+	if got := errString(err); got != want {
+		t.Errorf("no home: error\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestLevenshtein(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0}, {"a", "", 1}, {"", "ab", 2}, {"host", "hots", 2}, {"am64", "am64x", 1}, {"imx6g", "imx6q", 1},
+		{"kitten", "sitting", 3}, {"ünï", "uni", 2},
+	}
+	for _, tt := range tests {
+		if got := levenshtein(tt.a, tt.b); got != tt.want {
+			t.Errorf("levenshtein(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
