@@ -47,8 +47,12 @@ func (s *Server) session(nch ssh.NewChannel, c *faultConn) {
 				req.Reply(false, nil)
 				continue
 			}
-			pgid, err = s.exec(ch, c, p.Command, env, exited)
+			replied := make(chan struct{})
+			pgid, err = s.exec(ch, c, p.Command, env, replied, exited)
+			// The exit status must not overtake this reply: a client whose exec is not yet answered when the
+			// channel closes sees EOF.
 			req.Reply(err == nil, nil)
+			close(replied)
 			if err != nil {
 				s.logf("exec %q: %v", p.Command, err)
 				return
@@ -78,7 +82,8 @@ func (s *Server) session(nch ssh.NewChannel, c *faultConn) {
 
 // exec starts command under /bin/sh -c in its own process group, wired to the channel; when it exits, its exit
 // status (or signal) is sent and the channel closed.
-func (s *Server) exec(ch ssh.Channel, c *faultConn, command string, env []string, exited chan<- struct{}) (int, error) {
+func (s *Server) exec(ch ssh.Channel, c *faultConn, command string, env []string, replied <-chan struct{},
+	exited chan<- struct{}) (int, error) {
 	cmd := exec.Command("/bin/sh", "-c", command)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -110,17 +115,18 @@ func (s *Server) exec(ch ssh.Channel, c *faultConn, command string, env []string
 	go func() {
 		defer s.wg.Done()
 		defer close(exited)
-		err := cmd.Wait()
+		cmd.Wait()
 		s.mu.Lock()
 		delete(s.procs, pgid)
 		s.mu.Unlock()
-		sendExit(ch, cmd.ProcessState, err)
+		<-replied
+		sendExit(ch, cmd.ProcessState)
 		ch.Close()
 	}()
 	return pgid, nil
 }
 
-func sendExit(ch ssh.Channel, st *os.ProcessState, err error) {
+func sendExit(ch ssh.Channel, st *os.ProcessState) {
 	if st == nil {
 		return
 	}
