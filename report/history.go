@@ -159,7 +159,7 @@ func historyDocument(hist []HistorySeries) document {
 	var d document
 	cpuTimed := false
 	for _, s := range hist {
-		t := table{Title: s.Label(), Header: []string{"run", "started", "label", "throughput", "change", "environment"}, Left: 3}
+		t := table{Title: s.Label(), Header: []string{"run", "started", "label", "throughput", "change", "environment"}, Align: "rllrrl"}
 		for i, e := range s.Entries {
 			env := strings.Join(e.Changed, "; ")
 			if i == 0 {

@@ -134,7 +134,7 @@ func WriteResults(w io.Writer, ms []store.Measurement, format string) error {
 	switch f := normalizeFormat(format); f {
 	case FormatText, FormatMarkdown:
 		t := table{Header: []string{"run", "board", "mode", "algorithm", "size", "threads", "repeat", "throughput",
-			"cpu %", "wall s", "user s", "sys s", "timing", "note"}, Left: 5}
+			"cpu %", "wall s", "user s", "sys s", "timing", "note"}, Align: "rllllrrrrrrrll"}
 		for _, m := range ms {
 			k := keyOf(m)
 			v := formatThroughput(m.BytesPerSec, DefaultUnit, false)
@@ -287,10 +287,23 @@ func WriteSweepTables(w io.Writer, ms []store.Measurement, unit string) error {
 				cols = append(cols, i)
 			}
 		}
-		header := func(first string, suffix string) []string {
+		// used keeps the board's columns that have a cell in any of the rows, so a table has no empty column.
+		used := func(rows []CompareRow) []int {
+			var out []int
+			for _, i := range cols {
+				for _, r := range rows {
+					if r.Cells[i] != nil {
+						out = append(out, i)
+						break
+					}
+				}
+			}
+			return out
+		}
+		header := func(first string, cols []int) []string {
 			h := []string{first}
 			for _, i := range cols {
-				h = append(h, c.Columns[i].Mode+suffix)
+				h = append(h, c.Columns[i].Mode)
 			}
 			return h
 		}
@@ -304,8 +317,9 @@ func WriteSweepTables(w io.Writer, ms []store.Measurement, unit string) error {
 			rowsOf[n] = append(rowsOf[n], r)
 		}
 		for _, name := range names {
-			tp := table{Title: fmt.Sprintf("%s %s (%s, median ±spread, n)", board, name, unit), Header: header("size", ""), Left: 1}
-			cpu := table{Title: fmt.Sprintf("%s %s CPU %%", board, name), Header: header("size", ""), Left: 1}
+			cols := used(rowsOf[name])
+			tp := table{Title: fmt.Sprintf("%s %s (%s, median ±spread, n)", board, name, unit), Header: header("size", cols), Left: 1}
+			cpu := table{Title: fmt.Sprintf("%s %s CPU %%", board, name), Header: header("size", cols), Left: 1}
 			measured := false
 			for _, r := range rowsOf[name] {
 				row, crow := []string{r.Size()}, []string{r.Size()}
@@ -330,11 +344,12 @@ func WriteSweepTables(w io.Writer, ms []store.Measurement, unit string) error {
 				d.Tables = append(d.Tables, tp, cpu)
 			}
 		}
-		asym := table{Title: fmt.Sprintf("%s asymmetric (ops/s, median ±spread, n)", board), Header: header("algorithm", ""), Left: 1}
+		asymCols := used(c.AsymRows)
+		asym := table{Title: fmt.Sprintf("%s asymmetric (ops/s, median ±spread, n)", board), Header: header("algorithm", asymCols), Left: 1}
 		for _, r := range c.AsymRows {
 			row := []string{r.Name() + " " + r.Size()}
 			measured := false
-			for _, i := range cols {
+			for _, i := range asymCols {
 				if cell := r.Cells[i]; cell != nil {
 					row = append(row, formatCell(cell.summary(), unit, true))
 					measured = true

@@ -115,7 +115,7 @@ func writeTableHTML(ew *errWriter, t table) {
 		ew.printf("<tr>")
 		for i, cell := range row {
 			class := ""
-			if i >= t.Left {
+			if !t.leftAligned(i) {
 				class = ` class="num"`
 			}
 			ew.printf("<td%s>%s</td>", class, html.EscapeString(cell))

@@ -14,6 +14,7 @@ type table struct {
 	Header []string
 	Rows   [][]string
 	Left   int      // the first Left columns are labels, aligned left; the rest are numbers, aligned right
+	Align  string   // when set, one letter per column, 'l' or 'r', instead of Left
 	Notes  []string // footnotes printed under the table
 }
 
@@ -73,7 +74,7 @@ func (t table) writeText(ew *errWriter) {
 			if i > 0 {
 				b.WriteString("  ")
 			}
-			if i < t.Left {
+			if t.leftAligned(i) {
 				b.WriteString(c + pad)
 			} else {
 				b.WriteString(pad + c)
@@ -88,6 +89,14 @@ func (t table) writeText(ew *errWriter) {
 	for _, n := range t.Notes {
 		ew.printf("  %s\n", n)
 	}
+}
+
+// leftAligned reports whether column i holds labels rather than numbers.
+func (t table) leftAligned(i int) bool {
+	if i < len(t.Align) {
+		return t.Align[i] == 'l'
+	}
+	return i < t.Left
 }
 
 // writeMarkdown prints the document as GitHub-flavoured Markdown.
@@ -113,7 +122,7 @@ func (d document) writeMarkdown(w io.Writer) error {
 		seps := make([]string, len(t.Header))
 		for i := range seps {
 			seps[i] = "---:"
-			if i < t.Left {
+			if t.leftAligned(i) {
 				seps[i] = "---"
 			}
 		}

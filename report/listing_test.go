@@ -1,0 +1,121 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fleetlab/fleet/agent"
+	"github.com/fleetlab/fleet/store"
+)
+
+func TestWriteRuns(t *testing.T) {
+	runs := htmlFixture().Runs
+	for _, format := range []string{"text", "markdown", "csv", "json"} {
+		var b bytes.Buffer
+		if err := WriteRuns(&b, runs, format); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, "runs."+ext(format), b.Bytes())
+		if format == "text" && !strings.Contains(b.String(), "incomplete") {
+			t.Errorf("a running run is not shown as incomplete:\n%s", b.String())
+		}
+	}
+	if err := WriteRuns(&bytes.Buffer{}, runs, "html"); err == nil {
+		t.Error("WriteRuns(html) succeeded, want an error")
+	}
+}
+
+func TestWriteResults(t *testing.T) {
+	ms := s00()
+	ms = append(ms, build(11, "nightly", curStarted, []series{
+		{board: "am64x", mode: "cpu", alg: "rsa", op: "sign", bits: 2048, values: []float64{421.3}, cpu: 100},
+	})...)
+	ms[len(ms)-1].Driver = ""
+	failed := ms[0]
+	failed.Mode, failed.Failed, failed.Error = "afalg", true, "engine afalg fell back to software"
+	ms = append(ms, failed)
+	for _, format := range []string{"text", "csv", "json"} {
+		var b bytes.Buffer
+		if err := WriteResults(&b, ms, format); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, "results."+ext(format), b.Bytes())
+		if format == "json" {
+			var rows []map[string]any
+			if err := json.Unmarshal(b.Bytes(), &rows); err != nil {
+				t.Fatal(err)
+			}
+			for _, key := range []string{"run", "board", "mode", "algorithm", "block_size", "threads", "bytes_per_sec",
+				"ops_per_sec", "wall_s", "user_s", "sys_s", "cpu_pct", "timing", "repeat", "failed"} {
+				if _, ok := rows[0][key]; !ok {
+					t.Errorf("JSON result lacks %q", key)
+				}
+			}
+		}
+	}
+}
+
+func TestWriteHistory(t *testing.T) {
+	ms := append(baseline(), current(5, map[string]float64{"cpu/aes-128-cbc/16384": 0.75}, nil)...)
+	third := build(12, "nightly", curStarted.Add(24*time.Hour), am64xSeries(5, 1, nil, nil))
+	ms = append(ms, third...)
+	var series []store.Measurement
+	for _, m := range ms {
+		if m.BlockSize == 16384 && m.Mode == "cpu" {
+			series = append(series, m)
+		}
+	}
+	runs := []store.Run{{ID: 10, ToolVersion: "v0.1.0"}, {ID: 11, ToolVersion: "v0.1.0"}, {ID: 12, ToolVersion: "v0.2.0"}}
+	boards := []store.BoardRun{{RunID: 10, Board: "am64x", Facts: am64xFacts("6.1.80-ti", "")},
+		{RunID: 11, Board: "am64x", Facts: am64xFacts("6.6.32-ti", "")}, {RunID: 12, Board: "am64x", Facts: am64xFacts("6.6.32-ti", "")}}
+	for _, format := range []string{"text", "markdown", "csv", "json"} {
+		var b bytes.Buffer
+		if err := WriteHistory(&b, series, runs, boards, format); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, "history."+ext(format), b.Bytes())
+	}
+	h := History(series, runs, boards)
+	if len(h) != 1 || len(h[0].Entries) != 3 {
+		t.Fatalf("history = %+v, want one series over three runs", h)
+	}
+	if got, want := strings.Join(h[0].Entries[1].Changed, "; "), "kernel 6.1.80-ti → 6.6.32-ti"; got != want {
+		t.Errorf("changes at run 11 = %q, want %q", got, want)
+	}
+	if got, want := strings.Join(h[0].Entries[2].Changed, "; "), "fleet v0.1.0 → v0.2.0"; got != want {
+		t.Errorf("changes at run 12 = %q, want %q", got, want)
+	}
+}
+
+func TestWriteRunSummary(t *testing.T) {
+	fx := htmlFixture()
+	raws := []store.RawOutput{{RunID: 12, Board: "qemu-arm64", Raw: agent.Raw{ID: 1,
+		Command: []string{"openssl", "speed", "-elapsed", "-evp", "aes-128-cbc"}, Env: []string{"OPENSSL_armcap=0"},
+		Stdout: "Doing AES-128-CBC ops for 3s on 16 size blocks: 3937500 AES-128-CBC ops in 3.00s", Stderr: ""}}}
+	var b bytes.Buffer
+	if err := WriteRunSummary(&b, fx.Runs[2], fx.BoardRuns[2:], raws); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "run_summary.txt", b.Bytes())
+	for _, want := range []string{"incomplete", "emulated (QEMU)", "devcrypto (all): no /dev/crypto", "OPENSSL_armcap=0"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("run summary lacks %q", want)
+		}
+	}
+}
+
+func TestWriteSweepTables(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteSweepTables(&b, append(baseline(), s00()...), ""); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "sweep.txt", b.Bytes())
+	for i, line := range strings.Split(b.String(), "\n") {
+		if n := len([]rune(line)); n > 120 {
+			t.Errorf("line %d is %d columns wide, want ≤ 120: %q", i+1, n, line)
+		}
+	}
+}
