@@ -316,3 +316,49 @@ func TestSpeedParseDuration(t *testing.T) {
 		t.Error(`speedParseDuration("soon") ok`)
 	}
 }
+
+// TestParseSpeedSweepOutput parses real OpenSSL 3.0.19 output of the commands the sweep runner builds, given as
+// it gives it: stderr, a newline, stdout, with the argv as hint.
+func TestParseSpeedSweepOutput(t *testing.T) {
+	for _, tc := range []struct {
+		name, stderr, stdout string
+		argv                 string
+		threads              int
+		want                 []speedCell
+	}{
+		{"evp", "+DT:AES-128-CBC:1:64\n+R:7315666:AES-128-CBC:1.000000\n", "+H:64\n+F:25:AES-128-CBC:468202624.00\n",
+			"openssl speed -elapsed -mr -seconds 1 -bytes 64 -evp aes-128-cbc", 1,
+			[]speedCell{{alg: "aes-128-cbc", op: "encrypt", block: 64, rate: 7315666 * 64 / 1.0, count: 7315666, secs: 1, line: 2}}},
+		{"multi digest",
+			"+DT:sha256:1:1024\n+DT:sha256:1:1024\n+R:163920:sha256:1.010000\n+R:130101:sha256:1.020000\n",
+			"Forked child 0\nForked child 1\nGot: +H:1024 from 0\nGot: +F:25:sha256:130611200.00 from 0\n" +
+				"Got: +H:1024 from 1\nGot: +F:25:sha256:166192158.42 from 1\n+F:25:sha256:296803358.42\n",
+			"openssl speed -elapsed -mr -seconds 1 -bytes 1024 -multi 2 -evp sha256", 2,
+			[]speedCell{{alg: "sha256", op: "digest", block: 1024, rate: 296803358.42, line: 12}}},
+		{"multi eddsa",
+			"+DTP:253:sign:Ed25519:1\n+DTP:253:sign:Ed25519:1\n+R8:2440:253:Ed25519:1.07\n+DTP:253:verify:Ed25519:1\n" +
+				"+R8:2375:253:Ed25519:1.05\n+DTP:253:verify:Ed25519:1\n+R9:4146:253:Ed25519:1.00\n+R9:1031:253:Ed25519:1.00\n",
+			"Forked child 0\nForked child 1\nGot: +F6:0:253:Ed25519:2280.373832:1031.000000 from 0\n" +
+				"Got: +F6:0:253:Ed25519:2261.904762:4146.000000 from 1\n+F6:0:253:Ed25519:4542.278594:5177.000000\n",
+			"openssl speed -elapsed -mr -seconds 1 -multi 2 ed25519", 2,
+			[]speedCell{
+				{alg: "eddsa", op: "sign", bits: 253, curve: "ed25519", rate: 4542.278594, line: 14},
+				{alg: "eddsa", op: "verify", bits: 253, curve: "ed25519", rate: 5177, line: 14},
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := speedOne(t, tc.stderr+"\n"+tc.stdout, SpeedHint{Command: strings.Fields(tc.argv), Seconds: 1})
+			if r.Failed != "" || r.Timing != "wall" || r.Threads != tc.threads || len(r.Points) != len(tc.want) {
+				t.Fatalf("run failed %q timing %q threads %d, %d points, want %d threads %d points: %+v",
+					r.Failed, r.Timing, r.Threads, len(r.Points), tc.threads, len(tc.want), r.Points)
+			}
+			for _, c := range tc.want {
+				p, ok := findSpeedPoint(r.Points, c)
+				got := p.BytesPerSec + p.OpsPerSec
+				if !ok || !speedClose(got, c.rate) || p.Count != c.count || p.Seconds != c.secs || p.Line != c.line {
+					t.Errorf("%s %s = %+v, want rate %v count %v secs %v line %d", c.alg, c.op, p, c.rate, c.count, c.secs, c.line)
+				}
+			}
+		})
+	}
+}
