@@ -116,6 +116,9 @@ func (ps *problems) addDecodeError(err error) {
 		} else if p := ps.pos.valuePaths[off]; len(p) > len(path) && slices.Equal(p[:len(path)], path) {
 			// A wrong element inside an array or inline table: name the element, not its container.
 			path = p
+		} else if off == 0 {
+			// go-toml points at the start of the document for values without a position, such as arrays.
+			off = ps.pos.valueAt(path...)
 		}
 		ps.add(off, context(path), "%s", describeDecodeError(de, path))
 	default:
@@ -163,11 +166,17 @@ func unknownKey(path []string) (string, []string) {
 	return path[len(path)-1], nil
 }
 
-var tomlKindRE = regexp.MustCompile(`^cannot (?:decode TOML (\w+)|store (?:a|an) (table|array table)) in`)
+var (
+	tomlKindRE      = regexp.MustCompile(`^cannot (?:decode TOML (.+?) into|store (?:a|an) (.+?) in) `)
+	tomlDuplicateRE = regexp.MustCompile(`^key .* is already defined$`)
+)
 
 // describeDecodeError rewrites a type mismatch as "KEY: expected TYPE, got KIND"; other messages pass through.
 func describeDecodeError(de *toml.DecodeError, path []string) string {
 	msg := sanitize(strings.TrimPrefix(de.Error(), "toml: "))
+	if k := de.Key(); len(k) > 0 && tomlDuplicateRE.MatchString(msg) {
+		return fmt.Sprintf("duplicate key %q (a key may be set only once in a table)", k[len(k)-1])
+	}
 	m := tomlKindRE.FindStringSubmatch(msg)
 	if m == nil || len(de.Key()) == 0 {
 		return msg
