@@ -161,6 +161,9 @@ var speedCommandRE = regexp.MustCompile(`^(?:\[[^\]]*\][#$]\s*|\S*[#$%>]\s+)?((?
 
 // speedCommandLine returns the argv of an `openssl speed` command on a log line, or nil.
 func speedCommandLine(line string) []string {
+	if !strings.Contains(line, "openssl") || !strings.Contains(line, "speed") {
+		return nil
+	}
 	m := speedCommandRE.FindStringSubmatch(line)
 	if m == nil {
 		return nil
