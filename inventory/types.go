@@ -12,19 +12,19 @@ type Board struct {
 	Arch         string            `toml:"arch"`          // armv5, armv6, armv7, arm64, amd64, 386; empty: detect
 	SoC          string            `toml:"soc"`
 	Tags         []string          `toml:"tags"`
-	Modes        []string          `toml:"modes"`
-	Env          map[string]string `toml:"env"`
-	OpenSSL      string            `toml:"openssl"` // path of openssl on the board
+	Modes        []string          `toml:"modes"`   // what to sweep on this board; empty: what the profile asks for
+	Env          map[string]string `toml:"env"`     // extra environment for openssl, merged over [defaults] env
+	OpenSSL      string            `toml:"openssl"` // path of openssl on the board; empty: "openssl" from PATH
 	Local        bool              `toml:"-"`       // the built-in local board
-	Source       string            `toml:"-"`       // "file:line" where the board is defined, for messages
+	Source       string            `toml:"-"`       // "file:line" where the board is defined, for messages; empty if built in
 }
 
 // Profile is a named sweep: what to measure and how long.
 type Profile struct {
 	Name       string   `toml:"-"`
 	Algorithms []string `toml:"algorithms"`
-	Modes      []string `toml:"modes"`
-	Sizes      []int    `toml:"sizes"`
+	Modes      []string `toml:"modes"` // empty: each board's own modes
+	Sizes      []int    `toml:"sizes"` // block sizes in bytes; public-key algorithms ignore them
 	Seconds    float64  `toml:"seconds"`
 	Threads    int      `toml:"threads"`
 	Repeats    int      `toml:"repeats"`
