@@ -200,6 +200,7 @@ func Compare(ms []store.Measurement, opts CompareOptions) (*Comparison, error) {
 	}
 	c.addSpeedups()
 	c.addCrossovers()
+	c.nonNil()
 	return c, nil
 }
 
@@ -344,4 +345,26 @@ func columnLess(a, b Column, opts CompareOptions) bool {
 		return ra < rb
 	}
 	return modeLess(a.Mode, b.Mode)
+}
+
+// nonNil replaces nil slices with empty ones so that JSON shows [] rather than null.
+func (c *Comparison) nonNil() {
+	if c.Rows == nil {
+		c.Rows = []CompareRow{}
+	}
+	if c.AsymRows == nil {
+		c.AsymRows = []CompareRow{}
+	}
+	if c.SpeedupColumns == nil {
+		c.SpeedupColumns = []SpeedupColumn{}
+	}
+	if c.Geomeans == nil {
+		c.Geomeans = []Speedup{}
+	}
+	if c.Crossovers == nil {
+		c.Crossovers = []Crossover{}
+	}
+	if c.Warnings == nil {
+		c.Warnings = []string{}
+	}
 }

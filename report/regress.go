@@ -136,6 +136,15 @@ func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*agen
 	}
 	sort.SliceStable(r.Rows, func(i, j int) bool { return keyLess(r.Rows[i].SampleKey, r.Rows[j].SampleKey) })
 	r.Environment = environmentChanges(baseSamples, curSamples, baseFacts, curFacts)
+	if r.Rows == nil {
+		r.Rows = []RegressRow{}
+	}
+	if r.Environment == nil {
+		r.Environment = []EnvChange{}
+	}
+	if r.Notes == nil {
+		r.Notes = []string{}
+	}
 	return r
 }
 
