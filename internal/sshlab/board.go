@@ -253,6 +253,13 @@ func (b *Board) killLocked() error {
 	case <-time.After(10 * time.Second):
 		err = fmt.Errorf("kill sshd of %s: pid %d still running after 10s", b.Name, b.cmd.Process.Pid)
 	}
+	// The kernel kills the rest of the PID namespace when its first process dies; wait until they are reaped.
+	for deadline := time.Now().Add(5 * time.Second); b.ns != "" && len(namespaceMembers(b.ns)) > 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			err = errors.Join(err, fmt.Errorf("kill sshd of %s: processes %v still running after 5s", b.Name, namespaceMembers(b.ns)))
+			break
+		}
+	}
 	b.cmd, b.pid, b.ns = nil, 0, ""
 	os.Remove(b.pidFile)
 	return err

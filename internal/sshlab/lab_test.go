@@ -176,7 +176,8 @@ func TestLabFaults(t *testing.T) {
 	}
 	if l.root {
 		for _, p := range procs {
-			if _, err := os.Stat(fmt.Sprintf("/proc/%d", p.PID)); err == nil && strings.Contains(p.Args, "sleep 30") {
+			// A zombie has an empty command line: dead, if not yet reaped.
+			if args, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p.PID)); strings.Contains(string(args), "sleep") {
 				t.Errorf("leftover %v survived the board's sshd", p)
 			}
 		}
