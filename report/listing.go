@@ -16,19 +16,28 @@ const timeLayout = "2006-01-02 15:04"
 // noteIncomplete explains the "incomplete" status of the runs listing.
 const noteIncomplete = "incomplete: still running in another fleet process, or its controller died before finishing"
 
-// runStatus shows a running run as incomplete: a listing process never owns a run, so a run still marked running
-// is either going on elsewhere or was abandoned.
-func runStatus(r store.Run) string {
-	if r.Status == store.RunRunning {
+// runStatus shows a running run as incomplete unless it is one of the current process's own runs: a run still
+// marked running by another process is either going on elsewhere or was abandoned when its controller died.
+func runStatus(r store.Run, current ...int64) string {
+	if r.Status == store.RunRunning && !isCurrent(r.ID, current) {
 		return "incomplete"
 	}
 	return r.Status
 }
 
-func runsTable(runs []store.Run) table {
+func isCurrent(id int64, current []int64) bool {
+	for _, c := range current {
+		if c == id {
+			return true
+		}
+	}
+	return false
+}
+
+func runsTable(runs []store.Run, current ...int64) table {
 	t := table{Title: "Runs", Header: []string{"id", "started", "label", "status", "boards", "points"}, Left: 5}
 	for _, r := range runs {
-		t.Rows = append(t.Rows, []string{fmt.Sprint(r.ID), r.Started.UTC().Format(timeLayout), r.Label, runStatus(r),
+		t.Rows = append(t.Rows, []string{fmt.Sprint(r.ID), r.Started.UTC().Format(timeLayout), r.Label, runStatus(r, current...),
 			strings.Join(r.Boards, ", "), fmt.Sprint(r.Points)})
 	}
 	return t
@@ -50,15 +59,16 @@ type runJSON struct {
 	Source      string    `json:"source,omitempty"`
 }
 
-// WriteRuns lists runs: id, start time (UTC), label, status ("incomplete" for a run still marked running), boards
-// and points. Formats: text (table), markdown, csv, json.
-func WriteRuns(w io.Writer, runs []store.Run, format string) error {
+// WriteRuns lists runs: id, start time (UTC), label, status, boards and points. A run still marked running is
+// shown as "incomplete" unless its id is among current (the runs of the calling process, if it has any).
+// Formats: text (table), markdown, csv, json.
+func WriteRuns(w io.Writer, runs []store.Run, format string, current ...int64) error {
 	var err error
 	switch f := normalizeFormat(format); f {
 	case FormatText, FormatMarkdown:
-		d := document{Tables: []table{runsTable(runs)}}
+		d := document{Tables: []table{runsTable(runs, current...)}}
 		for _, r := range runs {
-			if r.Status == store.RunRunning {
+			if runStatus(r, current...) == "incomplete" {
 				d.Notes = []string{noteIncomplete}
 				break
 			}
@@ -76,7 +86,7 @@ func WriteRuns(w io.Writer, runs []store.Run, format string) error {
 				boards = []string{}
 			}
 			out = append(out, runJSON{ID: r.ID, Started: r.Started.UTC(), Finished: r.Finished.UTC(), Label: r.Label,
-				Status: r.Status, Incomplete: r.Status == store.RunRunning, Boards: boards, Points: r.Points,
+				Status: r.Status, Incomplete: runStatus(r, current...) == "incomplete", Boards: boards, Points: r.Points,
 				ToolVersion: r.ToolVersion, Host: r.Host, CommandLine: r.CommandLine, Source: r.Source})
 		}
 		err = writeJSON(w, out)
@@ -88,7 +98,7 @@ func WriteRuns(w io.Writer, runs []store.Run, format string) error {
 			if !r.Finished.IsZero() {
 				fin = r.Finished.UTC().Format(time.RFC3339)
 			}
-			cw.Write([]string{fmt.Sprint(r.ID), r.Started.UTC().Format(time.RFC3339), fin, r.Label, runStatus(r),
+			cw.Write([]string{fmt.Sprint(r.ID), r.Started.UTC().Format(time.RFC3339), fin, r.Label, runStatus(r, current...),
 				strings.Join(r.Boards, " "), strconv.Itoa(r.Points), r.ToolVersion, r.Host, r.CommandLine, r.Source})
 		}
 		cw.Flush()

@@ -23,6 +23,13 @@ func TestWriteRuns(t *testing.T) {
 			t.Errorf("a running run is not shown as incomplete:\n%s", b.String())
 		}
 	}
+	var own bytes.Buffer
+	if err := WriteRuns(&own, runs, "text", 12); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(own.String(), "incomplete") {
+		t.Errorf("the current process's own run is shown as incomplete:\n%s", own.String())
+	}
 	if err := WriteRuns(&bytes.Buffer{}, runs, "html"); err == nil {
 		t.Error("WriteRuns(html) succeeded, want an error")
 	}
@@ -37,7 +44,7 @@ func TestWriteResults(t *testing.T) {
 	failed := ms[0]
 	failed.Mode, failed.Failed, failed.Error = "afalg", true, "engine afalg fell back to software"
 	ms = append(ms, failed)
-	for _, format := range []string{"text", "csv", "json"} {
+	for _, format := range []string{"text", "markdown", "csv", "json"} {
 		var b bytes.Buffer
 		if err := WriteResults(&b, ms, format); err != nil {
 			t.Fatal(err)

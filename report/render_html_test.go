@@ -89,6 +89,23 @@ func TestWriteHTMLGolden(t *testing.T) {
 	}
 }
 
+func TestWriteCompareHTML(t *testing.T) {
+	c, err := Compare(append(baseline(), s00()...), CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteCompare(&b, c, "html"); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Count(b.String(), `<svg class="chart"`), 3; got != want {
+		t.Errorf("%d charts, want %d", got, want)
+	}
+	if !strings.Contains(b.String(), "0.81×") {
+		t.Error("compare --format html lacks the S00 speedup")
+	}
+}
+
 // TestWriteHTMLChromium opens the report in real headless Chromium and checks that the charts were drawn.
 func TestWriteHTMLChromium(t *testing.T) {
 	if testing.Short() {
@@ -134,6 +151,9 @@ func TestWriteHTMLChromium(t *testing.T) {
 	img, err := png.Decode(f)
 	if err != nil {
 		t.Fatalf("decode screenshot: %v", err)
+	}
+	if got, want := strings.Count(b.String(), `<svg class="chart"`), 3; got != want {
+		t.Errorf("%d <svg class=\"chart\"> in the page, want %d (one per algorithm)", got, want)
 	}
 	if keep := os.Getenv("FLEET_KEEP_SCREENSHOT"); keep != "" {
 		if data, err := os.ReadFile(shot); err == nil {
