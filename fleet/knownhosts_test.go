@@ -183,3 +183,17 @@ func TestKnownHostsAlgorithms(t *testing.T) {
 		}
 	}
 }
+
+// TestKnownHostsOnlyOtherKeyType: known_hosts has an ECDSA key, the board now offers only ed25519 (reinstalled
+// with other keys). Like ssh, this is refused, naming the line.
+func TestKnownHostsOnlyOtherKeyType(t *testing.T) {
+	srv := sshtest.Start(t, sshtest.Options{})
+	b := testBoard(t, srv)
+	b.KnownHosts = filepath.Join(t.TempDir(), "known_hosts")
+	sshtest.AppendKnownHosts(t, b.KnownHosts, srv.Addr(), sshtest.NewSigner(t, "ecdsa").PublicKey())
+	_, err := DialSSH(context.Background(), b, testSSHOptions(t))
+	var hk *HostKeyError
+	if !errors.As(err, &hk) || hk.File != b.KnownHosts || hk.Line != 1 {
+		t.Errorf("DialSSH = %v, want a *HostKeyError at %s:1", err, b.KnownHosts)
+	}
+}

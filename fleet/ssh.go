@@ -103,6 +103,9 @@ var _ Transport = (*SSHTransport)(nil)
 func DialSSH(ctx context.Context, b inventory.Board, opts SSHOptions) (*SSHTransport, error) {
 	opts = opts.withDefaults()
 	name := boardName(b)
+	if b.Local {
+		return nil, fmt.Errorf("connect to %s: it is the host itself, not an SSH board", name)
+	}
 	cfg, err := loadSSHConfig(opts.SSHConfigPath, opts.Home)
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", name, err)

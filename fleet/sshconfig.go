@@ -22,6 +22,7 @@ type sshHop struct {
 	port       int      // after ssh config, default 22
 	user       string   // after ssh config, default the local user
 	identities []string // explicit identity files (board or ssh config); empty: the default ones
+	acceptNew  bool     // StrictHostKeyChecking accept-new in the ssh config
 }
 
 func (h sshHop) addr() string { return net.JoinHostPort(h.host, strconv.Itoa(h.port)) }
@@ -109,6 +110,8 @@ func (c *sshConfig) hop(alias, user string, port int, identity string) (sshHop, 
 	if h.user == "" {
 		h.user = localUser()
 	}
+	// Only accept-new is honoured: "no" would also accept a changed key, which fleet never does.
+	h.acceptNew = strings.EqualFold(c.get(alias, "StrictHostKeyChecking"), "accept-new")
 	if identity != "" {
 		h.identities = []string{c.expand(identity, h.host)}
 	} else {

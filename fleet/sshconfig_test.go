@@ -196,3 +196,18 @@ func TestSSHProxyJump(t *testing.T) {
 		}
 	})
 }
+
+func TestSSHConfigAcceptNew(t *testing.T) {
+	srv := sshtest.Start(t, sshtest.Options{})
+	opts := testSSHOptions(t)
+	opts.SSHConfigPath = filepath.Join(opts.Home, "config")
+	if err := os.WriteFile(opts.SSHConfigPath, []byte("Host 127.0.0.1\n  StrictHostKeyChecking accept-new\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := testBoard(t, srv)
+	b.KnownHosts = filepath.Join(t.TempDir(), "known_hosts")
+	dialTest(t, b, opts)
+	if data, err := os.ReadFile(b.KnownHosts); err != nil || !strings.Contains(string(data), "ssh-ed25519") {
+		t.Errorf("known_hosts = %q, %v; want the new key", data, err)
+	}
+}

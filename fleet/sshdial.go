@@ -103,7 +103,7 @@ type handshakeState struct {
 
 // handshake runs the SSH handshake on conn within the connect timeout; a stalled server cannot hold it longer.
 func (d *chainDialer) handshake(ctx context.Context, conn net.Conn, h sshHop) (*ssh.Client, error) {
-	keys, err := loadHostKeys(d.knownHosts, d.opts.AcceptNew, d.hash, d.opts.Logf)
+	keys, err := loadHostKeys(d.knownHosts, d.opts.AcceptNew || h.acceptNew, d.hash, d.opts.Logf)
 	if err != nil {
 		conn.Close()
 		return nil, err

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -28,14 +27,8 @@ func TestSSHAuthFailed(t *testing.T) {
 }
 
 func TestSSHEncryptedIdentity(t *testing.T) {
-	srv := sshtest.Start(t, sshtest.Options{})
-	// Encrypting costs a second of bcrypt: once for both cases.
-	encrypted := filepath.Join(t.TempDir(), "id_ed25519")
-	sshtest.WriteIdentity(t, encrypted, srv.ClientKey(), "secret")
-	pem, err := os.ReadFile(encrypted)
-	if err != nil {
-		t.Fatal(err)
-	}
+	key, _ := sshtest.EncryptedKey(t)
+	srv := sshtest.Start(t, sshtest.Options{ClientKey: key})
 	tests := []struct {
 		name     string
 		explicit bool
@@ -48,16 +41,11 @@ func TestSSHEncryptedIdentity(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := testSSHOptions(t)
 			b := testBoard(t, srv)
-			key := filepath.Join(opts.Home, ".ssh", "id_ed25519")
-			if err := os.MkdirAll(filepath.Dir(key), 0o700); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(key, pem, 0o600); err != nil {
-				t.Fatal(err)
-			}
+			path := filepath.Join(opts.Home, ".ssh", "id_ed25519")
+			writeEncryptedKey(t, path)
 			b.IdentityFile = ""
 			if tc.explicit {
-				b.IdentityFile = key
+				b.IdentityFile = path
 			}
 			_, err := DialSSH(context.Background(), b, opts)
 			if !errors.Is(err, ErrAuthFailed) || !strings.Contains(err.Error(), tc.want) {

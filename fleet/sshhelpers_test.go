@@ -1,6 +1,9 @@
 package fleet
 
 import (
+	"crypto"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -25,4 +28,17 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		}
 	}
 	t.Errorf("timed out waiting for: %s", what)
+}
+
+// writeEncryptedKey writes sshtest's passphrase-protected key file to path and returns the key.
+func writeEncryptedKey(t *testing.T, path string) crypto.Signer {
+	t.Helper()
+	key, data := sshtest.EncryptedKey(t)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return key
 }

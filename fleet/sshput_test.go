@@ -107,3 +107,18 @@ func TestSSHPutScriptSizeCheck(t *testing.T) {
 		t.Errorf("script = %v, stderr %q; want a size mismatch", err, stderr.String())
 	}
 }
+
+func TestSSHRemotePath(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"~", `"$HOME"`},
+		{"~/.cache/fleet/agent-ab", `"$HOME"/'.cache/fleet/agent-ab'`},
+		{"/opt/x y", `'/opt/x y'`},
+		{"~user/x", `'~user/x'`},
+		{"rel/$(x)", `'rel/$(x)'`},
+	}
+	for _, tc := range tests {
+		if got := remotePath(tc.in); got != tc.want {
+			t.Errorf("remotePath(%q) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}

@@ -22,8 +22,10 @@ type Options struct {
 	// HostKeys are presented to clients (default: one fresh ed25519 key). Several keys of different types
 	// model a board with both ed25519 and ECDSA host keys.
 	HostKeys []ssh.Signer
-	// AuthorizedKeys may log in (default: the server's generated client key, see IdentityFile).
+	// AuthorizedKeys may log in (default: ClientKey, see IdentityFile).
 	AuthorizedKeys []ssh.PublicKey
+	// ClientKey is the key written to IdentityFile (default: a fresh ed25519 key).
+	ClientKey crypto.Signer
 
 	RejectAuth          bool          // refuse every key
 	StallHandshake      bool          // accept TCP, then never send a byte
@@ -67,7 +69,10 @@ func Start(t testing.TB, opts Options) *Server {
 	if len(opts.HostKeys) == 0 {
 		opts.HostKeys = []ssh.Signer{NewSigner(t, "ed25519")}
 	}
-	s.clientKey = NewKey(t, "ed25519")
+	s.clientKey = opts.ClientKey
+	if s.clientKey == nil {
+		s.clientKey = NewKey(t, "ed25519")
+	}
 	s.identity = filepath.Join(t.TempDir(), "id_ed25519")
 	WriteIdentity(t, s.identity, s.clientKey, "")
 	if len(opts.AuthorizedKeys) == 0 {

@@ -184,3 +184,16 @@ func TestCloseCleansUp(t *testing.T) {
 		}
 	}
 }
+
+func TestEncryptedKey(t *testing.T) {
+	key, data := EncryptedKey(t)
+	_, err := ssh.ParsePrivateKey(data)
+	var missing *ssh.PassphraseMissingError
+	if !errors.As(err, &missing) {
+		t.Fatalf("parse = %v, want a missing passphrase", err)
+	}
+	pub, _ := ssh.NewPublicKey(key.Public())
+	if !bytes.Equal(missing.PublicKey.Marshal(), pub.Marshal()) {
+		t.Error("the encrypted file holds another key")
+	}
+}
