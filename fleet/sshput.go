@@ -41,7 +41,7 @@ func (t *SSHTransport) Put(ctx context.Context, p string, r io.Reader, size int6
 
 // putScript writes stdin to p.tmp.PID, checks its size, sets its mode and renames it to p.
 func putScript(p string, size int64, perm fs.FileMode) string {
-	tmp := remotePath(p + ".tmp.") + "$$"
+	tmp := remotePath(p+".tmp.") + "$$"
 	return strings.Join([]string{
 		"umask 077",
 		"mkdir -p " + remotePath(path.Dir(p)) + " || exit 1",
