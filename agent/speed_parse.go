@@ -6,31 +6,6 @@ import (
 	"strings"
 )
 
-// speedKey identifies one measurement inside a run.
-type speedKey struct {
-	alg, op     string
-	block, bits int
-	curve       string
-}
-
-// speedSlot gathers what the output says about one measurement: the progress line (count, seconds) and the
-// table or -mr result (a rate), which may come in either order.
-type speedSlot struct {
-	key       speedKey
-	count     float64
-	seconds   float64
-	hasCount  bool
-	countLine int
-	nominal   float64
-	value     float64 // B/s or ops/s as openssl printed it
-	hasValue  bool
-	valueLine int
-	valueMR   bool            // the value came from a -mr +F line
-	children  map[int]float64 // -multi: each child's rate ("Got: +F... from N")
-	childLine int
-	flags     []string
-}
-
 // speedRunBuilder accumulates one run while the text is read.
 type speedRunBuilder struct {
 	line      int
@@ -52,12 +27,6 @@ type speedRunBuilder struct {
 	hasLastDT bool
 	timeV     speedTimeV
 	evidence  bool // the text shows this is openssl speed output, not just a version line
-}
-
-// speedTimeV is what GNU `time -v` printed after the command.
-type speedTimeV struct {
-	user, sys, wall float64
-	has             int // bit set: 1 user, 2 sys, 4 wall
 }
 
 type speedParser struct {
@@ -249,15 +218,6 @@ func (b *speedRunBuilder) warn(w string) {
 	}
 }
 
-func (b *speedRunBuilder) hasTableValues() bool {
-	for _, s := range b.slots {
-		if s.hasValue && !s.valueMR {
-			return true
-		}
-	}
-	return false
-}
-
 func (b *speedRunBuilder) decrypt() bool { return b.cmdInfo != nil && b.cmdInfo.decrypt }
 
 // resolve turns a row name into a canonical algorithm, "evp" into the -evp argument of the command.
@@ -272,68 +232,6 @@ func (b *speedRunBuilder) resolve(name string) string {
 		}
 	}
 	return alg
-}
-
-// find returns the slot of key. A key without a curve (ecdsa progress lines name none) matches the first slot of
-// the same algorithm, operation and size; a key with a curve adopts a curve-less slot.
-func (b *speedRunBuilder) find(key speedKey, forCount bool) *speedSlot {
-	for _, s := range b.slots {
-		if s.key == key {
-			return s
-		}
-	}
-	for _, s := range b.slots {
-		k := s.key
-		if k.alg != key.alg || k.op != key.op || k.block != key.block || k.bits != key.bits {
-			continue
-		}
-		if key.curve == "" && (!forCount || !s.hasCount) {
-			return s
-		}
-		if k.curve == "" && !s.hasValue && len(s.children) == 0 {
-			s.key.curve = key.curve
-			return s
-		}
-	}
-	return nil
-}
-
-func (b *speedRunBuilder) slot(key speedKey, forCount bool) *speedSlot {
-	if s := b.find(key, forCount); s != nil {
-		return s
-	}
-	s := &speedSlot{key: key}
-	b.slots = append(b.slots, s)
-	return s
-}
-
-// countSlot returns the slot a progress line (or +R line) fills, starting a new run when this one already has
-// that measurement or has printed its results and this measurement is not among them.
-func (p *speedParser) countSlot(key speedKey, line int) (*speedRunBuilder, *speedSlot) {
-	b := p.cur(line)
-	s := b.find(key, true)
-	if (s != nil && s.hasCount) || (s == nil && (b.hasTableValues() || b.symTableMR())) {
-		b = p.start(line, nil)
-	}
-	return b, b.slot(key, true)
-}
-
-// valueSlot returns the slot a table cell or +F value fills, starting a new run when it is already filled.
-func (p *speedParser) valueSlot(key speedKey, line int) (*speedRunBuilder, *speedSlot) {
-	b := p.cur(line)
-	if s := b.find(key, false); s != nil && s.hasValue {
-		b = p.start(line, nil)
-	}
-	return b, b.slot(key, false)
-}
-
-func (b *speedRunBuilder) symTableMR() bool {
-	for _, s := range b.slots {
-		if s.hasValue && s.valueMR {
-			return true
-		}
-	}
-	return false
 }
 
 func (p *speedParser) doing(t string, line int) {
@@ -405,40 +303,6 @@ func (p *speedParser) asymRow(r speedAsymRow, line int) {
 		_, s := p.valueSlot(key, line)
 		s.value, s.hasValue, s.valueLine, s.valueMR = r.rates[i], true, line, false
 	}
-}
-
-func (b *speedRunBuilder) timeVLine(what, val string) {
-	v, ok := speedParseDuration(val)
-	if !ok {
-		return
-	}
-	switch {
-	case strings.HasPrefix(what, "User"):
-		b.timeV.user, b.timeV.has = v, b.timeV.has|1
-	case strings.HasPrefix(what, "System"):
-		b.timeV.sys, b.timeV.has = v, b.timeV.has|2
-	default:
-		b.timeV.wall, b.timeV.has = v, b.timeV.has|4
-	}
-}
-
-// speedParseDuration reads "15.01", "0m 15.05s", "0:15.05" or "1:02:03.5" as seconds.
-func speedParseDuration(s string) (float64, bool) {
-	s = strings.TrimSpace(s)
-	if m, sec, ok := strings.Cut(s, "m "); ok {
-		mins, err1 := strconv.ParseFloat(m, 64)
-		secs, err2 := strconv.ParseFloat(strings.TrimSuffix(sec, "s"), 64)
-		return mins*60 + secs, err1 == nil && err2 == nil && mins >= 0 && secs >= 0
-	}
-	total := 0.0
-	for _, part := range strings.Split(s, ":") {
-		v, err := strconv.ParseFloat(part, 64)
-		if err != nil || v < 0 {
-			return 0, false
-		}
-		total = total*60 + v
-	}
-	return total, total < 1e9
 }
 
 var speedDefaultSizes = []int{16, 64, 256, 1024, 8192, 16384}
