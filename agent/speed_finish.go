@@ -51,6 +51,10 @@ func (b *speedRunBuilder) finish(hint SpeedHint) SpeedRun {
 		nominal = c.seconds
 	}
 	for _, s := range b.slots {
+		if hint.Seconds > 0 && s.nominal > 0 && s.nominal != hint.Seconds && (c == nil || c.seconds == 0) {
+			b.warn("ran " + speedFmt(s.nominal) + " s per point where " + speedFmt(hint.Seconds) +
+				" s was asked: OpenSSL before 1.1.1 has no -seconds")
+		}
 		if pt, ok := b.point(s, r, nominal); ok {
 			r.Points = append(r.Points, pt)
 		}

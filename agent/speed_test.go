@@ -362,3 +362,15 @@ func TestParseSpeedSweepOutput(t *testing.T) {
 		})
 	}
 }
+
+func TestParseSpeedDefaultSecondsWarning(t *testing.T) {
+	// OpenSSL 1.0.x has no -seconds: asked for 1 s, it runs its default 3 s and says so in +DT
+	text := "+DT:aes-128-cbc:3:16\n+R:300:aes-128-cbc:3.00\n+H:16\n+F:22:aes-128-cbc:1600.00\n"
+	r := speedOne(t, text, SpeedHint{Command: strings.Fields("openssl speed -elapsed -mr -evp aes-128-cbc"), Seconds: 1})
+	if got, want := r.Points[0].BytesPerSec, 300*16/3.0; got != want {
+		t.Errorf("rate = %v, want %v", got, want)
+	}
+	if !slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.HasPrefix(w, "ran 3 s per point where 1 s was asked") }) {
+		t.Errorf("warnings %q lack the default-3s note", r.Warnings)
+	}
+}
