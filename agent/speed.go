@@ -36,9 +36,18 @@ var ErrSpeedNotFound = errors.New("no openssl speed output found")
 // -multi output and asymmetric tables, alone or pasted into logs with shell prompts, `time -v` output, email
 // quoting and prose. A new run starts at each `openssl speed` command line, and where a log has none, when a
 // measurement repeats one already seen or follows a finished table. hint applies to runs whose text shows no
-// command line. A run timed on user CPU time (no -elapsed) keeps OpenSSL's count and seconds but its rate is
-// re-derived on the nominal wall duration (see Point.WallEst and the "cpu-timed" flag); a run whose engine did
-// not load, or reported errors, is Failed and so is each of its points.
+// command line.
+//
+// Rates: a human table's cell as OpenSSL printed it ("k" is 1000 B/s, a plain number is B/s); from -mr, count ÷
+// seconds of the +R lines (the +F values when there are none); under -multi, the parent's total. A run timed on
+// user CPU time (no -elapsed) keeps OpenSSL's Count and Seconds but its rate is count × block ÷ WallEst, where
+// WallEst is the nominal duration ("for 3s", -seconds, else hint.Seconds or OpenSSL's default), or the CPU
+// seconds if longer; the flag "cpu-timed: openssl reported X B/s ..." keeps OpenSSL's figure. A cell printed as
+// 0.00 gives no point; "in 0.00s" on the wall clock gives a failed point without a rate. A run whose engine did
+// not load, or reported errors, is Failed and so is each of its points; a usage error is a Failed run without
+// points. Modes follow design.md: the engine of -engine or of an "engine ... set." line (devcrypto and
+// cryptodev are "devcrypto", afalg and af_alg "afalg", others "engine:NAME"), -provider NAME, soft when
+// OPENSSL_armcap=0 (or an OPENSSL_ia32cap mask) is in the command's or hint's environment, else cpu.
 func ParseSpeed(text string, hint SpeedHint) ([]SpeedRun, error) {
 	p := &speedParser{hint: hint}
 	for _, l := range speedJoinWrapped(speedSplitLines(text)) {
