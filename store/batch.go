@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strings"
+	"sync"
 )
 
 // txWriter is one write transaction of a RunWriter.
@@ -15,8 +17,13 @@ type txWriter struct {
 	created []string // boards whose board_runs row this transaction inserted
 }
 
+// exec runs a statement of the write path, prepared once per DB.
 func (t *txWriter) exec(query string, args ...any) error {
-	if _, err := t.tx.ExecContext(t.ctx, query, args...); err != nil {
+	st, err := t.w.db.stmt(t.ctx, t.tx, query)
+	if err != nil {
+		return err
+	}
+	if _, err := st.ExecContext(t.ctx, args...); err != nil {
 		return classify(err)
 	}
 	return nil
@@ -98,62 +105,83 @@ func (t *txWriter) writeBatch(b batch) error {
 	if len(b.points) == 0 {
 		return nil
 	}
-	ins, err := t.tx.PrepareContext(t.ctx, insertMeasurement)
+	// Every row this transaction inserts gets an id above the largest one before it (SQLite allocates
+	// max(rowid)+1 and we hold the write lock), which lets one statement move the latest pointers.
+	var before int64
+	st, err := t.w.db.stmt(t.ctx, t.tx, `SELECT coalesce(max(id), 0) FROM measurements`)
 	if err != nil {
-		return fmt.Errorf("prepare insert: %w", classify(err))
+		return err
 	}
-	defer ins.Close()
-	type series struct {
-		board, mode, algorithm, op, curve string
-		blockSize, keyBits, threads       int
+	if err := st.QueryRowContext(t.ctx).Scan(&before); err != nil {
+		return fmt.Errorf("read last measurement id: %w", classify(err))
 	}
-	newest := map[series]int64{}
-	var order []series // deterministic upsert order
-	for _, bp := range b.points {
-		if err := t.ensureBoard(bp.board); err != nil {
+	for len(b.points) > 0 {
+		n := min(len(b.points), maxRowsPerInsert)
+		if err := t.insertPoints(b.points[:n]); err != nil {
 			return err
 		}
-		p := &bp.p
-		res, err := ins.ExecContext(t.ctx, t.w.id, bp.board, p.Mode, p.Algorithm, p.Op, p.BlockSize, p.KeyBits,
-			p.Curve, p.Threads, p.Repeat, p.Engine, p.Driver, p.Count, p.Seconds, p.Timing, p.WallEst,
-			p.BytesPerSec, p.OpsPerSec, p.WallS, p.UserS, p.SysS, p.CPUPct, p.SysBusyPct, p.IRQDelta,
-			p.Failed, p.Error, jsonList(p.Flags), p.RawID, p.Line)
-		if err != nil {
-			return fmt.Errorf("store point %s %s of %s: %w", p.Mode, p.Algorithm, bp.board, classify(err))
-		}
-		id, err := res.LastInsertId()
-		if err != nil {
-			return fmt.Errorf("store point %s %s of %s: %w", p.Mode, p.Algorithm, bp.board, err)
-		}
-		k := series{bp.board, p.Mode, p.Algorithm, p.Op, p.Curve, p.BlockSize, p.KeyBits, p.Threads}
-		if _, ok := newest[k]; !ok {
-			order = append(order, k)
-		}
-		newest[k] = id
+		b.points = b.points[n:]
 	}
-	up, err := t.tx.PrepareContext(t.ctx, upsertLatest)
-	if err != nil {
-		return fmt.Errorf("prepare latest: %w", classify(err))
-	}
-	defer up.Close()
-	for _, k := range order {
-		if _, err := up.ExecContext(t.ctx, k.board, k.mode, k.algorithm, k.op, k.blockSize, k.keyBits, k.curve,
-			k.threads, newest[k], t.w.id, t.w.started); err != nil {
-			return fmt.Errorf("update latest %s %s of %s: %w", k.mode, k.algorithm, k.board, classify(err))
-		}
+	if err := t.exec(upsertLatest, t.w.started, before); err != nil {
+		return fmt.Errorf("update latest points: %w", err)
 	}
 	return nil
 }
 
-const insertMeasurement = `INSERT INTO measurements (run_id, board, mode, algorithm, op, block_size, key_bits,
-	curve, threads, repeat, engine, driver, count, seconds, timing, wall_est_s, bytes_per_sec, ops_per_sec,
-	wall_s, user_s, sys_s, cpu_pct, sys_busy_pct, irq_delta, failed, error, flags, raw_id, line)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+// maxRowsPerInsert bounds one multi-row INSERT (29 parameters a row; SQLite allows 32766).
+const maxRowsPerInsert = 50
 
-// upsertLatest moves a series' pointer only forward in run start time (then run id), so importing an old
-// run never hides a newer result.
+// insertPoints inserts points with one statement: far fewer round trips through database/sql than a row at
+// a time, which is most of the cost of ingest.
+func (t *txWriter) insertPoints(points []boardPoint) error {
+	for _, bp := range points {
+		if err := t.ensureBoard(bp.board); err != nil {
+			return err
+		}
+	}
+	args := make([]any, 0, len(points)*measurementParams)
+	for _, bp := range points {
+		p := &bp.p
+		args = append(args, t.w.id, bp.board, p.Mode, p.Algorithm, p.Op, p.BlockSize, p.KeyBits,
+			p.Curve, p.Threads, p.Repeat, p.Engine, p.Driver, p.Count, p.Seconds, p.Timing, p.WallEst,
+			p.BytesPerSec, p.OpsPerSec, p.WallS, p.UserS, p.SysS, p.CPUPct, p.SysBusyPct, p.IRQDelta,
+			p.Failed, p.Error, jsonList(p.Flags), p.RawID, p.Line)
+	}
+	if err := t.exec(insertMeasurements(len(points)), args...); err != nil {
+		p := points[0]
+		return fmt.Errorf("store %d points from %s %s of %s: %w", len(points), p.p.Mode, p.p.Algorithm, p.board,
+			err)
+	}
+	return nil
+}
+
+const (
+	insertMeasurementsHead = `INSERT INTO measurements (run_id, board, mode, algorithm, op, block_size, key_bits,
+	curve, threads, repeat, engine, driver, count, seconds, timing, wall_est_s, bytes_per_sec, ops_per_sec,
+	wall_s, user_s, sys_s, cpu_pct, sys_busy_pct, irq_delta, failed, error, flags, raw_id, line) VALUES `
+	measurementRow    = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	measurementParams = 29
+)
+
+// insertStatements caches the text of the INSERT for n rows.
+var insertStatements sync.Map // int -> string
+
+func insertMeasurements(n int) string {
+	if s, ok := insertStatements.Load(n); ok {
+		return s.(string)
+	}
+	s := insertMeasurementsHead + strings.TrimSuffix(strings.Repeat(measurementRow+", ", n), ", ")
+	insertStatements.Store(n, s)
+	return s
+}
+
+// upsertLatest points each series the batch measured (the rows with ids above ?2) at its newest row. A pointer
+// only moves forward in run start time (then run id), so importing an old run never hides a newer result.
 const upsertLatest = `INSERT INTO latest (board, mode, algorithm, op, block_size, key_bits, curve, threads,
-	measurement_id, run_id, run_started) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		measurement_id, run_id, run_started)
+	SELECT board, mode, algorithm, op, block_size, key_bits, curve, threads, max(id), run_id, ?1
+	FROM measurements NOT INDEXED WHERE id > ?2 -- the rowid range, not a scan of the series index
+	GROUP BY board, mode, algorithm, op, block_size, key_bits, curve, threads
 	ON CONFLICT (board, mode, algorithm, op, block_size, key_bits, curve, threads) DO UPDATE SET
 		measurement_id = excluded.measurement_id, run_id = excluded.run_id, run_started = excluded.run_started
 	WHERE excluded.run_started > latest.run_started

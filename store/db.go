@@ -41,7 +41,8 @@ type DB struct {
 	BatchSize  int
 	BatchDelay time.Duration
 
-	db *sql.DB
+	db    *sql.DB
+	stmts statements
 }
 
 // Open opens (creating if needed) the database at path and applies any pending migrations.
@@ -69,6 +70,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 
 // Close closes the database. RunWriters must be finished first.
 func (db *DB) Close() error {
+	db.closeStatements()
 	if err := db.db.Close(); err != nil {
 		return fmt.Errorf("close database %s: %w", db.Path, err)
 	}

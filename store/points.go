@@ -26,8 +26,13 @@ func (db *DB) Measurements(ctx context.Context, f Filter) ([]Measurement, error)
 		if f.Label != "" {
 			w.add("r.label = ?", f.Label)
 		}
-		return db.queryMeasurements(ctx, "read measurements", `SELECT `+measurementCols+`
-			FROM measurements m JOIN runs r ON r.id = m.run_id`+w.sql()+` ORDER BY r.started, r.id, m.id`, w.args...)
+		from := fromMeasurements
+		if f.RunID == 0 && f.Board != "" {
+			from = fromBoardRuns
+			w.add("b.board = ?", f.Board)
+		}
+		return db.queryMeasurements(ctx, "read measurements", `SELECT `+measurementCols+from+w.sql()+`
+			ORDER BY r.started, r.id, m.id`, w.args...)
 	}
 	if f.RunID != 0 {
 		return nil, fmt.Errorf("read measurements: a run id and latest exclude each other")
@@ -60,7 +65,7 @@ func (db *DB) LatestPoints(ctx context.Context, f Filter) ([]Measurement, error)
 	if f.Label == "" {
 		w := pointWhere(f, "l")
 		return db.queryMeasurements(ctx, "read latest points", `SELECT `+measurementCols+` FROM latest l
-			JOIN measurements m ON m.board = l.board AND m.mode = l.mode AND m.algorithm = l.algorithm
+			CROSS JOIN measurements m ON m.board = l.board AND m.mode = l.mode AND m.algorithm = l.algorithm
 				AND m.block_size = l.block_size AND m.threads = l.threads AND m.op = l.op
 				AND m.key_bits = l.key_bits AND m.curve = l.curve AND m.run_id = l.run_id
 			JOIN runs r ON r.id = m.run_id`+w.sql()+`
@@ -72,7 +77,7 @@ func (db *DB) LatestPoints(ctx context.Context, f Filter) ([]Measurement, error)
 	return db.queryMeasurements(ctx, "read latest points", `WITH ranked AS (
 			SELECT m.id, rank() OVER (PARTITION BY m.board, m.mode, m.algorithm, m.op, m.block_size, m.key_bits,
 				m.curve, m.threads ORDER BY r.started DESC, r.id DESC) AS rk
-			FROM measurements m JOIN runs r ON r.id = m.run_id`+w.sql()+`)
+			FROM runs r CROSS JOIN measurements m ON m.run_id = r.id`+w.sql()+`)
 		SELECT `+measurementCols+` FROM ranked k JOIN measurements m ON m.id = k.id JOIN runs r ON r.id = m.run_id
 		WHERE k.rk = 1
 		ORDER BY m.board, m.mode, m.algorithm, m.op, m.block_size, m.key_bits, m.curve, m.threads, m.id`, w.args...)
@@ -85,7 +90,7 @@ func (db *DB) History(ctx context.Context, k SeriesKey) ([]Measurement, error) {
 		return nil, fmt.Errorf("read history: board, mode and algorithm are required")
 	}
 	var w where
-	w.add("m.board = ?", k.Board)
+	w.add("b.board = ?", k.Board)
 	w.add("m.mode = ?", k.Mode)
 	w.add("m.algorithm = ?", k.Algorithm)
 	w.add("m.block_size = ?", k.BlockSize)
@@ -101,9 +106,17 @@ func (db *DB) History(ctx context.Context, k SeriesKey) ([]Measurement, error) {
 	if k.Curve != "" {
 		w.add("m.curve = ?", k.Curve)
 	}
-	return db.queryMeasurements(ctx, "read history", `SELECT `+measurementCols+`
-		FROM measurements m JOIN runs r ON r.id = m.run_id`+w.sql()+` ORDER BY r.started, r.id, m.id`, w.args...)
+	return db.queryMeasurements(ctx, "read history", `SELECT `+measurementCols+fromBoardRuns+w.sql()+`
+		ORDER BY r.started, r.id, m.id`, w.args...)
 }
+
+// Sources of measurements with their runs (m, r). The index on measurements starts with the run id, so a query
+// for one board walks that board's runs (b) and seeks its points in each: CROSS JOIN fixes that order.
+const (
+	fromMeasurements = ` FROM measurements m JOIN runs r ON r.id = m.run_id`
+	fromBoardRuns    = ` FROM board_runs b CROSS JOIN runs r ON r.id = b.run_id
+		CROSS JOIN measurements m ON m.run_id = b.run_id AND m.board = b.board`
+)
 
 // where builds an AND of conditions with their arguments.
 type where struct {

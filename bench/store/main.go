@@ -1,0 +1,193 @@
+// Command store measures the fleet store at scale (issue 8, item 1d): it ingests N points through
+// store.RunWriter exactly as `fleet run` streams them (one goroutine per board, batches of 50), then times
+// latest-per-series and one-series-history queries over the result.
+//
+//	go run ./bench/store -points 1000000
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/fleetlab/fleet/agent"
+	"github.com/fleetlab/fleet/store"
+)
+
+func main() {
+	points := flag.Int("points", 1_000_000, "points to ingest")
+	boards := flag.Int("boards", 5, "boards per run, written concurrently")
+	dbPath := flag.String("db", "", "database file (default: a new file in a temporary directory)")
+	reps := flag.Int("queries", 20, "times each query runs; the median is reported")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the ingest to this file")
+	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench store:", err)
+			os.Exit(1)
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
+	if err := run(context.Background(), *dbPath, *points, *boards, *reps); err != nil {
+		fmt.Fprintln(os.Stderr, "bench store:", err)
+		pprof.StopCPUProfile()
+		os.Exit(1)
+	}
+}
+
+// sweep is one board's points in one run: modes × algorithms × sizes × repeats, repeats interleaved.
+func sweep() []agent.Point {
+	var ps []agent.Point
+	for r := range 3 {
+		for _, mode := range []string{"soft", "cpu", "devcrypto", "afalg", "kcapi"} {
+			for _, alg := range []string{"aes-128-cbc", "aes-256-cbc", "aes-128-gcm", "chacha20-poly1305",
+				"sha1", "sha256", "sha512"} {
+				for _, size := range []int{16, 64, 256, 1024, 8192, 16384} {
+					bps := float64(size) * 1e5 * (1 + 0.01*float64(r))
+					ps = append(ps, agent.Point{Mode: mode, Algorithm: alg, Op: "encrypt", BlockSize: size,
+						Threads: 1, Repeat: r, Count: bps * 3 / float64(size), Seconds: 3, Timing: "wall",
+						BytesPerSec: bps, WallS: 3.01, UserS: 2.95, SysS: 0.04, CPUPct: 99.3, RawID: r})
+				}
+			}
+		}
+	}
+	return ps
+}
+
+func run(ctx context.Context, path string, total, boards, reps int) error {
+	if path == "" {
+		dir, err := os.MkdirTemp("", "fleet-bench-store-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		path = filepath.Join(dir, "fleet.db")
+	}
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+
+	perBoard := sweep()
+	perRun := len(perBoard) * boards
+	runs := (total + perRun - 1) / perRun
+	fmt.Printf("machine: %s/%s, %d CPUs (GOMAXPROCS %d)\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(),
+		runtime.GOMAXPROCS(0))
+	fmt.Printf("ingest: %d runs × %d boards × %d points = %d points, %d series\n", runs, boards, len(perBoard),
+		runs*perRun, boards*len(perBoard)/3)
+	start, cpu0 := time.Now(), cpuTime()
+	stored := 0
+	for i := range runs {
+		if err := ingestRun(ctx, db, i, boards, perBoard); err != nil {
+			return err
+		}
+		stored += perRun
+	}
+	ingest, cpu := time.Since(start), cpuTime()-cpu0
+	fi, _ := os.Stat(path)
+	fmt.Printf("ingest: %d points in %.2f s wall = %.0f points/s; %.2f s CPU (user+sys) = %.0f points/CPU-s; "+
+		"database %d MiB\n", stored, ingest.Seconds(), float64(stored)/ingest.Seconds(), cpu.Seconds(),
+		float64(stored)/cpu.Seconds(), fi.Size()>>20)
+
+	queries := []struct {
+		name string
+		f    func() (int, error)
+	}{
+		{"LatestPoints, all series", func() (int, error) {
+			ms, err := db.LatestPoints(ctx, store.Filter{})
+			return len(ms), err
+		}},
+		{"LatestPoints, one board", func() (int, error) {
+			ms, err := db.LatestPoints(ctx, store.Filter{Board: "board0"})
+			return len(ms), err
+		}},
+		{"History, one series", func() (int, error) {
+			ms, err := db.History(ctx, store.SeriesKey{Board: "board1", Mode: "cpu", Algorithm: "aes-128-cbc",
+				BlockSize: 1024})
+			return len(ms), err
+		}},
+		{"Measurements, latest run per board", func() (int, error) {
+			ms, err := db.Measurements(ctx, store.Filter{Latest: true, Board: "board2"})
+			return len(ms), err
+		}},
+		{"Runs, newest 20", func() (int, error) {
+			rs, err := db.Runs(ctx, store.RunFilter{Limit: 20})
+			return len(rs), err
+		}},
+	}
+	for _, q := range queries {
+		var times []time.Duration
+		var rows int
+		for range reps {
+			t0 := time.Now()
+			n, err := q.f()
+			if err != nil {
+				return fmt.Errorf("%s: %w", q.name, err)
+			}
+			times = append(times, time.Since(t0))
+			rows = n
+		}
+		slices.Sort(times)
+		fmt.Printf("query: %-36s %5d rows  median %7.2f ms  min %7.2f ms  max %7.2f ms\n", q.name, rows,
+			ms(times[len(times)/2]), ms(times[0]), ms(times[len(times)-1]))
+	}
+	return nil
+}
+
+// cpuTime is the user and system CPU time of this process so far: on a shared machine it varies less than
+// the wall time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// ingestRun writes one run with the boards streaming concurrently, as the controller does.
+func ingestRun(ctx context.Context, db *store.DB, i, boards int, ps []agent.Point) error {
+	w, err := db.BeginRun(ctx, store.RunInfo{Label: "nightly", ToolVersion: "bench", Host: "bench"})
+	if err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, boards)
+	for b := range boards {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			board := fmt.Sprintf("board%d", b)
+			errs[b] = func() error {
+				if err := w.BoardStarted(ctx, board); err != nil {
+					return err
+				}
+				for _, p := range ps {
+					if err := w.Point(ctx, board, p); err != nil {
+						return err
+					}
+				}
+				return w.BoardFinished(ctx, board, "ok", "")
+			}()
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return fmt.Errorf("run %d: %w", i, err)
+		}
+	}
+	return w.Finish(ctx, store.RunOK)
+}
