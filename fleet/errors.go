@@ -3,6 +3,7 @@ package fleet
 import (
 	"errors"
 	"fmt"
+	"net"
 )
 
 // Sentinel errors of the SSH transport. Callers decide on them with errors.Is: ErrUnreachable, ErrTimeout and
@@ -48,10 +49,13 @@ func (e *HostKeyError) Error() string {
 // Is makes errors.Is(err, ErrHostKeyMismatch) true.
 func (e *HostKeyError) Is(target error) bool { return target == ErrHostKeyMismatch }
 
-// retryable reports whether dialing again could succeed.
+// retryable reports whether dialing again could succeed. A name that does not resolve stays unresolved.
 func retryable(err error) bool {
+	var dnsErr *net.DNSError
 	switch {
 	case errors.Is(err, ErrAuthFailed), errors.Is(err, ErrHostKeyMismatch), errors.Is(err, ErrUnknownHost):
+		return false
+	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
 		return false
 	}
 	return errors.Is(err, ErrUnreachable) || errors.Is(err, ErrTimeout) || errors.Is(err, ErrConnectionLost)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"testing"
 	"time"
 )
@@ -40,6 +41,7 @@ func TestRetryOnlyRetryable(t *testing.T) {
 		{&HostKeyError{Host: "h", File: "f", Line: 1}, 1},
 		{fmt.Errorf("%w: x", ErrUnknownHost), 1},
 		{errors.New("something else"), 1},
+		{fmt.Errorf("%w: %w", ErrUnreachable, &net.DNSError{Err: "no such host", Name: "typo", IsNotFound: true}), 1},
 	}
 	for _, tc := range tests {
 		calls := 0

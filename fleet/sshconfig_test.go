@@ -211,3 +211,18 @@ func TestSSHConfigAcceptNew(t *testing.T) {
 		t.Errorf("known_hosts = %q, %v; want the new key", data, err)
 	}
 }
+
+func TestSSHConfigUnreadableIgnored(t *testing.T) {
+	srv := sshtest.Start(t, sshtest.Options{})
+	opts := testSSHOptions(t)
+	opts.SSHConfigPath = filepath.Join(opts.Home, "config")
+	if err := os.WriteFile(opts.SSHConfigPath, []byte("Match exec \"true\"\n  User x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var logged strings.Builder
+	opts.Logf = func(format string, args ...any) { logged.WriteString(format) }
+	dialTest(t, testBoard(t, srv), opts)
+	if !strings.Contains(logged.String(), "ignoring the ssh config") {
+		t.Errorf("log = %q, want a warning about the ssh config", logged.String())
+	}
+}

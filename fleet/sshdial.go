@@ -87,6 +87,9 @@ func (d *chainDialer) dialThrough(ctx context.Context, via *ssh.Client, addr str
 			d.opts.ConnectTimeout)
 	case ctx.Err() != nil:
 		return nil, fmt.Errorf("dial %s through jump host: %w", addr, ctx.Err())
+	case errors.As(err, &oce) && oce.Reason == ssh.Prohibited:
+		// AllowTcpForwarding no: asking again will not help.
+		return nil, fmt.Errorf("dial %s through jump host: forwarding refused: %w", addr, err)
 	case errors.As(err, &oce):
 		return nil, fmt.Errorf("%w: dial %s through jump host: %w", ErrUnreachable, addr, err)
 	default:
