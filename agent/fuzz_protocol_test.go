@@ -137,3 +137,25 @@ func FuzzDecodeLine(f *testing.F) {
 		}
 	})
 }
+
+func TestDecoderSkipsLongLine(t *testing.T) {
+	valid := protocolSeedLines(t)[0]
+	long := append(bytes.Repeat([]byte("x"), MaxLineBytes+10), '\n')
+	d := NewDecoder(bytes.NewReader(append(append(long, valid...), long[:MaxLineBytes+5]...)))
+	if _, err := d.Next(); !errors.Is(err, ErrLineTooLong) {
+		t.Fatalf("line 1: %v, want ErrLineTooLong", err)
+	}
+	m, err := d.Next()
+	if err != nil || m.Hello == nil {
+		t.Fatalf("line 2 = %+v, %v, want the hello", m, err)
+	}
+	if _, err := d.Next(); !errors.Is(err, ErrLineTooLong) {
+		t.Fatalf("line 3 (no newline): %v, want ErrLineTooLong", err)
+	}
+	if _, err := d.Next(); err != io.EOF {
+		t.Fatalf("end: %v, want io.EOF", err)
+	}
+	if got, want := d.Line(), 3; got != want {
+		t.Errorf("Line() = %d, want %d", got, want)
+	}
+}
