@@ -1,4 +1,19 @@
 // Package report turns measurements into statistics (median, spread, Mann-Whitney U, crossover, regressions)
 // and renders them as text, Markdown, CSV, JSON, HTML with SVG charts, and JUnit XML. It never touches the network
 // or the database: it reads plain data types.
+//
+// The statistics follow benchstat: a sample is the repeats of one (board, mode, algorithm, op, size, threads);
+// it is summarized as median ±spread (n), where the spread is the larger relative distance of the minimum or
+// maximum from the median; two samples are compared with the two-sided Mann-Whitney U test at α = 0.05 and a
+// difference that is not significant prints as "~". Below four samples per side no difference can be significant,
+// and the verdict says so. Points of different runs are only pooled with a warning.
+//
+// Entry points, one per command:
+//
+//   - Compare and WriteCompare: the vendor-guide table (fleet compare), with speedups, crossovers and CPU %.
+//   - Regress, WriteRegression and WriteJUnit: verdicts against a baseline (fleet regress). HasRegression
+//     decides the exit code: regressed, regressed (unconfirmed) and missing all count.
+//   - WriteHTML: one self-contained page with inline SVG charts (fleet report).
+//   - WriteRuns, WriteResults, WriteHistory, WriteRunSummary and WriteSweepTables: the query commands and the
+//     end of fleet run.
 package report

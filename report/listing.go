@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -272,13 +273,19 @@ func ensureNewline(s string) string {
 
 // WriteSweepTables prints what `fleet run` shows at the end, per board and algorithm: throughput per block size
 // (rows) and mode (columns) as median ±spread, then the CPU % of each mode; asymmetric algorithms in ops/s. The
-// columns fit an 80–120 column terminal for up to five modes.
+// columns fit an 80–120 column terminal for up to five modes. With no measurements it prints "no measurements".
 func WriteSweepTables(w io.Writer, ms []store.Measurement, unit string) error {
 	unit, err := canonicalUnit(unit)
 	if err != nil {
 		return fmt.Errorf("sweep tables: %w", err)
 	}
 	c, err := Compare(ms, CompareOptions{Unit: unit})
+	if errors.Is(err, ErrNoMeasurements) {
+		if _, err := io.WriteString(w, "no measurements\n"); err != nil {
+			return fmt.Errorf("sweep tables: %w", err)
+		}
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("sweep tables: %w", err)
 	}

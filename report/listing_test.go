@@ -126,3 +126,16 @@ func TestWriteSweepTables(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteSweepTablesEmpty(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteSweepTables(&b, nil, "MB/s"); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := b.String(), "no measurements\n"; got != want {
+		t.Errorf("WriteSweepTables(nil) = %q, want %q", got, want)
+	}
+	if err := WriteSweepTables(&b, s00(), "GB/s"); err == nil {
+		t.Error("WriteSweepTables(unit GB/s) succeeded, want an error")
+	}
+}
