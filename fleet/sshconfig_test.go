@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fleetlab/fleet/internal/sshtest"
 	"github.com/fleetlab/fleet/inventory"
@@ -224,5 +225,45 @@ func TestSSHConfigUnreadableIgnored(t *testing.T) {
 	dialTest(t, testBoard(t, srv), opts)
 	if !strings.Contains(logged.String(), "ignoring the ssh config") {
 		t.Errorf("log = %q, want a warning about the ssh config", logged.String())
+	}
+}
+
+// TestSSHProxyJumpChain goes through two jump hosts named in the ssh config, then cuts the first one: the
+// keepalives to the board, which travel through it, notice.
+func TestSSHProxyJumpChain(t *testing.T) {
+	board := sshtest.Start(t, sshtest.Options{})
+	keys := clientPublicKey(t, board)
+	gw2 := sshtest.Start(t, sshtest.Options{AuthorizedKeys: keys})
+	gw1 := sshtest.Start(t, sshtest.Options{AuthorizedKeys: keys})
+	b := testBoard(t, board)
+	sshtest.AppendKnownHosts(t, b.KnownHosts, gw1.Addr(), gw1.HostKeys()...)
+	sshtest.AppendKnownHosts(t, b.KnownHosts, gw2.Addr(), gw2.HostKeys()...)
+	opts := testSSHOptions(t)
+	opts.KeepaliveInterval, opts.KeepaliveTimeout = 100*time.Millisecond, 300*time.Millisecond
+	opts.SSHConfigPath = filepath.Join(opts.Home, "config")
+	text := "Host gw1\n  HostName 127.0.0.1\n  Port " + strconv.Itoa(gw1.Port()) + "\n" +
+		"Host gw2\n  HostName 127.0.0.1\n  Port " + strconv.Itoa(gw2.Port()) + "\n  ProxyJump gw1\n"
+	if err := os.WriteFile(opts.SSHConfigPath, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b.ProxyJump = "gw2"
+	tr := dialTest(t, b, opts)
+	if err := tr.Run(context.Background(), Command{Args: []string{"true"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := gw1.Forwards(); len(got) != 1 || got[0] != gw2.Addr() {
+		t.Errorf("gw1 forwarded to %q, want [%s]", got, gw2.Addr())
+	}
+	if got := gw2.Forwards(); len(got) != 1 || got[0] != board.Addr() {
+		t.Errorf("gw2 forwarded to %q, want [%s]", got, board.Addr())
+	}
+	gw1.Cut()
+	start := time.Now()
+	err := tr.Run(context.Background(), Command{Args: []string{"sleep", "100"}})
+	if !errors.Is(err, ErrConnectionLost) {
+		t.Errorf("Run through a cut jump host = %v, want ErrConnectionLost", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("noticed after %v", d)
 	}
 }
