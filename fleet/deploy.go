@@ -12,6 +12,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // ErrChecksum is wrapped when the agent on the board does not have the sha256 of the local file, even after it
@@ -91,6 +92,11 @@ func Deploy(ctx context.Context, t Transport, localAgent string, opts DeployOpti
 
 	for attempt := 1; ; attempt++ {
 		if err := push(ctx, t, localAgent, res.RemotePath, size); err != nil {
+			if free, ok := freeKiB(ctx, t, dir); ok && free*1024 < size {
+				// The transport may only see the remote side stop reading; say why it stopped.
+				return res, fmt.Errorf("push agent to %s: %w: %d KiB free in %s, the agent needs %d KiB (%w)",
+					board, syscall.ENOSPC, free, dir, (size+1023)/1024, err)
+			}
 			return res, fmt.Errorf("push agent to %s: %w", board, err)
 		}
 		res.Pushed += size
@@ -183,6 +189,21 @@ func remoteSum(ctx context.Context, t Transport, path string, st remoteState, si
 		return fmt.Sprintf("(agent sha256 printed %q)", short(out.String())), nil
 	}
 	return sum, nil
+}
+
+// freeKiB returns the space available in dir on the board, from POSIX `df -Pk` (busybox has it too).
+func freeKiB(ctx context.Context, t Transport, dir string) (int64, bool) {
+	var out, errb bytes.Buffer
+	if err := t.Run(ctx, Command{Args: []string{"df", "-Pk", dir}, Stdout: &out, Stderr: &errb}); err != nil {
+		return 0, false
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	f := strings.Fields(lines[len(lines)-1])
+	if len(lines) < 2 || len(f) < 4 {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(f[3], 10, 64)
+	return n, err == nil
 }
 
 // push streams the local file to path on the board.

@@ -33,6 +33,7 @@ type Board struct {
 
 	lab      *Lab
 	k        int
+	uid      int
 	dir      string
 	config   string
 	pidFile  string
@@ -55,8 +56,8 @@ func (l *Lab) newBoard(k int) (*Board, error) {
 	b.dir = filepath.Join(l.Dir, b.Name)
 	b.config = filepath.Join(b.dir, "sshd_config")
 	b.pidFile = filepath.Join(b.dir, "sshd.pid")
-	var uid int
-	b.User, uid, b.Home = l.labUser(k)
+	b.User, b.uid, b.Home = l.labUser(k)
+	uid := b.uid
 	if err := os.MkdirAll(b.dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -159,13 +160,15 @@ X11Forwarding no
 }
 
 // sshdScript runs as the board's first process: private passwd, shadow and group (users' homes in the lab, login
-// shell /bin/sh), a private /tmp, then sshd in the foreground. $1 is the board dir, $2 the sshd config.
+// shell /bin/sh), a private /tmp, then sshd in the foreground. $1 is the board dir, $2 the sshd config; with $3, the
+// home directory $5 of the user (uid $4) is a tmpfs of size $3.
 const sshdScript = `set -e
 mount --bind "$1/etc/passwd" /etc/passwd
 mount --bind "$1/etc/shadow" /etc/shadow
 mount --bind "$1/etc/group" /etc/group
 mount -t tmpfs -o mode=1777,size=256m fleetlab-tmp /tmp
 mkdir -p /run/sshd
+if [ -n "$3" ]; then mount -t tmpfs -o "size=$3,uid=$4,gid=$4,mode=755" fleetlab-home "$5"; fi
 exec /usr/sbin/sshd -D -e -f "$2"`
 
 // StartSSHD starts the board's sshd and waits until it listens.
@@ -182,7 +185,7 @@ func (b *Board) StartSSHD() error {
 			args = []string{"ip", "netns", "exec", b.NetNS}
 		}
 		args = append(args, "unshare", "--mount", "--propagation", "private", "--pid", "--fork", "--kill-child=SIGKILL",
-			"--mount-proc", "/bin/sh", "-c", sshdScript, "sh", b.dir, b.config)
+			"--mount-proc", "/bin/sh", "-c", sshdScript, "sh", b.dir, b.config, b.lab.homeSize, strconv.Itoa(b.uid), b.Home)
 	} else {
 		args = []string{"/usr/sbin/sshd", "-D", "-e", "-f", b.config}
 	}

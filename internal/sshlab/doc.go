@@ -24,6 +24,9 @@
 // Exec("ps", …) lists exactly the board's processes. Without root (or with Options.Loopback) the boards are sshd
 // processes on 127.0.0.1 ports; without root every board logs in as the current user with that user's home.
 //
+// Options.HomeSize puts the boards' home directories on a small tmpfs inside their mount namespaces, so a test can
+// fill the disk.
+//
 // Everything (processes, namespaces, bridge, veths, files) is removed by t.Cleanup, also when the test fails; a
 // lab left over by a test binary that was killed (its pid is dead) is removed by the next Start.
 //

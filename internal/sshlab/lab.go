@@ -16,6 +16,9 @@ import (
 type Options struct {
 	// Loopback puts the boards on 127.0.0.1 ports even as root, without network namespaces.
 	Loopback bool
+	// HomeSize, when set (e.g. "1m"), puts each board's home directory on a tmpfs of that size inside the board's
+	// mount namespace, to test a full disk. It needs root; without it the test is skipped.
+	HomeSize string
 }
 
 // Lab is a set of running sshd boards.
@@ -32,6 +35,8 @@ type Lab struct {
 	bridge string
 	subnet int // X in 10.200.X.0/24
 	root   bool
+	// homeSize is Options.HomeSize.
+	homeSize string
 }
 
 // labSeq numbers the labs of one test process so that their names differ.
@@ -44,6 +49,9 @@ func Start(t testing.TB, opts Options) *Lab {
 	root := os.Geteuid() == 0
 	needs := []string{"/usr/sbin/sshd", "ssh-keygen"}
 	namespaced := root && !opts.Loopback
+	if opts.HomeSize != "" && !root {
+		t.Skip("sshlab: Options.HomeSize needs root (a tmpfs in the board's mount namespace)")
+	}
 	if root {
 		needs = append(needs, "unshare", "nsenter", "mount")
 	}
@@ -62,7 +70,7 @@ func Start(t testing.TB, opts Options) *Lab {
 	cleanStale(t)
 
 	pid := os.Getpid()
-	l := &Lab{t: t, root: root, Namespaced: namespaced, id: fmt.Sprintf("fleet%dx%d", pid, labSeq.Add(1))}
+	l := &Lab{t: t, root: root, Namespaced: namespaced, homeSize: opts.HomeSize, id: fmt.Sprintf("fleet%dx%d", pid, labSeq.Add(1))}
 	base := os.TempDir()
 	if root {
 		// Not under /tmp: each board mounts its own tmpfs there, which would hide the lab's files from its sshd.
