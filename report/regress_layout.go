@@ -63,7 +63,7 @@ func (r *Regression) document() document {
 		Title: fmt.Sprintf("Against the baseline (threshold %s, α = %g, Mann-Whitney U): %s",
 			formatPct(r.Threshold), r.Alpha, r.summaryLine()),
 		Header: []string{"board", "mode", "algorithm", "size", "baseline", "current", "delta", "test", "verdict"},
-		Left:   4,
+		Align:  "llllrrrll",
 	}
 	for _, row := range r.Rows {
 		cell := func(s *Summary) string {
