@@ -13,6 +13,7 @@ type speedRunBuilder struct {
 	cmdInfo   *speedCmd
 	slots     []*speedSlot
 	sizes     []int // block sizes of the current table header or +H line
+	lastRow   int   // line of the last symmetric table row: rows are contiguous, a gap ends the table
 	asymHead  string
 	symTable  bool // a symmetric result table (or -mr +F) has been printed
 	elapsed   bool
@@ -32,6 +33,7 @@ type speedRunBuilder struct {
 type speedParser struct {
 	hint SpeedHint
 	runs []*speedRunBuilder
+	prev int // number of the previous logical line
 }
 
 var (
@@ -73,6 +75,7 @@ func (p *speedParser) start(line int, cmd []string) *speedRunBuilder {
 // line dispatches one logical line.
 func (p *speedParser) line(l speedLine) {
 	t := l.text
+	defer func() { p.prev = l.num }()
 	if t == "" {
 		return
 	}
@@ -151,7 +154,7 @@ func (p *speedParser) line(l speedLine) {
 			if b.hasTableValues() {
 				b = p.start(l.num, nil)
 			}
-			b.sizes, b.symTable = sizes, true
+			b.sizes, b.symTable, b.lastRow = sizes, true, 0
 		}
 		return
 	}
@@ -261,6 +264,9 @@ func (p *speedParser) doing(t string, line int) {
 
 func (p *speedParser) symRow(name string, vals []float64, line int) {
 	b := p.cur(line)
+	if b.lastRow != 0 && b.lastRow != p.prev {
+		return // prose after the table, not a row
+	}
 	sizes := b.sizes
 	if len(sizes) != len(vals) {
 		if b.cmdInfo != nil && b.cmdInfo.bytes > 0 && len(vals) == 1 {
@@ -272,6 +278,7 @@ func (p *speedParser) symRow(name string, vals []float64, line int) {
 			return
 		}
 	}
+	b.lastRow = line
 	alg := b.resolve(name)
 	op := speedSymOp(alg, b.decrypt())
 	allZero := true
@@ -289,7 +296,7 @@ func (p *speedParser) symRow(name string, vals []float64, line int) {
 			continue
 		}
 		nb, s := p.valueSlot(key, line)
-		b = nb
+		b, b.lastRow = nb, line
 		s.value, s.hasValue, s.valueLine, s.valueMR = v, true, line, false
 	}
 }

@@ -374,3 +374,16 @@ func TestParseSpeedDefaultSecondsWarning(t *testing.T) {
 		t.Errorf("warnings %q lack the default-3s note", r.Warnings)
 	}
 }
+
+func TestParseSpeedTableEndsAtGap(t *testing.T) {
+	// a one-size table (-bytes) followed by prose that ends in a number: the prose is not a row
+	const text = "Doing AES-256-GCM for 1s on 1500 size blocks: 576657 AES-256-GCM's in 1.00s\n" +
+		"type           1500 bytes\nAES-256-GCM     864985.50k\n\nthat is about 864.99\n"
+	r := speedOne(t, text, SpeedHint{Command: strings.Fields("openssl speed -elapsed -bytes 1500 -evp aes-256-gcm")})
+	if got, want := len(r.Points), 1; got != want {
+		t.Fatalf("%d points, want %d: %+v", got, want, r.Points)
+	}
+	if p := r.Points[0]; p.BytesPerSec != 864985500 || p.Line != 3 {
+		t.Errorf("point = %+v", p)
+	}
+}
