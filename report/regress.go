@@ -171,6 +171,9 @@ func judge(b, c *Sample, opts RegressOptions) RegressRow {
 	}
 	cs := c.Summary()
 	row.Cur = &cs
+	if (b.CPUTimed || c.CPUTimed) && !b.Key.Asym() {
+		row.Notes = append(row.Notes, "timed on CPU seconds: throughput is a wall-time estimate")
+	}
 	if bs.Median > 0 {
 		row.Change = cs.Median/bs.Median - 1
 	}

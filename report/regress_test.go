@@ -180,3 +180,18 @@ func TestRegressFailedPointsAreMissing(t *testing.T) {
 		t.Errorf("series with one failed point: verdict %q n=%d notes %q", first.Verdict, first.Cur.N, first.Notes)
 	}
 }
+
+func TestRegressS00AgainstItself(t *testing.T) {
+	cur := s00()
+	for i := range cur {
+		cur[i].RunID = 2
+	}
+	r := Regress(s00(), cur, nil, nil, RegressOptions{})
+	if r.HasRegression() {
+		t.Errorf("S00 against itself regressed: %s", r.summaryLine())
+	}
+	x := row(t, r, "devcrypto", "aes-256-cbc", 8192)
+	if x.Verdict != VerdictUnchanged || len(x.Notes) != 2 {
+		t.Errorf("verdict %q notes %q, want unchanged with the CPU-timed and too-few-samples notes", x.Verdict, x.Notes)
+	}
+}
