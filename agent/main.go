@@ -3,7 +3,6 @@ package agent
 import (
 	"bufio"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -98,7 +97,7 @@ func mainSHA256(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer f.Close()
-	h := sha256.New()
+	h := newSHA256()
 	if _, err := io.Copy(h, f); err != nil {
 		fmt.Fprintf(stderr, "sha256 %s: %v\n", args[0], err)
 		return 1

@@ -27,7 +27,7 @@ func (s *sweepState) prepareKcapi(alg string) ([]sweepJob, string) {
 		directions = append(directions, true)
 	}
 	for _, dec := range directions {
-		if err := kcapiVerify(spec, dec); err != nil {
+		if err := kcapiVerify(alg, spec, dec); err != nil {
 			return nil, "kcapi: " + err.Error()
 		}
 	}
