@@ -157,6 +157,9 @@ func (k *hostKeys) add(host string, key ssh.PublicKey) error {
 	knownHostsMu.Lock()
 	defer knownHostsMu.Unlock()
 	file := k.files[0]
+	if db, err := knownhosts.New(file); err == nil && db(host, probeAddr, key) == nil {
+		return nil // a concurrent dial to the same new board added it
+	}
 	name := host
 	if k.hash {
 		name = knownhosts.HashHostname(host)

@@ -197,3 +197,33 @@ func TestKnownHostsOnlyOtherKeyType(t *testing.T) {
 		t.Errorf("DialSSH = %v, want a *HostKeyError at %s:1", err, b.KnownHosts)
 	}
 }
+
+func TestKnownHostsAcceptNewConcurrent(t *testing.T) {
+	srv := sshtest.Start(t, sshtest.Options{})
+	b := testBoard(t, srv)
+	b.KnownHosts = filepath.Join(t.TempDir(), "known_hosts")
+	opts := testSSHOptions(t)
+	opts.AcceptNew = true
+	errc := make(chan error, 4)
+	for range 4 {
+		go func() {
+			tr, err := DialSSH(context.Background(), b, opts)
+			if err == nil {
+				tr.Close()
+			}
+			errc <- err
+		}()
+	}
+	for range 4 {
+		if err := <-errc; err != nil {
+			t.Error(err)
+		}
+	}
+	data, err := os.ReadFile(b.KnownHosts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), "\n"); n != 1 {
+		t.Errorf("known_hosts has %d lines, want 1:\n%s", n, data)
+	}
+}
