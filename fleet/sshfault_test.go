@@ -211,3 +211,18 @@ func TestSSHKeepalivesUnanswered(t *testing.T) {
 		})
 	}
 }
+
+func TestSSHMissingIdentity(t *testing.T) {
+	srv := sshtest.Start(t, sshtest.Options{})
+	b := testBoard(t, srv)
+	b.IdentityFile = filepath.Join(t.TempDir(), "nope")
+	opts := testSSHOptions(t)
+	opts.Retries = 3
+	_, err := DialSSH(context.Background(), b, opts)
+	if !errors.Is(err, ErrAuthFailed) || !strings.Contains(err.Error(), b.IdentityFile) {
+		t.Errorf("DialSSH = %v, want ErrAuthFailed naming %s", err, b.IdentityFile)
+	}
+	if got := srv.Connections(); got != 1 {
+		t.Errorf("connections = %d, want 1", got)
+	}
+}
