@@ -1,0 +1,140 @@
+package agent
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fakeBoardRoot lays out the /proc, /sys, /etc and /dev files of an ARM board under a temporary directory.
+func fakeBoardRoot(t *testing.T, devCrypto bool) string {
+	t.Helper()
+	root := t.TempDir()
+	files := map[string]string{
+		"proc/cpuinfo":     cpuinfoArm64A53,
+		"proc/meminfo":     "MemTotal:        1012344 kB\nMemFree:          500000 kB\n",
+		"proc/interrupts":  interruptsSMP,
+		"proc/stat":        "cpu  100 0 50 800 0 0 0 0 0 0\n",
+		"proc/crypto":      procCryptoFull,
+		"etc/os-release":   "NAME=\"Debian GNU/Linux\"\nVERSION_ID=\"12\"\nID=debian\n# comment\n",
+		"sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq": "1200000\n",
+		"sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq": "1512000\n",
+		"sys/devices/system/cpu/cpu0/cpufreq/scaling_governor": "ondemand\n",
+	}
+	if devCrypto {
+		files["dev/crypto"] = ""
+	}
+	for name, body := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func modeMap(f Facts) map[string]ModeFact {
+	m := map[string]ModeFact{}
+	for _, mf := range f.Modes {
+		m[mf.Mode] = mf
+	}
+	return m
+}
+
+func TestProbeFakeBoard(t *testing.T) {
+	fake := writeFakeOpenSSL(t)
+	root := fakeBoardRoot(t, true)
+	f := Probe(context.Background(), ProbeOptions{OpenSSL: fake, Engines: []string{"fakeok"}, Root: root})
+	if got, want := f.CPU.Model, "Cortex-A53"; got != want {
+		t.Errorf("CPU model %q, want %q", got, want)
+	}
+	if f.CPU.Cores != 4 || f.CPU.CurMHz != 1200 || f.CPU.MaxMHz != 1512 || f.CPU.Governor != "ondemand" {
+		t.Errorf("CPU %+v: want 4 cores at 1200/1512 MHz, ondemand", f.CPU)
+	}
+	if f.MemKiB != 1012344 || f.OSRelease["VERSION_ID"] != "12" || f.OSRelease["NAME"] != "Debian GNU/Linux" {
+		t.Errorf("memory %d, os-release %v", f.MemKiB, f.OSRelease)
+	}
+	if !f.DevCrypto || len(f.ProcCrypto) != 4 || len(f.Interrupts) != 2 {
+		t.Errorf("dev crypto %v, %d /proc/crypto entries, crypto IRQs %q", f.DevCrypto, len(f.ProcCrypto), f.Interrupts)
+	}
+	modes := modeMap(f)
+	if m := modes["soft"]; !m.Available || m.Reason != "OPENSSL_ia32cap=~0x200000200000000:~0x60020000000" && m.Reason != "OPENSSL_armcap=0" {
+		t.Errorf("soft mode %+v", m)
+	}
+	// the fake has no devcrypto engine although /dev/crypto exists
+	if m := modes["devcrypto"]; m.Available || !strings.HasPrefix(m.Reason, "engine devcrypto: not available: ") {
+		t.Errorf("devcrypto mode %+v, want unavailable naming the engine", m)
+	}
+	if m := modes["engine:fakeok"]; !m.Available {
+		t.Errorf("engine:fakeok mode %+v, want available", m)
+	}
+	if f.Engines["fakeok"] != "available" || !strings.HasPrefix(f.Engines["afalg"], "not available: ") {
+		t.Errorf("engines %v", f.Engines)
+	}
+	if m := modes["kcapi"]; m.Available != f.AFALG {
+		t.Errorf("kcapi mode %+v disagrees with AF_ALG %v (%s)", m, f.AFALG, f.AFALGError)
+	}
+}
+
+func TestProbeNothingThere(t *testing.T) {
+	root := t.TempDir() // no /proc, no /etc, no openssl: every fact fails, the probe does not
+	f := Probe(context.Background(), ProbeOptions{OpenSSL: filepath.Join(root, "no-openssl"), Root: root})
+	modes := modeMap(f)
+	for _, m := range []string{"soft", "cpu", "devcrypto", "afalg"} {
+		if modes[m].Available || modes[m].Reason != "openssl not found" {
+			t.Errorf("mode %s = %+v, want unavailable: openssl not found", m, modes[m])
+		}
+	}
+	if len(f.Errors) < 4 {
+		t.Errorf("errors %q: want one per missing fact", f.Errors)
+	}
+	if f.Kernel == "" || f.CPU.Cores < 1 {
+		t.Errorf("uname and core count come from the kernel, not files: kernel %q, cores %d", f.Kernel, f.CPU.Cores)
+	}
+	if modes["devcrypto"].Reason != "openssl not found" {
+		t.Errorf("devcrypto %+v", modes["devcrypto"])
+	}
+}
+
+func TestProbeNoDevCrypto(t *testing.T) {
+	f := Probe(context.Background(), ProbeOptions{OpenSSL: writeFakeOpenSSL(t), Root: fakeBoardRoot(t, false)})
+	if m := modeMap(f)["devcrypto"]; m.Available || m.Reason != "no /dev/crypto" {
+		t.Errorf("devcrypto mode %+v, want unavailable: no /dev/crypto", m)
+	}
+}
+
+// TestProbeBoundedEngine: an engine test that hangs is cut off by the timeout and reported, the probe goes on.
+func TestProbeBoundedEngine(t *testing.T) {
+	start := time.Now()
+	f := Probe(context.Background(), ProbeOptions{OpenSSL: writeFakeOpenSSL(t), Engines: []string{"slow"}, Timeout: 300 * time.Millisecond,
+		Root: fakeBoardRoot(t, false)})
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("probe took %v with a hanging engine test", d)
+	}
+	if st := f.Engines["slow"]; !strings.Contains(st, "not available") || !strings.Contains(st, "deadline") {
+		t.Errorf("engine slow = %q, want not available after the deadline", st)
+	}
+	if m := modeMap(f)["cpu"]; !m.Available {
+		t.Errorf("cpu mode %+v: one hanging fact must not fail the others", m)
+	}
+}
+
+func TestFirstErrorLine(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"", "no output"},
+		{"40A7B1B3727F0000:error:13000074:engine routines:ENGINE_by_id:no such engine:eng_list.c:428:id=x\n", "error:13000074:engine routines:ENGINE_by_id:no such engine:eng_list.c:428:id=x"},
+		{"4027:error:4000006D:lib(128)::reason(109):e_afalg.c:859:\n4027:error:1300006D:engine routines:dynamic_load:init failed:eng_dyn.c:502:\n",
+			"init failed: 4027:error:4000006D:lib(128)::reason(109):e_afalg.c:859:"},
+		{"\n  Invalid engine \"x\"\n", "Invalid engine \"x\""},
+	} {
+		if got := firstErrorLine(tc.in); got != tc.want {
+			t.Errorf("firstErrorLine(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
