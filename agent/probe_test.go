@@ -14,12 +14,12 @@ func fakeBoardRoot(t *testing.T, devCrypto bool) string {
 	t.Helper()
 	root := t.TempDir()
 	files := map[string]string{
-		"proc/cpuinfo":     cpuinfoArm64A53,
-		"proc/meminfo":     "MemTotal:        1012344 kB\nMemFree:          500000 kB\n",
-		"proc/interrupts":  interruptsSMP,
-		"proc/stat":        "cpu  100 0 50 800 0 0 0 0 0 0\n",
-		"proc/crypto":      procCryptoFull,
-		"etc/os-release":   "NAME=\"Debian GNU/Linux\"\nVERSION_ID=\"12\"\nID=debian\n# comment\n",
+		"proc/cpuinfo":    cpuinfoArm64A53,
+		"proc/meminfo":    "MemTotal:        1012344 kB\nMemFree:          500000 kB\n",
+		"proc/interrupts": interruptsSMP,
+		"proc/stat":       "cpu  100 0 50 800 0 0 0 0 0 0\n",
+		"proc/crypto":     procCryptoFull,
+		"etc/os-release":  "NAME=\"Debian GNU/Linux\"\nVERSION_ID=\"12\"\nID=debian\n# comment\n",
 		"sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq": "1200000\n",
 		"sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq": "1512000\n",
 		"sys/devices/system/cpu/cpu0/cpufreq/scaling_governor": "ondemand\n",
