@@ -1,0 +1,72 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestHelpDocumentsExitCodes(t *testing.T) {
+	stdout, _, code := runFleet(t, "--help")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"EXIT CODES", "130", "regression found", "one or more boards failed", "run", "compare", "regress"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("--help lacks %q", want)
+		}
+	}
+}
+
+func TestUsageErrorsExit2(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", "--no-such-flag"},
+		{"no-such-command"},
+		{"run"}, // no boards named
+		{"run", "--boards", "local", "--sizes", "0", "--db", filepath.Join(t.TempDir(), "x.db")},
+		{"run", "--boards", "loacl", "--db", filepath.Join(t.TempDir(), "x.db")},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			_, stderr, code := runFleet(t, args...)
+			if got, want := code, exitUsage; got != want {
+				t.Errorf("exit = %d, want %d; stderr:\n%s", got, want, stderr)
+			}
+		})
+	}
+}
+
+func TestDidYouMeanOnUnknownBoard(t *testing.T) {
+	_, stderr, _ := runFleet(t, "run", "--boards", "loacl", "--db", filepath.Join(t.TempDir(), "x.db"))
+	if !strings.Contains(stderr, "local") {
+		t.Errorf("stderr does not suggest local:\n%s", stderr)
+	}
+}
+
+// TestGlobalFlagsBeforeAndAfter: --db works before and after the command name, and FLEET_DB is the fallback.
+func TestGlobalFlagsBeforeAndAfter(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  string
+		want string
+	}{
+		{"after", []string{"runs", "--db", filepath.Join(dir, "after.db")}, "", "after.db"},
+		{"before", []string{"--db", filepath.Join(dir, "before.db"), "runs"}, "", "before.db"},
+		{"env", []string{"runs"}, filepath.Join(dir, "env.db"), "env.db"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.env != "" {
+				t.Setenv("FLEET_DB", tc.env)
+			}
+			_, stderr, code := runFleet(t, tc.args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if _, err := os.Stat(filepath.Join(dir, tc.want)); err != nil {
+				t.Errorf("database %s not created: %v", tc.want, err)
+			}
+		})
+	}
+}

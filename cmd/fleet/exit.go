@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/fleetlab/fleet/fleet"
+)
+
+// Exit codes, documented in `fleet --help` and the README.
+const (
+	exitOK          = 0
+	exitRegression  = 1
+	exitUsage       = 2
+	exitBoardFailed = 3
+	exitInterrupted = 130
+)
+
+const exitCodesHelp = `EXIT CODES:
+   0    ok
+   1    regression found (fleet regress)
+   2    usage, configuration or input error (bad flag, boards.toml, database)
+   3    one or more boards failed (run, boards check, regress on a run with failed boards)
+   130  interrupted (Ctrl-C or SIGTERM; what was measured so far is stored)`
+
+// errRegression is returned by regress when any series regressed.
+var errRegression = errors.New("regression found")
+
+// exitError carries an explicit exit code.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageErr(format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// exitCode maps an error to the process exit code and prints it for people.
+func exitCode(ctx context.Context, err error, stderr io.Writer) int {
+	if err == nil {
+		return exitOK
+	}
+	code := exitUsage
+	var ee *exitError
+	switch {
+	case errors.Is(err, context.Canceled) || ctx.Err() != nil:
+		code = exitInterrupted
+	case errors.As(err, &ee):
+		code = ee.code
+	case errors.Is(err, errRegression):
+		code = exitRegression
+	case errors.Is(err, fleet.ErrBoardsFailed):
+		code = exitBoardFailed
+	}
+	if code != exitRegression && code != exitBoardFailed {
+		fmt.Fprintf(stderr, "fleet: %v\n", err)
+	}
+	return code
+}

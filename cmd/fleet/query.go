@@ -1,0 +1,195 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/fleetlab/fleet/report"
+	"github.com/fleetlab/fleet/store"
+)
+
+func formatFlag(def string, formats ...string) *cli.StringFlag {
+	return &cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: def, Usage: fmt.Sprintf("output `FORMAT`: %v", formats)}
+}
+
+func runsCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "runs",
+		Usage: "list runs, newest first",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "label", Usage: "only runs labelled `LABEL`"},
+			&cli.IntFlag{Name: "limit", Value: 20, Usage: "at most `N` runs"},
+			formatFlag("table", "table", "csv", "json"),
+		},
+		Action: func(c *cli.Context) error {
+			db, err := openDB(c)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			runs, err := db.Runs(c.Context, store.RunFilter{Label: c.String("label"), Limit: c.Int("limit")})
+			if err != nil {
+				return err
+			}
+			return report.WriteRuns(c.App.Writer, runs, c.String("format"))
+		},
+	}
+}
+
+func resultsCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "results",
+		Usage: "the stored points of a run (default: the latest run of each board)",
+		Description: `   fleet results                                  latest run of every board
+   fleet results --run 12 --board am64x --mode devcrypto --format csv
+   fleet results --algorithm aes-128-cbc --size 16384 --format json`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "run", Aliases: []string{"r"}, Value: "latest", Usage: "run `ID`, a label, or latest (per board)"},
+			&cli.StringFlag{Name: "board", Usage: "only `BOARD`"},
+			&cli.StringFlag{Name: "mode", Usage: "only `MODE`"},
+			&cli.StringFlag{Name: "algorithm", Usage: "only `ALG`"},
+			&cli.IntFlag{Name: "size", Usage: "only block size `N` bytes"},
+			formatFlag("table", "table", "csv", "json"),
+		},
+		Action: func(c *cli.Context) error {
+			db, err := openDB(c)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			f := store.Filter{Board: c.String("board"), Mode: c.String("mode"), Algorithm: c.String("algorithm"),
+				Size: c.Int("size"), SizeSet: c.IsSet("size")}
+			if ref := c.String("run"); ref == "latest" {
+				f.Latest = true
+			} else if f.RunID, err = db.ResolveRun(c.Context, ref); err != nil {
+				return usageErr("%v", err)
+			}
+			ms, err := db.Measurements(c.Context, f)
+			if err != nil {
+				return err
+			}
+			return report.WriteResults(c.App.Writer, ms, c.String("format"))
+		},
+	}
+}
+
+func historyCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "history",
+		Usage: "one series over time: a board, mode, algorithm and block size across runs",
+		Description: `   fleet history --board am64x --algorithm aes-128-cbc --mode devcrypto --size 16384
+
+Shows each run's median, with its label, and notes where the kernel, OpenSSL or fleet version changed.`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "board", Required: true, Usage: "`BOARD`"},
+			&cli.StringFlag{Name: "algorithm", Required: true, Usage: "`ALG`"},
+			&cli.StringFlag{Name: "mode", Value: "cpu", Usage: "`MODE`"},
+			&cli.IntFlag{Name: "size", Value: 16384, Usage: "block size `N` in bytes (0 for asymmetric)"},
+			&cli.IntFlag{Name: "threads", Usage: "only -multi `N` (0: any)"},
+			formatFlag("table", "table", "csv", "json"),
+		},
+		Action: func(c *cli.Context) error {
+			db, err := openDB(c)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			key := store.SeriesKey{Board: c.String("board"), Mode: c.String("mode"), Algorithm: c.String("algorithm"),
+				BlockSize: c.Int("size"), Threads: c.Int("threads")}
+			ms, err := db.History(c.Context, key)
+			if err != nil {
+				return err
+			}
+			if len(ms) == 0 {
+				return usageErr("no points for %s %s %s %d B in %s", key.Board, key.Mode, key.Algorithm, key.BlockSize, globalString(c, "db"))
+			}
+			runs, boards, err := historyContext(c, db, ms)
+			if err != nil {
+				return err
+			}
+			return report.WriteHistory(c.App.Writer, ms, runs, boards, c.String("format"))
+		},
+	}
+}
+
+// historyContext loads the runs and board runs behind a series, so the history can say where the kernel,
+// OpenSSL or fleet version changed.
+func historyContext(c *cli.Context, db *store.DB, ms []store.Measurement) ([]store.Run, []store.BoardRun, error) {
+	var runs []store.Run
+	var boards []store.BoardRun
+	seen := map[int64]bool{}
+	for _, m := range ms {
+		if seen[m.RunID] {
+			continue
+		}
+		seen[m.RunID] = true
+		r, err := runByID(c, db, m.RunID)
+		if err != nil {
+			return nil, nil, err
+		}
+		runs = append(runs, r)
+		brs, err := db.BoardRuns(c.Context, m.RunID)
+		if err != nil {
+			return nil, nil, err
+		}
+		boards = append(boards, brs...)
+	}
+	return runs, boards, nil
+}
+
+// runByID is one run's row.
+func runByID(c *cli.Context, db *store.DB, id int64) (store.Run, error) {
+	runs, err := db.Runs(c.Context, store.RunFilter{})
+	if err != nil {
+		return store.Run{}, err
+	}
+	for _, r := range runs {
+		if r.ID == id {
+			return r, nil
+		}
+	}
+	return store.Run{}, usageErr("no run %d in %s", id, globalString(c, "db"))
+}
+
+func showCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "show",
+		Usage:     "one run: its boards' facts and status, skips with reasons, raw output with --raw",
+		ArgsUsage: "RUN (an id, a label, or latest)",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "raw", Usage: "also print every openssl command and its output"},
+			&cli.StringFlag{Name: "board", Usage: "only `BOARD`"},
+		},
+		Action: func(c *cli.Context) error {
+			ref := c.Args().First()
+			if ref == "" {
+				ref = "latest"
+			}
+			db, err := openDB(c)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			id, err := db.ResolveRun(c.Context, ref)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			run, err := runByID(c, db, id)
+			if err != nil {
+				return err
+			}
+			brs, err := db.BoardRuns(c.Context, id)
+			if err != nil {
+				return err
+			}
+			var raws []store.RawOutput
+			if c.Bool("raw") {
+				if raws, err = db.RawOutputs(c.Context, id, c.String("board")); err != nil {
+					return err
+				}
+			}
+			return report.WriteRunSummary(c.App.Writer, run, brs, raws)
+		},
+	}
+}

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/fleetlab/fleet/fleet"
+	"github.com/fleetlab/fleet/inventory"
+	"github.com/fleetlab/fleet/report"
+	"github.com/fleetlab/fleet/store"
+)
+
+func selectionFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringSliceFlag{Name: "boards", Aliases: []string{"b"}, Usage: "boards by `NAME`, comma-separated (local is the host itself)"},
+		&cli.StringSliceFlag{Name: "tag", Aliases: []string{"t"}, Usage: "boards carrying `TAG`"},
+		&cli.BoolFlag{Name: "all", Usage: "every board of the inventory"},
+	}
+}
+
+func sshFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "accept-new", Usage: "trust a board's host key on first use and add it to known_hosts (a changed key is always refused)"},
+		&cli.StringFlag{Name: "agent", Usage: "use this prebuilt fleet-agent `PATH` instead of building one with the Go toolchain"},
+		&cli.IntFlag{Name: "concurrency", Aliases: []string{"j"}, Value: 8, Usage: "boards at once"},
+	}
+}
+
+func runCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "run",
+		Usage:     "sweep boards: connect, deploy the agent, probe, measure every mode, store the points",
+		ArgsUsage: " ",
+		Description: `Measures each selected board with the profile's algorithms, modes and block sizes, timed on the wall
+clock, and stores every point as it arrives. Modes a board cannot run are stored as skips with the reason.
+Boards run in parallel; one failing board never stops the others (exit 3 at the end).
+
+   fleet run --boards local                       the host itself, quick profile (about a minute)
+   fleet run --boards am335x,am64x --profile full --label nightly
+   fleet run --tag ti --modes soft,cpu,devcrypto --algorithms aes-128-cbc --sizes 16,1024,16384 --repeat 5`,
+		Flags: append(append(selectionFlags(), sshFlags()...),
+			&cli.StringFlag{Name: "profile", Aliases: []string{"p"}, Value: "quick", Usage: "sweep `PROFILE` (quick, full, or one from boards.toml)"},
+			&cli.StringFlag{Name: "label", Aliases: []string{"l"}, Usage: "label the run (e.g. nightly) for regress --baseline"},
+			&cli.IntFlag{Name: "repeat", Usage: "repeat every point `N` times (interleaved across modes)"},
+			&cli.Float64Flag{Name: "seconds", Usage: "`S` seconds per point"},
+			&cli.StringSliceFlag{Name: "modes", Aliases: []string{"m"}, Usage: "`MODES` to measure: soft, cpu, devcrypto, afalg, kcapi, engine:NAME, provider:NAME"},
+			&cli.StringSliceFlag{Name: "algorithms", Aliases: []string{"a"}, Usage: "`ALGS` e.g. aes-128-cbc,sha256,rsa2048"},
+			&cli.StringSliceFlag{Name: "sizes", Usage: "block `SIZES` in bytes, e.g. 16,1024,16384"},
+			&cli.IntFlag{Name: "threads", Usage: "run `N` openssl processes in parallel (-multi)"},
+			&cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table, csv, json"},
+		),
+		Action: runAction,
+	}
+}
+
+func runAction(c *cli.Context) error {
+	inv, boards, err := loadSelection(c, true)
+	if err != nil {
+		return err
+	}
+	sweep, err := sweepFromFlags(c, inv)
+	if err != nil {
+		return err
+	}
+	db, err := openDB(c)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+
+	host, _ := os.Hostname()
+	w, err := db.BeginRun(c.Context, store.RunInfo{Label: c.String("label"), ToolVersion: toolVersion(),
+		Host: host, CommandLine: strings.Join(os.Args, " ")})
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	progress := newProgress(c.App.ErrWriter)
+	agents := &fleet.Agents{Path: c.String("agent"), Logf: progress.Logf}
+	outcomes, runErr := fleet.Run(c.Context, fleet.RunOptions{
+		Boards:      boards,
+		Sweep:       sweep,
+		ModesSet:    c.IsSet("modes"),
+		Concurrency: c.Int("concurrency"),
+		Dial:        dialer(c, progress.Logf),
+		Agent:       agents.For,
+		Progress:    progress,
+		Logf:        progress.Logf,
+	}, w)
+	progress.Wait()
+
+	status := store.RunOK
+	switch {
+	case errors.Is(runErr, context.Canceled) || c.Context.Err() != nil:
+		status = store.RunInterrupted
+	case runErr != nil:
+		status = store.RunPartial
+		if allFailed(outcomes) {
+			status = store.RunFailed
+		}
+	}
+	// Stored even when interrupted: the run's end must not depend on the cancelled context.
+	if err := w.Finish(context.WithoutCancel(c.Context), status); err != nil {
+		return usageErr("%v", err)
+	}
+	printOutcomes(c.App.ErrWriter, w.RunID(), outcomes)
+
+	ms, err := db.Measurements(context.WithoutCancel(c.Context), store.Filter{RunID: w.RunID()})
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if c.String("format") == "table" {
+		if err := report.WriteSweepTables(c.App.Writer, ms, "MB/s"); err != nil {
+			return err
+		}
+	} else if err := report.WriteResults(c.App.Writer, ms, c.String("format")); err != nil {
+		return usageErr("%v", err)
+	}
+	return runErr
+}
+
+func allFailed(outs []fleet.BoardOutcome) bool {
+	for _, o := range outs {
+		if o.Points > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func printOutcomes(w interface{ Write([]byte) (int, error) }, runID int64, outs []fleet.BoardOutcome) {
+	fmt.Fprintf(w, "run %d:\n", runID)
+	for _, o := range outs {
+		line := fmt.Sprintf("  %-14s %-11s %4d points, %d skips", o.Board, o.Status, o.Points, o.Skips)
+		if o.Failed > 0 {
+			line += fmt.Sprintf(", %d failed", o.Failed)
+		}
+		if o.Summary != "" {
+			line += "  (" + o.Summary + ")"
+		}
+		if o.Err != nil {
+			line += "\n      cause: " + o.Err.Error()
+		}
+		fmt.Fprintln(w, line)
+	}
+}
+
+// sweepFromFlags is the profile with the command line's overrides.
+func sweepFromFlags(c *cli.Context, inv *inventory.Inventory) (inventory.Profile, error) {
+	p, err := inv.Profile(c.String("profile"))
+	if err != nil {
+		return p, usageErr("%v", err)
+	}
+	if v := splitList(c.StringSlice("algorithms")); len(v) > 0 {
+		p.Algorithms = v
+	}
+	if v := splitList(c.StringSlice("modes")); len(v) > 0 {
+		p.Modes = v
+	}
+	if v := splitList(c.StringSlice("sizes")); len(v) > 0 {
+		p.Sizes = nil
+		for _, s := range v {
+			n, err := strconv.Atoi(s)
+			if err != nil || n <= 0 || n > 16<<20 {
+				return p, usageErr("--sizes: %q is not a block size in bytes (1 to 16777216)", s)
+			}
+			p.Sizes = append(p.Sizes, n)
+		}
+	}
+	if c.IsSet("seconds") {
+		if s := c.Float64("seconds"); s <= 0 || s > 600 {
+			return p, usageErr("--seconds: %v is not between 0 and 600", s)
+		}
+		p.Seconds = c.Float64("seconds")
+	}
+	if c.IsSet("repeat") {
+		if c.Int("repeat") < 1 {
+			return p, usageErr("--repeat: must be at least 1")
+		}
+		p.Repeats = c.Int("repeat")
+	}
+	if c.IsSet("threads") {
+		if c.Int("threads") < 1 {
+			return p, usageErr("--threads: must be at least 1")
+		}
+		p.Threads = c.Int("threads")
+	}
+	if err := inventory.ValidateProfile(p); err != nil {
+		return p, usageErr("%v", err)
+	}
+	return p, nil
+}
+
+// splitList accepts both --x a,b and --x a --x b.
+func splitList(vs []string) []string {
+	var out []string
+	for _, v := range vs {
+		for _, s := range strings.Split(v, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+func loadSelection(c *cli.Context, defaultLocal bool) (*inventory.Inventory, []inventory.Board, error) {
+	inv, err := inventory.LoadOrDefault(globalString(c, "inventory"), inventoryExplicit(c))
+	if err != nil {
+		return nil, nil, usageErr("%v", err)
+	}
+	names, tags := splitList(c.StringSlice("boards")), splitList(c.StringSlice("tag"))
+	if len(names) == 0 && len(tags) == 0 && !c.Bool("all") {
+		if !defaultLocal {
+			return nil, nil, usageErr("name the boards: --boards a,b, --tag T or --all")
+		}
+		return nil, nil, usageErr("name the boards to measure: --boards local (this machine), --boards a,b, --tag T or --all")
+	}
+	boards, err := inv.Select(names, tags, c.Bool("all"))
+	if err != nil {
+		return nil, nil, usageErr("%v", err)
+	}
+	return inv, boards, nil
+}
+
+func openDB(c *cli.Context) (*store.DB, error) {
+	db, err := store.Open(c.Context, globalString(c, "db"))
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	return db, nil
+}
+
+func dialer(c *cli.Context, logf func(string, ...any)) func(ctx context.Context, b inventory.Board) (fleet.Transport, error) {
+	opts := fleet.SSHOptions{AcceptNew: c.Bool("accept-new"), Logf: logf, ConnectTimeout: 10 * time.Second}
+	return func(ctx context.Context, b inventory.Board) (fleet.Transport, error) {
+		return fleet.DialSSH(ctx, b, opts)
+	}
+}

@@ -1,0 +1,198 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/fleetlab/fleet/agent"
+	"github.com/fleetlab/fleet/inventory"
+)
+
+// RunOptions is one sweep over a set of boards.
+type RunOptions struct {
+	Boards      []inventory.Board
+	Sweep       inventory.Profile // algorithms, modes, sizes, seconds, threads, repeats
+	ModesSet    bool              // Sweep.Modes came from the command line: it wins over each board's modes
+	Concurrency int               // boards at once; 0 means 8
+
+	// Dial connects to a board that is not local (the SSH transport). Required when a remote board is selected.
+	Dial func(ctx context.Context, b inventory.Board) (Transport, error)
+	// Agent returns the path of an agent binary on the host for a board's arch ("arm64", "armv7", ...).
+	Agent func(ctx context.Context, arch string) (string, error)
+
+	Progress Progress
+	Logf     func(format string, args ...any)
+}
+
+// BoardOutcome is how one board's part of a run ended.
+type BoardOutcome struct {
+	Board   string
+	Status  string // StatusOK, StatusPartial, StatusFailed, StatusInterrupted
+	Err     error  // the cause, unless ok
+	Points  int
+	Skips   int
+	Failed  int // points the agent marked failed (engine fallback, 0.00 s, ...)
+	Arch    string
+	Pushed  int64
+	Summary string // e.g. "x86_64, Linux 6.1, OpenSSL 3.0.19"
+}
+
+// ErrBoardsFailed is returned by Run when one or more boards did not finish ok.
+var ErrBoardsFailed = errors.New("one or more boards failed")
+
+// Run measures every board in opts.Boards, in parallel up to opts.Concurrency, handing what arrives to sink.
+// A failing board never stops the others; its outcome carries the cause. The returned error is ctx.Err() when
+// the run was interrupted, ErrBoardsFailed when any board did not finish ok, nil otherwise.
+func Run(ctx context.Context, opts RunOptions, sink Sink) ([]BoardOutcome, error) {
+	if opts.Progress == nil {
+		opts.Progress = noProgress{}
+	}
+	if opts.Logf == nil {
+		opts.Logf = func(string, ...any) {}
+	}
+	limit := opts.Concurrency
+	if limit <= 0 {
+		limit = 8
+	}
+	outcomes := make([]BoardOutcome, len(opts.Boards))
+	var g errgroup.Group
+	g.SetLimit(limit)
+	for i, b := range opts.Boards {
+		g.Go(func() error {
+			outcomes[i] = runBoard(ctx, opts, b, sink)
+			return nil
+		})
+	}
+	_ = g.Wait()
+	if err := ctx.Err(); err != nil {
+		return outcomes, err
+	}
+	for _, o := range outcomes {
+		if o.Status != StatusOK {
+			return outcomes, ErrBoardsFailed
+		}
+	}
+	return outcomes, nil
+}
+
+// runBoard is one board end to end: connect, deploy, probe, sweep.
+func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink) BoardOutcome {
+	out := BoardOutcome{Board: b.Name}
+	rec := &recorder{sink: sink, board: b.Name}
+	ev := func(e Event) { e.Board = b.Name; opts.Progress.Event(e) }
+	finish := func(err error) BoardOutcome {
+		out.Points, out.Skips, out.Failed = rec.counts()
+		out.Err = err
+		switch {
+		case err == nil:
+			out.Status = StatusOK
+		case ctx.Err() != nil:
+			out.Status = StatusInterrupted
+		case out.Points > 0:
+			out.Status = StatusPartial
+		default:
+			out.Status = StatusFailed
+		}
+		cause := ""
+		if err != nil {
+			cause = err.Error()
+		}
+		// The board's end must be recorded even when the run was cancelled.
+		if serr := sink.BoardFinished(context.WithoutCancel(ctx), b.Name, out.Status, cause); serr != nil && out.Err == nil {
+			out.Err, out.Status = fmt.Errorf("store %s: %w", b.Name, serr), StatusFailed
+		}
+		ev(Event{Stage: StageDone, Status: out.Status, Msg: cause})
+		return out
+	}
+	if err := sink.BoardStarted(ctx, b.Name); err != nil {
+		return finish(fmt.Errorf("store %s: %w", b.Name, err))
+	}
+
+	ev(Event{Stage: StageConnect})
+	t, err := connect(ctx, opts, b)
+	if err != nil {
+		return finish(err)
+	}
+	defer t.Close()
+
+	ev(Event{Stage: StageDeploy})
+	d, err := deployAgent(ctx, opts, b, t)
+	if err != nil {
+		return finish(err)
+	}
+	out.Arch, out.Pushed = d.arch, d.pushed
+	msg := fmt.Sprintf("agent %s, pushed %d bytes", d.remote, d.pushed)
+	if d.pushed == 0 {
+		msg = fmt.Sprintf("agent %s already there, pushed 0 bytes", d.remote)
+	}
+	ev(Event{Stage: StageDeploy, Msg: msg})
+
+	ev(Event{Stage: StageProbe})
+	facts, err := probe(ctx, t, d.remote, b)
+	if err != nil {
+		return finish(fmt.Errorf("probe %s: %w", b.Name, err))
+	}
+	out.Summary = factsSummary(facts)
+	if err := rec.facts(ctx, *facts); err != nil {
+		return finish(err)
+	}
+
+	plan := boardPlan(opts, b)
+	total := plannedPoints(plan)
+	ev(Event{Stage: StageSweep, Total: total})
+	err = sweep(ctx, t, d.remote, plan, rec, func(p progressKey) {
+		ev(Event{Stage: StageSweep, Done: rec.done(), Total: total, Mode: p.mode, Algorithm: p.alg, Size: p.size})
+	})
+	if err != nil {
+		return finish(fmt.Errorf("sweep %s: %w", b.Name, err))
+	}
+	return finish(nil)
+}
+
+func connect(ctx context.Context, opts RunOptions, b inventory.Board) (Transport, error) {
+	if b.Local {
+		return NewLocal(), nil
+	}
+	if opts.Dial == nil {
+		return nil, fmt.Errorf("connect %s: no SSH transport configured", b.Name)
+	}
+	t, err := opts.Dial(ctx, b)
+	if err != nil {
+		return nil, fmt.Errorf("connect %s: %w", b.Name, err)
+	}
+	return t, nil
+}
+
+// recorder forwards to the sink and counts, for the outcome and progress.
+type recorder struct {
+	sink  Sink
+	board string
+
+	mu                    sync.Mutex
+	points, skips, failed int
+	slots                 map[progressKey]bool
+	skipped               int // planned slots covered by skips
+}
+
+func (r *recorder) facts(ctx context.Context, f agent.Facts) error {
+	if err := r.sink.BoardFacts(ctx, r.board, f); err != nil {
+		return fmt.Errorf("store facts of %s: %w", r.board, err)
+	}
+	return nil
+}
+
+func (r *recorder) counts() (points, skips, failed int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.points, r.skips, r.failed
+}
+
+func (r *recorder) done() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.slots) + r.skipped
+}

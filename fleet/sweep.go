@@ -1,0 +1,320 @@
+package fleet
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/fleetlab/fleet/agent"
+	"github.com/fleetlab/fleet/inventory"
+)
+
+type deployed struct {
+	arch   string
+	remote string
+	pushed int64
+}
+
+func deployAgent(ctx context.Context, opts RunOptions, b inventory.Board, t Transport) (deployed, error) {
+	arch := b.Arch
+	if arch == "" {
+		a, err := DetectArch(ctx, t)
+		if err != nil {
+			return deployed{}, fmt.Errorf("detect arch of %s: %w", b.Name, err)
+		}
+		arch = a
+	}
+	if opts.Agent == nil {
+		return deployed{}, fmt.Errorf("deploy to %s: no agent builder configured", b.Name)
+	}
+	local, err := opts.Agent(ctx, arch)
+	if err != nil {
+		return deployed{}, fmt.Errorf("agent for %s (%s): %w", b.Name, arch, err)
+	}
+	res, err := Deploy(ctx, t, local, DeployOptions{Board: b.Name, Logf: opts.Logf})
+	if err != nil {
+		return deployed{}, err
+	}
+	return deployed{arch: arch, remote: res.RemotePath, pushed: res.Pushed}, nil
+}
+
+// probe runs `agent probe` and returns the board's facts.
+func probe(ctx context.Context, t Transport, remote string, b inventory.Board) (*agent.Facts, error) {
+	args := []string{remote, "probe"}
+	if b.OpenSSL != "" {
+		args = append(args, "--openssl", b.OpenSSL)
+	}
+	if engines := engineNames(b.Modes); len(engines) > 0 {
+		args = append(args, "--engines", strings.Join(engines, ","))
+	}
+	var stdout, stderr bytes.Buffer
+	err := t.Run(ctx, Command{Args: args, Env: b.Env, Stdout: &stdout, Stderr: &limitedBuffer{max: 64 << 10, buf: &stderr}})
+	if err != nil {
+		return nil, withStderr(err, stderr.String())
+	}
+	dec := agent.NewDecoder(&stdout)
+	for {
+		m, err := dec.Next()
+		if errors.Is(err, io.EOF) {
+			return nil, errors.New("agent printed no facts")
+		}
+		if err != nil {
+			return nil, err
+		}
+		if m.Facts != nil {
+			return m.Facts, nil
+		}
+		if m.Type == agent.TypeError {
+			return nil, errors.New(m.Error)
+		}
+	}
+}
+
+func engineNames(modes []string) []string {
+	var names []string
+	for _, m := range modes {
+		if name, ok := strings.CutPrefix(m, "engine:"); ok {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// boardPlan is the sweep for one board: the run's profile, with the board's own modes unless the command line
+// named modes.
+func boardPlan(opts RunOptions, b inventory.Board) agent.Plan {
+	s := opts.Sweep
+	modes := s.Modes
+	if !opts.ModesSet && len(b.Modes) > 0 {
+		modes = b.Modes
+	}
+	return agent.Plan{
+		OpenSSL:    b.OpenSSL,
+		Env:        b.Env,
+		Algorithms: s.Algorithms,
+		Modes:      modes,
+		Sizes:      s.Sizes,
+		Seconds:    s.Seconds,
+		Threads:    s.Threads,
+		Repeats:    max(s.Repeats, 1),
+	}
+}
+
+// progressKey is one planned measurement slot: mode × algorithm × size × repeat.
+type progressKey struct {
+	mode, alg string
+	size      int
+	repeat    int
+}
+
+func plannedPoints(p agent.Plan) int {
+	sizes := len(p.Sizes)
+	if sizes == 0 {
+		sizes = len(agent.DefaultSizes)
+	}
+	n := 0
+	for _, alg := range p.Algorithms {
+		if isAsymmetric(alg) {
+			n++
+		} else {
+			n += sizes
+		}
+	}
+	return n * len(p.Modes) * max(p.Repeats, 1)
+}
+
+func slotsPerAlgorithm(p agent.Plan, alg string) int {
+	if alg != "" && isAsymmetric(alg) {
+		return max(p.Repeats, 1)
+	}
+	sizes := len(p.Sizes)
+	if sizes == 0 {
+		sizes = len(agent.DefaultSizes)
+	}
+	return sizes * max(p.Repeats, 1)
+}
+
+func isAsymmetric(alg string) bool {
+	for _, pre := range []string{"rsa", "dsa", "ecdsa", "ecdh", "ed25519", "ed448", "x25519", "x448", "ffdh", "sm2", "eddsa"} {
+		if strings.HasPrefix(alg, pre) {
+			return true
+		}
+	}
+	return false
+}
+
+// sweep runs `agent sweep`, sending the plan on stdin and keeping stdin open until the sweep ends or ctx is
+// cancelled: the agent stops and kills its openssl children when its stdin closes.
+func sweep(ctx context.Context, t Transport, remote string, plan agent.Plan, rec *recorder, onPoint func(progressKey)) error {
+	planJSON, err := json.Marshal(plan)
+	if err != nil {
+		return fmt.Errorf("encode plan: %w", err)
+	}
+	stdinR, stdinW := io.Pipe()
+	stdoutR, stdoutW := io.Pipe()
+	var stderr bytes.Buffer
+	runErr := make(chan error, 1)
+	go func() {
+		err := t.Run(ctx, Command{Args: []string{remote, "sweep"}, Env: plan.Env, Stdin: stdinR,
+			Stdout: stdoutW, Stderr: &limitedBuffer{max: 64 << 10, buf: &stderr}})
+		stdoutW.CloseWithError(io.EOF)
+		runErr <- err
+	}()
+	var closeOnce sync.Once
+	closeStdin := func() { closeOnce.Do(func() { stdinW.Close() }) }
+	defer closeStdin()
+	go func() {
+		if _, err := stdinW.Write(append(planJSON, '\n')); err != nil {
+			return
+		}
+		<-ctx.Done()
+		closeStdin()
+	}()
+
+	var agentErrs []string
+	streamErr := consume(ctx, agent.NewDecoder(stdoutR), plan, rec, onPoint, &agentErrs)
+	closeStdin()
+	stdoutR.CloseWithError(io.EOF) // unblock the transport if we stopped reading early
+	err = <-runErr
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case streamErr != nil:
+		return streamErr
+	case err != nil:
+		return withStderr(err, stderr.String())
+	case len(agentErrs) > 0:
+		return fmt.Errorf("%d agent error(s): %s", len(agentErrs), strings.Join(agentErrs, "; "))
+	}
+	return nil
+}
+
+// consume reads the agent's lines until done, storing each as it arrives.
+func consume(ctx context.Context, dec *agent.Decoder, plan agent.Plan, rec *recorder, onPoint func(progressKey), agentErrs *[]string) error {
+	for {
+		m, err := dec.Next()
+		if errors.Is(err, io.EOF) {
+			return errors.New("agent stopped before the end of the sweep")
+		}
+		if errors.Is(err, agent.ErrUnknownProtocol) {
+			return err
+		}
+		if err != nil {
+			// one bad line is reported, the rest of the stream is still good
+			*agentErrs = append(*agentErrs, err.Error())
+			if len(*agentErrs) > 100 {
+				return fmt.Errorf("too many bad lines from the agent, last: %w", err)
+			}
+			continue
+		}
+		switch m.Type {
+		case agent.TypePoint:
+			if err := rec.point(ctx, *m.Point, onPoint); err != nil {
+				return err
+			}
+		case agent.TypeSkip:
+			if err := rec.skip(ctx, *m.Skip, plan); err != nil {
+				return err
+			}
+		case agent.TypeRaw:
+			if err := rec.sink.Raw(ctx, rec.board, *m.Raw); err != nil {
+				return fmt.Errorf("store raw output: %w", err)
+			}
+		case agent.TypeError:
+			*agentErrs = append(*agentErrs, m.Error)
+		case agent.TypeDone:
+			return nil
+		}
+	}
+}
+
+func (r *recorder) point(ctx context.Context, p agent.Point, onPoint func(progressKey)) error {
+	if err := r.sink.Point(ctx, r.board, p); err != nil {
+		return fmt.Errorf("store point: %w", err)
+	}
+	k := progressKey{mode: p.Mode, alg: p.Algorithm + "/" + fmt.Sprint(p.KeyBits, p.Curve), size: p.BlockSize, repeat: p.Repeat}
+	r.mu.Lock()
+	r.points++
+	if p.Failed {
+		r.failed++
+	}
+	if r.slots == nil {
+		r.slots = map[progressKey]bool{}
+	}
+	r.slots[k] = true
+	r.mu.Unlock()
+	onPoint(progressKey{mode: p.Mode, alg: p.Algorithm, size: p.BlockSize})
+	return nil
+}
+
+func (r *recorder) skip(ctx context.Context, s agent.Skip, plan agent.Plan) error {
+	if err := r.sink.Skip(ctx, r.board, s); err != nil {
+		return fmt.Errorf("store skip: %w", err)
+	}
+	n := 0
+	if s.Algorithm != "" {
+		n = slotsPerAlgorithm(plan, s.Algorithm)
+	} else {
+		for _, alg := range plan.Algorithms {
+			n += slotsPerAlgorithm(plan, alg)
+		}
+	}
+	r.mu.Lock()
+	r.skips++
+	r.skipped += n
+	r.mu.Unlock()
+	return nil
+}
+
+func factsSummary(f *agent.Facts) string {
+	parts := []string{f.Machine}
+	if f.Kernel != "" {
+		parts = append(parts, "Linux "+f.Kernel)
+	}
+	if f.OpenSSLVersion != "" {
+		parts = append(parts, "OpenSSL "+f.OpenSSLVersion)
+	}
+	var avail []string
+	for _, m := range f.Modes {
+		if m.Available {
+			avail = append(avail, m.Mode)
+		}
+	}
+	if len(avail) > 0 {
+		parts = append(parts, "modes "+strings.Join(avail, ","))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// withStderr adds the tail of a command's stderr to its error.
+func withStderr(err error, stderr string) error {
+	stderr = strings.TrimSpace(stderr)
+	if stderr == "" {
+		return err
+	}
+	if len(stderr) > 400 {
+		stderr = "…" + stderr[len(stderr)-400:]
+	}
+	return fmt.Errorf("%w: %s", err, stderr)
+}
+
+// limitedBuffer keeps the first max bytes written and discards the rest.
+type limitedBuffer struct {
+	max int
+	buf *bytes.Buffer
+	mu  sync.Mutex
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if room := l.max - l.buf.Len(); room > 0 {
+		l.buf.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
