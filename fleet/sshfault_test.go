@@ -222,7 +222,8 @@ func TestSSHMissingIdentity(t *testing.T) {
 	if !errors.Is(err, ErrAuthFailed) || !strings.Contains(err.Error(), b.IdentityFile) {
 		t.Errorf("DialSSH = %v, want ErrAuthFailed naming %s", err, b.IdentityFile)
 	}
-	if got := srv.Connections(); got != 1 {
-		t.Errorf("connections = %d, want 1", got)
+	// The TCP connection is made before the identities are read; the server may not have counted it yet.
+	if got := srv.Connections(); got > 1 {
+		t.Errorf("connections = %d, want at most 1 (no retry)", got)
 	}
 }
