@@ -36,17 +36,23 @@ func (d *chainDialer) dial(ctx context.Context) ([]*ssh.Client, error) {
 		return nil, err
 	}
 	for i, h := range d.hops {
+		// Identities first: a key that cannot be used is known without touching the network.
+		auth, err := loadAuth(h, d.opts.Home, d.opts.AgentSocket)
+		if err != nil {
+			return fail(i, err)
+		}
 		var conn net.Conn
-		var err error
 		if i == 0 {
 			conn, err = d.dialTCP(ctx, h.addr())
 		} else {
 			conn, err = d.dialThrough(ctx, clients[i-1], h.addr())
 		}
 		if err != nil {
+			auth.close()
 			return fail(i, err)
 		}
-		c, err := d.handshake(ctx, conn, h)
+		c, err := d.handshake(ctx, conn, h, auth)
+		auth.close()
 		if err != nil {
 			return fail(i, err)
 		}
@@ -105,18 +111,12 @@ type handshakeState struct {
 }
 
 // handshake runs the SSH handshake on conn within the connect timeout; a stalled server cannot hold it longer.
-func (d *chainDialer) handshake(ctx context.Context, conn net.Conn, h sshHop) (*ssh.Client, error) {
+func (d *chainDialer) handshake(ctx context.Context, conn net.Conn, h sshHop, auth *sshAuth) (*ssh.Client, error) {
 	keys, err := loadHostKeys(d.knownHosts, d.opts.AcceptNew || h.acceptNew, d.hash, d.opts.Logf)
 	if err != nil {
 		conn.Close()
 		return nil, err
 	}
-	auth, err := loadAuth(h, d.opts.Home, d.opts.AgentSocket)
-	if err != nil {
-		conn.Close()
-		return nil, err
-	}
-	defer auth.close()
 	var st handshakeState
 	check := keys.callback(h.addr())
 	algos := keys.algorithms(h.addr())
