@@ -53,6 +53,9 @@ func ParseSpeed(text string, hint SpeedHint) ([]SpeedRun, error) {
 	for _, l := range speedJoinWrapped(speedSplitLines(text)) {
 		p.line(l)
 	}
+	if len(p.runs) > 0 {
+		p.settle(p.runs[len(p.runs)-1])
+	}
 	var runs []SpeedRun
 	for _, b := range p.runs {
 		if b.evidence || len(b.slots) > 0 {

@@ -16,24 +16,21 @@ type speedRunBuilder struct {
 	lastRow   int   // line of the last symmetric table row: rows are contiguous, a gap ends the table
 	asymHead  string
 	symTable  bool // a symmetric result table (or -mr +F) has been printed
-	elapsed   bool
 	multi     bool
 	children  int
-	version   string
-	engine    string
-	cpuCap    string
-	failed    string
 	warnings  []string
 	lastDT    speedDoing // -mr: the last +DT/+DTP line
 	hasLastDT bool
 	timeV     speedTimeV
-	evidence  bool // the text shows this is openssl speed output, not just a version line
+	refused   bool // openssl refused the command line: it printed no results and anything after is another run
+	speedAttrs
 }
 
 type speedParser struct {
-	hint SpeedHint
-	runs []*speedRunBuilder
-	prev int // number of the previous logical line
+	hint    SpeedHint
+	runs    []*speedRunBuilder
+	prev    int         // number of the previous logical line
+	pending *speedAttrs // run-level lines after a finished run, not yet settled (see speed_attrs.go)
 }
 
 var (
@@ -57,7 +54,11 @@ func (p *speedParser) cur(line int) *speedRunBuilder {
 }
 
 func (p *speedParser) start(line int, cmd []string) *speedRunBuilder {
-	b := &speedRunBuilder{line: line, cmd: cmd, evidence: cmd != nil}
+	if cmd != nil && len(p.runs) > 0 {
+		p.settle(p.runs[len(p.runs)-1]) // what came before a command line belongs to the run before it
+	}
+	b := &speedRunBuilder{line: line, cmd: cmd}
+	b.evidence = cmd != nil
 	argv, env := cmd, []string(nil)
 	if cmd == nil {
 		argv, env = p.hint.Command, p.hint.Env
@@ -111,33 +112,32 @@ func (p *speedParser) line(l speedLine) {
 		return
 	}
 	if strings.HasPrefix(t, "You have chosen to measure elapsed time") {
-		b := p.cur(l.num)
-		b.elapsed, b.evidence = true, true
+		a := p.attrs(l.num)
+		a.elapsed, a.evidence = true, true
 		return
 	}
 	if m := speedEngineSetRE.FindStringSubmatch(t); m != nil {
-		b := p.cur(l.num)
-		if b.engine != "" && b.engine != m[1] {
-			b = p.start(l.num, nil)
+		if b := p.cur(l.num); b.engine != "" && b.engine != m[1] {
+			p.start(l.num, nil)
 		}
-		b.engine, b.evidence = m[1], true
+		a := p.attrs(l.num)
+		a.engine, a.evidence = m[1], true
 		return
 	}
 	if m := speedInvalidEngRE.FindStringSubmatch(t); m != nil {
-		b := p.cur(l.num)
-		b.engine, b.evidence = m[1], true
-		b.fail(`engine "` + m[1] + `" did not load (openssl: "` + t + `"); its numbers are a software fallback`)
+		a := p.attrs(l.num)
+		a.engine, a.evidence = m[1], true
+		a.fail(`engine "` + m[1] + `" did not load (openssl: "` + t + `"); its numbers are a software fallback`)
 		return
 	}
 	if m := speedVersionRE.FindStringSubmatch(t); m != nil {
-		b := p.cur(l.num)
-		if b.version == "" {
-			b.version = m[1] + m[2]
+		if a := p.attrs(l.num); a.version == "" {
+			a.version = m[1] + m[2]
 		}
 		return
 	}
 	if m := speedCPUInfoRE.FindStringSubmatch(t); m != nil {
-		p.cur(l.num).cpuCap = m[1]
+		p.attrs(l.num).cpuCap = m[1]
 		return
 	}
 	if strings.HasPrefix(t, "The 'numbers' are in 1000s of bytes per second") {
@@ -168,8 +168,11 @@ func (p *speedParser) line(l speedLine) {
 	}
 	if speedUsageRE.MatchString(t) {
 		b := p.cur(l.num)
+		if !b.refused && b.finished() {
+			b = p.start(l.num, nil) // a refused command prints no results: this one is not the run before
+		}
 		b.fail("openssl refused the command: " + t)
-		b.evidence = true
+		b.evidence, b.refused = true, true
 		return
 	}
 	if strings.Contains(t, "ALG_PERR:") || (speedErrStackRE.MatchString(t) && speedEngineError(t)) {
@@ -202,12 +205,6 @@ func (p *speedParser) line(l speedLine) {
 func speedEngineError(t string) bool {
 	l := strings.ToLower(t)
 	return strings.Contains(l, "afalg") || strings.Contains(l, "devcrypto") || strings.Contains(l, "cryptodev")
-}
-
-func (b *speedRunBuilder) fail(reason string) {
-	if b.failed == "" {
-		b.failed = reason
-	}
 }
 
 func (b *speedRunBuilder) warn(w string) {

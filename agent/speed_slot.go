@@ -74,9 +74,10 @@ func (b *speedRunBuilder) slot(key speedKey, forCount bool) *speedSlot {
 func (p *speedParser) countSlot(key speedKey, line int) (*speedRunBuilder, *speedSlot) {
 	b := p.cur(line)
 	s := b.find(key, true)
-	if (s != nil && s.hasCount) || (s == nil && (b.hasTableValues() || b.symTableMR())) {
+	if (s != nil && s.hasCount) || (s == nil && b.finished()) {
 		b = p.start(line, nil)
 	}
+	p.settle(b)
 	return b, b.slot(key, true)
 }
 
@@ -86,6 +87,7 @@ func (p *speedParser) valueSlot(key speedKey, line int) (*speedRunBuilder, *spee
 	if s := b.find(key, false); s != nil && s.hasValue {
 		b = p.start(line, nil)
 	}
+	p.settle(b)
 	return b, b.slot(key, false)
 }
 

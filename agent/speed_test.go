@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -385,5 +386,74 @@ func TestParseSpeedTableEndsAtGap(t *testing.T) {
 	}
 	if p := r.Points[0]; p.BytesPerSec != 864985500 || p.Line != 3 {
 		t.Errorf("point = %+v", p)
+	}
+}
+
+// TestSpeedPointJSON pins the fields `fleet import --dry-run --format json` prints for each measurement, on two
+// fixtures pasted into one file: L05 (lines 87-98) has no command line, so its run starts at its elapsed-time
+// notice and that notice is not taken for the end of S00's CPU-timed run.
+func TestSpeedPointJSON(t *testing.T) {
+	runs, err := ParseSpeed(readSpeedFixture(t, "S00")+readSpeedFixture(t, "L05"), SpeedHint{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 3 || runs[1].Timing != "cpu" || runs[2].Timing != "wall" || runs[2].Line != 88 {
+		t.Fatalf("%d runs, want 3: S00 cryptodev on cpu time, L05 on the wall from line 88", len(runs))
+	}
+	for _, tc := range []struct {
+		p    Point
+		keys []string
+	}{
+		{runs[1].Points[4], []string{`"algorithm":"aes-256-cbc"`, `"op":"encrypt"`, `"block_size":8192`, `"bytes_per_sec":6717440`,
+			`"timing":"cpu"`, `"threads":1`, `"engine":"cryptodev"`, `"mode":"devcrypto"`, `"line":52`, `"count":2460`, `"seconds":0.01`, `"wall_est_s":3`}},
+		{runs[2].Points[0], []string{`"algorithm":"ecdsa"`, `"op":"sign"`, `"block_size":0`, `"key_bits":256`, `"curve":"nistp256"`,
+			`"ops_per_sec":38446`, `"timing":"wall"`, `"mode":"cpu"`, `"line":97`}},
+	} {
+		b, err := json.Marshal(tc.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range tc.keys {
+			if !strings.Contains(string(b), k) {
+				t.Errorf("JSON %s lacks %s", b, k)
+			}
+		}
+	}
+}
+
+// TestParseSpeedPastedFixtures pastes whole captures one after the other, with no command line between them.
+func TestParseSpeedPastedFixtures(t *testing.T) {
+	for _, tc := range []struct {
+		files  []string
+		modes  []string
+		timing []string
+		failed []bool
+		points []int
+	}{
+		{[]string{"L01", "L08"}, []string{"cpu", "engine:nosuchengine"}, []string{"wall", "cpu"}, []bool{false, true}, []int{6, 6}},
+		{[]string{"Q01", "Q02"}, []string{"afalg", "cpu"}, []string{"wall", "wall"}, []bool{false, false}, []int{6, 6}},
+		{[]string{"L13", "L06"}, []string{"cpu", "cpu"}, []string{"cpu", "cpu"}, []bool{false, false}, []int{6, 6}},
+		{[]string{"L02", "L02"}, []string{"cpu", "cpu"}, []string{"cpu", "cpu"}, []bool{false, false}, []int{6, 6}},
+		{[]string{"L04", "L07", "L05"}, []string{"cpu", "cpu", "cpu"}, []string{"wall", "cpu", "wall"}, []bool{false, true, false}, []int{2, 0, 2}},
+	} {
+		t.Run(strings.Join(tc.files, "+"), func(t *testing.T) {
+			var text string
+			for _, f := range tc.files {
+				text += readSpeedFixture(t, f)
+			}
+			runs, err := ParseSpeed(text, SpeedHint{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := len(runs), len(tc.modes); got != want {
+				t.Fatalf("%d runs, want %d", got, want)
+			}
+			for i, r := range runs {
+				if r.Mode != tc.modes[i] || r.Timing != tc.timing[i] || (r.Failed != "") != tc.failed[i] || len(r.Points) != tc.points[i] {
+					t.Errorf("run %d (line %d): mode %q timing %q failed %q, %d points; want %q %q %v %d",
+						i, r.Line, r.Mode, r.Timing, r.Failed, len(r.Points), tc.modes[i], tc.timing[i], tc.failed[i], tc.points[i])
+				}
+			}
+		})
 	}
 }
