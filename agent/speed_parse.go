@@ -96,7 +96,7 @@ func (p *speedParser) line(l speedLine) {
 	if m := speedForkedRE.FindStringSubmatch(t); m != nil {
 		child, _ := strconv.Atoi(m[1])
 		b := p.cur(l.num)
-		if b.symTable && !b.multi {
+		if b.finished() && (child == 0 || !b.multi) {
 			b = p.start(l.num, nil)
 		}
 		b.multi, b.evidence = true, true

@@ -434,6 +434,7 @@ func TestParseSpeedPastedFixtures(t *testing.T) {
 		{[]string{"Q01", "Q02"}, []string{"afalg", "cpu"}, []string{"wall", "wall"}, []bool{false, false}, []int{6, 6}},
 		{[]string{"L13", "L06"}, []string{"cpu", "cpu"}, []string{"cpu", "cpu"}, []bool{false, false}, []int{6, 6}},
 		{[]string{"L02", "L02"}, []string{"cpu", "cpu"}, []string{"cpu", "cpu"}, []bool{false, false}, []int{6, 6}},
+		{[]string{"L03", "L11", "Q03"}, []string{"cpu", "cpu", "cpu"}, []string{"wall", "wall", "wall"}, []bool{false, false, false}, []int{6, 2, 6}},
 		{[]string{"L04", "L07", "L05"}, []string{"cpu", "cpu", "cpu"}, []string{"wall", "cpu", "wall"}, []bool{false, true, false}, []int{2, 0, 2}},
 	} {
 		t.Run(strings.Join(tc.files, "+"), func(t *testing.T) {
