@@ -212,7 +212,9 @@ func (b *Board) StartSSHD() error {
 		if data, err := os.ReadFile(b.pidFile); err == nil && len(bytes.TrimSpace(data)) > 0 {
 			if pid := findSSHD(cmd.Process.Pid); pid > 0 {
 				b.pid = pid
-				b.ns, _ = os.Readlink(fmt.Sprintf("/proc/%d/ns/pid", pid))
+				if b.lab.root { // its own PID namespace
+					b.ns, _ = os.Readlink(fmt.Sprintf("/proc/%d/ns/pid", pid))
+				}
 				return nil
 			}
 		}
@@ -241,11 +243,14 @@ func (b *Board) killLocked() error {
 	}
 	b.stop = nil
 	victims := []int{b.cmd.Process.Pid}
+	if b.pid > 0 && !b.lab.root {
+		procs, _ := b.procsLocked(true)
+		for _, p := range procs {
+			victims = append(victims, p.PID)
+		}
+	}
 	if b.pid > 0 {
 		victims = append(victims, b.pid)
-		if !b.lab.root {
-			victims = append(victims, descendants(b.pid)...)
-		}
 	}
 	for _, p := range victims {
 		syscall.Kill(p, syscall.SIGKILL)
@@ -362,7 +367,10 @@ func (b *Board) procsLocked(withSSHD bool) ([]Proc, error) {
 	if b.lab.root {
 		pids = namespaceMembers(b.ns)
 	} else {
+		// Without a PID namespace, a leftover whose shell exited is no descendant of sshd any more; its environment
+		// still names the board's server address.
 		pids = append([]int{b.pid}, descendants(b.pid)...)
+		pids = append(pids, sessionsOf(b.Addr, b.Port, pids)...)
 	}
 	var procs []Proc
 	for _, p := range pids {

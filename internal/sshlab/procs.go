@@ -80,6 +80,33 @@ func namespaceMembers(ns string) []int {
 	return pids
 }
 
+// sessionsOf lists the processes, other than those in known, whose SSH_CONNECTION says they were started by a
+// connection to addr:port ("client_ip client_port server_ip server_port").
+func sessionsOf(addr string, port int, known []int) []int {
+	seen := map[int]bool{}
+	for _, p := range known {
+		seen[p] = true
+	}
+	suffix := fmt.Sprintf(" %s %d", addr, port)
+	var pids []int
+	for _, p := range allPIDs() {
+		if seen[p] {
+			continue
+		}
+		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", p))
+		if err != nil {
+			continue
+		}
+		for _, kv := range strings.Split(string(env), "\x00") {
+			if v, ok := strings.CutPrefix(kv, "SSH_CONNECTION="); ok && strings.HasSuffix(v, suffix) {
+				pids = append(pids, p)
+				break
+			}
+		}
+	}
+	return pids
+}
+
 // killUsing kills the processes whose command line names path (a stale lab's sshds, found by their config path).
 func killUsing(path string) {
 	for _, p := range allPIDs() {
