@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/fleetlab/fleet/agent"
 )
 
 func TestOpenMigrates(t *testing.T) {
@@ -226,4 +228,31 @@ func TestDiskFull(t *testing.T) {
 		t.Errorf("after disk full: %d points, %d raw outputs; want whole batches of 5 with their raw outputs", n, len(raws))
 	}
 	t.Logf("%d points stored before the disk was full", n)
+}
+
+func TestResultsNeverUpdated(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	w, err := db.BeginRun(ctx, RunInfo{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := []error{
+		w.Point(ctx, "a", pt("cpu", "aes-128-cbc", 16, 0, 1e6)),
+		w.Skip(ctx, "a", agent.Skip{Mode: "afalg", Reason: "no"}),
+		w.Raw(ctx, "a", rawOf(1, "out")),
+		w.Finish(ctx, RunOK),
+	}
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{
+		`UPDATE measurements SET bytes_per_sec = 2e6`,
+		`UPDATE skips SET reason = 'other'`,
+		`UPDATE raw_outputs SET stdout = 'forged'`,
+	} {
+		if _, err := db.db.ExecContext(ctx, stmt); err == nil || !strings.Contains(err.Error(), "never updated") {
+			t.Errorf("%s: %v, want refused", stmt, err)
+		}
+	}
 }

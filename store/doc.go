@@ -1,3 +1,21 @@
 // Package store keeps runs, board facts, measurements and raw outputs in SQLite (modernc.org/sqlite, pure Go),
 // with embedded numbered migrations, batched writes as results stream, and queries over history.
+//
+// Writing: Open a DB, BeginRun, and hand the RunWriter to the controller as its sink (it has fleet.Sink's
+// method set; store does not import fleet). Points are committed in batches as they arrive — every
+// DB.BatchSize points or DB.BatchDelay after the first uncommitted one, and always on BoardFinished and
+// Finish — each batch in one immediate transaction, so a controller that dies loses at most the batch in flight
+// and never leaves half of one. A run whose controller died keeps status RunRunning and no finished time:
+// show it as incomplete. Several processes may write one file at once (WAL, busy_timeout, BEGIN IMMEDIATE).
+//
+// Results are never updated in place (triggers refuse it); only the status, error, facts and finished time of
+// runs and board runs change. A small table holds the newest point of every series, kept on insert, so
+// LatestPoints never scans history.
+//
+// Errors: ErrReadOnly (read-only file, directory or file system), ErrFull (disk full) and ErrCannotOpen mean
+// the database cannot be used for writing, and cmd maps them to exit status 2; ErrNotFound wraps unknown runs.
+// Errors name the database file.
+//
+// Reading: Runs, ResolveRun, Measurements, LatestPoints, History, BoardRuns, RawOutputs, LatestFacts,
+// RunsForBaseline and PreviousRun return the plain types of types.go; no SQL leaves this package.
 package store

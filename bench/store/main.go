@@ -6,6 +6,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -27,6 +28,7 @@ func main() {
 	boards := flag.Int("boards", 5, "boards per run, written concurrently")
 	dbPath := flag.String("db", "", "database file (default: a new file in a temporary directory)")
 	reps := flag.Int("queries", 20, "times each query runs; the median is reported")
+	batch := flag.Int("batch", 0, "points per commit (store.DB.BatchSize; 0: the default, 50)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the ingest to this file")
 	flag.Parse()
 	if *cpuprofile != "" {
@@ -38,7 +40,7 @@ func main() {
 		pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
 	}
-	if err := run(context.Background(), *dbPath, *points, *boards, *reps); err != nil {
+	if err := run(context.Background(), *dbPath, *points, *boards, *batch, *reps); err != nil {
 		fmt.Fprintln(os.Stderr, "bench store:", err)
 		pprof.StopCPUProfile()
 		os.Exit(1)
@@ -64,7 +66,7 @@ func sweep() []agent.Point {
 	return ps
 }
 
-func run(ctx context.Context, path string, total, boards, reps int) error {
+func run(ctx context.Context, path string, total, boards, batch, reps int) error {
 	if path == "" {
 		dir, err := os.MkdirTemp("", "fleet-bench-store-")
 		if err != nil {
@@ -78,14 +80,15 @@ func run(ctx context.Context, path string, total, boards, reps int) error {
 		return err
 	}
 	defer db.Close()
+	db.BatchSize = batch
 
 	perBoard := sweep()
 	perRun := len(perBoard) * boards
 	runs := (total + perRun - 1) / perRun
 	fmt.Printf("machine: %s/%s, %d CPUs (GOMAXPROCS %d)\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(),
 		runtime.GOMAXPROCS(0))
-	fmt.Printf("ingest: %d runs × %d boards × %d points = %d points, %d series\n", runs, boards, len(perBoard),
-		runs*perRun, boards*len(perBoard)/3)
+	fmt.Printf("ingest: %d runs × %d boards × %d points = %d points, %d series, batches of %d\n", runs, boards,
+		len(perBoard), runs*perRun, boards*len(perBoard)/3, cmp.Or(batch, 50))
 	start, cpu0 := time.Now(), cpuTime()
 	stored := 0
 	for i := range runs {
