@@ -39,18 +39,21 @@ func (t *SSHTransport) Put(ctx context.Context, p string, r io.Reader, size int6
 	return err
 }
 
-// putScript writes stdin to p.tmp.PID, checks its size, sets its mode and renames it to p.
+// putScript writes stdin to p.tmp.PID, checks its size, sets its mode and renames it to p. The temporary file
+// is removed whatever happens, also when the shell is signalled (cancellation).
 func putScript(p string, size int64, perm fs.FileMode) string {
 	tmp := remotePath(p+".tmp.") + "$$"
 	return strings.Join([]string{
 		"umask 077",
 		"mkdir -p " + remotePath(path.Dir(p)) + " || exit 1",
 		"t=" + tmp,
-		`if ! cat > "$t"; then rm -f "$t"; exit 1; fi`,
+		`trap 'rm -f "$t"' EXIT`,
+		"trap 'exit 1' HUP INT TERM PIPE",
+		`cat > "$t" || exit 1`,
 		`n=$(wc -c < "$t")`,
-		fmt.Sprintf(`if [ "$((n+0))" != %d ]; then rm -f "$t"; echo "size mismatch: wrote $n bytes, want %d" >&2; exit 1; fi`,
+		fmt.Sprintf(`if [ "$((n+0))" != %d ]; then echo "size mismatch: wrote $n bytes, want %d" >&2; exit 1; fi`,
 			size, size),
-		fmt.Sprintf(`chmod %o "$t" && mv -f "$t" %s || { rm -f "$t"; exit 1; }`, perm.Perm(), remotePath(p)),
+		fmt.Sprintf(`chmod %o "$t" && mv -f "$t" %s`, perm.Perm(), remotePath(p)),
 	}, "; ")
 }
 

@@ -122,3 +122,26 @@ func TestSSHRemotePath(t *testing.T) {
 		}
 	}
 }
+
+func TestSSHPutCancelled(t *testing.T) {
+	srv := sshtest.Start(t, sshtest.Options{})
+	tr := dialTest(t, testBoard(t, srv), testSSHOptions(t))
+	dir := t.TempDir()
+	path := filepath.Join(dir, "agent")
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	errc := make(chan error, 1)
+	go func() { errc <- tr.Put(ctx, path, pr, 1<<20, 0o755) }()
+	if _, err := pw.Write(make([]byte, 1000)); err != nil { // the copy is under way
+		t.Fatal(err)
+	}
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Errorf("Put = %v, want context.Canceled", err)
+	}
+	waitFor(t, "no temporary file left", func() bool {
+		entries, _ := os.ReadDir(dir)
+		return len(entries) == 0
+	})
+}
