@@ -140,12 +140,8 @@ func slotsPerAlgorithm(p agent.Plan, alg string) int {
 }
 
 func isAsymmetric(alg string) bool {
-	for _, pre := range []string{"rsa", "dsa", "ecdsa", "ecdh", "ed25519", "ed448", "x25519", "x448", "ffdh", "sm2", "eddsa"} {
-		if strings.HasPrefix(alg, pre) {
-			return true
-		}
-	}
-	return false
+	_, asym, err := agent.SpeedArgs(alg)
+	return err == nil && asym
 }
 
 // sweep runs `agent sweep`, sending the plan on stdin and keeping stdin open until the sweep ends or ctx is

@@ -32,7 +32,7 @@ beats the CPU path ("never" when it does not). Defaults to the latest run of eac
 			formatFlag("text", "text", "markdown", "csv", "json", "html"),
 		},
 		Action: func(c *cli.Context) error {
-			db, err := openDB(c)
+			db, err := openExistingDB(c)
 			if err != nil {
 				return err
 			}
@@ -103,7 +103,7 @@ func regressAction(c *cli.Context) error {
 	if err != nil {
 		return usageErr("--threshold: %v", err)
 	}
-	db, err := openDB(c)
+	db, err := openExistingDB(c)
 	if err != nil {
 		return err
 	}
@@ -239,7 +239,7 @@ func reportCommand() *cli.Command {
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "report.html", Usage: "write to `FILE` (- for stdout)"},
 		},
 		Action: func(c *cli.Context) error {
-			db, err := openDB(c)
+			db, err := openExistingDB(c)
 			if err != nil {
 				return err
 			}

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fleetlab/fleet/agent"
+	"github.com/fleetlab/fleet/store"
 )
 
 func TestHelpDocumentsExitCodes(t *testing.T) {
@@ -46,27 +50,65 @@ func TestDidYouMeanOnUnknownBoard(t *testing.T) {
 // TestGlobalFlagsBeforeAndAfter: --db works before and after the command name, and FLEET_DB is the fallback.
 func TestGlobalFlagsBeforeAndAfter(t *testing.T) {
 	dir := t.TempDir()
+	for _, label := range []string{"after", "before", "env"} {
+		seedRun(t, filepath.Join(dir, label+".db"), label)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
 		env  string
-		want string
 	}{
-		{"after", []string{"runs", "--db", filepath.Join(dir, "after.db")}, "", "after.db"},
-		{"before", []string{"--db", filepath.Join(dir, "before.db"), "runs"}, "", "before.db"},
-		{"env", []string{"runs"}, filepath.Join(dir, "env.db"), "env.db"},
+		{"after", []string{"runs", "--db", filepath.Join(dir, "after.db")}, ""},
+		{"before", []string{"--db", filepath.Join(dir, "before.db"), "runs"}, ""},
+		{"env", []string{"runs"}, filepath.Join(dir, "env.db")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.env != "" {
 				t.Setenv("FLEET_DB", tc.env)
 			}
-			_, stderr, code := runFleet(t, tc.args...)
+			stdout, stderr, code := runFleet(t, tc.args...)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
-			if _, err := os.Stat(filepath.Join(dir, tc.want)); err != nil {
-				t.Errorf("database %s not created: %v", tc.want, err)
+			if !strings.Contains(stdout, tc.name) {
+				t.Errorf("fleet runs did not read %s.db:\n%s", tc.name, stdout)
 			}
 		})
+	}
+}
+
+func TestReadCommandsDoNotCreateADatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "typo.db")
+	_, stderr, code := runFleet(t, "results", "--db", path)
+	if got, want := code, exitUsage; got != want {
+		t.Errorf("exit = %d, want %d", got, want)
+	}
+	if !strings.Contains(stderr, "no database at "+path) {
+		t.Errorf("stderr = %q, want it to name the missing database", stderr)
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Errorf("%s was created by a read-only command", path)
+	}
+}
+
+// seedRun stores one finished run labelled label, with one board and one point.
+func seedRun(t *testing.T, path, label string) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	w, err := db.BeginRun(ctx, store.RunInfo{Label: label})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := agent.Point{Mode: "cpu", Algorithm: "aes-128-cbc", BlockSize: 16, Threads: 1, Count: 1000, Seconds: 1,
+		Timing: "wall", BytesPerSec: 16000, WallS: 1, UserS: 1, CPUPct: 100}
+	for _, err := range []error{w.BoardStarted(ctx, "b1"), w.Point(ctx, "b1", p), w.BoardFinished(ctx, "b1", "ok", ""), w.Finish(ctx, store.RunOK)} {
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -2,12 +2,14 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/fleetlab/fleet/fleet"
 	"github.com/fleetlab/fleet/inventory"
+	"github.com/fleetlab/fleet/store"
 )
 
 func boardsCommand() *cli.Command {
@@ -23,11 +25,14 @@ func boardsCommand() *cli.Command {
 					if err != nil {
 						return usageErr("%v", err)
 					}
-					db, err := openDB(c)
-					if err != nil {
-						return err
+					// Last-seen facts come from the database when there is one; without it every board is "never".
+					var db *store.DB
+					if _, err := os.Stat(globalString(c, "db")); err == nil {
+						if db, err = openDB(c); err != nil {
+							return err
+						}
+						defer db.Close()
 					}
-					defer db.Close()
 					w := c.App.Writer
 					fmt.Fprintf(w, "%-14s %-16s %-7s %-20s %s\n", "BOARD", "HOST", "ARCH", "TAGS", "LAST SEEN")
 					for _, b := range inv.Boards() {
@@ -36,7 +41,9 @@ func boardsCommand() *cli.Command {
 							host = "(this machine)"
 						}
 						seen := "never"
-						if f, at, err := db.LatestFacts(c.Context, b.Name); err == nil && f != nil {
+						if db == nil {
+							// no database yet
+						} else if f, at, err := db.LatestFacts(c.Context, b.Name); err == nil && f != nil {
 							seen = fmt.Sprintf("%s: %s, Linux %s, OpenSSL %s", at.Local().Format("2006-01-02 15:04"), f.Machine, f.Kernel, f.OpenSSLVersion)
 						}
 						fmt.Fprintf(w, "%-14s %-16s %-7s %-20s %s\n", b.Name, host, dash(b.Arch), dash(strings.Join(b.Tags, ",")), seen)

@@ -23,7 +23,7 @@ func runsCommand() *cli.Command {
 			formatFlag("table", "table", "csv", "json"),
 		},
 		Action: func(c *cli.Context) error {
-			db, err := openDB(c)
+			db, err := openExistingDB(c)
 			if err != nil {
 				return err
 			}
@@ -53,7 +53,7 @@ func resultsCommand() *cli.Command {
 			formatFlag("table", "table", "csv", "json"),
 		},
 		Action: func(c *cli.Context) error {
-			db, err := openDB(c)
+			db, err := openExistingDB(c)
 			if err != nil {
 				return err
 			}
@@ -90,7 +90,7 @@ Shows each run's median, with its label, and notes where the kernel, OpenSSL or 
 			formatFlag("table", "table", "csv", "json"),
 		},
 		Action: func(c *cli.Context) error {
-			db, err := openDB(c)
+			db, err := openExistingDB(c)
 			if err != nil {
 				return err
 			}
@@ -166,7 +166,7 @@ func showCommand() *cli.Command {
 			if ref == "" {
 				ref = "latest"
 			}
-			db, err := openDB(c)
+			db, err := openExistingDB(c)
 			if err != nil {
 				return err
 			}

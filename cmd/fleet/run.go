@@ -229,6 +229,17 @@ func loadSelection(c *cli.Context, defaultLocal bool) (*inventory.Inventory, []i
 	return inv, boards, nil
 }
 
+// openExistingDB opens the database for a command that only reads: a missing file is a mistyped path, not
+// a new database.
+func openExistingDB(c *cli.Context) (*store.DB, error) {
+	path := globalString(c, "db")
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, usageErr("no database at %s: `fleet run` or `fleet import` creates it (or pass --db PATH)", path)
+	}
+	return openDB(c)
+}
+
+// openDB opens the database, creating it if needed.
 func openDB(c *cli.Context) (*store.DB, error) {
 	db, err := store.Open(c.Context, globalString(c, "db"))
 	if err != nil {
