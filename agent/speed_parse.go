@@ -176,9 +176,9 @@ func (p *speedParser) line(l speedLine) {
 		return
 	}
 	if strings.Contains(t, "ALG_PERR:") || (speedErrStackRE.MatchString(t) && speedEngineError(t)) {
-		b := p.cur(l.num)
-		b.fail("engine reported errors, numbers may be a software fallback: " + t)
-		b.evidence = true
+		a := p.attrs(l.num)
+		a.fail("engine reported errors, numbers may be a software fallback: " + t)
+		a.evidence = true
 		return
 	}
 	if speedErrStackRE.MatchString(t) {
@@ -244,17 +244,16 @@ func (p *speedParser) doing(t string, line int) {
 		d.key.alg = b.resolve(d.name)
 		d.key.op = speedSymOp(d.key.alg, b.decrypt())
 	}
-	if strings.Contains(d.tail, "ALG_PERR") || strings.Contains(strings.ToLower(d.tail), "error") {
-		b.fail("engine reported errors, numbers may be a software fallback: " + d.tail)
-	}
 	if !d.hasCount {
-		s := b.slot(d.key, true)
-		s.nominal = d.nominal
-		return
+		b.slot(d.key, true).nominal = d.nominal
+	} else {
+		var s *speedSlot
+		b, s = p.countSlot(d.key, line)
+		s.count, s.seconds, s.hasCount, s.countLine, s.nominal = d.count, d.seconds, true, line, d.nominal
 	}
-	b, s := p.countSlot(d.key, line)
-	s.count, s.seconds, s.hasCount, s.countLine, s.nominal = d.count, d.seconds, true, line, d.nominal
-	if d.tail != "" && b.failed == "" && strings.Contains(d.tail, "ALG_PERR") {
+	// an engine that fails at work (afalg's "ALG_PERR: ... Failed to bind socket") prints between the progress
+	// line and its result, and openssl goes on in software
+	if strings.Contains(d.tail, "ALG_PERR") || strings.Contains(strings.ToLower(d.tail), "error") {
 		b.fail("engine reported errors, numbers may be a software fallback: " + d.tail)
 	}
 }

@@ -431,6 +431,8 @@ func TestParseSpeedPastedFixtures(t *testing.T) {
 		points []int
 	}{
 		{[]string{"L01", "L08"}, []string{"cpu", "engine:nosuchengine"}, []string{"wall", "cpu"}, []bool{false, true}, []int{6, 6}},
+		{[]string{"L01", "L15"}, []string{"cpu", "afalg"}, []string{"wall", "wall"}, []bool{false, true}, []int{6, 6}},
+		{[]string{"Q01", "L15", "Q05"}, []string{"afalg", "afalg", "afalg"}, []string{"wall", "wall", "wall"}, []bool{false, true, false}, []int{6, 6, 6}},
 		{[]string{"Q01", "Q02"}, []string{"afalg", "cpu"}, []string{"wall", "wall"}, []bool{false, false}, []int{6, 6}},
 		{[]string{"L13", "L06"}, []string{"cpu", "cpu"}, []string{"cpu", "cpu"}, []bool{false, false}, []int{6, 6}},
 		{[]string{"L02", "L02"}, []string{"cpu", "cpu"}, []string{"cpu", "cpu"}, []bool{false, false}, []int{6, 6}},
