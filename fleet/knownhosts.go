@@ -142,8 +142,7 @@ func mismatch(host string, got ssh.PublicKey, want []knownhosts.KnownKey) *HostK
 			break
 		}
 	}
-	return &HostKeyError{Host: host, File: w.Filename, Line: w.Line, Want: w.Key.Type(),
-		Fingerprint: ssh.FingerprintSHA256(w.Key), Got: describeKey(got)}
+	return &HostKeyError{Host: host, File: w.Filename, Line: w.Line, Want: describeKey(w.Key), Got: describeKey(got)}
 }
 
 func describeKey(k ssh.PublicKey) string { return k.Type() + " " + ssh.FingerprintSHA256(k) }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+	"golang.org/x/crypto/ssh/knownhosts"
 )
 
 // chainDialer makes one connection attempt through the ProxyJump hops to the board.
@@ -160,8 +161,8 @@ func (d *chainDialer) handshake(ctx context.Context, conn net.Conn, h sshHop, au
 			d.opts.ConnectTimeout)
 	case errors.As(err, &algErr) && algErr.What == "host key" && len(algos) > 0:
 		known := keys.known(h.addr())
-		return nil, &HostKeyError{Host: h.addr(), File: known[0].Filename, Line: known[0].Line,
-			Want: known[0].Key.Type(), Fingerprint: ssh.FingerprintSHA256(known[0].Key),
+		return nil, &HostKeyError{Host: knownhosts.Normalize(h.addr()), File: known[0].Filename,
+			Line: known[0].Line, Want: describeKey(known[0].Key),
 			Got: "only " + strings.Join(algErr.RequestedAlgorithms, ", ") + " keys"}
 	case keyPassed && !isNetworkError(err):
 		return nil, auth.failure(fmt.Sprintf("%s@%s: %v", h.user, h.addr(), err))
