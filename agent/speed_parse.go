@@ -231,6 +231,9 @@ func (b *speedRunBuilder) resolve(name string) string {
 			return "hmac-" + CanonicalAlgorithm(b.cmdInfo.hmac)
 		}
 	}
+	if alg == "evp" {
+		b.warn(`row "evp": no -evp on the command line to name its algorithm`)
+	}
 	return alg
 }
 
