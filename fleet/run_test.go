@@ -1,0 +1,201 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fleetlab/fleet/agent"
+	"github.com/fleetlab/fleet/inventory"
+)
+
+// memSink keeps what a run produces, for assertions.
+type memSink struct {
+	mu       sync.Mutex
+	started  []string
+	facts    map[string]agent.Facts
+	points   map[string][]agent.Point
+	skips    map[string][]agent.Skip
+	raws     map[string]int
+	finished map[string][2]string // status, cause
+}
+
+func newMemSink() *memSink {
+	return &memSink{facts: map[string]agent.Facts{}, points: map[string][]agent.Point{}, skips: map[string][]agent.Skip{},
+		raws: map[string]int{}, finished: map[string][2]string{}}
+}
+
+var _ Sink = (*memSink)(nil)
+
+func (s *memSink) BoardStarted(_ context.Context, b string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.started = append(s.started, b)
+	return nil
+}
+func (s *memSink) BoardFacts(_ context.Context, b string, f agent.Facts) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.facts[b] = f
+	return nil
+}
+func (s *memSink) Point(_ context.Context, b string, p agent.Point) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.points[b] = append(s.points[b], p)
+	return nil
+}
+func (s *memSink) Skip(_ context.Context, b string, k agent.Skip) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.skips[b] = append(s.skips[b], k)
+	return nil
+}
+func (s *memSink) Raw(_ context.Context, b string, _ agent.Raw) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.raws[b]++
+	return nil
+}
+func (s *memSink) BoardFinished(_ context.Context, b, status, cause string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.finished[b] = [2]string{status, cause}
+	return nil
+}
+
+// hostAgent builds the agent for this machine once per test binary.
+var hostAgent = sync.OnceValues(func() (string, error) {
+	t, err := TargetForArch(runtime.GOARCH)
+	if err != nil {
+		return "", err
+	}
+	return BuildAgent(context.Background(), BuildOptions{Target: t})
+})
+
+func runOptions(t *testing.T, boards ...inventory.Board) RunOptions {
+	t.Helper()
+	if _, err := exec.LookPath("openssl"); err != nil {
+		t.Skip("openssl not installed")
+	}
+	if testing.Short() {
+		t.Skip("builds the agent and runs openssl")
+	}
+	path, err := hostAgent()
+	if err != nil {
+		t.Fatalf("build agent: %v", err)
+	}
+	return RunOptions{
+		Boards: boards,
+		Sweep:  inventory.Profile{Algorithms: []string{"sha256"}, Modes: []string{"cpu", "kcapi"}, Sizes: []int{64, 1024}, Seconds: 1, Repeats: 1},
+		Agent:  func(context.Context, string) (string, error) { return path, nil },
+	}
+}
+
+// TestRunOneBoardFailsOthersFinish: an unreachable board is failed with its cause; the local board's points are
+// all there.
+func TestRunOneBoardFailsOthersFinish(t *testing.T) {
+	local := inventory.Board{Name: "local", Local: true}
+	gone := inventory.Board{Name: "am64x", Host: "192.0.2.64"}
+	opts := runOptions(t, local, gone)
+	opts.Dial = func(ctx context.Context, b inventory.Board) (Transport, error) {
+		return nil, errors.New("dial tcp 192.0.2.64:22: connect: connection refused")
+	}
+	sink := newMemSink()
+	outs, err := Run(context.Background(), opts, sink)
+	if !errors.Is(err, ErrBoardsFailed) {
+		t.Fatalf("Run error = %v, want ErrBoardsFailed", err)
+	}
+	if got, want := outs[0].Status, StatusOK; got != want {
+		t.Errorf("local status = %q, want %q (%v)", got, want, outs[0].Err)
+	}
+	if got, want := outs[1].Status, StatusFailed; got != want {
+		t.Errorf("am64x status = %q, want %q", got, want)
+	}
+	if outs[1].Err == nil || !strings.Contains(outs[1].Err.Error(), "am64x") || !strings.Contains(outs[1].Err.Error(), "refused") {
+		t.Errorf("am64x cause = %v, want it to name the board and the refusal", outs[1].Err)
+	}
+	// sha256 in cpu mode at two sizes; kcapi either measured or skipped with a reason
+	cpu := 0
+	for _, p := range sink.points["local"] {
+		if p.Mode == "cpu" {
+			cpu++
+		}
+	}
+	if got, want := cpu, 2; got != want {
+		t.Errorf("local cpu points = %d, want %d", got, want)
+	}
+	if got := sink.finished["am64x"]; got[0] != StatusFailed || got[1] == "" {
+		t.Errorf("am64x finished = %v, want failed with a cause", got)
+	}
+	if got := sink.finished["local"]; got[0] != StatusOK {
+		t.Errorf("local finished = %v, want ok", got)
+	}
+	if sink.raws["local"] == 0 {
+		t.Error("no raw output stored for local")
+	}
+}
+
+// TestRunInterrupted: cancelling the context stops the sweep promptly and records the board as interrupted.
+func TestRunInterrupted(t *testing.T) {
+	opts := runOptions(t, inventory.Board{Name: "local", Local: true})
+	opts.Sweep.Seconds = 3
+	opts.Sweep.Sizes = []int{16, 64, 256, 1024, 8192, 16384}
+	ctx, cancel := context.WithCancel(context.Background())
+	var once sync.Once
+	opts.Progress = ProgressFunc(func(e Event) {
+		if e.Stage == StageSweep && e.Done >= 1 {
+			once.Do(cancel)
+		}
+	})
+	sink := newMemSink()
+	start := time.Now()
+	outs, err := Run(ctx, opts, sink)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run error = %v, want context.Canceled", err)
+	}
+	if got, want := outs[0].Status, StatusInterrupted; got != want {
+		t.Errorf("status = %q, want %q", got, want)
+	}
+	if got := sink.finished["local"][0]; got != StatusInterrupted {
+		t.Errorf("stored status = %q, want interrupted", got)
+	}
+	if len(sink.points["local"]) == 0 {
+		t.Error("the point measured before the interrupt was not kept")
+	}
+	// 12 points of 3 s were planned; stopping must not wait for them
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("Run took %v after cancel; want it to stop promptly", d)
+	}
+}
+
+func TestPlannedPoints(t *testing.T) {
+	for _, tc := range []struct {
+		plan agent.Plan
+		want int
+	}{
+		{agent.Plan{Algorithms: []string{"aes-128-cbc", "sha256"}, Modes: []string{"soft", "cpu"}}, 2 * 6 * 2},
+		{agent.Plan{Algorithms: []string{"aes-128-cbc", "rsa2048"}, Modes: []string{"cpu"}, Sizes: []int{16, 64}, Repeats: 3}, (2 + 1) * 3},
+	} {
+		if got := plannedPoints(tc.plan); got != tc.want {
+			t.Errorf("plannedPoints(%+v) = %d, want %d", tc.plan, got, tc.want)
+		}
+	}
+}
+
+func TestBoardPlanModes(t *testing.T) {
+	b := inventory.Board{Name: "am64x", Modes: []string{"soft", "cpu", "devcrypto"}}
+	opts := RunOptions{Sweep: inventory.Profile{Modes: []string{"soft", "cpu"}}}
+	if got := boardPlan(opts, b).Modes; len(got) != 3 {
+		t.Errorf("board modes not used: %v", got)
+	}
+	opts.ModesSet = true
+	if got := boardPlan(opts, b).Modes; len(got) != 2 {
+		t.Errorf("--modes did not win over the board's modes: %v", got)
+	}
+}
