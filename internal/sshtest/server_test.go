@@ -29,7 +29,7 @@ func dial(t *testing.T, s *Server) (*ssh.Client, error) {
 		HostKeyCallback: cb, Timeout: 2 * time.Second})
 }
 
-func TestExec(t *testing.T) {
+func TestSSHServerExec(t *testing.T) {
 	s := Start(t, Options{})
 	c, err := dial(t, s)
 	if err != nil {
@@ -72,7 +72,7 @@ func TestExec(t *testing.T) {
 	}
 }
 
-func TestRejectAuth(t *testing.T) {
+func TestSSHServerRejectAuth(t *testing.T) {
 	s := Start(t, Options{RejectAuth: true})
 	if _, err := dial(t, s); err == nil {
 		t.Fatal("dial succeeded, want an authentication failure")
@@ -82,7 +82,7 @@ func TestRejectAuth(t *testing.T) {
 	}
 }
 
-func TestChangedHostKey(t *testing.T) {
+func TestSSHServerChangedHostKey(t *testing.T) {
 	s := Start(t, Options{})
 	kh := s.KnownHosts(t)
 	s.Set(func(o *Options) { o.HostKeys = []ssh.Signer{NewSigner(t, "ed25519")} })
@@ -99,7 +99,7 @@ func TestChangedHostKey(t *testing.T) {
 	}
 }
 
-func TestDropAfter(t *testing.T) {
+func TestSSHServerDropAfter(t *testing.T) {
 	s := Start(t, Options{DropAfter: 100 * time.Millisecond})
 	c, err := dial(t, s)
 	if err != nil {
@@ -115,7 +115,7 @@ func TestDropAfter(t *testing.T) {
 	}
 }
 
-func TestDirectTCPIP(t *testing.T) {
+func TestSSHServerDirectTCPIP(t *testing.T) {
 	s := Start(t, Options{})
 	c, err := dial(t, s)
 	if err != nil {
@@ -149,7 +149,7 @@ func TestDirectTCPIP(t *testing.T) {
 }
 
 // TestCloseCleansUp: Close kills running commands and ends every goroutine, even with a client still attached.
-func TestCloseCleansUp(t *testing.T) {
+func TestSSHServerCloseCleansUp(t *testing.T) {
 	before := runtime.NumGoroutine()
 	s := Start(t, Options{})
 	c, err := dial(t, s)
@@ -185,7 +185,7 @@ func TestCloseCleansUp(t *testing.T) {
 	}
 }
 
-func TestEncryptedKey(t *testing.T) {
+func TestSSHServerEncryptedKey(t *testing.T) {
 	key, data := EncryptedKey(t)
 	_, err := ssh.ParsePrivateKey(data)
 	var missing *ssh.PassphraseMissingError
