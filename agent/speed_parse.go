@@ -166,6 +166,15 @@ func (p *speedParser) line(l speedLine) {
 		p.cur(l.num).timeVLine(m[1], m[2])
 		return
 	}
+	if cmd, ok := strings.CutPrefix(t, `Command being timed: "`); ok {
+		// a log without the prompt line still names the command in time -v's report
+		if argv := speedCommandLine(strings.TrimSuffix(cmd, `"`)); argv != nil {
+			if b := p.cur(l.num); b.cmd == nil {
+				b.cmd, b.cmdInfo = argv, parseSpeedCmd(argv, nil)
+			}
+		}
+		return
+	}
 	if speedUsageRE.MatchString(t) {
 		b := p.cur(l.num)
 		if !b.refused && b.finished() {

@@ -460,3 +460,25 @@ func TestParseSpeedPastedFixtures(t *testing.T) {
 		})
 	}
 }
+
+func TestParseSpeedCommandFromTimeV(t *testing.T) {
+	// S00's engine run without its prompt line: time -v's "Command being timed" still names -engine cryptodev
+	text := readSpeedFixture(t, "S00")
+	i := strings.Index(text, "root@am335x-evm:~# time -v openssl speed -evp aes-256-cbc -engine cryptodev\nengine")
+	if i < 0 {
+		t.Fatal("S00 changed")
+	}
+	text = text[:i] + text[i+strings.Index(text[i:], "\n")+1:]
+	text = strings.Replace(text, "engine \"cryptodev\" set.\n", "", 1)
+	runs, err := ParseSpeed(text, SpeedHint{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 2 {
+		t.Fatalf("%d runs, want 2", len(runs))
+	}
+	if r := runs[1]; r.Mode != "devcrypto" || r.Engine != "cryptodev" || r.Timing != "cpu" ||
+		!slices.Equal(r.Command, strings.Fields("openssl speed -evp aes-256-cbc -engine cryptodev")) {
+		t.Errorf("run = mode %q engine %q timing %q command %q", r.Mode, r.Engine, r.Timing, r.Command)
+	}
+}
