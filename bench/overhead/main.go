@@ -1,0 +1,138 @@
+// Command overhead measures the controller's overhead (issue 8, item 1b): the wall time of the real `fleet run`
+// over N simulated boards minus the sweep duration, and the controller's peak RSS.
+//
+// Each simulated board is an in-process SSH server on 127.0.0.1 (x/crypto/ssh) that answers the deploy commands
+// and plays the agent without starting any process: `probe` prints hello, facts and done; `sweep` reads the plan,
+// then prints the quick profile's points spread evenly over a fixed duration. The fleet binary runs as a child
+// process with --concurrency N, so every board sweeps at once and the ideal wall time is the sweep duration.
+// For each N a fresh set of boards gets a cold run (the agent is pushed to every board) and a warm run (already
+// there, 0 bytes pushed); rounds interleave the values of N.
+//
+//	go run ./bench/overhead -boards 1,10,50,200,500 -sweep 36s -rounds 3
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+func main() {
+	boardsFlag := flag.String("boards", "1,10,50,200,500", "numbers of simulated boards, comma-separated")
+	sweep := flag.Duration("sweep", 36*time.Second, "duration of every simulated sweep (the quick profile: 36 points of 1 s)")
+	rounds := flag.Int("rounds", 3, "rounds; each runs every N once, cold then warm")
+	fleetBin := flag.String("fleet", "", "fleet binary (default: built from ./cmd/fleet)")
+	agentBin := flag.String("agent", "", "agent binary pushed to the boards (default: built from ./cmd/fleet-agent for linux/amd64)")
+	keep := flag.Bool("keep", false, "keep the working directory (inventories, databases, controller logs)")
+	flag.Parse()
+	var ns []int
+	for _, s := range strings.Split(*boardsFlag, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			fatalf("-boards: %q is not a number of boards", s)
+		}
+		ns = append(ns, n)
+	}
+	dir, err := os.MkdirTemp("", "fleet-bench-overhead-")
+	if err != nil {
+		fatalf("%v", err)
+	}
+	if !*keep {
+		defer os.RemoveAll(dir)
+	}
+	if *fleetBin == "" {
+		*fleetBin = filepath.Join(dir, "fleet")
+		build(*fleetBin, "./cmd/fleet", nil)
+	}
+	if *agentBin == "" {
+		*agentBin = filepath.Join(dir, "fleet-agent")
+		build(*agentBin, "./cmd/fleet-agent", []string{"CGO_ENABLED=0", "GOOS=linux", "GOARCH=amd64"}, "-trimpath", "-ldflags=-s -w")
+	}
+	keys, err := newKeys(dir)
+	if err != nil {
+		fatalf("keys: %v", err)
+	}
+	printMachine()
+	fmt.Printf("sweep duration per board: %v (quick profile: 3 algorithms x 2 modes x 6 sizes = 36 points)\n\n", *sweep)
+	fmt.Printf("%-5s %-5s %-4s %9s %9s %7s %9s %11s\n", "round", "N", "run", "wall_s", "overhead", "ovh_%", "rss_MiB", "pushed_MiB")
+
+	results := map[int]map[string][]sample{}
+	for r := 1; r <= *rounds; r++ {
+		for _, n := range ns {
+			if results[n] == nil {
+				results[n] = map[string][]sample{}
+			}
+			for _, s := range runN(dir, keys, *fleetBin, *agentBin, n, *sweep, r) {
+				results[n][s.kind] = append(results[n][s.kind], s)
+				fmt.Printf("%-5d %-5d %-4s %9.2f %9.2f %7.2f %9.1f %11.1f\n", r, n, s.kind, s.wall.Seconds(),
+					(s.wall - *sweep).Seconds(), 100*(s.wall-*sweep).Seconds()/sweep.Seconds(), s.rssMiB, float64(s.pushed)/(1<<20))
+			}
+		}
+	}
+	fmt.Printf("\nmedians over %d rounds (overhead = wall - %v; %% of the sweep duration)\n", *rounds, *sweep)
+	fmt.Printf("%-5s | %-28s | %-28s\n", "", "warm (agent already there)", "cold (first deployment)")
+	fmt.Printf("%-5s | %8s %7s %11s | %8s %7s %11s\n", "N", "ovh_s", "ovh_%", "max_rss_MiB", "ovh_s", "ovh_%", "max_rss_MiB")
+	for _, n := range ns {
+		w, c := summarize(results[n]["warm"], *sweep), summarize(results[n]["cold"], *sweep)
+		fmt.Printf("%-5d | %8.2f %7.2f %11.1f | %8.2f %7.2f %11.1f\n", n, w.ovh, w.pct, w.rss, c.ovh, c.pct, c.rss)
+	}
+	if *keep {
+		fmt.Println("\nkept", dir)
+	}
+}
+
+type summary struct{ ovh, pct, rss float64 }
+
+func summarize(ss []sample, sweep time.Duration) summary {
+	if len(ss) == 0 {
+		return summary{}
+	}
+	var ovh []float64
+	var rss float64
+	for _, s := range ss {
+		ovh = append(ovh, (s.wall - sweep).Seconds())
+		rss = max(rss, s.rssMiB)
+	}
+	slices.Sort(ovh)
+	m := ovh[len(ovh)/2]
+	if len(ovh)%2 == 0 {
+		m = (ovh[len(ovh)/2-1] + ovh[len(ovh)/2]) / 2
+	}
+	return summary{ovh: m, pct: 100 * m / sweep.Seconds(), rss: rss}
+}
+
+func build(out, pkg string, env []string, args ...string) {
+	cmd := exec.Command("go", append(append([]string{"build", "-o", out}, args...), pkg)...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		fatalf("go build %s: %v", pkg, err)
+	}
+}
+
+func printMachine() {
+	model := "?"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				model = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	load, _ := os.ReadFile("/proc/loadavg")
+	fmt.Printf("machine: %d CPUs (%s), load average %s, %s, %s\n", runtime.NumCPU(), model,
+		strings.Join(strings.Fields(string(load))[:3], " "), runtime.Version(), time.Now().UTC().Format(time.RFC3339))
+}
+
+func fatalf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench overhead: "+format+"\n", args...)
+	os.Exit(1)
+}

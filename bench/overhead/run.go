@@ -1,0 +1,153 @@
+package main
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/pem"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// keys are shared by every simulated board: one host key, one client key.
+type keys struct {
+	host     ssh.Signer
+	identity string // the client's private key file
+	client   ssh.PublicKey
+}
+
+func newKeys(dir string) (*keys, error) {
+	_, hostPriv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	host, err := ssh.NewSignerFromKey(hostPriv)
+	if err != nil {
+		return nil, err
+	}
+	clientPub, clientPriv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	block, err := ssh.MarshalPrivateKey(clientPriv, "")
+	if err != nil {
+		return nil, err
+	}
+	k := &keys{host: host, identity: filepath.Join(dir, "id_ed25519")}
+	if err := os.WriteFile(k.identity, pem.EncodeToMemory(block), 0o600); err != nil {
+		return nil, err
+	}
+	if k.client, err = ssh.NewPublicKey(clientPub); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+func (k *keys) serverConfig() *ssh.ServerConfig {
+	want := string(k.client.Marshal())
+	cfg := &ssh.ServerConfig{PublicKeyCallback: func(_ ssh.ConnMetadata, key ssh.PublicKey) (*ssh.Permissions, error) {
+		if string(key.Marshal()) == want {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("unknown key")
+	}}
+	cfg.AddHostKey(k.host)
+	return cfg
+}
+
+// sample is one `fleet run`.
+type sample struct {
+	kind   string // cold or warm
+	wall   time.Duration
+	rssMiB float64
+	pushed int64
+}
+
+// runN starts n boards, runs fleet over them twice (cold, then warm) and stops them.
+func runN(dir string, k *keys, fleetBin, agentBin string, n int, sweep time.Duration, round int) []sample {
+	work := filepath.Join(dir, fmt.Sprintf("r%d-n%d", round, n))
+	if err := os.MkdirAll(filepath.Join(work, "home"), 0o755); err != nil {
+		fatalf("%v", err)
+	}
+	cfg := k.serverConfig()
+	boards := make([]*fakeBoard, n)
+	for i := range boards {
+		b, err := startBoard(fmt.Sprintf("sim%03d", i+1), cfg, sweep)
+		if err != nil {
+			fatalf("start board %d: %v", i+1, err)
+		}
+		boards[i] = b
+	}
+	defer func() {
+		for _, b := range boards {
+			b.close()
+		}
+	}()
+	knownHosts := filepath.Join(work, "known_hosts")
+	var inv, kh strings.Builder
+	inv.WriteString("[defaults]\nuser = \"root\"\nidentity_file = " + strconv.Quote(k.identity) +
+		"\nknown_hosts = " + strconv.Quote(knownHosts) + "\ntags = [\"sim\"]\n")
+	hostKey := strings.TrimSpace(string(ssh.MarshalAuthorizedKey(k.host.PublicKey())))
+	for _, b := range boards {
+		fmt.Fprintf(&inv, "\n[boards.%s]\nhost = \"127.0.0.1\"\nport = %d\n", b.name, b.port())
+		fmt.Fprintf(&kh, "[127.0.0.1]:%d %s\n", b.port(), hostKey)
+	}
+	invPath := filepath.Join(work, "boards.toml")
+	if err := os.WriteFile(invPath, []byte(inv.String()), 0o644); err != nil {
+		fatalf("%v", err)
+	}
+	if err := os.WriteFile(knownHosts, []byte(kh.String()), 0o644); err != nil {
+		fatalf("%v", err)
+	}
+	pushed := func() (sum int64) {
+		for _, b := range boards {
+			sum += b.bytesPushed()
+		}
+		return sum
+	}
+	var out []sample
+	for _, kind := range []string{"cold", "warm"} {
+		before := pushed()
+		s := runFleet(work, kind, fleetBin, agentBin, invPath, n)
+		s.pushed = pushed() - before
+		out = append(out, s)
+	}
+	return out
+}
+
+// runFleet runs `fleet run` over the tag sim and returns its wall time and peak RSS.
+func runFleet(work, kind, fleetBin, agentBin, inv string, n int) sample {
+	db := filepath.Join(work, kind+".db")
+	logPath := filepath.Join(work, kind+".log")
+	logf, err := os.Create(logPath)
+	if err != nil {
+		fatalf("%v", err)
+	}
+	defer logf.Close()
+	cmd := exec.Command(fleetBin, "--inventory", inv, "--db", db, "run", "--tag", "sim",
+		"--concurrency", strconv.Itoa(n), "--agent", agentBin)
+	cmd.Dir = work
+	cmd.Stdout, cmd.Stderr = logf, logf
+	// A private HOME: no ~/.ssh/config or ssh-agent of the user's takes part.
+	for _, e := range os.Environ() {
+		if !strings.HasPrefix(e, "HOME=") && !strings.HasPrefix(e, "SSH_AUTH_SOCK=") {
+			cmd.Env = append(cmd.Env, e)
+		}
+	}
+	cmd.Env = append(cmd.Env, "HOME="+filepath.Join(work, "home"))
+	start := time.Now()
+	err = cmd.Run()
+	wall := time.Since(start)
+	if err != nil {
+		fatalf("fleet run over %d boards (%s): %v; see %s (run with -keep)", n, kind, err, logPath)
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	return sample{kind: kind, wall: wall, rssMiB: float64(ru.Maxrss) / 1024}
+}
