@@ -56,8 +56,9 @@ func (db *DB) Measurements(ctx context.Context, f Filter) ([]Measurement, error)
 
 // LatestPoints returns, for every series (board, mode, algorithm, op, size, key bits, curve, threads) matching
 // f, all points of the newest run that measured it, by series. Without f.Label it reads the latest table and
-// never scans history; with f.Label it looks for the newest run with that label per series. f.RunID and
-// f.Latest do not apply and must be zero.
+// never scans history; with f.Label it takes, per series, the newest run with that label that measured it
+// (walking that label's runs newest first, so a series long unmeasured costs more). f.RunID and f.Latest do
+// not apply and must be zero.
 func (db *DB) LatestPoints(ctx context.Context, f Filter) ([]Measurement, error) {
 	if f.RunID != 0 || f.Latest {
 		return nil, fmt.Errorf("read latest points: a run id or latest flag does not apply")
@@ -65,23 +66,28 @@ func (db *DB) LatestPoints(ctx context.Context, f Filter) ([]Measurement, error)
 	if f.Label == "" {
 		w := pointWhere(f, "l")
 		return db.queryMeasurements(ctx, "read latest points", `SELECT `+measurementCols+` FROM latest l
-			CROSS JOIN measurements m ON m.board = l.board AND m.mode = l.mode AND m.algorithm = l.algorithm
-				AND m.block_size = l.block_size AND m.threads = l.threads AND m.op = l.op
-				AND m.key_bits = l.key_bits AND m.curve = l.curve AND m.run_id = l.run_id
+			CROSS JOIN measurements m ON m.run_id = l.run_id AND `+sameSeries+`
 			JOIN runs r ON r.id = m.run_id`+w.sql()+`
 			ORDER BY l.board, l.mode, l.algorithm, l.op, l.block_size, l.key_bits, l.curve, l.threads, m.id`,
 			w.args...)
 	}
-	w := pointWhere(f, "m")
-	w.add("r.label = ?", f.Label)
-	return db.queryMeasurements(ctx, "read latest points", `WITH ranked AS (
-			SELECT m.id, rank() OVER (PARTITION BY m.board, m.mode, m.algorithm, m.op, m.block_size, m.key_bits,
-				m.curve, m.threads ORDER BY r.started DESC, r.id DESC) AS rk
-			FROM runs r CROSS JOIN measurements m ON m.run_id = r.id`+w.sql()+`)
-		SELECT `+measurementCols+` FROM ranked k JOIN measurements m ON m.id = k.id JOIN runs r ON r.id = m.run_id
-		WHERE k.rk = 1
-		ORDER BY m.board, m.mode, m.algorithm, m.op, m.block_size, m.key_bits, m.curve, m.threads, m.id`, w.args...)
+	// Every series ever measured has a row in latest; for each, walk the runs with the label newest first
+	// (index runs_label) until one has the series (a seek in measurements_run_series).
+	w := pointWhere(f, "l")
+	args := append([]any{f.Label}, w.args...)
+	return db.queryMeasurements(ctx, "read latest points", `WITH s AS (
+			SELECT l.board, l.mode, l.algorithm, l.op, l.block_size, l.key_bits, l.curve, l.threads,
+				(SELECT r.id FROM runs r WHERE r.label = ?1 AND EXISTS (SELECT 1 FROM measurements m
+					WHERE m.run_id = r.id AND `+sameSeries+`) ORDER BY r.started DESC, r.id DESC LIMIT 1) AS run_id
+			FROM latest l`+w.sql()+`)
+		SELECT `+measurementCols+` FROM s l CROSS JOIN measurements m ON m.run_id = l.run_id AND `+sameSeries+`
+			JOIN runs r ON r.id = m.run_id
+		ORDER BY l.board, l.mode, l.algorithm, l.op, l.block_size, l.key_bits, l.curve, l.threads, m.id`, args...)
 }
+
+// sameSeries matches measurements m to the series of l.
+const sameSeries = `m.board = l.board AND m.mode = l.mode AND m.algorithm = l.algorithm AND m.block_size = l.block_size
+	AND m.threads = l.threads AND m.op = l.op AND m.key_bits = l.key_bits AND m.curve = l.curve`
 
 // History returns one series over time, oldest run first, with each run's label and start.
 // Board, mode and algorithm are required; zero threads, op, key bits and curve match any.

@@ -115,6 +115,10 @@ func run(ctx context.Context, path string, total, boards, batch, reps int) error
 			ms, err := db.LatestPoints(ctx, store.Filter{Board: "board0"})
 			return len(ms), err
 		}},
+		{"LatestPoints, label, one board", func() (int, error) {
+			ms, err := db.LatestPoints(ctx, store.Filter{Board: "board0", Label: "nightly"})
+			return len(ms), err
+		}},
 		{"History, one series", func() (int, error) {
 			ms, err := db.History(ctx, store.SeriesKey{Board: "board1", Mode: "cpu", Algorithm: "aes-128-cbc",
 				BlockSize: 1024})
