@@ -31,7 +31,11 @@ func main() {
 	fleetBin := flag.String("fleet", "", "fleet binary (default: built from ./cmd/fleet)")
 	agentBin := flag.String("agent", "", "agent binary pushed to the boards (default: built from ./cmd/fleet-agent for linux/amd64)")
 	keep := flag.Bool("keep", false, "keep the working directory (inventories, databases, controller logs)")
+	env := flag.String("env", "", "extra environment for the controller, comma-separated NAME=VALUE (e.g. GOMEMLIMIT=150MiB)")
 	flag.Parse()
+	if *env != "" {
+		extraEnv = strings.Split(*env, ",")
+	}
 	var ns []int
 	for _, s := range strings.Split(*boardsFlag, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))

@@ -122,6 +122,10 @@ func runN(dir string, k *keys, fleetBin, agentBin string, n int, sweep time.Dura
 	return out
 }
 
+// extraEnv is added to the controller's environment (-env), e.g. GOMEMLIMIT=150MiB to see how much of the
+// peak RSS is garbage the collector had not yet returned.
+var extraEnv []string
+
 // runFleet runs `fleet run` over the tag sim and returns its wall time and peak RSS.
 func runFleet(work, kind, fleetBin, agentBin, inv string, n int) sample {
 	db := filepath.Join(work, kind+".db")
@@ -142,6 +146,7 @@ func runFleet(work, kind, fleetBin, agentBin, inv string, n int) sample {
 		}
 	}
 	cmd.Env = append(cmd.Env, "HOME="+filepath.Join(work, "home"))
+	cmd.Env = append(cmd.Env, extraEnv...)
 	start := time.Now()
 	err = cmd.Run()
 	wall := time.Since(start)
