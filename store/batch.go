@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -15,6 +16,7 @@ type txWriter struct {
 	tx      *sql.Tx
 	w       *RunWriter
 	created []string // boards whose board_runs row this transaction inserted
+	series  []series // series this transaction pointed at the run for the first time
 }
 
 // exec runs a statement of the write path, prepared once per DB.
@@ -51,8 +53,8 @@ func (t *txWriter) ensureBoard(board string) error {
 	return nil
 }
 
-// writeTx commits b and extra in one immediate transaction and returns the boards it created rows for.
-func (w *RunWriter) writeTx(ctx context.Context, b batch, extra func(*txWriter) error) (created []string, err error) {
+// writeTx commits b and extra in one immediate transaction and returns what it recorded besides results.
+func (w *RunWriter) writeTx(ctx context.Context, b batch, extra func(*txWriter) error) (_ *txWriter, err error) {
 	tx, err := w.db.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("begin: %w", classify(err))
@@ -74,7 +76,7 @@ func (w *RunWriter) writeTx(ctx context.Context, b batch, extra func(*txWriter) 
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("commit: %w", classify(err))
 	}
-	return t.created, nil
+	return t, nil
 }
 
 // writeBatch inserts raws, skips and points, then moves the latest pointer of each series they touch.
@@ -105,25 +107,12 @@ func (t *txWriter) writeBatch(b batch) error {
 	if len(b.points) == 0 {
 		return nil
 	}
-	// Every row this transaction inserts gets an id above the largest one before it (SQLite allocates
-	// max(rowid)+1 and we hold the write lock), which lets one statement move the latest pointers.
-	var before int64
-	st, err := t.w.db.stmt(t.ctx, t.tx, `SELECT coalesce(max(id), 0) FROM measurements`)
-	if err != nil {
-		return err
-	}
-	if err := st.QueryRowContext(t.ctx).Scan(&before); err != nil {
-		return fmt.Errorf("read last measurement id: %w", classify(err))
-	}
 	for len(b.points) > 0 {
 		n := min(len(b.points), maxRowsPerInsert)
 		if err := t.insertPoints(b.points[:n]); err != nil {
 			return err
 		}
 		b.points = b.points[n:]
-	}
-	if err := t.exec(upsertLatest, t.w.started, before); err != nil {
-		return fmt.Errorf("update latest points: %w", err)
 	}
 	return nil
 }
@@ -140,7 +129,12 @@ func (t *txWriter) insertPoints(points []boardPoint) error {
 		}
 	}
 	args := make([]any, 0, len(points)*measurementParams)
+	var fresh []series
 	for _, bp := range points {
+		if k := seriesOf(bp.board, &bp.p); !t.w.series[k] && !slices.Contains(t.series, k) &&
+			!slices.Contains(fresh, k) {
+			fresh = append(fresh, k)
+		}
 		p := &bp.p
 		args = append(args, t.w.id, bp.board, p.Mode, p.Algorithm, p.Op, p.BlockSize, p.KeyBits,
 			p.Curve, p.Threads, p.Repeat, p.Engine, p.Driver, p.Count, p.Seconds, p.Timing, p.WallEst,
@@ -152,6 +146,10 @@ func (t *txWriter) insertPoints(points []boardPoint) error {
 		return fmt.Errorf("store %d points from %s %s of %s: %w", len(points), p.p.Mode, p.p.Algorithm, p.board,
 			err)
 	}
+	if err := t.pointLatest(fresh); err != nil {
+		return err
+	}
+	t.series = append(t.series, fresh...)
 	return nil
 }
 
@@ -174,18 +172,6 @@ func insertMeasurements(n int) string {
 	insertStatements.Store(n, s)
 	return s
 }
-
-// upsertLatest points each series the batch measured (the rows with ids above ?2) at its newest row. A pointer
-// only moves forward in run start time (then run id), so importing an old run never hides a newer result.
-const upsertLatest = `INSERT INTO latest (board, mode, algorithm, op, block_size, key_bits, curve, threads,
-		measurement_id, run_id, run_started)
-	SELECT board, mode, algorithm, op, block_size, key_bits, curve, threads, max(id), run_id, ?1
-	FROM measurements NOT INDEXED WHERE id > ?2 -- the rowid range, not a scan of the series index
-	GROUP BY board, mode, algorithm, op, block_size, key_bits, curve, threads
-	ON CONFLICT (board, mode, algorithm, op, block_size, key_bits, curve, threads) DO UPDATE SET
-		measurement_id = excluded.measurement_id, run_id = excluded.run_id, run_started = excluded.run_started
-	WHERE excluded.run_started > latest.run_started
-		OR (excluded.run_started = latest.run_started AND excluded.run_id >= latest.run_id)`
 
 // jsonList encodes a list as JSON, or NULL when it is empty.
 func jsonList(v []string) any {

@@ -39,6 +39,7 @@ type RunWriter struct {
 	batch   batch
 	timer   *time.Timer
 	boards  map[string]bool // board_runs rows already committed
+	series  map[series]bool // series whose latest pointer this run has already claimed (committed)
 	err     error           // the first failed write; every later call returns it
 	done    bool
 	size    int
@@ -76,7 +77,7 @@ func (db *DB) BeginRun(ctx context.Context, info RunInfo) (*RunWriter, error) {
 	if started.IsZero() {
 		started = db.now()
 	}
-	w := &RunWriter{db: db, started: formatTime(started), boards: map[string]bool{},
+	w := &RunWriter{db: db, started: formatTime(started), boards: map[string]bool{}, series: map[series]bool{},
 		size: db.BatchSize, delay: db.BatchDelay}
 	if w.size <= 0 {
 		w.size = defaultBatchSize
@@ -251,13 +252,16 @@ func (w *RunWriter) flushLocked(ctx context.Context, op string, extra func(*txWr
 	}
 	b := w.batch
 	w.batch = batch{}
-	created, err := w.writeTx(context.WithoutCancel(ctx), b, extra)
+	t, err := w.writeTx(context.WithoutCancel(ctx), b, extra)
 	if err != nil {
 		w.err = fmt.Errorf("%s: %w", op, err)
 		return fmt.Errorf("run %d: %w", w.id, w.err)
 	}
-	for _, board := range created {
+	for _, board := range t.created {
 		w.boards[board] = true
+	}
+	for _, k := range t.series {
+		w.series[k] = true
 	}
 	w.flushes++
 	return nil

@@ -91,8 +91,8 @@ CREATE TABLE raw_outputs (
 	FOREIGN KEY (run_id, board) REFERENCES board_runs (run_id, board)
 );
 
--- The newest point of each series, kept on insert so that "latest per series" never scans measurements.
--- run_started decides which run is newer, so importing an old run never hides a newer one.
+-- The newest run that measured each series, kept on insert so that "latest per series" never scans
+-- measurements. run_started decides which run is newer, so importing an old run never hides a newer one.
 CREATE TABLE latest (
 	board          TEXT    NOT NULL,
 	mode           TEXT    NOT NULL,
@@ -102,7 +102,6 @@ CREATE TABLE latest (
 	key_bits       INTEGER NOT NULL,
 	curve          TEXT    NOT NULL,
 	threads        INTEGER NOT NULL,
-	measurement_id INTEGER NOT NULL,
 	run_id         INTEGER NOT NULL,
 	run_started    TEXT    NOT NULL,
 	PRIMARY KEY (board, mode, algorithm, op, block_size, key_bits, curve, threads)

@@ -1,0 +1,62 @@
+package store
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/fleetlab/fleet/agent"
+)
+
+// series names what is measured over time: a board, mode, algorithm, operation, size, key size, curve and
+// thread count. Repeats and runs are points of one series.
+type series struct {
+	board, mode, algorithm, op, curve string
+	blockSize, keyBits, threads       int
+}
+
+func seriesOf(board string, p *agent.Point) series {
+	return series{board, p.Mode, p.Algorithm, p.Op, p.Curve, p.BlockSize, p.KeyBits, p.Threads}
+}
+
+// The latest table maps every series to the newest run that measured it, so "latest per series" reads ~1000
+// rows instead of grouping a million. A run claims a series once, with its first point of it: the writer
+// remembers what it claimed, which keeps the upserts to one per series and run, not one per point.
+
+// maxLatestRows bounds one multi-row upsert (10 parameters a row).
+const maxLatestRows = 100
+
+// pointLatest points each series at this run unless a newer run (by start time, then id) already has it, so
+// importing an old run never hides a newer result.
+func (t *txWriter) pointLatest(ss []series) error {
+	for len(ss) > 0 {
+		n := min(len(ss), maxLatestRows)
+		args := make([]any, 0, n*10)
+		for _, k := range ss[:n] {
+			args = append(args, k.board, k.mode, k.algorithm, k.op, k.blockSize, k.keyBits, k.curve, k.threads,
+				t.w.id, t.w.started)
+		}
+		if err := t.exec(upsertLatest(n), args...); err != nil {
+			return fmt.Errorf("update latest points: %w", err)
+		}
+		ss = ss[n:]
+	}
+	return nil
+}
+
+// upsertStatements caches the text of the upsert for n rows.
+var upsertStatements sync.Map // int -> string
+
+func upsertLatest(n int) string {
+	if s, ok := upsertStatements.Load(n); ok {
+		return s.(string)
+	}
+	s := `INSERT INTO latest (board, mode, algorithm, op, block_size, key_bits, curve, threads, run_id, run_started)
+	VALUES ` + strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?), ", n), ", ") + `
+	ON CONFLICT (board, mode, algorithm, op, block_size, key_bits, curve, threads) DO UPDATE SET
+		run_id = excluded.run_id, run_started = excluded.run_started
+	WHERE excluded.run_started > latest.run_started
+		OR (excluded.run_started = latest.run_started AND excluded.run_id > latest.run_id)`
+	upsertStatements.Store(n, s)
+	return s
+}
