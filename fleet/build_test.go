@@ -191,6 +191,28 @@ func TestBuildAgentCross(t *testing.T) {
 		}
 		built[arch] = p
 	}
+	// Where QEMU's user-mode emulator is installed, run them: on an ARM926 (ARMv5TEJ, as on an AM18x) only the
+	// armv5 agent starts, which is the rule AgentFromFile enforces below.
+	emulated := []struct {
+		qemu, cpu, arch string
+		ok              bool
+	}{
+		{"qemu-arm-static", "arm926", "armv5", true},
+		{"qemu-arm-static", "arm926", "armv7", false},
+		{"qemu-arm-static", "cortex-a8", "armv7", true},
+		{"qemu-aarch64-static", "cortex-a53", "arm64", true},
+	}
+	for _, e := range emulated {
+		if _, err := exec.LookPath(e.qemu); err != nil {
+			t.Logf("%s not installed: not running the %s agent", e.qemu, e.arch)
+			continue
+		}
+		out, err := exec.CommandContext(ctx, e.qemu, "-cpu", e.cpu, built[e.arch]).CombinedOutput()
+		if got := err == nil && string(out) == "hi\n"; got != e.ok {
+			t.Errorf("%s agent on an emulated %s: %v, %q; want ok=%v", e.arch, e.cpu, err, out, e.ok)
+		}
+	}
+
 	runsOn := map[string][]string{"armv5": {"armv5", "armv6", "armv7"}, "armv7": {"armv7"}, "arm64": {"arm64"}}
 	for binArch, p := range built {
 		for _, boardArch := range []string{"armv5", "armv6", "armv7", "arm64", "amd64", "386"} {
