@@ -1,0 +1,215 @@
+// Command accuracy measures how faithful `fleet run` is to `openssl speed` run by hand (issue 8, item 1a): for
+// every point (algorithm, block size) it alternates, round after round, one `fleet run` of that point alone and
+// the same `openssl speed -elapsed -seconds S -bytes N -evp ALG` typed by hand on the same board (locally for the
+// local board, through the system ssh client for a board of the inventory), and prints fleet ÷ hand per pair,
+// the median per point, and the median and spread over the points.
+//
+//	go run ./bench/accuracy -board local -seconds 2 -rounds 3
+//	go run ./bench/accuracy -inventory lab/run/boards.toml -board qemu-arm64
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fleetlab/fleet/inventory"
+)
+
+type point struct {
+	alg  string
+	size int
+}
+
+func main() {
+	board := flag.String("board", "local", "board to measure")
+	invPath := flag.String("inventory", "", "boards.toml holding the board (not needed for local)")
+	algs := flag.String("algorithms", "aes-128-cbc,sha256", "algorithms, comma-separated")
+	sizes := flag.String("sizes", "16,1024,16384", "block sizes, comma-separated")
+	mode := flag.String("mode", "cpu", "fleet mode; cpu is openssl's default path, what the hand command measures")
+	seconds := flag.Int("seconds", 2, "openssl -seconds")
+	rounds := flag.Int("rounds", 3, "fleet/hand pairs per point")
+	fleetBin := flag.String("fleet", "", "fleet binary (default: built from ./cmd/fleet)")
+	flag.Parse()
+
+	dir, err := os.MkdirTemp("", "fleet-bench-accuracy-")
+	if err != nil {
+		fatalf("%v", err)
+	}
+	defer os.RemoveAll(dir)
+	if *fleetBin == "" {
+		*fleetBin = filepath.Join(dir, "fleet")
+		cmd := exec.Command("go", "build", "-o", *fleetBin, "./cmd/fleet")
+		cmd.Stderr = os.Stderr
+		if err := cmd.Run(); err != nil {
+			fatalf("go build ./cmd/fleet: %v", err)
+		}
+	}
+	hand := handRunner(*board, *invPath)
+
+	var points []point
+	for _, a := range strings.Split(*algs, ",") {
+		for _, s := range strings.Split(*sizes, ",") {
+			n, err := strconv.Atoi(s)
+			if err != nil {
+				fatalf("-sizes: %v", err)
+			}
+			points = append(points, point{a, n})
+		}
+	}
+	printMachine()
+	fmt.Printf("board %s, mode %s, -seconds %d, %d rounds per point, order fleet, hand, fleet, hand ...\n\n", *board, *mode, *seconds, *rounds)
+	fmt.Printf("%-12s %6s %5s %14s %14s %8s\n", "algorithm", "size", "round", "fleet_B/s", "hand_B/s", "ratio")
+	db := filepath.Join(dir, "fleet.db")
+	var medians []float64
+	var all []float64
+	for _, p := range points {
+		var ratios []float64
+		for r := 1; r <= *rounds; r++ {
+			f := fleetPoint(*fleetBin, *invPath, db, *board, *mode, p, *seconds)
+			h := hand(p, *seconds)
+			ratios = append(ratios, f/h)
+			fmt.Printf("%-12s %6d %5d %14.0f %14.0f %8.4f\n", p.alg, p.size, r, f, h, f/h)
+		}
+		m := median(ratios)
+		medians = append(medians, m)
+		all = append(all, ratios...)
+		fmt.Printf("%-12s %6d %5s %14s %14s %8.4f  (min %.4f, max %.4f)\n", p.alg, p.size, "med", "", "", m, slices.Min(ratios), slices.Max(ratios))
+	}
+	slices.Sort(medians)
+	fmt.Printf("\nfleet/hand over %d points: median %.4f, per-point medians from %.4f to %.4f (IQR %.4f-%.4f); all %d pairs from %.4f to %.4f\n",
+		len(medians), median(medians), medians[0], medians[len(medians)-1], quantile(medians, 0.25), quantile(medians, 0.75),
+		len(all), slices.Min(all), slices.Max(all))
+}
+
+// fleetPoint runs `fleet run` for one point and returns its bytes per second.
+func fleetPoint(fleetBin, inv, db, board, mode string, p point, seconds int) float64 {
+	args := []string{"--db", db}
+	if inv != "" {
+		args = append(args, "--inventory", inv)
+	}
+	args = append(args, "run", "--boards", board, "--seconds", strconv.Itoa(seconds), "--algorithms", p.alg,
+		"--modes", mode, "--sizes", strconv.Itoa(p.size), "--format", "json")
+	cmd := exec.Command(fleetBin, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		fatalf("fleet %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	var ms []struct {
+		Algorithm   string  `json:"algorithm"`
+		BlockSize   int     `json:"block_size"`
+		BytesPerSec float64 `json:"bytes_per_sec"`
+		Failed      bool    `json:"failed"`
+	}
+	if err := json.Unmarshal(out, &ms); err != nil {
+		fatalf("fleet json: %v\n%s", err, out)
+	}
+	for _, m := range ms {
+		if m.BlockSize == p.size && !m.Failed {
+			return m.BytesPerSec
+		}
+	}
+	fatalf("fleet stored no point for %s %d: %s\n%s", p.alg, p.size, out, stderr.String())
+	return 0
+}
+
+// handRunner returns what a person would type: openssl on this machine for local, through ssh otherwise.
+func handRunner(board, invPath string) func(point, int) float64 {
+	var prefix []string
+	if board != inventory.LocalBoard {
+		inv, err := inventory.LoadOrDefault(invPath, invPath != "")
+		if err != nil {
+			fatalf("%v", err)
+		}
+		bs, err := inv.Select([]string{board}, nil, false)
+		if err != nil {
+			fatalf("%v", err)
+		}
+		b := bs[0]
+		prefix = []string{"ssh", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes", "-o", "UserKnownHostsFile=" + b.KnownHosts,
+			"-o", "IdentitiesOnly=yes", "-i", b.IdentityFile, "-p", strconv.Itoa(b.Port), b.User + "@" + b.Host}
+	}
+	return func(p point, seconds int) float64 {
+		argv := append(append([]string{}, prefix...), "openssl", "speed", "-elapsed", "-seconds", strconv.Itoa(seconds),
+			"-bytes", strconv.Itoa(p.size), "-evp", p.alg)
+		out, err := exec.Command(argv[0], argv[1:]...).Output()
+		if err != nil {
+			fatalf("%s: %v", strings.Join(argv, " "), err)
+		}
+		v, err := parseHuman(string(out))
+		if err != nil {
+			fatalf("%s: %v\n%s", strings.Join(argv, " "), err, out)
+		}
+		return v
+	}
+}
+
+// parseHuman reads the one-column table of `openssl speed -bytes N`: the row after "type", "1234.56k" in 1000s
+// of bytes per second.
+func parseHuman(out string) (float64, error) {
+	sc := bufio.NewScanner(strings.NewReader(out))
+	afterType := false
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		if f[0] == "type" {
+			afterType = true
+			continue
+		}
+		if afterType && len(f) >= 2 {
+			v, err := strconv.ParseFloat(strings.TrimSuffix(f[len(f)-1], "k"), 64)
+			if err != nil {
+				return 0, err
+			}
+			return v * 1000, nil
+		}
+	}
+	return 0, fmt.Errorf("no table in the output")
+}
+
+func median(v []float64) float64 { return quantile(v, 0.5) }
+
+// quantile interpolates linearly between the order statistics.
+func quantile(v []float64, q float64) float64 {
+	s := slices.Sorted(slices.Values(v))
+	x := q * float64(len(s)-1)
+	i := int(x)
+	if i+1 >= len(s) {
+		return s[len(s)-1]
+	}
+	return s[i] + (x-float64(i))*(s[i+1]-s[i])
+}
+
+func printMachine() {
+	model := "?"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				model = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	load, _ := os.ReadFile("/proc/loadavg")
+	fmt.Printf("machine: %d CPUs (%s), load average %s, %s\n", runtime.NumCPU(), model,
+		strings.Join(strings.Fields(string(load))[:3], " "), time.Now().UTC().Format(time.RFC3339))
+}
+
+func fatalf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench accuracy: "+format+"\n", args...)
+	os.Exit(1)
+}
