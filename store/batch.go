@@ -40,10 +40,8 @@ func (t *txWriter) ensureBoard(board string) error {
 	if t.w.boards[board] {
 		return nil
 	}
-	for _, b := range t.created {
-		if b == board {
-			return nil
-		}
+	if slices.Contains(t.created, board) {
+		return nil
 	}
 	if err := t.exec(`INSERT INTO board_runs (run_id, board, status, started) VALUES (?, ?, ?, ?)
 		ON CONFLICT (run_id, board) DO NOTHING`, t.w.id, board, boardRunning, formatTime(t.w.db.now())); err != nil {
@@ -79,7 +77,7 @@ func (w *RunWriter) writeTx(ctx context.Context, b batch, extra func(*txWriter) 
 	return t, nil
 }
 
-// writeBatch inserts raws, skips and points, then moves the latest pointer of each series they touch.
+// writeBatch inserts raws, skips and points, and claims the latest pointer of the series new to this run.
 func (t *txWriter) writeBatch(b batch) error {
 	for _, r := range b.raws {
 		if err := t.ensureBoard(r.board); err != nil {
@@ -103,9 +101,6 @@ func (t *txWriter) writeBatch(b batch) error {
 			t.w.id, s.board, s.s.Mode, s.s.Algorithm, s.s.Reason); err != nil {
 			return fmt.Errorf("store skip of %s: %w", s.board, err)
 		}
-	}
-	if len(b.points) == 0 {
-		return nil
 	}
 	for len(b.points) > 0 {
 		n := min(len(b.points), maxRowsPerInsert)

@@ -158,3 +158,30 @@ func TestPreviousRun(t *testing.T) {
 		})
 	}
 }
+
+func TestFactsOfRuns(t *testing.T) {
+	h := buildHistory(t)
+	tests := []struct {
+		board string
+		runs  []int64
+		want  map[int64]string // run -> kernel
+	}{
+		{"a", []int64{h.r1, h.r2, h.r3, h.r4}, map[int64]string{h.r1: "6.1", h.r2: "6.6"}},
+		{"a", []int64{h.r2}, map[int64]string{h.r2: "6.6"}},
+		{"b", []int64{h.r1, h.r3}, map[int64]string{h.r1: ""}},
+		{"a", nil, map[int64]string{}},
+	}
+	for _, tt := range tests {
+		got, err := h.db.FactsOfRuns(context.Background(), tt.board, tt.runs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kernels := map[int64]string{}
+		for id, f := range got {
+			kernels[id] = f.Kernel
+		}
+		if !reflect.DeepEqual(kernels, tt.want) {
+			t.Errorf("FactsOfRuns(%s, %v) = %v, want %v", tt.board, tt.runs, kernels, tt.want)
+		}
+	}
+}

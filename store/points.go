@@ -9,7 +9,7 @@ import (
 )
 
 // measurementCols are read by scanMeasurement, in this order; m is measurements, r its run.
-const measurementCols = `m.id, m.run_id, r.label, r.started, m.board, m.mode, m.algorithm, m.op, m.block_size,
+const measurementCols = `m.id, m.run_id, r.label, r.started, r.tool_version, m.board, m.mode, m.algorithm, m.op, m.block_size,
 	m.key_bits, m.curve, m.threads, m.repeat, m.engine, m.driver, m.count, m.seconds, m.timing, m.wall_est_s,
 	m.bytes_per_sec, m.ops_per_sec, m.wall_s, m.user_s, m.sys_s, m.cpu_pct, m.sys_busy_pct, m.irq_delta, m.failed,
 	m.error, m.flags, m.raw_id, m.line`
@@ -184,7 +184,7 @@ func scanMeasurement(rows *sql.Rows) (Measurement, error) {
 	var m Measurement
 	var started, flags sql.NullString
 	p := &m.Point
-	if err := rows.Scan(&m.ID, &m.RunID, &m.RunLabel, &started, &m.Board, &p.Mode, &p.Algorithm, &p.Op,
+	if err := rows.Scan(&m.ID, &m.RunID, &m.RunLabel, &started, &m.RunTool, &m.Board, &p.Mode, &p.Algorithm, &p.Op,
 		&p.BlockSize, &p.KeyBits, &p.Curve, &p.Threads, &p.Repeat, &p.Engine, &p.Driver, &p.Count, &p.Seconds,
 		&p.Timing, &p.WallEst, &p.BytesPerSec, &p.OpsPerSec, &p.WallS, &p.UserS, &p.SysS, &p.CPUPct,
 		&p.SysBusyPct, &p.IRQDelta, &p.Failed, &p.Error, &flags, &p.RawID, &p.Line); err != nil {

@@ -222,7 +222,7 @@ func TestMeasurements(t *testing.T) {
 func TestMeasurementRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
-	w, err := db.BeginRun(ctx, RunInfo{Label: "rt"})
+	w, err := db.BeginRun(ctx, RunInfo{Label: "rt", ToolVersion: "v1.2.3"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +244,7 @@ func TestMeasurementRoundTrip(t *testing.T) {
 		t.Fatalf("%d measurements, want 1", len(ms))
 	}
 	m := ms[0]
-	if !reflect.DeepEqual(m.Point, p) || m.Board != "imx8" || m.RunLabel != "rt" || m.RunID != w.RunID() ||
+	if !reflect.DeepEqual(m.Point, p) || m.Board != "imx8" || m.RunLabel != "rt" || m.RunTool != "v1.2.3" || m.RunID != w.RunID() ||
 		m.RunStarted.IsZero() || m.ID == 0 {
 		t.Errorf("stored %+v\nwant point %+v", m, p)
 	}

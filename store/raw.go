@@ -4,11 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"time"
-
-	"github.com/fleetlab/fleet/agent"
 )
 
 // RawOutputs returns the tool outputs stored for a run, for one board or ("") all, by board and raw id.
@@ -44,28 +40,4 @@ func (db *DB) RawOutputs(ctx context.Context, runID int64, board string) ([]RawO
 		return nil, fmt.Errorf("read raw outputs of run %d: %w", runID, classify(err))
 	}
 	return out, nil
-}
-
-// LatestFacts returns the newest facts probed on a board and when its part of that run started.
-// A board never probed gives nil facts, the zero time and no error.
-func (db *DB) LatestFacts(ctx context.Context, board string) (*agent.Facts, time.Time, error) {
-	var facts, started sql.NullString
-	err := db.db.QueryRowContext(ctx, `SELECT b.facts, b.started FROM board_runs b JOIN runs r ON r.id = b.run_id
-		WHERE b.board = ? AND b.facts IS NOT NULL ORDER BY r.started DESC, r.id DESC LIMIT 1`, board).
-		Scan(&facts, &started)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, time.Time{}, nil
-	}
-	if err != nil {
-		return nil, time.Time{}, fmt.Errorf("read facts of %s: %w", board, classify(err))
-	}
-	f := new(agent.Facts)
-	if err := json.Unmarshal([]byte(facts.String), f); err != nil {
-		return nil, time.Time{}, fmt.Errorf("read facts of %s: %w", board, err)
-	}
-	t, err := parseTime(started)
-	if err != nil {
-		return nil, time.Time{}, fmt.Errorf("read facts of %s: %w", board, err)
-	}
-	return f, t, nil
 }

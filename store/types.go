@@ -67,6 +67,7 @@ type Measurement struct {
 	RunID      int64
 	RunLabel   string
 	RunStarted time.Time
+	RunTool    string // tool version of the run
 	Board      string
 	agent.Point
 }
