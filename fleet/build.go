@@ -191,8 +191,17 @@ func buildEnv(environ []string, t Target) []string {
 		}
 	}
 	env = append(env, "CGO_ENABLED=0", "GOOS="+t.GOOS, "GOARCH="+t.GOARCH, "GOFLAGS=-mod=mod -buildvcs=false", "GOWORK=off")
-	if t.GOARM != "" {
+	// The baseline instruction set of each architecture, set explicitly so that a `go env -w GOAMD64=v3` of the
+	// user's cannot make an agent that dies on an older board.
+	switch t.GOARCH {
+	case "arm":
 		env = append(env, "GOARM="+t.GOARM)
+	case "arm64":
+		env = append(env, "GOARM64=v8.0")
+	case "amd64":
+		env = append(env, "GOAMD64=v1")
+	case "386":
+		env = append(env, "GO386=sse2")
 	}
 	return env
 }

@@ -101,6 +101,10 @@ func TestBuildEnv(t *testing.T) {
 			t.Errorf("buildEnv lacks %s: %s", want, got)
 		}
 	}
+	amd64 := strings.Join(buildEnv([]string{"GOAMD64=v3"}, Target{"linux", "amd64", ""}), " ")
+	if !strings.Contains(amd64, "GOAMD64=v1") || strings.Contains(amd64, "v3") {
+		t.Errorf("buildEnv for amd64 = %s, want GOAMD64=v1 only", amd64)
+	}
 	for _, bad := range []string{"-mod=vendor", "mips", "GOAMD64", "CGO_ENABLED=1"} {
 		if strings.Contains(got, bad) {
 			t.Errorf("buildEnv keeps %s: %s", bad, got)
