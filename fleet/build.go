@@ -132,7 +132,7 @@ func AgentFromFile(path string, want Target) (string, error) {
 		return "", fmt.Errorf("agent %s: not a regular file", path)
 	}
 	if err := CheckELF(abs, want); err != nil {
-		return "", fmt.Errorf("agent %s: %w", path, err)
+		return "", err // names the file
 	}
 	return abs, nil
 }

@@ -14,7 +14,7 @@ import (
 
 // ErrWrongBinary is wrapped by CheckELF when a file cannot run on the target: not an ELF executable, another
 // machine or class, dynamically linked, or built for a newer ARM architecture than the board's.
-var ErrWrongBinary = errors.New("binary does not fit the board")
+var ErrWrongBinary = errors.New("wrong binary for the board")
 
 // ARM ELF header flags (ARM IHI 0044, "ELF for the Arm Architecture").
 const (
@@ -41,7 +41,7 @@ var elfMachines = map[string]struct {
 // ARMv7 agent dies with an illegal instruction on an ARMv5 board).
 func CheckELF(path string, t Target) error {
 	if err := checkELF(path, t); err != nil {
-		return fmt.Errorf("check %s for %s: %w", path, t, err)
+		return fmt.Errorf("check ELF of %s for %s: %w", path, t, err)
 	}
 	return nil
 }
