@@ -35,11 +35,15 @@ func sampleSystem(root string) systemSample {
 // cpuUsage is user and system CPU seconds.
 type cpuUsage struct{ user, sys float64 }
 
-// selfRusage is the CPU time of the agent process, all threads.
-func selfRusage() (cpuUsage, error) {
+// threadRusage is the CPU time of the calling OS thread (the caller must hold it with runtime.LockOSThread):
+// the work the kernel does inside that thread's system calls shows as its sys time. Where RUSAGE_THREAD is
+// missing (Linux before 2.6.26) it falls back to the whole process, whose Go runtime threads add a little.
+func threadRusage() (cpuUsage, error) {
 	var ru unix.Rusage
-	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
-		return cpuUsage{}, err
+	if err := unix.Getrusage(unix.RUSAGE_THREAD, &ru); err != nil {
+		if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+			return cpuUsage{}, err
+		}
 	}
 	return cpuUsage{
 		user: float64(ru.Utime.Sec) + float64(ru.Utime.Usec)/1e6,

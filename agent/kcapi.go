@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"runtime"
 	"time"
 )
 
@@ -148,7 +149,7 @@ func kcapiOpName(spec kcapiSpec, decrypt bool) string {
 type kcapiResult struct {
 	Ops          int64
 	WallS        float64
-	UserS, SysS  float64 // of the agent process: kernel work done in its system calls shows as sys
+	UserS, SysS  float64 // of the measuring thread: kernel work done in its system calls shows as sys
 	Before, Post systemSample
 }
 
@@ -162,8 +163,11 @@ func kcapiMeasure(ctx context.Context, spec kcapiSpec, size int, seconds float64
 	}
 	defer s.Close()
 	dur := time.Duration(seconds * float64(time.Second))
+	// measure on one OS thread, so its rusage is the work of this benchmark and not of Go's other threads
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	r.Before = sampleSystem(root)
-	ruBefore, ruErr := selfRusage()
+	ruBefore, ruErr := threadRusage()
 	start := time.Now()
 	done := ctx.Done()
 	for {
@@ -181,7 +185,7 @@ func kcapiMeasure(ctx context.Context, spec kcapiSpec, size int, seconds float64
 		}
 	}
 	r.WallS = time.Since(start).Seconds()
-	ruAfter, ruErr2 := selfRusage()
+	ruAfter, ruErr2 := threadRusage()
 	r.Post = sampleSystem(root)
 	if ruErr == nil && ruErr2 == nil {
 		r.UserS = ruAfter.user - ruBefore.user
