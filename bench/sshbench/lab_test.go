@@ -1,0 +1,102 @@
+package sshbench
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fleetlab/fleet/internal/sshlab"
+)
+
+// needBench skips unless FLEET_BENCH=1: these tests time things, which has no place in a normal test run.
+func needBench(t *testing.T) {
+	t.Helper()
+	if os.Getenv("FLEET_BENCH") != "1" {
+		t.Skip("a benchmark: run with FLEET_BENCH=1")
+	}
+}
+
+// goBuild builds a package of the module into dir.
+func goBuild(t *testing.T, dir, name, pkg string, env ...string) string {
+	t.Helper()
+	out := filepath.Join(dir, name)
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, pkg)
+	cmd.Env = append(os.Environ(), env...)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, b)
+	}
+	return out
+}
+
+// buildAgent builds the agent for this machine exactly as fleet cross-compiles it.
+func buildAgent(t *testing.T, dir string) string {
+	return goBuild(t, dir, "fleet-agent", "github.com/fleetlab/fleet/cmd/fleet-agent",
+		"CGO_ENABLED=0", "GOOS=linux", "GOARCH="+runtime.GOARCH)
+}
+
+// wireBytes is what crossed the board's network interfaces (received plus sent) so far: the board's own
+// /proc/net/dev, read inside its network namespace. It is -1 when the lab runs on loopback ports, where the
+// count would include every other process.
+func wireBytes(t *testing.T, b *sshlab.Board) int64 {
+	t.Helper()
+	if b.NetNS == "" {
+		return -1
+	}
+	out, err := b.Exec("cat", "/proc/net/dev")
+	if err != nil {
+		t.Fatalf("read /proc/net/dev on %s: %v: %s", b.Name, err, out)
+	}
+	var sum int64
+	for _, l := range strings.Split(string(out), "\n") {
+		name, rest, ok := strings.Cut(l, ":")
+		if !ok || strings.TrimSpace(name) == "lo" {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) < 9 {
+			continue
+		}
+		rx, err1 := strconv.ParseInt(f[0], 10, 64)
+		tx, err2 := strconv.ParseInt(f[8], 10, 64)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		sum += rx + tx
+	}
+	return sum
+}
+
+func machine() string {
+	model := "?"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				model = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	load, _ := os.ReadFile("/proc/loadavg")
+	return fmt.Sprintf("machine: %d CPUs (%s), load average %s, %s", runtime.NumCPU(), model,
+		strings.Join(strings.Fields(string(load))[:3], " "), time.Now().UTC().Format(time.RFC3339))
+}
+
+func median(v []float64) float64 {
+	s := slices.Sorted(slices.Values(v))
+	if len(s) == 0 {
+		return 0
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func secs(d time.Duration) float64 { return d.Seconds() }
