@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -20,6 +21,19 @@ import (
 // last commits, and it saves an fsync per batch.
 const dsnParams = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)" +
 	"&_pragma=synchronous(NORMAL)&_txlock=immediate"
+
+// dsnReadOnlyParams open a database that cannot be written, for queries only.
+const dsnReadOnlyParams = "mode=ro&immutable=1&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)"
+
+// readOnlyFile reports an existing database that cannot be written and has no -wal file with commits
+// not yet merged into it (immutable mode would not see them).
+func readOnlyFile(path string) bool {
+	if _, err := os.Stat(path); err != nil || writable(path) {
+		return false
+	}
+	fi, err := os.Stat(path + "-wal")
+	return err != nil || fi.Size() == 0
+}
 
 // Errors callers decide on with errors.Is. ErrReadOnly and ErrFull mean the database cannot be written; no
 // partial batch is ever left behind by them (the transaction rolls back). cmd maps them, and ErrCannotOpen, to
@@ -46,12 +60,19 @@ type DB struct {
 }
 
 // Open opens (creating if needed) the database at path and applies any pending migrations.
-// A database that is read-only but already up to date opens for queries; writing to it fails with ErrReadOnly.
+// A database that cannot be written (read-only file, directory or file system) but is up to date opens for
+// queries; writing to it then fails with ErrReadOnly.
 func Open(ctx context.Context, path string) (*DB, error) {
 	if path == "" {
 		return nil, fmt.Errorf("open database: %w: empty path", ErrCannotOpen)
 	}
-	u := url.URL{Scheme: "file", Opaque: url.PathEscape(path), RawQuery: dsnParams}
+	params := dsnParams
+	if readOnlyFile(path) {
+		// SQLite cannot create the -shm file a WAL reader needs there. Nobody can write the file either, so
+		// reading it as immutable is exact (readOnlyFile refuses when a -wal file holds unmerged commits).
+		params = dsnReadOnlyParams
+	}
+	u := url.URL{Scheme: "file", Opaque: url.PathEscape(path), RawQuery: params}
 	sdb, err := sql.Open("sqlite", u.String())
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, classify(err))

@@ -163,15 +163,15 @@ func TestReadOnly(t *testing.T) {
 			path := tt.makeRO(t)
 			ctx := context.Background()
 			db, err := Open(ctx, path)
-			if err == nil {
-				defer db.Close()
-				// Up to date and readable: queries work, writing is refused.
-				runs, qerr := db.Runs(ctx, RunFilter{})
-				if qerr != nil || len(runs) != 1 {
-					t.Errorf("Runs on a read-only database = %d runs, %v", len(runs), qerr)
-				}
-				_, err = db.BeginRun(ctx, RunInfo{})
+			if err != nil {
+				t.Fatalf("Open(read-only, up to date) = %v; want it open for queries", err)
 			}
+			defer db.Close()
+			runs, err := db.Runs(ctx, RunFilter{})
+			if err != nil || len(runs) != 1 || runs[0].Points != 1 {
+				t.Errorf("Runs on a read-only database = %+v, %v; want the seeded run", runs, err)
+			}
+			_, err = db.BeginRun(ctx, RunInfo{})
 			t.Logf("write: %v", err)
 			if !errors.Is(err, ErrReadOnly) {
 				t.Fatalf("writing a read-only database: %v, want ErrReadOnly", err)
@@ -254,5 +254,43 @@ func TestResultsNeverUpdated(t *testing.T) {
 		if _, err := db.db.ExecContext(ctx, stmt); err == nil || !strings.Contains(err.Error(), "never updated") {
 			t.Errorf("%s: %v, want refused", stmt, err)
 		}
+	}
+}
+
+// A read-only database that still needs a migration cannot be opened: the error says read-only, and the
+// file is left as it was.
+func TestReadOnlyOutdated(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "fleet.db")
+	seed(t, path)
+	db := openAt(t, path)
+	// make it look like a database from before migration 0002
+	for _, stmt := range []string{`DROP TRIGGER measurements_never_updated`, `DROP TRIGGER skips_never_updated`,
+		`DROP TRIGGER raw_outputs_never_updated`, `DELETE FROM schema_migrations WHERE version = 2`} {
+		if _, err := db.db.ExecContext(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	if os.Geteuid() == 0 {
+		chattr, err := exec.LookPath("chattr")
+		if err != nil {
+			t.Skip("no chattr")
+		}
+		if out, err := exec.Command(chattr, "+i", path).CombinedOutput(); err != nil {
+			t.Skipf("chattr +i: %v: %s", err, out)
+		}
+		t.Cleanup(func() { exec.Command(chattr, "-i", path).Run() })
+	} else {
+		os.Chmod(path, 0o444)
+		os.Chmod(dir, 0o555)
+		t.Cleanup(func() { os.Chmod(dir, 0o755) })
+	}
+	if db, err := Open(ctx, path); !errors.Is(err, ErrReadOnly) {
+		if err == nil {
+			db.Close()
+		}
+		t.Fatalf("Open(read-only, outdated) = %v, want ErrReadOnly", err)
 	}
 }
