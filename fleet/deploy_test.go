@@ -29,7 +29,14 @@ var _ Transport = (*hostTransport)(nil)
 
 func (h *hostTransport) Run(ctx context.Context, cmd Command) error {
 	h.runs = append(h.runs, strings.Join(cmd.Args, " "))
-	c := exec.CommandContext(ctx, cmd.Args[0], cmd.Args[1:]...)
+	prog := cmd.Args[0]
+	if h.path != "" && !strings.Contains(prog, "/") {
+		// The board's PATH decides, as a remote shell's would.
+		if p := filepath.Join(h.path, prog); fileExists(p) {
+			prog = p
+		}
+	}
+	c := exec.CommandContext(ctx, prog, cmd.Args[1:]...)
 	c.Stdin, c.Stdout, c.Stderr = cmd.Stdin, cmd.Stdout, cmd.Stderr
 	c.Env = append(os.Environ(), "HOME="+h.home)
 	if h.path != "" {
@@ -68,6 +75,11 @@ func (h *hostTransport) Put(ctx context.Context, path string, r io.Reader, size 
 }
 
 func (h *hostTransport) Close() error { return nil }
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
 
 // cannedTransport answers every command with the same output.
 type cannedTransport struct {
@@ -197,6 +209,47 @@ func TestDeploy(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDeployBusybox deploys to a board whose every tool, the shell included, is busybox.
+func TestDeployBusybox(t *testing.T) {
+	bb, err := exec.LookPath("busybox")
+	if err != nil {
+		t.Skip("busybox not installed (apt-get install busybox)")
+	}
+	dir := t.TempDir()
+	for _, applet := range []string{"sh", "mkdir", "chmod", "wc", "cat", "sha256sum", "df", "mv", "rm", "uname"} {
+		if err := os.Symlink(bb, filepath.Join(dir, applet)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	agentPath, size := fakeAgent(t)
+	board := &hostTransport{home: t.TempDir(), path: dir}
+	if arch, err := DetectArch(ctx, board); err != nil {
+		t.Errorf("DetectArch with busybox: %v", err)
+	} else if _, err := TargetForArch(arch); err != nil {
+		t.Errorf("DetectArch with busybox = %q: %v", arch, err)
+	}
+	first, err := Deploy(ctx, board, agentPath, DeployOptions{Board: "am18x"})
+	if err != nil || first.Pushed != size {
+		t.Fatalf("first deploy with busybox = %+v, %v; want %d bytes pushed", first, err, size)
+	}
+	if second, err := Deploy(ctx, board, agentPath, DeployOptions{Board: "am18x"}); err != nil || !second.Skipped {
+		t.Errorf("second deploy with busybox = %+v, %v; want skipped", second, err)
+	}
+	flipByte(t, first.RemotePath)
+	if third, err := Deploy(ctx, board, agentPath, DeployOptions{Board: "am18x"}); err != nil || third.Pushed != size {
+		t.Errorf("deploy over a corrupt copy with busybox = %+v, %v; want %d bytes pushed", third, err, size)
+	}
+	if free, ok := freeKiB(ctx, board, board.home); !ok || free <= 0 {
+		t.Errorf("busybox df: free = %d, ok = %v", free, ok)
+	}
+	for _, r := range board.runs {
+		if strings.HasPrefix(r, "sh -c chmod 700") {
+			t.Errorf("fell back to the agent's own sha256 although busybox has sha256sum: %s", r)
+		}
 	}
 }
 
