@@ -1,0 +1,51 @@
+// Package e2e drives the real fleet binary as a user would: a subprocess with real arguments, real exit codes, a
+// real SQLite file and real OpenSSH sshd boards (internal/sshlab). TestMain builds the binaries once.
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// Built once by TestMain, shared by every test.
+var (
+	fleetBin   string // the fleet controller
+	agentBin   string // the real agent, for --agent (saves a cross-compile per test)
+	hostileBin string // testdata/hostileagent: answers like an agent, sweeps with hostile lines
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(buildAndRun(m))
+}
+
+func buildAndRun(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "fleet-e2e-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	root, err := filepath.Abs("..")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	// One go build for the three: static, stripped, as the agent is shipped (the fake agent must pass the same
+	// ELF check as the real one, so it is built for the host's arch like it).
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", dir+string(os.PathSeparator),
+		"./cmd/fleet", "./cmd/fleet-agent", "./e2e/testdata/hostileagent")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+runtime.GOARCH)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: build: %v\n%s", err, out)
+		return 1
+	}
+	fleetBin = filepath.Join(dir, "fleet")
+	agentBin = filepath.Join(dir, "fleet-agent")
+	hostileBin = filepath.Join(dir, "hostileagent")
+	return m.Run()
+}
