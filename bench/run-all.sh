@@ -1,0 +1,50 @@
+#!/bin/sh
+# Runs every benchmark of issue 8, item 1 (and, with FUZZ=1, the 1 M-execution fuzz runs of item 3), one after
+# the other: never two at once, they would skew each other. Each prints its own ratios; the outputs are kept in
+# $BENCH_OUT (default: a new directory under /tmp). Needs root for the sshd boards in network namespaces,
+# openssh-server, and ansible (apt-get install -y ansible). Takes about 40 minutes, plus the fuzzing.
+#
+#   bench/run-all.sh                 everything but fuzzing
+#   ONLY="accuracy push" bench/run-all.sh
+#   FUZZ=1 ONLY=fuzz bench/run-all.sh
+set -eu
+cd "$(dirname "$0")/.."
+out=${BENCH_OUT:-$(mktemp -d /tmp/fleet-bench-XXXXXX)}
+mkdir -p "$out"
+only=${ONLY:-"accuracy overhead push ansible store"}
+[ "${FUZZ:-0}" = 1 ] && only="$only fuzz"
+echo "results in $out"
+
+want() { case " $only " in *" $1 "*) return 0 ;; esac; return 1; }
+run() { # run NAME COMMAND...: prints and keeps the output
+	name=$1; shift
+	echo "== $name: $*" | tee "$out/$name.txt"
+	"$@" 2>&1 | tee -a "$out/$name.txt"
+}
+
+go build -o "$out/fleet" ./cmd/fleet
+
+if want accuracy; then
+	run accuracy-local go run ./bench/accuracy -fleet "$out/fleet" -board local -seconds 3 -rounds 3
+	if [ -f lab/run/boards.toml ]; then
+		for b in $(sed -n 's/^\[boards\.\(.*\)\]$/\1/p' lab/run/boards.toml); do
+			run "accuracy-$b" go run ./bench/accuracy -fleet "$out/fleet" -inventory lab/run/boards.toml -board "$b" -seconds 3 -rounds 3
+		done
+	else
+		echo "accuracy on an emulated ARM board: no lab/run/boards.toml (start it with lab/lab up)"
+	fi
+fi
+want overhead && run overhead go run ./bench/overhead -fleet "$out/fleet" -boards 1,10,50,200,500 -sweep 36s -rounds 3
+want push && FLEET_BENCH=1 run push go test -v -count=1 -run BenchPush ./bench/sshbench
+want ansible && FLEET_BENCH=1 run ansible go test -v -count=1 -timeout 30m -run BenchAnsible ./bench/sshbench
+if want store; then
+	run store go run ./bench/store -points 1000000
+	run store-gobench go test -run '^$' -bench . -benchmem ./store
+fi
+if want fuzz; then
+	# One target at a time, one worker: the machine is shared.
+	run fuzz-parsespeed go test -run '^$' -fuzz '^FuzzParseSpeed$' -fuzztime 1000000x -fuzzminimizetime 2s -parallel 1 ./agent
+	run fuzz-decodeline go test -run '^$' -fuzz '^FuzzDecodeLine$' -fuzztime 1000000x -fuzzminimizetime 2s -parallel 1 ./agent
+	run fuzz-inventory go test -run '^$' -fuzz '^FuzzParse$' -fuzztime 1000000x -fuzzminimizetime 2s -parallel 1 ./inventory
+fi
+echo "results in $out"
