@@ -7,11 +7,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
 
-const crashChildEnv = "FLEET_STORE_CRASH_CHILD"
+const (
+	crashChildEnv  = "FLEET_STORE_CRASH_CHILD"
+	writerChildEnv = "FLEET_STORE_WRITER_CHILD"
+)
 
 // crashChild stands in for a controller: it streams points for ever, in batches of 10, and reports when the
 // first two batches are committed. The parent kills it with SIGKILL.
@@ -98,4 +102,84 @@ func TestKilledController(t *testing.T) {
 		}
 	}
 	t.Logf("%d points survived SIGKILL", len(ms))
+}
+
+// writerChild stands in for one `fleet run` process: three boards streaming 300 points each in small batches.
+func writerChild(path string) error {
+	ctx := context.Background()
+	db, err := Open(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	db.BatchSize = 5
+	w, err := db.BeginRun(ctx, RunInfo{Label: "two-processes"})
+	if err != nil {
+		return err
+	}
+	errs := make(chan error, 3)
+	for b := range 3 {
+		go func() {
+			board := fmt.Sprint("b", b)
+			for i := range 300 {
+				if err := w.Point(ctx, board, pt("cpu", "sha256", 64<<(i%4), i, float64(i))); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- w.BoardFinished(ctx, board, "ok", "")
+		}()
+	}
+	for range 3 {
+		if err := <-errs; err != nil {
+			return err
+		}
+	}
+	return w.Finish(ctx, RunOK)
+}
+
+// Two processes writing one database at once: no "database is locked", every point stored.
+func TestTwoProcesses(t *testing.T) {
+	if path := os.Getenv(writerChildEnv); path != "" {
+		if err := writerChild(path); err != nil {
+			fmt.Println("writer:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if testing.Short() {
+		t.Skip("starts subprocesses")
+	}
+	path := filepath.Join(t.TempDir(), "fleet.db")
+	seed(t, path) // the schema exists, so both children go straight to writing
+	var cmds []*exec.Cmd
+	var outs []*strings.Builder
+	for range 2 {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestTwoProcesses$")
+		cmd.Env = append(os.Environ(), writerChildEnv+"="+path)
+		out := new(strings.Builder)
+		cmd.Stdout, cmd.Stderr = out, out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds, outs = append(cmds, cmd), append(outs, out)
+	}
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("writer process %d: %v\n%s", i, err, outs[i])
+		}
+	}
+	db := openAt(t, path)
+	runs, err := db.Runs(context.Background(), RunFilter{Label: "two-processes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 2 {
+		t.Fatalf("%d runs stored, want 2", len(runs))
+	}
+	for _, r := range runs {
+		if r.Points != 900 || r.Status != RunOK {
+			t.Errorf("run %d: %d points, status %s; want 900, ok", r.ID, r.Points, r.Status)
+		}
+	}
 }
