@@ -1,0 +1,175 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/fleetlab/fleet/internal/sshlab"
+	"github.com/fleetlab/fleet/store"
+)
+
+// stderrLine waits until the process's stderr has a line matching re and returns when it saw it.
+func stderrLine(t *testing.T, p *proc, re *regexp.Regexp, timeout time.Duration) (string, bool) {
+	t.Helper()
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if m := re.FindString(p.stderr.String()); m != "" {
+			return m, true
+		}
+		if p.exited() {
+			if m := re.FindString(p.stderr.String()); m != "" {
+				return m, true
+			}
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// TestLinkCutMidSweep: one board's cable is pulled after its first points: the others finish, the cut board's
+// points so far are kept, it is reported within 10 s (20 s allowed on this shared machine), the run is partial,
+// exit 3.
+func TestLinkCutMidSweep(t *testing.T) {
+	w, lab := labWorld(t, sshlab.Options{})
+	p := w.start(append([]string{"run", "--boards", strings.Join(threeBoards, ","), "--agent", agentBin}, longSweep...)...)
+	w.waitPoints(p, "board2", 1, 2*time.Minute)
+	b2 := lab.Board("board2")
+	if err := b2.CutLink(); err != nil {
+		t.Fatal(err)
+	}
+	cut := time.Now()
+	t.Cleanup(func() { b2.RestoreLink() })
+	if _, ok := stderrLine(t, p, regexp.MustCompile(`board2\s+(partial|failed)\b.*`), 60*time.Second); !ok {
+		t.Errorf("board2 not reported partial or failed within 60 s of its link cut\n%s", p.stderr.String())
+	} else if d := time.Since(cut); d > 20*time.Second {
+		t.Errorf("board2 reported %v after its link was cut; promised within 10 s (20 s allowed here)", d.Round(time.Second))
+	} else {
+		t.Logf("board2 reported %v after its link was cut", d.Round(100*time.Millisecond))
+	}
+	r := p.wait(3 * time.Minute)
+	if r.code != 3 {
+		t.Errorf("want exit 3\n%s", r)
+	}
+	if !regexp.MustCompile(`(?m)^\s*board2\s+partial\s+[1-9][0-9]* points`).MatchString(r.stderr) || !strings.Contains(r.stderr, "connection lost") {
+		t.Errorf("summary does not show board2 partial with its points and the lost connection\n%s", r)
+	}
+	db := w.openDB()
+	runs := w.runs(db)
+	if len(runs) != 1 || runs[0].Status != store.RunPartial {
+		t.Fatalf("runs = %+v, want one partial run", runs)
+	}
+	ms := w.measurements(db, store.Filter{RunID: runs[0].ID})
+	count := map[string]int{}
+	for _, m := range ms {
+		count[m.Board]++
+		checkPoint(t, m)
+	}
+	if count["board1"] != 12 || count["board3"] != 12 {
+		t.Errorf("points board1 %d, board3 %d; want 12 each (they were not cut)", count["board1"], count["board3"])
+	}
+	if count["board2"] < 1 || count["board2"] >= 12 {
+		t.Errorf("board2 kept %d points, want those measured before the cut (1 to 11)", count["board2"])
+	}
+	brs := w.boardRuns(db, runs[0].ID)
+	if br := brs["board2"]; br.Status != "partial" || !strings.Contains(br.Error, "board2") {
+		t.Errorf("board run board2 = %q %q, want partial with a cause naming board2", br.Status, br.Error)
+	}
+	if err := b2.RestoreLink(); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range lab.Boards[:3] {
+		waitIdle(t, b, 20*time.Second) // board2's sshd notices the dead client through its own timeouts
+	}
+}
+
+// TestControllerKilled: fleet is SIGKILLed mid-run. The database opens cleanly, the points stored before the kill
+// are intact, `fleet runs` shows the run as incomplete, and no agent or openssl is left on any board.
+func TestControllerKilled(t *testing.T) {
+	w, lab := labWorld(t, sshlab.Options{})
+	p := w.start(append([]string{"run", "--boards", strings.Join(threeBoards, ","), "--agent", agentBin}, longSweep...)...)
+	w.waitPoints(p, "board1", 2, 2*time.Minute)
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	r := p.wait(30 * time.Second)
+	if r.code != 128+int(syscall.SIGKILL) {
+		t.Fatalf("fleet was not killed\n%s", r)
+	}
+	integrityOK(t, w.db)
+	db := w.openDB()
+	runs := w.runs(db)
+	if len(runs) != 1 || runs[0].Status != store.RunRunning || !runs[0].Finished.IsZero() {
+		t.Fatalf("runs = %+v, want one run still marked running, without an end", runs)
+	}
+	ms := w.measurements(db, store.Filter{RunID: runs[0].ID})
+	if len(ms) < 2 {
+		t.Errorf("%d points survived the kill, want at least the 2 seen before it", len(ms))
+	}
+	for _, m := range ms {
+		checkPoint(t, m)
+	}
+	list := w.fleet("runs")
+	if list.code != 0 || !regexp.MustCompile(`(?m)^\s*1\s.*incomplete`).MatchString(list.stdout) {
+		t.Errorf("fleet runs does not show run 1 as incomplete\n%s", list)
+	}
+	res := w.fleet("results", "--run", "1", "--format", "json")
+	var rows []json.RawMessage
+	if err := json.Unmarshal([]byte(res.stdout), &rows); res.code != 0 || err != nil || len(rows) != len(ms) {
+		t.Errorf("fleet results --run 1: %d rows (%v), want the %d stored points\n%s", len(rows), err, len(ms), res)
+	}
+	// The kernel closes the dead controller's connections; each sshd ends its session, the agent sees EOF on stdin
+	// and kills its openssl.
+	for _, b := range lab.Boards[:3] {
+		waitIdle(t, b, 10*time.Second)
+	}
+}
+
+// TestInterrupt: Ctrl-C mid-run exits 130, stores the run as interrupted with the points so far, and leaves no
+// agent or openssl on any board.
+func TestInterrupt(t *testing.T) {
+	w, lab := labWorld(t, sshlab.Options{})
+	p := w.start(append([]string{"run", "--boards", strings.Join(threeBoards, ","), "--agent", agentBin}, longSweep...)...)
+	w.waitPoints(p, "board3", 2, 2*time.Minute)
+	if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	sent := time.Now()
+	r := p.wait(60 * time.Second)
+	if r.code != 130 {
+		t.Errorf("want exit 130 after Ctrl-C\n%s", r)
+	}
+	if d := time.Since(sent); d > 20*time.Second {
+		t.Errorf("fleet took %v to stop after Ctrl-C; want prompt (allowing 20 s here)", d.Round(time.Second))
+	}
+	for _, b := range lab.Boards[:3] {
+		waitIdle(t, b, 5*time.Second)
+	}
+	db := w.openDB()
+	runs := w.runs(db)
+	if len(runs) != 1 || runs[0].Status != store.RunInterrupted || runs[0].Finished.IsZero() {
+		t.Fatalf("runs = %+v, want one interrupted run with an end time", runs)
+	}
+	ms := w.measurements(db, store.Filter{RunID: runs[0].ID})
+	if len(ms) < 2 || len(ms) >= 36 {
+		t.Errorf("%d points stored, want those measured before Ctrl-C (2 to 35)", len(ms))
+	}
+	for _, m := range ms {
+		checkPoint(t, m)
+	}
+	if runs[0].Points != len(ms) {
+		t.Errorf("run lists %d points, %d stored", runs[0].Points, len(ms))
+	}
+	for name, br := range w.boardRuns(db, runs[0].ID) {
+		if br.Status != "interrupted" && br.Status != "ok" {
+			t.Errorf("board run %s = %q, want interrupted", name, br.Status)
+		}
+	}
+	show := w.fleet("show", fmt.Sprint(runs[0].ID))
+	if !strings.Contains(show.stdout, "interrupted") {
+		t.Errorf("fleet show does not say interrupted\n%s", show)
+	}
+}
