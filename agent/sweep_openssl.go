@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 )
 
 // prepareOpenSSL builds the openssl commands of one (mode, algorithm), or says why it cannot be measured.
@@ -56,8 +57,11 @@ func engineFallback(engine, stdout, stderr string) string {
 // runOpenSSL runs one openssl command, sends its raw output and its points.
 func (s *sweepState) runOpenSSL(ctx context.Context, j sweepJob, repeat int) error {
 	c := j.speed
+	// a hung driver must not hang the sweep: bound each run well above what it should take
+	runCtx, cancel := context.WithTimeout(ctx, speedTimeout(c, s.plan.Seconds))
+	defer cancel()
 	before := sampleSystem(s.root)
-	res := runChild(ctx, c.Argv, c.Env)
+	res := runChild(runCtx, c.Argv, c.Env)
 	after := sampleSystem(s.root)
 	if ctx.Err() != nil {
 		return fmt.Errorf("sweep: %w", ctx.Err())
@@ -132,4 +136,23 @@ func (s *sweepState) runOpenSSL(ctx context.Context, j sweepJob, repeat int) err
 		}
 	}
 	return nil
+}
+
+// speedTimeout bounds one openssl speed run: four times its nominal duration plus a minute. Without -bytes an
+// OpenSSL run measures up to six sizes, and an asymmetric one up to four operations (10 s each in 1.0.x).
+func speedTimeout(c *speedCommand, seconds float64) time.Duration {
+	perPoint := seconds
+	if perPoint < 1 {
+		perPoint = 1
+	}
+	for _, f := range c.Flags {
+		if strings.HasPrefix(f, "default-3s") {
+			perPoint = 10
+		}
+	}
+	points := 1.0
+	if c.Size == 0 {
+		points = 6
+	}
+	return time.Duration((4*perPoint*points + 60) * float64(time.Second))
 }
