@@ -206,9 +206,10 @@ func TestDiskFull(t *testing.T) {
 			werr = w.Point(ctx, "a", pt("cpu", "aes-128-cbc", 16, i, float64(i+1)))
 		}
 	}
-	if !errors.Is(werr, ErrFull) {
-		t.Fatalf("writing until the disk is full: %v, want ErrFull", werr)
+	if !errors.Is(werr, ErrFull) || !strings.Contains(werr.Error(), path) {
+		t.Fatalf("writing until the disk is full: %v, want ErrFull naming %s", werr, path)
 	}
+	t.Logf("disk full: %v", werr)
 	if err := w.Point(ctx, "a", pt("cpu", "aes-128-cbc", 16, 0, 1)); !errors.Is(err, ErrFull) {
 		t.Errorf("Point after a failed batch = %v, want the same error again", err)
 	}

@@ -237,7 +237,7 @@ func (w *RunWriter) usableLocked() error {
 		return fmt.Errorf("run %d: %w", w.id, ErrRunFinished)
 	}
 	if w.err != nil {
-		return fmt.Errorf("run %d: an earlier write failed: %w", w.id, w.err)
+		return fmt.Errorf("run %d in %s: an earlier write failed: %w", w.id, w.db.Path, w.err)
 	}
 	return nil
 }
@@ -254,7 +254,7 @@ func (w *RunWriter) flushLocked(ctx context.Context, op string, extra func(*txWr
 	t, err := w.writeTx(context.WithoutCancel(ctx), b, extra)
 	if err != nil {
 		w.err = fmt.Errorf("%s: %w", op, err)
-		return fmt.Errorf("run %d: %w", w.id, w.err)
+		return fmt.Errorf("run %d in %s: %w", w.id, w.db.Path, w.err)
 	}
 	for _, board := range t.created {
 		w.boards[board] = true
