@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -39,7 +40,8 @@ func TestMainVersionAndSHA256(t *testing.T) {
 }
 
 func TestMainUsage(t *testing.T) {
-	for _, args := range [][]string{nil, {"frobnicate"}, {"sha256"}, {"probe", "--nope"}, {"sweep", "extra"}} {
+	for _, args := range [][]string{nil, {"frobnicate"}, {"sha256"}, {"probe", "--nope"}, {"probe", "--openssl"},
+		{"probe", "--timeout=soon"}, {"probe", "stray"}, {"sweep", "extra"}} {
 		if code, _, _ := runMain(t, "", args...); code != 2 {
 			t.Errorf("fleet-agent %q: exit %d, want 2", args, code)
 		}
@@ -100,5 +102,19 @@ func TestMainSweepStdinEOF(t *testing.T) {
 	last := msgs[len(msgs)-1]
 	if code != 1 || last.Type != TypeDone || !strings.Contains(out, "stdin closed") {
 		t.Errorf("sweep with stdin closed after the plan: exit %d, output %q; want 1, an error naming stdin, done", code, out)
+	}
+}
+
+func TestParseProbeArgs(t *testing.T) {
+	got, err := parseProbeArgs([]string{"--openssl", "/opt/ssl/bin/openssl", "-engines=pka, kae", "--providers", "legacy", "--timeout", "3s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ProbeOptions{OpenSSL: "/opt/ssl/bin/openssl", Engines: []string{"pka", "kae"}, Providers: []string{"legacy"}, Timeout: 3 * time.Second}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("parseProbeArgs = %+v, want %+v", got, want)
+	}
+	if got, _ := parseProbeArgs(nil); got.OpenSSL != "openssl" || got.Timeout != 10*time.Second {
+		t.Errorf("defaults %+v", got)
 	}
 }
