@@ -38,7 +38,7 @@ func dialLab(t *testing.T, ctx context.Context, b *sshlab.Board) *SSHTransport {
 }
 
 // TestDeployLab deploys the real agent through DialSSH to real sshd boards: root and non-root, one offering an
-// unpinned ECDSA host key, one behind a ProxyJump.
+// unpinned ECDSA host key, one behind a ProxyJump, and a Dropbear board where dropbear is installed.
 func TestDeployLab(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts sshd boards and builds the agent")
@@ -48,7 +48,7 @@ func TestDeployLab(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lab := sshlab.Start(t, sshlab.Options{})
+	lab := sshlab.Start(t, sshlab.Options{Dropbear: sshlab.DropbearInstalled()})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	for _, b := range lab.Boards {

@@ -29,6 +29,7 @@ type Board struct {
 	KnownHosts   string // the lab's known_hosts
 	ProxyJump    string // "user@addr:port" of the jump host; empty when reached directly
 	NetNS        string // network namespace the sshd runs in; empty in loopback mode
+	Server       string // "openssh", or "dropbear" for board5
 
 	lab      *Lab
 	k        int
@@ -55,6 +56,10 @@ func (l *Lab) newBoard(k int) (*Board, error) {
 	b.dir = filepath.Join(l.Dir, b.Name)
 	b.config = filepath.Join(b.dir, "sshd_config")
 	b.pidFile = filepath.Join(b.dir, "sshd.pid")
+	b.Server = "openssh"
+	if k == 5 {
+		b.Server = "dropbear"
+	}
 	b.User, b.uid, b.Home = l.labUser(k)
 	uid := b.uid
 	if err := os.MkdirAll(b.dir, 0o755); err != nil {
@@ -77,6 +82,16 @@ func (l *Lab) newBoard(k int) (*Board, error) {
 	}
 	if err := os.WriteFile(filepath.Join(b.dir, "authorized_keys"), pub, 0o644); err != nil {
 		return nil, err
+	}
+	if b.Server == "dropbear" {
+		// Dropbear reads only ~/.ssh/authorized_keys, and refuses it when others may write it or its directories.
+		ssh := filepath.Join(b.Home, ".ssh")
+		if err := os.MkdirAll(ssh, 0o700); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(ssh, "authorized_keys"), pub, 0o600); err != nil {
+			return nil, err
+		}
 	}
 	if err := b.genHostKeys(); err != nil {
 		return nil, err
@@ -126,6 +141,12 @@ func (b *Board) genHostKeys() error {
 		os.Remove(b.hostKey(typ) + ".pub")
 		if err := keygen(b.hostKey(typ), typ); err != nil {
 			return err
+		}
+		if b.Server == "dropbear" {
+			out, err := exec.Command("dropbearconvert", "openssh", "dropbear", b.hostKey(typ), b.hostKey(typ)+".dropbear").CombinedOutput()
+			if err != nil {
+				return fmt.Errorf("dropbearconvert: %w: %s", err, out)
+			}
 		}
 	}
 	return nil

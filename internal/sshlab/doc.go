@@ -24,13 +24,14 @@
 // Exec("ps", …) lists exactly the board's processes. Without root (or with Options.Loopback) the boards are sshd
 // processes on 127.0.0.1 ports; without root every board logs in as the current user with that user's home.
 //
+// Options.Dropbear adds board5, root on a Dropbear SSH server (dropbear-bin), as many embedded boards run.
 // Options.HomeSize puts the boards' home directories on a small tmpfs inside their mount namespaces, so a test can
 // fill the disk.
 //
 // Everything (processes, namespaces, bridge, veths, files) is removed by t.Cleanup, also when the test fails; a
 // lab left over by a test binary that was killed (its pid is dead) is removed by the next Start.
 //
-// Needs: openssh-server (/usr/sbin/sshd) and openssh-client (ssh-keygen, and ssh for tests using the system
+// Needs: openssh-server (/usr/sbin/sshd), dropbear-bin for Options.Dropbear, and openssh-client (ssh-keygen, and ssh for tests using the system
 // client); as root also iproute2 (ip), util-linux (unshare, nsenter) and mount. A test calling Start is skipped,
 // with a message naming what is missing, when these are absent.
 package sshlab

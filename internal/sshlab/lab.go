@@ -19,6 +19,19 @@ type Options struct {
 	// HomeSize, when set (e.g. "1m"), puts each board's home directory on a tmpfs of that size inside the board's
 	// mount namespace, to test a full disk. It needs root; without it the test is skipped.
 	HomeSize string
+	// Dropbear adds board5: root logging in to a Dropbear SSH server (as on many embedded boards) instead of
+	// OpenSSH. It needs root and dropbear-bin; without them the test is skipped (see DropbearInstalled).
+	Dropbear bool
+}
+
+// DropbearInstalled reports whether Options.Dropbear can be honoured on this machine.
+func DropbearInstalled() bool {
+	for _, tool := range []string{"/usr/sbin/dropbear", "dropbearconvert"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return false
+		}
+	}
+	return os.Geteuid() == 0
 }
 
 // Lab is a set of running sshd boards.
@@ -49,6 +62,9 @@ func Start(t testing.TB, opts Options) *Lab {
 	root := os.Geteuid() == 0
 	needs := []string{"/usr/sbin/sshd", "ssh-keygen"}
 	namespaced := root && !opts.Loopback
+	if opts.Dropbear && !DropbearInstalled() {
+		t.Skip("sshlab: Options.Dropbear needs root and dropbear-bin (apt-get install dropbear-bin)")
+	}
 	if opts.HomeSize != "" && !root {
 		t.Skip("sshlab: Options.HomeSize needs root (a tmpfs in the board's mount namespace)")
 	}
@@ -96,7 +112,11 @@ func Start(t testing.TB, opts Options) *Lab {
 			t.Fatalf("sshlab: %v", err)
 		}
 	}
-	for k := 1; k <= 4; k++ {
+	n := 4
+	if opts.Dropbear {
+		n = 5
+	}
+	for k := 1; k <= n; k++ {
 		b, err := l.newBoard(k)
 		if err != nil {
 			t.Fatalf("sshlab: board%d: %v", k, err)

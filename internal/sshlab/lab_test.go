@@ -258,3 +258,28 @@ func TestLabCleanup(t *testing.T) {
 		t.Errorf("process in the stale namespace was not killed")
 	}
 }
+
+func TestLabDropbear(t *testing.T) {
+	needSSH(t)
+	l := Start(t, Options{Dropbear: true})
+	b5 := l.Board("board5")
+	if b5 == nil || b5.Server != "dropbear" {
+		t.Fatalf("board5 = %+v, want a dropbear board", b5)
+	}
+	out, err := sshOut(t, l, "board5", `printf '%s|%s' "$(id -un)" "$HOME"`)
+	if err != nil {
+		t.Fatalf("ssh board5: %v: %s\ndropbear log: %s", err, out, b5.Log())
+	}
+	if want := "root|" + b5.Home; out != want {
+		t.Errorf("board5: user|home = %q, want %q", out, want)
+	}
+	// ssh-keyscan prints the server's banner as a comment: it is Dropbear's, offering the pinned ed25519 key.
+	keys, err := exec.Command("ssh-keyscan", "-t", "ed25519", "-p", fmt.Sprint(b5.Port), b5.Addr).CombinedOutput()
+	if err != nil || !strings.Contains(string(keys), "SSH-2.0-dropbear") || !strings.Contains(string(keys), "ssh-ed25519") {
+		t.Errorf("ssh-keyscan board5 = %v:\n%s\nwant a Dropbear banner and an ed25519 key", err, keys)
+	}
+	if !strings.Contains(l.BoardsTOML(), "[boards.board5]") {
+		t.Errorf("BoardsTOML lacks board5")
+	}
+	waitNoProcs(t, b5)
+}

@@ -55,11 +55,11 @@ func descendants(pid int) []int {
 	return out
 }
 
-// findSSHD returns the first process running /usr/sbin/sshd among pid and its descendants (ip and unshare exec or
-// fork on the way), 0 when there is none yet.
-func findSSHD(pid int) int {
+// findServer returns the first process running the program named name (sshd, dropbear) among pid and its
+// descendants (ip and unshare exec or fork on the way), 0 when there is none yet.
+func findServer(pid int, name string) int {
 	for _, p := range append([]int{pid}, descendants(pid)...) {
-		if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", p)); err == nil && filepath.Base(exe) == "sshd" {
+		if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", p)); err == nil && filepath.Base(exe) == name {
 			return p
 		}
 	}

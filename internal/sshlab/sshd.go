@@ -14,6 +14,9 @@ import (
 )
 
 func (b *Board) writeConfig() error {
+	if b.Server == "dropbear" {
+		return nil // configured by its command line
+	}
 	var c strings.Builder
 	fmt.Fprintf(&c, "ListenAddress %s:%d\n", b.Addr, b.Port)
 	for _, typ := range b.hostKeyTypes() {
@@ -41,16 +44,17 @@ X11Forwarding no
 }
 
 // sshdScript runs as the board's first process: private passwd, shadow and group (users' homes in the lab, login
-// shell /bin/sh), a private /tmp, then sshd in the foreground. $1 is the board dir, $2 the sshd config; with $3, the
-// home directory $5 of the user (uid $4) is a tmpfs of size $3.
+// shell /bin/sh), a private /tmp, then the SSH server in the foreground. $1 is the board dir; with $2, the home
+// directory $4 of the user (uid $3) is a tmpfs of size $2; the server's command line follows.
 const sshdScript = `set -e
 mount --bind "$1/etc/passwd" /etc/passwd
 mount --bind "$1/etc/shadow" /etc/shadow
 mount --bind "$1/etc/group" /etc/group
 mount -t tmpfs -o mode=1777,size=256m fleetlab-tmp /tmp
 mkdir -p /run/sshd
-if [ -n "$3" ]; then mount -t tmpfs -o "size=$3,uid=$4,gid=$4,mode=755" fleetlab-home "$5"; fi
-exec /usr/sbin/sshd -D -e -f "$2"`
+if [ -n "$2" ]; then mount -t tmpfs -o "size=$2,uid=$3,gid=$3,mode=755" fleetlab-home "$4"; fi
+shift 4
+exec "$@"`
 
 // StartSSHD starts the board's sshd and waits until it listens.
 func (b *Board) StartSSHD() error {
@@ -60,15 +64,21 @@ func (b *Board) StartSSHD() error {
 		return fmt.Errorf("start sshd of %s: already running (pid %d)", b.Name, b.pid)
 	}
 	os.Remove(b.pidFile)
-	var args []string
+	server := []string{"/usr/sbin/sshd", "-D", "-e", "-f", b.config}
+	if b.Server == "dropbear" {
+		// -s: no passwords; -F: foreground; -E: log to stderr.
+		server = []string{"/usr/sbin/dropbear", "-F", "-E", "-s", "-p", fmt.Sprintf("%s:%d", b.Addr, b.Port),
+			"-r", b.hostKey("ed25519") + ".dropbear", "-P", b.pidFile}
+	}
+	args := server
 	if b.lab.root {
+		args = nil
 		if b.NetNS != "" {
 			args = []string{"ip", "netns", "exec", b.NetNS}
 		}
 		args = append(args, "unshare", "--mount", "--propagation", "private", "--pid", "--fork", "--kill-child=SIGKILL",
-			"--mount-proc", "/bin/sh", "-c", sshdScript, "sh", b.dir, b.config, b.lab.homeSize, strconv.Itoa(b.uid), b.Home)
-	} else {
-		args = []string{"/usr/sbin/sshd", "-D", "-e", "-f", b.config}
+			"--mount-proc", "/bin/sh", "-c", sshdScript, "sh", b.dir, b.lab.homeSize, strconv.Itoa(b.uid), b.Home)
+		args = append(args, server...)
 	}
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdout, cmd.Stderr = b.log, b.log
@@ -91,7 +101,7 @@ func (b *Board) StartSSHD() error {
 		}
 		// sshd writes its pid file after it listens.
 		if data, err := os.ReadFile(b.pidFile); err == nil && len(bytes.TrimSpace(data)) > 0 {
-			if pid := findSSHD(cmd.Process.Pid); pid > 0 {
+			if pid := findServer(cmd.Process.Pid, filepath.Base(server[0])); pid > 0 {
 				b.pid = pid
 				if b.lab.root { // its own PID namespace
 					b.ns, _ = os.Readlink(fmt.Sprintf("/proc/%d/ns/pid", pid))
@@ -123,15 +133,18 @@ func (b *Board) killLocked() error {
 		syscall.Kill(p, syscall.SIGCONT)
 	}
 	b.stop = nil
-	victims := []int{b.cmd.Process.Pid}
-	if b.pid > 0 && !b.lab.root {
+	// As root the server is the first process of its PID namespace: killing it kills the namespace, and unshare,
+	// its parent, reaps it and exits. (Killing unshare as well would leave the server a zombie nobody reaps soon.)
+	// Without a namespace the server's sessions, even orphaned ones, are killed one by one.
+	victims := []int{b.pid}
+	switch {
+	case b.pid == 0:
+		victims = []int{b.cmd.Process.Pid}
+	case !b.lab.root:
 		procs, _ := b.procsLocked(true)
 		for _, p := range procs {
 			victims = append(victims, p.PID)
 		}
-	}
-	if b.pid > 0 {
-		victims = append(victims, b.pid)
 	}
 	for _, p := range victims {
 		syscall.Kill(p, syscall.SIGKILL)
@@ -139,8 +152,13 @@ func (b *Board) killLocked() error {
 	var err error
 	select {
 	case <-b.done:
-	case <-time.After(10 * time.Second):
-		err = fmt.Errorf("kill sshd of %s: pid %d still running after 10s", b.Name, b.cmd.Process.Pid)
+	case <-time.After(5 * time.Second):
+		syscall.Kill(b.cmd.Process.Pid, syscall.SIGKILL)
+		select {
+		case <-b.done:
+		case <-time.After(5 * time.Second):
+			err = fmt.Errorf("kill sshd of %s: pid %d still running after 10s", b.Name, b.cmd.Process.Pid)
+		}
 	}
 	// The kernel kills the rest of the PID namespace when its first process dies; wait until they are reaped.
 	for deadline := time.Now().Add(5 * time.Second); b.ns != "" && len(namespaceMembers(b.ns)) > 0; time.Sleep(10 * time.Millisecond) {
