@@ -1,4 +1,4 @@
-// Package sshlab starts real OpenSSH sshd "boards" on this machine for tests: the second tier of the test lab in
+// Package sshlab starts real OpenSSH sshd (and Dropbear) "boards" on this machine for tests: the second tier of the test lab in
 // design.md, between the in-process SSH server and QEMU boards.
 //
 //	lab := sshlab.Start(t, sshlab.Options{})
@@ -31,7 +31,8 @@
 // Everything (processes, namespaces, bridge, veths, files) is removed by t.Cleanup, also when the test fails; a
 // lab left over by a test binary that was killed (its pid is dead) is removed by the next Start.
 //
-// Needs: openssh-server (/usr/sbin/sshd), dropbear-bin for Options.Dropbear, and openssh-client (ssh-keygen, and ssh for tests using the system
-// client); as root also iproute2 (ip), util-linux (unshare, nsenter) and mount. A test calling Start is skipped,
-// with a message naming what is missing, when these are absent.
+// Needs: openssh-server (/usr/sbin/sshd) and openssh-client (ssh-keygen; ssh for tests using the system client);
+// as root also iproute2 (ip), util-linux (unshare, nsenter) and mount; dropbear-bin for Options.Dropbear. A test
+// calling Start is skipped, with a message naming what is missing, when these are absent. In loopback mode as root
+// the boards still get their private mounts and PID namespaces, only not their own network.
 package sshlab
