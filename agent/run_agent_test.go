@@ -152,25 +152,7 @@ func TestAgentExitsAndKillsChildren(t *testing.T) {
 				t.Fatal(err)
 			}
 			agent := cmd.Process.Pid
-			var child procStat
-			for deadline := time.Now().Add(10 * time.Second); ; {
-				kids := liveProcs(func(p procStat) bool {
-					if p.ppid != agent || p.comm != "openssl" {
-						return false
-					}
-					// the probe's `openssl version` and `openssl engine -t` come first
-					argv, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p.pid))
-					return strings.Contains(string(argv), "\x00speed\x00")
-				})
-				if len(kids) > 0 {
-					child = kids[0]
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatal("no openssl speed child of the agent within 10 s")
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
+			child := waitSpeedChild(t, agent)
 			if child.pgrp != child.pid {
 				t.Errorf("openssl child %d is in group %d, want its own group", child.pid, child.pgrp)
 			}
@@ -223,5 +205,60 @@ func TestAgentExitsAndKillsChildren(t *testing.T) {
 				t.Errorf("agent output should end with an error and done, got:\n%s", strings.Join(lines, "\n"))
 			}
 		})
+	}
+}
+
+// waitSpeedChild waits for the agent's `openssl speed` child (the probe's openssl commands come first).
+func waitSpeedChild(t *testing.T, agent int) procStat {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		kids := liveProcs(func(p procStat) bool {
+			if p.ppid != agent || p.comm != "openssl" {
+				return false
+			}
+			argv, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p.pid))
+			return strings.Contains(string(argv), "\x00speed\x00")
+		})
+		if len(kids) > 0 {
+			return kids[0]
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no openssl speed child of the agent within 10 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestAgentKilledTakesChild: an agent killed with SIGKILL cannot clean up, so its child must die with it
+// (Pdeathsig).
+func TestAgentKilledTakesChild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the agent binary")
+	}
+	if _, err := exec.LookPath("openssl"); err != nil {
+		t.Skipf("no openssl on this host: %v", err)
+	}
+	cmd := exec.Command(buildAgent(t), "sweep")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); stdin.Close(); cmd.Wait() })
+	io.WriteString(stdin, `{"algorithms":["sha256"],"modes":["cpu"],"sizes":[16],"seconds":30}`+"\n")
+	child := waitSpeedChild(t, cmd.Process.Pid)
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	for deadline := time.Now().Add(time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if st, ok := readProcStat(child.pid); !ok || st.state == "Z" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("openssl %d outlived its SIGKILLed agent by 1 s", child.pid)
+		}
 	}
 }

@@ -65,7 +65,9 @@ func runChild(ctx context.Context, argv []string, env []string) childResult {
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdin = nil
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// own group: one kill reaches the workers openssl -multi forks. Pdeathsig: even an agent killed with
+	// SIGKILL (OOM, kill -9) takes its child with it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error {
 		// the child leads its own group: kill all of it
 		if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil {
