@@ -65,6 +65,8 @@ func BuildAgent(ctx context.Context, opts BuildOptions) (string, error) {
 	out := filepath.Join(dir, "fleet-agent-"+strings.ReplaceAll(t.String(), "/", "-"))
 	if _, err := os.Stat(out); err == nil {
 		if err := CheckELF(out, t); err == nil {
+			now := time.Now()
+			os.Chtimes(dir, now, now) // in use: pruneAgentCache keeps it
 			logf("agent for %s cached: %s", t, out)
 			return out, nil
 		}
@@ -112,6 +114,7 @@ func BuildAgent(ctx context.Context, opts BuildOptions) (string, error) {
 	if fi, err := os.Stat(out); err == nil {
 		logf("built agent for %s in %.1fs: %s (%d bytes)", t, time.Since(start).Seconds(), out, fi.Size())
 	}
+	pruneAgentCache(cacheDir, filepath.Base(dir), time.Now().Add(-cacheMaxAge), logf)
 	return out, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // sourceFile is one file of the agent's source module.
@@ -79,6 +80,32 @@ func AgentSourceHash(src fs.FS) (string, error) {
 		return "", err
 	}
 	return hashSources(files), nil
+}
+
+// cacheMaxAge is how long agents of another source stay in the cache unused: switching between a few versions of
+// fleet does not rebuild, and the cache does not grow by one set of agents per edit of the agent for ever.
+const cacheMaxAge = 14 * 24 * time.Hour
+
+// pruneAgentCache removes, below cacheDir, the agents of other source hashes than keep not used since before, and
+// module directories of builds that never finished.
+func pruneAgentCache(cacheDir, keep string, before time.Time, logf func(string, ...any)) {
+	entries, err := os.ReadDir(cacheDir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		isHash := len(name) == 16 && strings.Trim(name, "0123456789abcdef") == ""
+		if !e.IsDir() || name == keep || !(isHash || strings.HasPrefix(name, ".src-")) {
+			continue
+		}
+		if fi, err := e.Info(); err != nil || !fi.ModTime().Before(before) {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(cacheDir, name)); err == nil {
+			logf("removed unused agents %s from the cache", filepath.Join(cacheDir, name))
+		}
+	}
 }
 
 // extract writes files below dir.

@@ -267,6 +267,36 @@ func TestBuildAgentEmbedded(t *testing.T) {
 	}
 }
 
+func TestPruneAgentCache(t *testing.T) {
+	cache := t.TempDir()
+	old, recent := time.Now().Add(-30*24*time.Hour), time.Now().Add(-time.Hour)
+	dirs := []struct {
+		name  string
+		mtime time.Time
+		kept  bool
+	}{
+		{"0123456789abcdef", old, true}, // the one in use
+		{"fedcba9876543210", old, false},
+		{"00112233445566aa", recent, true},
+		{".src-123", old, false},
+		{"notes", old, true}, // not ours
+	}
+	for _, d := range dirs {
+		p := filepath.Join(cache, d.name)
+		if err := os.MkdirAll(filepath.Join(p, "x"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(p, d.mtime, d.mtime)
+	}
+	pruneAgentCache(cache, "0123456789abcdef", time.Now().Add(-cacheMaxAge), t.Logf)
+	for _, d := range dirs {
+		_, err := os.Stat(filepath.Join(cache, d.name))
+		if got := err == nil; got != d.kept {
+			t.Errorf("%s kept = %v, want %v", d.name, got, d.kept)
+		}
+	}
+}
+
 func TestAgentFromFileErrors(t *testing.T) {
 	dir := t.TempDir()
 	arm64 := Target{GOOS: "linux", GOARCH: "arm64"}
