@@ -30,11 +30,13 @@ func (t *SSHTransport) Put(ctx context.Context, p string, r io.Reader, size int6
 	if rerr != nil {
 		return fmt.Errorf("put %s on %s: read source: %w", p, t.board, rerr)
 	}
+	// The board's own words come first: "No space left on device" says more than a byte count.
+	// (A size mismatch with a short source is the source's fault, said below.)
+	if msg := strings.TrimSpace(stderr.String()); msg != "" && (n == size || !strings.HasPrefix(msg, "size mismatch")) {
+		return fmt.Errorf("put %s on %s: %w: %s", p, t.board, err, msg)
+	}
 	if n != size && ctx.Err() == nil && t.alive() {
 		return fmt.Errorf("put %s on %s: reader ended after %d of %d bytes: %w", p, t.board, n, size, err)
-	}
-	if msg := stderr.String(); msg != "" {
-		return fmt.Errorf("%w: %s", err, msg)
 	}
 	return err
 }
