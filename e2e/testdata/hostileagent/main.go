@@ -120,7 +120,8 @@ func hostile(out *bufio.Writer, kind, mode, alg string) {
 		fmt.Fprintln(out, strings.Replace(point(mode, alg, 999, ""), `"count":1234567`, `"count":-1`, 1))
 		fmt.Fprintln(out, strings.Replace(point(mode, alg, 999, ""), `"cpu_pct":100`, `"cpu_pct":-1e308`, 1))
 	case "utf8":
-		fmt.Fprintln(out, point(mode, alg+"\xff\xfe", 555, ""))
+		// Raw bytes, not JSON escapes: 0xff 0xfe is no UTF-8.
+		fmt.Fprintln(out, strings.Replace(point(mode, alg, 555, ""), `"algorithm":"`+alg+`"`, `"algorithm":"`+alg+"\xff\xfe\"", 1))
 		fmt.Fprintln(out, `{"type":"log","level":"warn","msg":"bad `+"\xc3\x28"+` bytes"}`)
 	}
 	out.Flush()
