@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"golang.org/x/crypto/ssh"
@@ -135,8 +134,12 @@ func runFleet(work, kind, fleetBin, agentBin, inv string, n int) sample {
 		fatalf("%v", err)
 	}
 	defer logf.Close()
-	cmd := exec.Command(fleetBin, "--inventory", inv, "--db", db, "run", "--tag", "sim",
-		"--concurrency", strconv.Itoa(n), "--agent", agentBin)
+	// Peak RSS comes from GNU time, which forks the controller from its own small process: Go starts children
+	// with CLONE_VM, and Linux keeps the parent's high-water RSS across exec in the child's ru_maxrss, so
+	// ProcessState.SysUsage here would report this process's RSS (500 simulated boards) as the controller's.
+	rssPath := filepath.Join(work, kind+".rss")
+	cmd := exec.Command("/usr/bin/time", "-f", "%M", "-o", rssPath, fleetBin, "--inventory", inv, "--db", db, "run",
+		"--tag", "sim", "--concurrency", strconv.Itoa(n), "--agent", agentBin)
 	cmd.Dir = work
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// A private HOME: no ~/.ssh/config or ssh-agent of the user's takes part.
@@ -153,6 +156,13 @@ func runFleet(work, kind, fleetBin, agentBin, inv string, n int) sample {
 	if err != nil {
 		fatalf("fleet run over %d boards (%s): %v; see %s (run with -keep)", n, kind, err, logPath)
 	}
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	return sample{kind: kind, wall: wall, rssMiB: float64(ru.Maxrss) / 1024}
+	b, err := os.ReadFile(rssPath)
+	if err != nil {
+		fatalf("%v", err)
+	}
+	kib, err := strconv.ParseFloat(strings.TrimSpace(string(b)), 64)
+	if err != nil {
+		fatalf("%s: %q: %v", rssPath, b, err)
+	}
+	return sample{kind: kind, wall: wall, rssMiB: kib / 1024}
 }
