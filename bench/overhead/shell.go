@@ -3,7 +3,8 @@ package main
 import "strings"
 
 // shellWords splits a command line the way the controller writes them (fleet/sshrun.go commandLine: every
-// argument single-quoted, each quote inside written as close quote, backslash, quote, open quote), enough to dispatch on it without a shell.
+// argument single-quoted, each quote inside written as close quote, backslash, quote, open quote), enough to
+// dispatch on it without a shell.
 func shellWords(line string) []string {
 	var words []string
 	var cur strings.Builder
