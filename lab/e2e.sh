@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# e2e.sh: the CI end-to-end test on the emulated ARM lab. Builds the images (cached in $FLEET_LAB_CACHE), boots
+# qemu-arm64 and qemu-armv7 in a private run dir, runs `fleet boards check` and `fleet run` against them, asserts
+# on the stored results (lab/lab_test.go), proves the GOARM=5 agent on an ARM926 core, and stops the boards on
+# every exit, also when `go test` is killed by its timeout.
+#
+#   lab/e2e.sh                 both tests
+#   lab/e2e.sh -run TestLabEndToEnd -v    extra arguments go to `go test`
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+FLEET_LAB_DIR=$(mktemp -d "${TMPDIR:-/tmp}/fleet-lab-e2e.XXXXXX")
+export FLEET_LAB_DIR FLEET_LAB_E2E=1
+
+cleanup() {
+	local rc=$?
+	"$root/lab/lab" down || echo "e2e: lab down failed; check $FLEET_LAB_DIR/*.pid" >&2
+	if [[ $rc -ne 0 ]]; then
+		# The serial consoles explain a board that did not come up.
+		for log in "$FLEET_LAB_DIR"/*.log; do
+			[[ -f $log ]] || continue
+			echo "e2e: last lines of $log:" >&2
+			tail -n 20 "$log" >&2
+		done
+	fi
+	rm -rf "$FLEET_LAB_DIR"
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+cd "$root"
+start=$SECONDS
+go test -count=1 -timeout 14m "$@" ./lab/
+echo "e2e: passed in $((SECONDS - start))s" >&2
