@@ -50,6 +50,10 @@ func TestSweepRealOpenSSL(t *testing.T) {
 	if facts == nil || !hasCPUFeature(facts.CPU, "aes") {
 		t.Skip("no AES instructions on this CPU: soft and cpu run the same code")
 	}
+	if facts.CPU.Implementer == "0x00" {
+		// QEMU's TCG "max" CPU (implementer 0): it emulates the AES instructions slower than plain C runs
+		t.Skip("emulated ARM CPU: its AES instructions are not faster than software")
+	}
 	if soft, cpu := points["soft"].BytesPerSec, points["cpu"].BytesPerSec; soft*2 > cpu {
 		t.Errorf("soft %.0f MB/s is not clearly slower than cpu %.0f MB/s: the capability mask did not turn AES off", soft/1e6, cpu/1e6)
 	}
