@@ -24,6 +24,7 @@ type ProbeOptions struct {
 	Providers []string      // OpenSSL 3 providers to test (provider:NAME modes)
 	Timeout   time.Duration // per external command; 10 s when zero
 	Root      string        // prefix for /proc, /sys, /etc and /dev (tests); "" is the real root
+	Env       []string      // extra KEY=VALUE for every openssl command (a plan's OPENSSL_CONF, OPENSSL_ENGINES)
 }
 
 // StandardModes are the modes every probe reports on.
@@ -112,7 +113,7 @@ func probeFacts(ctx context.Context, opts ProbeOptions) (Facts, string, *openssl
 	} else {
 		f.OpenSSLPath = p
 		engines := append(append([]string{}, standardEngines...), opts.Engines...)
-		if v, ok := probeOpenSSL(ctx, &f, p, engines, opts.Timeout); ok {
+		if v, ok := probeOpenSSL(ctx, &f, p, engines, opts); ok {
 			version = &v
 		}
 	}

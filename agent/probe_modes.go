@@ -64,7 +64,7 @@ func probeModes(ctx context.Context, f *Facts, v *opensslVersion, opts ProbeOpti
 		case !v.atLeast(3, 0, 0):
 			modes = append(modes, ModeFact{Mode: mode, Reason: "providers need OpenSSL 3.0 or later, have " + f.OpenSSLVersion})
 		default:
-			if ok, why := probeProvider(ctx, f.OpenSSLPath, p, opts.Timeout); ok {
+			if ok, why := probeProvider(ctx, f.OpenSSLPath, p, opts); ok {
 				modes = append(modes, ModeFact{Mode: mode, Available: true, Reason: "provider " + p})
 			} else {
 				modes = append(modes, ModeFact{Mode: mode, Reason: "provider " + p + ": " + why})
@@ -76,7 +76,7 @@ func probeModes(ctx context.Context, f *Facts, v *opensslVersion, opts ProbeOpti
 
 // probeOptionsForPlan asks the probe about the engines and providers the plan's modes name.
 func probeOptionsForPlan(plan Plan) ProbeOptions {
-	opts := ProbeOptions{OpenSSL: plan.OpenSSL}
+	opts := ProbeOptions{OpenSSL: plan.OpenSSL, Env: envList(plan.Env)}
 	for _, m := range plan.Modes {
 		if e, ok := strings.CutPrefix(m, "engine:"); ok && e != "" {
 			opts.Engines = append(opts.Engines, e)

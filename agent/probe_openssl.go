@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // opensslVersion is the parsed "openssl version" of the binary a sweep runs.
@@ -93,10 +92,10 @@ func firstErrorLine(out string) string {
 }
 
 // probeEngine runs `openssl engine -t NAME` and returns "available" or "not available: <reason>".
-func probeEngine(ctx context.Context, openssl, name string, timeout time.Duration) string {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+func probeEngine(ctx context.Context, openssl, name string, opts ProbeOptions) string {
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
-	res := runChild(ctx, []string{openssl, "engine", "-t", name}, nil)
+	res := runChild(ctx, []string{openssl, "engine", "-t", name}, opts.Env)
 	switch {
 	case res.Err != nil:
 		return "not available: " + res.Err.Error()
@@ -113,10 +112,10 @@ func probeEngine(ctx context.Context, openssl, name string, timeout time.Duratio
 
 // probeProvider checks that OpenSSL 3 loads provider NAME. `openssl list` exits 0 even when it cannot load it,
 // so the output decides.
-func probeProvider(ctx context.Context, openssl, name string, timeout time.Duration) (bool, string) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+func probeProvider(ctx context.Context, openssl, name string, opts ProbeOptions) (bool, string) {
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
-	res := runChild(ctx, []string{openssl, "list", "-providers", "-provider", name}, nil)
+	res := runChild(ctx, []string{openssl, "list", "-providers", "-provider", name}, opts.Env)
 	out := res.Stdout + "\n" + res.Stderr
 	switch {
 	case res.Err != nil:
@@ -130,9 +129,9 @@ func probeProvider(ctx context.Context, openssl, name string, timeout time.Durat
 }
 
 // probeOpenSSL fills the OpenSSL facts and engines; it returns the parsed version (ok false when unknown).
-func probeOpenSSL(ctx context.Context, f *Facts, path string, engines []string, timeout time.Duration) (opensslVersion, bool) {
-	cctx, cancel := context.WithTimeout(ctx, timeout)
-	res := runChild(cctx, []string{path, "version", "-a"}, nil)
+func probeOpenSSL(ctx context.Context, f *Facts, path string, engines []string, opts ProbeOptions) (opensslVersion, bool) {
+	cctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	res := runChild(cctx, []string{path, "version", "-a"}, opts.Env)
 	cancel()
 	if res.Err != nil || res.Exit != 0 {
 		f.Errors = append(f.Errors, fmt.Sprintf("openssl version -a: exit %d: %v %s", res.Exit, res.Err, firstErrorLine(res.Stderr)))
@@ -150,7 +149,7 @@ func probeOpenSSL(ctx context.Context, f *Facts, path string, engines []string, 
 	f.Engines = map[string]string{}
 	for _, e := range engines {
 		if _, done := f.Engines[e]; !done && e != "" {
-			f.Engines[e] = probeEngine(ctx, path, e, timeout)
+			f.Engines[e] = probeEngine(ctx, path, e, opts)
 		}
 	}
 	return v, true

@@ -210,3 +210,18 @@ func procState(stat string) string {
 	}
 	return ""
 }
+
+// TestSweepProbeUsesPlanEnv: an engine that only loads with the plan's environment (OPENSSL_CONF, ...) is
+// available to the sweep.
+func TestSweepProbeUsesPlanEnv(t *testing.T) {
+	plan := Plan{OpenSSL: writeFakeOpenSSL(t), Env: map[string]string{"FAKE_ENGINE_OK": "1"}, Algorithms: []string{"sha256"},
+		Modes: []string{"engine:envok"}, Sizes: []int{16}, Seconds: 1}
+	var out bytes.Buffer
+	done, err := Sweep(context.Background(), plan, NewEncoder(&out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done.Points != 1 || done.Failed != 0 || done.Skips != 0 {
+		t.Errorf("done = %+v, want one good point: output\n%s", done, out.String())
+	}
+}
