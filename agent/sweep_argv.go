@@ -37,6 +37,7 @@ type speedCommand struct {
 	Size    int      // the one block size it measures (-bytes); 0: asymmetric or OpenSSL's own size list
 	Engine  string   // -engine set
 	Decrypt bool
+	Seconds float64  // nominal seconds per point as run: -seconds, or OpenSSL's default (3 s, 10 s asymmetric in 1.0)
 	Flags   []string // notes every point of the command carries
 }
 
@@ -90,6 +91,10 @@ func buildSpeedCommands(openssl string, v opensslVersion, machine string, plan P
 	}
 	base := []string{openssl, "speed", "-elapsed", "-mr"}
 	var flags []string
+	nominal := 3.0
+	if asym && !v.atLeast(1, 1, 1) {
+		nominal = 10
+	}
 	if plan.Seconds > 0 {
 		if v.atLeast(1, 1, 1) {
 			secs := int(math.Ceil(plan.Seconds))
@@ -100,6 +105,7 @@ func buildSpeedCommands(openssl string, v opensslVersion, machine string, plan P
 				flags = append(flags, fmt.Sprintf(flagSecondsRound, secs, plan.Seconds))
 			}
 			base = append(base, "-seconds", strconv.Itoa(secs))
+			nominal = float64(secs)
 		} else {
 			flags = append(flags, fmt.Sprintf(flagDefault3s, versionString(v)))
 		}
@@ -116,7 +122,7 @@ func buildSpeedCommands(openssl string, v opensslVersion, machine string, plan P
 
 	one := func(size int, extra []string, fl []string) speedCommand {
 		argv := append(append(append([]string{}, base...), extra...), algArgs...)
-		return speedCommand{Argv: argv, Env: env, Size: size, Engine: engine, Decrypt: decrypt, Flags: fl}
+		return speedCommand{Argv: argv, Env: env, Size: size, Engine: engine, Decrypt: decrypt, Seconds: nominal, Flags: fl}
 	}
 	if asym {
 		return []speedCommand{one(0, nil, flags)}, nil

@@ -102,41 +102,45 @@ func TestBuildSpeedCommands(t *testing.T) {
 		decrypt bool
 		want    []cmd
 		engine  string
+		seconds float64
 	}{
 		{"3.0 cpu per size", v30, "x86_64", plan, "cpu", "aes-128-cbc", false, []cmd{
 			{"openssl speed -elapsed -mr -seconds 1 -bytes 16 -evp aes-128-cbc", []string{"OPENSSL_CONF=/etc/x.cnf"}, 0},
 			{"openssl speed -elapsed -mr -seconds 1 -bytes 8192 -evp aes-128-cbc", []string{"OPENSSL_CONF=/etc/x.cnf"}, 0},
-		}, ""},
+		}, "", 1},
 		{"3.0 soft x86", v30, "x86_64", Plan{Seconds: 1, Sizes: []int{64}}, "soft", "aes-128-cbc", false, []cmd{
 			{"openssl speed -elapsed -mr -seconds 1 -bytes 64 -evp aes-128-cbc", []string{ia32capSoftMask}, 0},
-		}, ""},
+		}, "", 1},
 		{"3.0 soft arm decrypt", v30, "aarch64", Plan{Seconds: 1, Sizes: []int{64}}, "soft", "aes-128-cbc", true, []cmd{
 			{"openssl speed -elapsed -mr -seconds 1 -decrypt -bytes 64 -evp aes-128-cbc", []string{"OPENSSL_armcap=0"}, 0},
-		}, ""},
+		}, "", 1},
 		{"3.0 afalg multi", v30, "aarch64", Plan{Seconds: 2, Sizes: []int{16}, Threads: 2}, "afalg", "aes-128-cbc", false, []cmd{
 			{"openssl speed -elapsed -mr -seconds 2 -multi 2 -engine afalg -bytes 16 -evp aes-128-cbc", []string{}, 0},
-		}, "afalg"},
+		}, "afalg", 2},
 		{"3.0 devcrypto", v30, "armv7l", Plan{Seconds: 1, Sizes: []int{16}}, "devcrypto", "sha256", false, []cmd{
 			{"openssl speed -elapsed -mr -seconds 1 -engine devcrypto -bytes 16 -evp sha256", []string{}, 0},
-		}, "devcrypto"},
+		}, "devcrypto", 1},
 		{"3.0 provider", v30, "x86_64", Plan{Seconds: 1, Sizes: []int{16}}, "provider:legacy", "aes-128-cbc", false, []cmd{
 			{"openssl speed -elapsed -mr -seconds 1 -provider legacy -bytes 16 -evp aes-128-cbc", []string{}, 0},
-		}, ""},
+		}, "", 1},
 		{"3.0 rsa one run", v30, "x86_64", plan, "cpu", "rsa2048", false, []cmd{
 			{"openssl speed -elapsed -mr -seconds 1 rsa2048", []string{"OPENSSL_CONF=/etc/x.cnf"}, 0},
-		}, ""},
+		}, "", 1},
 		{"3.0 fractional seconds", v30, "x86_64", Plan{Seconds: 0.3, Sizes: []int{16}}, "cpu", "sha256", false, []cmd{
 			{"openssl speed -elapsed -mr -seconds 1 -bytes 16 -evp sha256", []string{}, 1},
-		}, ""},
+		}, "", 1},
 		{"1.1.1 engine", v111, "armv7l", Plan{Seconds: 1, Sizes: []int{1024}}, "engine:pka", "aes-128-cbc", false, []cmd{
 			{"openssl speed -elapsed -mr -seconds 1 -engine pka -bytes 1024 -evp aes-128-cbc", []string{}, 0},
-		}, "pka"},
+		}, "pka", 1},
 		{"1.0.2 cryptodev default sizes", v102, "armv7l", plan, "devcrypto", "aes-128-cbc", false, []cmd{
 			{"openssl speed -elapsed -mr -engine cryptodev -evp aes-128-cbc", []string{"OPENSSL_CONF=/etc/x.cnf"}, 2},
-		}, "cryptodev"},
+		}, "cryptodev", 3},
+		{"1.0.2 rsa", v102, "armv7l", Plan{Seconds: 1}, "cpu", "rsa2048", false, []cmd{
+			{"openssl speed -elapsed -mr rsa2048", []string{}, 1},
+		}, "", 10},
 		{"1.0.2 af_alg", v102, "armv7l", Plan{Seconds: 3}, "afalg", "aes-128-cbc", false, []cmd{
 			{"openssl speed -elapsed -mr -engine af_alg -evp aes-128-cbc", []string{}, 1},
-		}, "af_alg"},
+		}, "af_alg", 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmds, err := buildSpeedCommands("openssl", tc.v, tc.machine, tc.plan, tc.mode, tc.alg, tc.decrypt)
@@ -155,6 +159,9 @@ func TestBuildSpeedCommands(t *testing.T) {
 				}
 				if len(c.Flags) != tc.want[i].flags {
 					t.Errorf("flags[%d] = %q, want %d", i, c.Flags, tc.want[i].flags)
+				}
+				if want := tc.seconds; c.Seconds != want {
+					t.Errorf("nominal seconds %v, want %v", c.Seconds, want)
 				}
 				if c.Engine != tc.engine || c.Decrypt != tc.decrypt {
 					t.Errorf("engine, decrypt = %q, %v; want %q, %v", c.Engine, c.Decrypt, tc.engine, tc.decrypt)

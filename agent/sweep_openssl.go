@@ -58,7 +58,7 @@ func engineFallback(engine, stdout, stderr string) string {
 func (s *sweepState) runOpenSSL(ctx context.Context, j sweepJob, repeat int) error {
 	c := j.speed
 	// a hung driver must not hang the sweep: bound each run well above what it should take
-	runCtx, cancel := context.WithTimeout(ctx, speedTimeout(c, s.plan.Seconds))
+	runCtx, cancel := context.WithTimeout(ctx, speedTimeout(c))
 	defer cancel()
 	before := sampleSystem(s.root)
 	res := runChild(runCtx, c.Argv, c.Env)
@@ -75,7 +75,7 @@ func (s *sweepState) runOpenSSL(ctx context.Context, j sweepJob, repeat int) err
 	if res.Err != nil {
 		return s.errorf("%s: %v", cmdline, res.Err)
 	}
-	runs, perr := ParseSpeed(res.Stderr+"\n"+res.Stdout, SpeedHint{Command: c.Argv, Seconds: s.plan.Seconds})
+	runs, perr := ParseSpeed(res.Stderr+"\n"+res.Stdout, SpeedHint{Command: c.Argv, Seconds: c.Seconds})
 	var points []Point
 	var runFailed []string
 	for _, r := range runs {
@@ -139,20 +139,11 @@ func (s *sweepState) runOpenSSL(ctx context.Context, j sweepJob, repeat int) err
 }
 
 // speedTimeout bounds one openssl speed run: four times its nominal duration plus a minute. Without -bytes an
-// OpenSSL run measures up to six sizes, and an asymmetric one up to four operations (10 s each in 1.0.x).
-func speedTimeout(c *speedCommand, seconds float64) time.Duration {
-	perPoint := seconds
-	if perPoint < 1 {
-		perPoint = 1
-	}
-	for _, f := range c.Flags {
-		if strings.HasPrefix(f, "default-3s") {
-			perPoint = 10
-		}
-	}
+// OpenSSL run measures up to six sizes, and an asymmetric one up to four operations.
+func speedTimeout(c *speedCommand) time.Duration {
 	points := 1.0
 	if c.Size == 0 {
 		points = 6
 	}
-	return time.Duration((4*perPoint*points + 60) * float64(time.Second))
+	return time.Duration((4*max(c.Seconds, 1)*points + 60) * float64(time.Second))
 }
