@@ -13,12 +13,13 @@ import (
 //   - speed with -engine fake prints "Invalid engine" and runs anyway (the fallback OpenSSL does);
 //   - speed with -engine fakeok confirms the engine;
 //   - speed of algorithm "broken-alg" exits 1;
-//   - speed sleeps $FAKE_SLEEP seconds when set;
+//   - speed sleeps $FAKE_SLEEP seconds when set; without -bytes it measures 16 and 64 bytes in one run;
+//   - `version` prints $FAKE_VERSION when set (e.g. 1.0.2k: no -seconds, no -bytes);
 //   - every speed run appends its mode markers to $FAKE_LOG so tests can check the order of runs.
 const fakeOpenSSL = `#!/bin/sh
 case "$1" in
 version)
-	echo "OpenSSL 3.0.99 1 Jan 2026 (fake)"
+	echo "OpenSSL ${FAKE_VERSION:-3.0.99} 1 Jan 2026 (fake)"
 	echo "built on: today"
 	exit 0 ;;
 engine)
@@ -32,7 +33,7 @@ speed) ;;
 *) echo "fake openssl: $1" >&2; exit 1 ;;
 esac
 shift
-bytes=16; alg=""; engine=""; mode="cpu"
+bytes="16 64"; alg=""; engine=""; mode="cpu"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-bytes) bytes=$2; shift ;;
@@ -54,10 +55,14 @@ fakeok|envok) echo "Engine \"$engine\" set." >&2 ;;
 *) echo "Invalid engine \"$engine\"" >&2 ;;
 esac
 U=$(echo "$alg" | tr a-z A-Z)
-echo "+DT:$U:1:$bytes" >&2
-echo "+R:1000:$U:1.000000" >&2
-echo "+H:$bytes"
-echo "+F:25:$U:$((bytes * 1000)).00"
+h="+H"; f="+F:25:$U"
+for b in $bytes; do
+	echo "+DT:$U:1:$b" >&2
+	echo "+R:1000:$U:1.000000" >&2
+	h="$h:$b"; f="$f:$((b * 1000)).00"
+done
+echo "$h"
+echo "$f"
 `
 
 // writeFakeOpenSSL installs fakeOpenSSL in a temporary directory and returns its path.

@@ -225,3 +225,44 @@ func TestSweepProbeUsesPlanEnv(t *testing.T) {
 		t.Errorf("done = %+v, want one good point: output\n%s", done, out.String())
 	}
 }
+
+// TestSweepOpenSSL10: OpenSSL 1.0 has no -seconds and no -bytes: one run over its default sizes, each point
+// flagged, the run's accounting divided among its points.
+func TestSweepOpenSSL10(t *testing.T) {
+	plan := Plan{OpenSSL: writeFakeOpenSSL(t), Env: map[string]string{"FAKE_VERSION": "1.0.2k", "FAKE_SLEEP": "0.2"},
+		Algorithms: []string{"aes-128-cbc"}, Modes: []string{"cpu"}, Sizes: []int{16, 64}, Seconds: 1}
+	var out bytes.Buffer
+	if _, err := Sweep(context.Background(), plan, NewEncoder(&out)); err != nil {
+		t.Fatal(err)
+	}
+	var raws []*Raw
+	var points []*Point
+	for _, m := range decodeAll(t, out.Bytes()) {
+		if m.Raw != nil {
+			raws = append(raws, m.Raw)
+		}
+		if m.Point != nil {
+			points = append(points, m.Point)
+		}
+	}
+	if len(raws) != 1 || len(points) != 2 {
+		t.Fatalf("%d runs, %d points; want 1 run with 2 points:\n%s", len(raws), len(points), out.String())
+	}
+	if got, want := strings.Join(raws[0].Command[1:], " "), "speed -elapsed -mr -evp aes-128-cbc"; got != want {
+		t.Errorf("command %q, want %q", got, want)
+	}
+	for _, p := range points {
+		var has3s, hasSplit bool
+		for _, f := range p.Flags {
+			has3s = has3s || strings.HasPrefix(f, "default-3s:")
+			hasSplit = hasSplit || strings.HasPrefix(f, "accounting-split:")
+		}
+		if !has3s || !hasSplit {
+			t.Errorf("point %d B flags %q: want default-3s and accounting-split", p.BlockSize, p.Flags)
+		}
+		// the fake sleeps 0.2 s: each of the two points gets about half of the run's wall time
+		if p.WallS < 0.09 || p.WallS > 1 {
+			t.Errorf("point %d B wall %v s, want half of the run's", p.BlockSize, p.WallS)
+		}
+	}
+}
