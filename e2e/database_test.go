@@ -91,6 +91,7 @@ func fleetOnBrokenDisk(t *testing.T, w *world, how, size, src string, args ...st
 // seedDB makes a database with one ok run of the local board and returns its path (closed, checkpointed).
 func seedDB(t *testing.T, w *world) (path string, points int) {
 	t.Helper()
+	needOpenSSL(t)
 	r := w.fleet(append(append([]string{}, localSweep...), "--agent", agentBin)...)
 	if r.code != 0 {
 		t.Fatalf("seed run: want exit 0\n%s", r)
@@ -166,6 +167,7 @@ func TestDatabaseDiskFull(t *testing.T) {
 // TestDatabaseDiskFillsMidRun: the disk fills after the run's first points are stored: a clear error naming the
 // full disk, exit 2, the points committed before are intact and the file passes the integrity check.
 func TestDatabaseDiskFillsMidRun(t *testing.T) {
+	needOpenSSL(t)
 	w := newWorld(t)
 	w.writeInventory("")
 	args := []string{"run", "--boards", "local", "--agent", agentBin, "--seconds", "1", "--algorithms", "aes-128-cbc",

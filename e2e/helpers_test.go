@@ -49,10 +49,19 @@ func newWorld(t *testing.T) *world {
 // labWorld starts the four sshd boards and writes their boards.toml.
 func labWorld(t *testing.T, opts sshlab.Options) (*world, *sshlab.Lab) {
 	t.Helper()
+	needOpenSSL(t)
 	lab := sshlab.Start(t, opts)
 	w := newWorld(t)
 	w.writeInventory(lab.BoardsTOML())
 	return w, lab
+}
+
+// needOpenSSL skips a test that measures with the real agent where openssl is missing (the boards are this host).
+func needOpenSSL(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("openssl"); err != nil {
+		t.Skip("openssl not installed (apt-get install openssl)")
+	}
 }
 
 func (w *world) writeInventory(s string) {
@@ -95,6 +104,7 @@ type result struct {
 	args           []string
 	stdout, stderr string
 	code           int
+	signal         syscall.Signal // the signal that killed fleet, if one did
 }
 
 func (r result) String() string {
@@ -155,6 +165,7 @@ func (w *world) start(args ...string) *proc {
 			p.res.code = ee.ExitCode()
 			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 				p.res.code = 128 + int(ws.Signal())
+				p.res.signal = ws.Signal()
 			}
 		default:
 			p.res.code = -1

@@ -173,3 +173,61 @@ func TestInterrupt(t *testing.T) {
 		t.Errorf("fleet show does not say interrupted\n%s", show)
 	}
 }
+
+// TestSecondInterrupt: SIGTERM stops a run like Ctrl-C (exit 130, stored as interrupted). With a board whose link
+// is dead, so that stopping it takes a while, Ctrl-C still ends fleet promptly, and a second Ctrl-C while fleet is
+// stopping ends it at once. No agent or openssl is left on the boards.
+func TestSecondInterrupt(t *testing.T) {
+	w, lab := labWorld(t, sshlab.Options{})
+	b3 := lab.Board("board3")
+	t.Cleanup(func() { b3.RestoreLink() })
+	args := append([]string{"run", "--boards", "board1,board3", "--agent", agentBin}, longSweep...)
+	p := w.start(args...)
+	w.waitPoints(p, "board1", 1, 2*time.Minute)
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if r := p.wait(60 * time.Second); r.code != 130 {
+		t.Errorf("want exit 130 after SIGTERM\n%s", r)
+	}
+	db := w.openDB()
+	if runs := w.runs(db); len(runs) != 1 || runs[0].Status != store.RunInterrupted {
+		t.Errorf("runs = %+v, want one interrupted run", runs)
+	}
+
+	// One Ctrl-C with board3's link cut: prompt, exit 130, stored as interrupted.
+	p = w.start(args...)
+	w.waitPoints(p, "board3", len(w.measurements(db, store.Filter{Board: "board3"}))+1, 2*time.Minute)
+	if err := b3.CutLink(); err != nil {
+		t.Fatal(err)
+	}
+	sent := time.Now()
+	p.cmd.Process.Signal(syscall.SIGINT)
+	r := p.wait(60 * time.Second)
+	if d := time.Since(sent); r.code != 130 || d > 20*time.Second {
+		t.Errorf("Ctrl-C with a dead board: exit %d after %v; want 130, promptly (20 s allowed here)\n%s", r.code, d.Round(100*time.Millisecond), r)
+	} else {
+		t.Logf("Ctrl-C with a dead board: fleet ended after %v", d.Round(10*time.Millisecond))
+	}
+	if runs := w.runs(db); len(runs) != 2 || runs[0].Status != store.RunInterrupted {
+		t.Errorf("runs = %+v, want the second interrupted too", runs)
+	}
+	b3.RestoreLink()
+
+	// Two Ctrl-C: the second ends fleet at once, however long stopping the dead board would take.
+	p = w.start(args...)
+	w.waitPoints(p, "board3", len(w.measurements(db, store.Filter{Board: "board3"}))+1, 2*time.Minute)
+	if err := b3.CutLink(); err != nil {
+		t.Fatal(err)
+	}
+	p.cmd.Process.Signal(syscall.SIGINT)
+	time.Sleep(100 * time.Millisecond)
+	p.cmd.Process.Signal(syscall.SIGINT)
+	r = p.wait(60 * time.Second)
+	if r.signal != syscall.SIGINT {
+		t.Errorf("the second Ctrl-C did not end fleet at once (it exited %d by itself)\n%s", r.code, r)
+	}
+	integrityOK(t, w.db)
+	b3.RestoreLink()
+	for _, b := range []*sshlab.Board{lab.Board("board1"), b3} {
+		waitIdle(t, b, 20*time.Second)
+	}
+}

@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -65,6 +66,9 @@ func TestBoardsCheckBuildsAgent(t *testing.T) {
 	}
 	if l := boardLine(r.stdout, "board2"); !regexp.MustCompile(`\bok\b.*pushed [1-9][0-9]* bytes`).MatchString(l) {
 		t.Errorf("board2: %q, want ok and the built agent pushed\n%s", l, r)
+	}
+	if built, _ := filepath.Glob(filepath.Join(w.home, ".cache", "fleet", "agents", "*", "fleet-agent-*")); len(built) == 0 {
+		t.Errorf("no agent built in the user's cache %s/.cache/fleet/agents", w.home)
 	}
 	out, err := lab.Board("board2").Exec("sh", "-c", "ls "+lab.Board("board2").Home+"/.cache/fleet")
 	if err != nil || !strings.Contains(string(out), "agent-") {
@@ -177,11 +181,11 @@ func TestRunThreeBoards(t *testing.T) {
 }
 
 // TestConcurrentRuns: two fleet processes write one database at once; neither sees "database is locked" and both
-// runs are complete.
+// runs are complete. The second run includes board4, reached through board1 (ProxyJump).
 func TestConcurrentRuns(t *testing.T) {
 	w, _ := labWorld(t, sshlab.Options{})
 	a := w.start(append([]string{"run", "--boards", "board1,board2", "--agent", agentBin, "--label", "a"}, shortSweep...)...)
-	b := w.start(append([]string{"run", "--boards", "board3", "--agent", agentBin, "--label", "b"}, shortSweep...)...)
+	b := w.start(append([]string{"run", "--boards", "board3,board4", "--agent", agentBin, "--label", "b"}, shortSweep...)...)
 	ra, rb := a.wait(3*time.Minute), b.wait(3*time.Minute)
 	for _, r := range []result{ra, rb} {
 		if r.code != 0 || strings.Contains(r.stderr, "locked") || strings.Contains(r.stderr, "busy") {
@@ -193,7 +197,7 @@ func TestConcurrentRuns(t *testing.T) {
 	if len(runs) != 2 {
 		t.Fatalf("runs = %+v, want 2", runs)
 	}
-	want := map[string]int{"a": 8, "b": 4}
+	want := map[string]int{"a": 8, "b": 8}
 	for _, r := range runs {
 		if r.Status != store.RunOK || r.Points != want[r.Label] {
 			t.Errorf("run %d (%s): status %s, %d points; want ok with %d", r.ID, r.Label, r.Status, r.Points, want[r.Label])
@@ -208,6 +212,7 @@ func TestConcurrentRuns(t *testing.T) {
 // TestShowRawAfterRunID: `fleet show 12 --raw`, as people type it, prints the raw output or refuses the order;
 // it must not silently drop --raw (urfave/cli stops parsing flags at the first argument).
 func TestShowRawAfterRunID(t *testing.T) {
+	needOpenSSL(t)
 	w := newWorld(t)
 	w.writeInventory("")
 	r := w.fleet(append([]string{"run", "--boards", "local", "--agent", agentBin}, "--seconds", "1", "--algorithms", "aes-128-cbc", "--sizes", "16", "--modes", "cpu")...)
