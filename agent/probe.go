@@ -186,11 +186,14 @@ func probeCPUFreq(c *CPUFacts, dir string, addErr func(string, ...any)) {
 		}
 		return v / 1000
 	}
-	c.CurMHz = khz("scaling_cur_freq")
-	if c.CurMHz == 0 {
-		c.CurMHz = khz("cpuinfo_cur_freq")
+	if mhz := khz("scaling_cur_freq"); mhz > 0 {
+		c.CurMHz = mhz
+	} else if mhz := khz("cpuinfo_cur_freq"); mhz > 0 {
+		c.CurMHz = mhz
 	}
-	c.MaxMHz = khz("cpuinfo_max_freq")
+	if mhz := khz("cpuinfo_max_freq"); mhz > 0 {
+		c.MaxMHz = mhz
+	}
 	c.Governor, _ = read("scaling_governor")
 }
 

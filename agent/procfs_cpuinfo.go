@@ -68,6 +68,10 @@ func parseCPUInfo(r io.Reader) CPUFacts {
 			}
 		case "hardware":
 			hardware = val
+		case "cpu mhz": // x86; cpufreq, where present, is more precise and overrides it
+			if c.CurMHz == 0 {
+				c.CurMHz, _ = strconv.ParseFloat(val, 64)
+			}
 		case "cpu implementer":
 			if c.Implementer == "" {
 				c.Implementer = val

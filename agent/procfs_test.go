@@ -65,6 +65,7 @@ Hardware	: Atmel AT91SAM9
 const cpuinfoX86 = `processor	: 0
 vendor_id	: GenuineIntel
 model name	: Intel(R) Core(TM) i5-4690K CPU @ 3.50GHz
+cpu MHz		: 3499.912
 flags		: fpu vme sse2 ssse3 pclmulqdq sse4_2 aes avx avx2 sha_ni
 processor	: 1
 model name	: Intel(R) Core(TM) i5-4690K CPU @ 3.50GHz
@@ -81,7 +82,7 @@ func TestParseCPUInfo(t *testing.T) {
 		{"arm64 cortex-a53", cpuinfoArm64A53, CPUFacts{Model: "Cortex-A53", Implementer: "0x41", Part: "0xd03", Cores: 4,
 			Features: []string{"aes", "asimd", "crc32", "pmull", "sha1", "sha2"}}},
 		{"armv5 arm926", cpuinfoArm926, CPUFacts{Model: "ARM926 (Atmel AT91SAM9)", Implementer: "0x41", Part: "0x926", Cores: 1}},
-		{"x86", cpuinfoX86, CPUFacts{Model: "Intel(R) Core(TM) i5-4690K CPU @ 3.50GHz", Cores: 2,
+		{"x86", cpuinfoX86, CPUFacts{Model: "Intel(R) Core(TM) i5-4690K CPU @ 3.50GHz", Cores: 2, CurMHz: 3499.912,
 			Features: []string{"aes", "avx", "avx2", "pclmulqdq", "sha_ni", "sse4_2", "ssse3"}}},
 		{"empty", "", CPUFacts{}},
 	} {
