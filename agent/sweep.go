@@ -50,6 +50,15 @@ func sweepWith(ctx context.Context, plan Plan, enc *Encoder, root string) (Done,
 	for _, m := range facts.Modes {
 		available[m.Mode] = m
 	}
+	if version != nil {
+		msg := fmt.Sprintf("openssl %s at %s", facts.OpenSSLVersion, opensslPath)
+		if !version.atLeast(1, 1, 1) {
+			msg += ": no -seconds or -bytes, every run measures OpenSSL's default sizes for its default time"
+		}
+		if err := enc.Encode(TypeLog, &Log{Level: "info", Msg: msg}); err != nil {
+			return s.done, err
+		}
+	}
 	// jobs[alg][mode] in plan order, each a list of commands (one per block size, encrypt then decrypt)
 	jobs := make([][][]sweepJob, len(plan.Algorithms))
 	for ai := range jobs {
