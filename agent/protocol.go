@@ -58,8 +58,9 @@ type Point struct {
 	BytesPerSec float64 `json:"bytes_per_sec,omitempty"`
 	OpsPerSec   float64 `json:"ops_per_sec,omitempty"`
 
-	// CPU accounting of the process tree that produced the point (one openssl command may yield several points:
-	// then these describe the whole command and are repeated on each of its points).
+	// CPU accounting of the process tree that produced the point. When one openssl command yields several points
+	// (OpenSSL 1.0.x sweeping every size in one run; rsa sign and verify), its wall, user and system seconds are
+	// divided among them and each point is flagged "accounting-split"; CPUPct is the command's.
 	WallS      float64 `json:"wall_s"`
 	UserS      float64 `json:"user_s"`
 	SysS       float64 `json:"sys_s"`
