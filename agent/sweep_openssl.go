@@ -75,7 +75,7 @@ func (s *sweepState) runOpenSSL(ctx context.Context, j sweepJob, repeat int) err
 	if res.Err != nil {
 		return s.errorf("%s: %v", cmdline, res.Err)
 	}
-	runs, perr := ParseSpeed(res.Stderr+"\n"+res.Stdout, SpeedHint{Command: c.Argv, Seconds: c.Seconds})
+	runs, perr := ParseSpeed(res.Stderr+"\n"+res.Stdout, SpeedHint{Command: c.Argv, Seconds: c.Seconds, Version: s.facts.OpenSSLVersion})
 	var points []Point
 	var runFailed []string
 	for _, r := range runs {

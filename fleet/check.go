@@ -65,7 +65,7 @@ func checkBoard(ctx context.Context, opts RunOptions, b inventory.Board) CheckRe
 	if d.pushed == 0 {
 		r.Deploy = "agent already there, pushed 0 bytes"
 	}
-	f, err := probe(ctx, t, d.remote, b)
+	f, err := probe(ctx, t, d.remote, b, b.Modes)
 	if err != nil {
 		r.Err = fmt.Errorf("probe %s: %w", b.Name, err)
 		return r

@@ -131,8 +131,9 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 	}
 	ev(Event{Stage: StageDeploy, Msg: msg})
 
+	plan := boardPlan(opts, b)
 	ev(Event{Stage: StageProbe})
-	facts, err := probe(ctx, t, d.remote, b)
+	facts, err := probe(ctx, t, d.remote, b, plan.Modes)
 	if err != nil {
 		return finish(fmt.Errorf("probe %s: %w", b.Name, err))
 	}
@@ -141,7 +142,6 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 		return finish(err)
 	}
 
-	plan := boardPlan(opts, b)
 	total := plannedPoints(plan)
 	ev(Event{Stage: StageSweep, Total: total})
 	err = sweep(ctx, t, d.remote, plan, rec, func(p progressKey) {

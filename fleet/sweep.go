@@ -44,13 +44,17 @@ func deployAgent(ctx context.Context, opts RunOptions, b inventory.Board, t Tran
 }
 
 // probe runs `agent probe` and returns the board's facts.
-func probe(ctx context.Context, t Transport, remote string, b inventory.Board) (*agent.Facts, error) {
+// modes are those the sweep will measure, so the probe tests the engines and providers they name.
+func probe(ctx context.Context, t Transport, remote string, b inventory.Board, modes []string) (*agent.Facts, error) {
 	args := []string{remote, "probe"}
 	if b.OpenSSL != "" {
 		args = append(args, "--openssl", b.OpenSSL)
 	}
-	if engines := engineNames(b.Modes); len(engines) > 0 {
+	if engines := modeNames(modes, "engine:"); len(engines) > 0 {
 		args = append(args, "--engines", strings.Join(engines, ","))
+	}
+	if providers := modeNames(modes, "provider:"); len(providers) > 0 {
+		args = append(args, "--providers", strings.Join(providers, ","))
 	}
 	var stdout, stderr bytes.Buffer
 	err := t.Run(ctx, Command{Args: args, Env: b.Env, Stdout: &stdout, Stderr: &limitedBuffer{max: 64 << 10, buf: &stderr}})
@@ -75,10 +79,11 @@ func probe(ctx context.Context, t Transport, remote string, b inventory.Board) (
 	}
 }
 
-func engineNames(modes []string) []string {
+// modeNames are the NAMEs of the modes "engine:NAME" (prefix "engine:") or "provider:NAME".
+func modeNames(modes []string, prefix string) []string {
 	var names []string
 	for _, m := range modes {
-		if name, ok := strings.CutPrefix(m, "engine:"); ok {
+		if name, ok := strings.CutPrefix(m, prefix); ok {
 			names = append(names, name)
 		}
 	}
