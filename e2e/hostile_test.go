@@ -25,6 +25,8 @@ func TestHostileAgentOutput(t *testing.T) {
 		{"numbers", "malformed agent message", 999, 4},
 		{"utf8", "invalid UTF-8", 555, 4},
 		{"protocol", "unknown agent protocol version", 0, 0},
+		{"flood", "too many bad lines from the agent", 0, 1},
+		{"probe", "protocol line too long", 0, 0},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
 			w := newWorld(t)

@@ -5,6 +5,8 @@
 //	numbers    points with 1e999, -5, NaN and a negative count (block size 999)
 //	protocol   a hello with protocol version 99, then good points
 //	utf8       a point and a log line with invalid UTF-8 (block size 555)
+//	flood      100000 lines of garbage after the first point
+//	probe      on probe (not sweep): a facts line over 1 MiB
 //
 // Good points all have bytes_per_sec 1234567 and wall_s 1, so a stored value that differs is a corrupted one.
 // Message shapes copy agent/protocol.go and agent/facts.go.
@@ -48,6 +50,9 @@ func main() {
 		fmt.Fprintf(out, "%x\n", h.Sum(nil))
 	case "probe":
 		fmt.Fprintln(out, hello(1))
+		if os.Getenv("FLEET_HOSTILE") == "probe" {
+			fmt.Fprintf(out, `{"type":"facts","hostname":%q}`+"\n", strings.Repeat("h", 2<<20))
+		}
 		fmt.Fprintf(out, `{"type":"facts","hostname":"hostile","uname":"Linux hostile","machine":%q,"kernel":"6.1.0","cpu":{"cores":1},"openssl":"OpenSSL 3.0.19 27 Jan 2026","openssl_version":"3.0.19","dev_crypto":false,"af_alg":false,"modes":[{"mode":"soft","available":true},{"mode":"cpu","available":true}]}`+"\n", machine())
 		fmt.Fprintln(out, `{"type":"done","points":0,"skips":0,"failed":0}`)
 	case "sweep":
@@ -119,6 +124,10 @@ func hostile(out *bufio.Writer, kind, mode, alg string) {
 		fmt.Fprintln(out, strings.Replace(point(mode, alg, 999, ""), `"wall_s":1`, `"wall_s":NaN`, 1))
 		fmt.Fprintln(out, strings.Replace(point(mode, alg, 999, ""), `"count":1234567`, `"count":-1`, 1))
 		fmt.Fprintln(out, strings.Replace(point(mode, alg, 999, ""), `"cpu_pct":100`, `"cpu_pct":-1e308`, 1))
+	case "flood":
+		for range 100000 {
+			fmt.Fprintln(out, "garbage, not JSON")
+		}
 	case "utf8":
 		// Raw bytes, not JSON escapes: 0xff 0xfe is no UTF-8.
 		fmt.Fprintln(out, strings.Replace(point(mode, alg, 555, ""), `"algorithm":"`+alg+`"`, `"algorithm":"`+alg+"\xff\xfe\"", 1))
