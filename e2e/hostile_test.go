@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fleetlab/fleet/internal/sshlab"
 	"github.com/fleetlab/fleet/store"
@@ -62,6 +63,23 @@ func TestHostileAgentOutput(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestHostileAgentOverSSH: an agent on an sshd board that floods its output without end and ignores its stdin:
+// the controller gives up on it with a clear message (it does not hang), the good point is kept, the other board
+// is measured, exit 3, and nothing of the agent is left on the board.
+func TestHostileAgentOverSSH(t *testing.T) {
+	w, lab := labWorld(t, sshlab.Options{})
+	w.writeInventory(lab.BoardsTOML() + "\n[defaults]\nenv = { FLEET_HOSTILE = \"endless\" }\n")
+	p := w.start("run", "--boards", "board2", "--agent", hostileBin, "--algorithms", "aes-128-cbc", "--sizes", "16,1024", "--modes", "cpu")
+	r := p.wait(30 * time.Second) // the fake agent measures nothing: fixed, this ends in a few seconds
+	if r.code != 3 || !strings.Contains(summaryLine(r.stderr, "board2"), "too many bad lines") {
+		t.Errorf("want exit 3 and board2 given up on: too many bad lines\n%s", r)
+	}
+	if ms := w.measurements(w.openDB(), store.Filter{}); len(ms) != 1 || ms[0].BytesPerSec != 1234567 {
+		t.Errorf("stored %+v, want the one good point", ms)
+	}
+	waitIdle(t, lab.Board("board2"), 10*time.Second)
 }
 
 // TestHostileAgentLinesNamed: each rejected line is named by its line number in the agent's output, as an

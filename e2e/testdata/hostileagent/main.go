@@ -7,6 +7,7 @@
 //	utf8       a point and a log line with invalid UTF-8 (block size 555)
 //	flood      100000 lines of garbage after the first point
 //	probe      on probe (not sweep): a facts line over 1 MiB
+//	endless    garbage after the first point, without end, ignoring stdin: the controller must cut it off
 //
 // Good points all have bytes_per_sec 1234567 and wall_s 1, so a stored value that differs is a corrupted one.
 // Message shapes copy agent/protocol.go and agent/facts.go.
@@ -127,6 +128,12 @@ func hostile(out *bufio.Writer, kind, mode, alg string) {
 	case "flood":
 		for range 100000 {
 			fmt.Fprintln(out, "garbage, not JSON")
+		}
+	case "endless":
+		for {
+			if _, err := fmt.Fprintln(out, "garbage, not JSON, and more of it"); err != nil {
+				os.Exit(1)
+			}
 		}
 	case "utf8":
 		// Raw bytes, not JSON escapes: 0xff 0xfe is no UTF-8.
