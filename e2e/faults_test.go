@@ -202,3 +202,23 @@ func TestHostKeyChanged(t *testing.T) {
 	}
 	waitIdle(t, b3, 5*time.Second)
 }
+
+// TestBoardDown: a board whose sshd is not running refuses the connection: it is reported unreachable after the
+// retries, the other board is measured, exit 3.
+func TestBoardDown(t *testing.T) {
+	w, lab := labWorld(t, sshlab.Options{})
+	if err := lab.Board("board3").KillSSHD(); err != nil {
+		t.Fatal(err)
+	}
+	r := w.fleet(append([]string{"run", "--boards", "board1,board3", "--agent", agentBin}, shortSweep...)...)
+	if l := summaryLine(r.stderr, "board3"); r.code != 3 || !strings.Contains(l, "failed") || !strings.Contains(l, "unreachable") || !strings.Contains(l, "board3") {
+		t.Errorf("want exit 3 and board3 failed: unreachable\n%s", r)
+	}
+	if l := summaryLine(r.stderr, "board1"); !strings.Contains(l, "ok") || !strings.Contains(l, "4 points") {
+		t.Errorf("board1 = %q, want ok with 4 points\n%s", l, r)
+	}
+	check := w.fleet("boards", "check", "--boards", "board1,board3", "--agent", agentBin)
+	if check.code != 3 || !strings.Contains(boardLine(check.stdout, "board3"), "unreachable") || !strings.Contains(boardLine(check.stdout, "board1"), " ok ") {
+		t.Errorf("check: want exit 3, board1 ok, board3 unreachable\n%s", check)
+	}
+}

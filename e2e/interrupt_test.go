@@ -116,6 +116,9 @@ func TestControllerKilled(t *testing.T) {
 	if list.code != 0 || !regexp.MustCompile(`(?m)^\s*1\s.*incomplete`).MatchString(list.stdout) {
 		t.Errorf("fleet runs does not show run 1 as incomplete\n%s", list)
 	}
+	if show := w.fleet("show", "1"); show.code != 0 || !strings.Contains(show.stdout, "run 1: incomplete") {
+		t.Errorf("fleet show 1 does not say the run is incomplete\n%s", show)
+	}
 	res := w.fleet("results", "--run", "1", "--format", "json")
 	var rows []json.RawMessage
 	if err := json.Unmarshal([]byte(res.stdout), &rows); res.code != 0 || err != nil || len(rows) != len(ms) {
