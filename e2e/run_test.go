@@ -224,3 +224,27 @@ func TestShowRawAfterRunID(t *testing.T) {
 		t.Errorf("fleet show 1 --raw exits 0 without the raw output: --raw was silently ignored\n%s", show)
 	}
 }
+
+// TestConcurrentRunsOneBoard: two fleet processes measure the same fresh board at once: both deploy the agent
+// (to the same content-addressed path) without tripping over each other, and both store their points.
+func TestConcurrentRunsOneBoard(t *testing.T) {
+	w, lab := labWorld(t, sshlab.Options{})
+	a := w.start(append([]string{"run", "--boards", "board2", "--agent", agentBin, "--label", "a"}, shortSweep...)...)
+	b := w.start(append([]string{"run", "--boards", "board2", "--agent", agentBin, "--label", "b"}, shortSweep...)...)
+	for _, r := range []result{a.wait(3 * time.Minute), b.wait(3 * time.Minute)} {
+		if r.code != 0 {
+			t.Errorf("want exit 0\n%s", r)
+		}
+	}
+	db := w.openDB()
+	for _, r := range w.runs(db) {
+		if r.Status != store.RunOK || r.Points != 4 {
+			t.Errorf("run %d (%s): status %s, %d points; want ok with 4", r.ID, r.Label, r.Status, r.Points)
+		}
+	}
+	check := w.fleet("boards", "check", "--boards", "board2", "--agent", agentBin)
+	if !strings.Contains(boardLine(check.stdout, "board2"), "pushed 0 bytes") {
+		t.Errorf("the agent left by the two runs is not intact\n%s", check)
+	}
+	waitIdle(t, lab.Board("board2"), 5*time.Second)
+}
