@@ -112,3 +112,19 @@ func seedRun(t *testing.T, path, label string) {
 		}
 	}
 }
+
+func TestFlagsAfterArguments(t *testing.T) {
+	app := newApp(nil, nil, nil)
+	for _, tc := range []struct{ in, want string }{
+		{"fleet show 3 --raw --db x.db", "fleet show --raw --db x.db 3"},
+		{"fleet --db x.db show 3 --board b1", "fleet --db x.db show --board b1 3"},
+		{"fleet import --board b a.txt b.txt --dry-run", "fleet import --board b --dry-run a.txt b.txt"},
+		{"fleet boards check --all --db=x.db", "fleet boards check --all --db=x.db"},
+		{"fleet show 3 -- --raw", "fleet show 3 -- --raw"},
+		{"fleet nosuch 3 --raw", "fleet nosuch 3 --raw"},
+	} {
+		if got := strings.Join(flagsFirst(app, strings.Fields(tc.in)), " "); got != tc.want {
+			t.Errorf("flagsFirst(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

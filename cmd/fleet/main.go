@@ -11,6 +11,6 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() { <-ctx.Done(); stop() }() // a second Ctrl-C kills at once
-	err := newApp(os.Stdin, os.Stdout, os.Stderr).RunContext(ctx, os.Args)
+	err := run(ctx, os.Stdin, os.Stdout, os.Stderr, os.Args)
 	os.Exit(exitCode(ctx, err, os.Stderr))
 }

@@ -16,7 +16,7 @@ func runFleet(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	ctx := context.Background()
-	err := newApp(strings.NewReader(""), &stdout, &stderr).RunContext(ctx, append([]string{"fleet"}, args...))
+	err := run(ctx, strings.NewReader(""), &stdout, &stderr, append([]string{"fleet"}, args...))
 	code := exitCode(ctx, err, &stderr)
 	return stdout.String(), stderr.String(), code
 }

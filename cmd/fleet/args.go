@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// run builds the app and runs it with args as a user types them.
+func run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, args []string) error {
+	app := newApp(stdin, stdout, stderr)
+	return app.RunContext(ctx, flagsFirst(app, args))
+}
+
+// flagsFirst moves the flags that follow a command's positional arguments in front of them
+// (`fleet show 3 --raw --db x.db` → `fleet show --raw --db x.db 3`): urfave/cli stops reading flags at the first
+// positional argument, but users put flags anywhere. Everything after "--" is left alone.
+func flagsFirst(app *cli.App, args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	// find the (sub)command whose arguments follow
+	i := 1
+	var cmd *cli.Command
+	cmds := app.Commands
+	for i < len(args) {
+		a := args[i]
+		if strings.HasPrefix(a, "-") {
+			if !strings.Contains(a, "=") && !isBoolFlag(app.Flags, a) {
+				i++ // its value
+			}
+			i++
+			continue
+		}
+		var next *cli.Command
+		for _, c := range cmds {
+			if c.HasName(a) {
+				next = c
+			}
+		}
+		if next == nil {
+			break
+		}
+		cmd, cmds = next, next.Subcommands
+		i++
+	}
+	if cmd == nil || i >= len(args) {
+		return args
+	}
+	var flags, positional []string
+	rest := args[i:]
+	for j := 0; j < len(rest); j++ {
+		a := rest[j]
+		switch {
+		case a == "--":
+			positional = append(positional, rest[j:]...)
+			j = len(rest)
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			flags = append(flags, a)
+			if !strings.Contains(a, "=") && !isBoolFlag(cmd.Flags, a) && j+1 < len(rest) {
+				j++
+				flags = append(flags, rest[j])
+			}
+		default:
+			positional = append(positional, a)
+		}
+	}
+	out := append([]string{}, args[:i]...)
+	out = append(out, flags...)
+	return append(out, positional...)
+}
+
+func isBoolFlag(flags []cli.Flag, arg string) bool {
+	name := strings.TrimLeft(arg, "-")
+	for _, f := range flags {
+		if _, ok := f.(*cli.BoolFlag); !ok {
+			continue
+		}
+		for _, n := range f.Names() {
+			if n == name {
+				return true
+			}
+		}
+	}
+	return false
+}
