@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 	"syscall"
@@ -92,6 +93,8 @@ func TestControllerKilled(t *testing.T) {
 	w, lab := labWorld(t, sshlab.Options{})
 	p := w.start(append([]string{"run", "--boards", strings.Join(threeBoards, ","), "--agent", agentBin}, longSweep...)...)
 	w.waitPoints(p, "board1", 2, 2*time.Minute)
+	// What a reader saw committed just before the kill must be there, unchanged, afterwards.
+	before := w.measurements(w.openDB(), store.Filter{})
 	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -111,6 +114,15 @@ func TestControllerKilled(t *testing.T) {
 	}
 	for _, m := range ms {
 		checkPoint(t, m)
+	}
+	after := map[int64]store.Measurement{}
+	for _, m := range ms {
+		after[m.ID] = m
+	}
+	for _, m := range before {
+		if got, ok := after[m.ID]; !ok || !reflect.DeepEqual(got.Point, m.Point) || got.Board != m.Board {
+			t.Errorf("point %d (%s %s %d) committed before the kill is lost or changed: %+v", m.ID, m.Board, m.Mode, m.BlockSize, got.Point)
+		}
 	}
 	list := w.fleet("runs")
 	if list.code != 0 || !regexp.MustCompile(`(?m)^\s*1\s.*incomplete`).MatchString(list.stdout) {
