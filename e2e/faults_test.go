@@ -178,7 +178,7 @@ func TestHostKeyChanged(t *testing.T) {
 	where := lab.KnownHosts + ":3" // known_hosts lists board1 … board4, one line each
 	for _, args := range [][]string{
 		append([]string{"run", "--boards", "board1,board3", "--agent", agentBin}, shortSweep...),
-		append([]string{"run", "--boards", "board3", "--agent", agentBin, "--accept-new"}, shortSweep...),
+		append(append([]string{"run", "--boards", "board3", "--agent", agentBin}, shortSweep...), "--accept-new"),
 	} {
 		r := w.fleet(args...)
 		l := summaryLine(r.stderr, "board3")

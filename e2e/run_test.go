@@ -248,3 +248,19 @@ func TestConcurrentRunsOneBoard(t *testing.T) {
 	}
 	waitIdle(t, lab.Board("board2"), 5*time.Second)
 }
+
+// TestFlagOrder: flags in any order, as people type them: a bool flag (--accept-new) followed by flags with
+// values, and flags after a command's argument (fleet show 1 --raw).
+func TestFlagOrder(t *testing.T) {
+	needOpenSSL(t)
+	w := newWorld(t)
+	w.writeInventory("")
+	r := w.fleet("run", "--boards", "local", "--agent", agentBin, "--accept-new", "--seconds", "1", "--algorithms", "aes-128-cbc", "--sizes", "16", "--modes", "cpu")
+	if r.code != 0 || !strings.Contains(summaryLine(r.stderr, "local"), "1 points") {
+		t.Errorf("fleet run … --accept-new --seconds 1 …: want exit 0 and 1 point\n%s", r)
+	}
+	show := w.fleet("show", "1", "--raw")
+	if show.code != 0 || !strings.Contains(show.stdout, "raw output") {
+		t.Errorf("fleet show 1 --raw: want exit 0 and the raw output\n%s", show)
+	}
+}
