@@ -65,6 +65,26 @@ func TestHostileAgentOutput(t *testing.T) {
 	}
 }
 
+// TestHostileAgentOffPlanMode: a point for a mode the plan did not ask for (here devcrypto, on a run of soft and
+// cpu) is not stored: it would put numbers under an accelerator's name that nobody measured with it.
+func TestHostileAgentOffPlanMode(t *testing.T) {
+	w := newWorld(t)
+	w.writeInventory("[boards.local]\nenv = { FLEET_HOSTILE = \"offplan\" }\n")
+	r := w.fleet("run", "--boards", "local", "--agent", hostileBin, "--algorithms", "aes-128-cbc", "--sizes", "16,1024", "--modes", "soft,cpu")
+	ms := w.measurements(w.openDB(), store.Filter{})
+	for _, m := range ms {
+		if m.Mode != "soft" && m.Mode != "cpu" {
+			t.Errorf("stored a %s point (block size %d) on a run of soft and cpu", m.Mode, m.BlockSize)
+		}
+	}
+	if len(ms) != 4 {
+		t.Errorf("%d points stored, want the 4 of the plan", len(ms))
+	}
+	if r.code != 3 || !strings.Contains(summaryLine(r.stderr, "local"), "devcrypto") {
+		t.Errorf("want exit 3 and the off-plan devcrypto point reported\n%s", r)
+	}
+}
+
 // TestHostileAgentOverSSH: an agent on an sshd board that floods its output without end and ignores its stdin:
 // the controller gives up on it with a clear message (it does not hang), the good point is kept, the other board
 // is measured, exit 3, and nothing of the agent is left on the board.

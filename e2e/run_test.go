@@ -264,3 +264,19 @@ func TestFlagOrder(t *testing.T) {
 		t.Errorf("fleet show 1 --raw: want exit 0 and the raw output\n%s", show)
 	}
 }
+
+// TestRunJSONStdout: with --format json, stdout carries only the JSON of the run's points; progress and the
+// summary go to stderr.
+func TestRunJSONStdout(t *testing.T) {
+	needOpenSSL(t)
+	w := newWorld(t)
+	w.writeInventory("")
+	r := w.fleet("run", "--boards", "local", "--agent", agentBin, "--format", "json", "--seconds", "1", "--algorithms", "aes-128-cbc", "--sizes", "16,1024", "--modes", "cpu")
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &rows); r.code != 0 || err != nil || len(rows) != 2 {
+		t.Errorf("stdout is not the JSON of 2 points (%v)\n%s", err, r)
+	}
+	if !strings.Contains(r.stderr, "1/2 cpu aes-128-cbc") || summaryLine(r.stderr, "local") == "" {
+		t.Errorf("progress and summary are not on stderr\n%s", r)
+	}
+}

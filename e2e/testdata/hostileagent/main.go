@@ -7,6 +7,7 @@
 //	utf8       a point and a log line with invalid UTF-8 (block size 555)
 //	flood      100000 lines of garbage after the first point
 //	probe      on probe (not sweep): a facts line over 1 MiB
+//	offplan    a point for mode devcrypto, which the plan did not ask for (block size 333)
 //	endless    garbage after the first point, without end, ignoring stdin: the controller must cut it off
 //
 // Good points all have bytes_per_sec 1234567 and wall_s 1, so a stored value that differs is a corrupted one.
@@ -129,6 +130,8 @@ func hostile(out *bufio.Writer, kind, mode, alg string) {
 		for range 100000 {
 			fmt.Fprintln(out, "garbage, not JSON")
 		}
+	case "offplan":
+		fmt.Fprintln(out, point("devcrypto", alg, 333, `,"engine":"devcrypto"`))
 	case "endless":
 		for {
 			if _, err := fmt.Fprintln(out, "garbage, not JSON, and more of it"); err != nil {
