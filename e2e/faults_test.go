@@ -222,3 +222,49 @@ func TestBoardDown(t *testing.T) {
 		t.Errorf("check: want exit 3, board1 ok, board3 unreachable\n%s", check)
 	}
 }
+
+// TestLinkCutDuringPush: the link of a board is cut while the agent is being pushed to it (over a link slowed to
+// 2 Mbit/s): the board is reported failed within 10 s (20 s allowed here) with the lost connection named, the
+// other board is measured, exit 3; once the link is back, the next run pushes the agent whole.
+func TestLinkCutDuringPush(t *testing.T) {
+	w, lab := labWorld(t, sshlab.Options{})
+	if !lab.Namespaced {
+		t.Skip("needs the boards' network namespaces (root) to slow a board's link with tc")
+	}
+	b := lab.Board("board3")
+	fast := slowLink(t, b, "2mbit")
+	t.Cleanup(func() { b.RestoreLink() })
+	p := w.start(append([]string{"run", "--boards", "board2,board3", "--agent", agentBin}, shortSweep...)...)
+	if _, ok := stderrLine(t, p, regexp.MustCompile(`board3\s+deploy`), time.Minute); !ok {
+		t.Fatalf("board3 never reached deploy\n%s", p.stderr.String())
+	}
+	time.Sleep(time.Second)
+	if strings.Contains(p.stderr.String(), "pushed agent to board3") {
+		t.Skipf("the push ended within a second despite the slow link\n%s", p.stderr.String())
+	}
+	if err := b.CutLink(); err != nil {
+		t.Fatal(err)
+	}
+	cut := time.Now()
+	if _, ok := stderrLine(t, p, regexp.MustCompile(`board3\s+failed\b.*`), 60*time.Second); !ok {
+		t.Errorf("board3 not reported failed within 60 s of its link cut\n%s", p.stderr.String())
+	} else if d := time.Since(cut); d > 20*time.Second {
+		t.Errorf("board3 reported %v after its link was cut; promised within 10 s (20 s allowed here)", d.Round(time.Second))
+	}
+	r := p.wait(2 * time.Minute)
+	if l := summaryLine(r.stderr, "board3"); r.code != 3 || !strings.Contains(l, "connection lost") || !strings.Contains(l, "push agent to board3") {
+		t.Errorf("want exit 3 and board3 failed: push agent to board3: … connection lost\n%s", r)
+	}
+	if l := summaryLine(r.stderr, "board2"); !strings.Contains(l, "ok") {
+		t.Errorf("board2 = %q, want ok\n%s", l, r)
+	}
+	if err := b.RestoreLink(); err != nil {
+		t.Fatal(err)
+	}
+	waitIdle(t, b, 20*time.Second)
+	fast()
+	again := w.fleet("boards", "check", "--boards", "board3", "--agent", agentBin)
+	if again.code != 0 || !regexp.MustCompile(`pushed [1-9][0-9]* bytes`).MatchString(boardLine(again.stdout, "board3")) {
+		t.Errorf("check after the link is back: want ok with the agent pushed whole\n%s", again)
+	}
+}

@@ -3,9 +3,11 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"os/exec"
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -245,4 +247,64 @@ func TestSecondInterrupt(t *testing.T) {
 	for _, b := range []*sshlab.Board{lab.Board("board1"), b3} {
 		waitIdle(t, b, 20*time.Second)
 	}
+}
+
+// TestInterruptDuringPush: Ctrl-C while the agent is being pushed over a slow link (the host side of the board's
+// veth shaped to 2 Mbit/s with tc tbf, so the 3 MB push takes seconds): exit 130 promptly, the run stored as
+// interrupted, and on the board neither a half-written agent nor a process is left.
+func TestInterruptDuringPush(t *testing.T) {
+	w, lab := labWorld(t, sshlab.Options{})
+	if !lab.Namespaced {
+		t.Skip("needs the boards' network namespaces (root) to slow a board's link with tc")
+	}
+	b := lab.Board("board3")
+	slowLink(t, b, "2mbit")
+	p := w.start(append([]string{"run", "--boards", "board3", "--agent", agentBin}, shortSweep...)...)
+	if _, ok := stderrLine(t, p, regexp.MustCompile(`board3\s+deploy`), time.Minute); !ok {
+		t.Fatalf("board3 never reached deploy\n%s", p.stderr.String())
+	}
+	time.Sleep(time.Second) // well into the push
+	if strings.Contains(p.stderr.String(), "pushed agent to board3") {
+		t.Skipf("the push ended within a second despite the policed link\n%s", p.stderr.String())
+	}
+	sent := time.Now()
+	p.cmd.Process.Signal(syscall.SIGINT)
+	r := p.wait(60 * time.Second)
+	if d := time.Since(sent); r.code != 130 || d > 20*time.Second {
+		t.Errorf("Ctrl-C during the push: exit %d after %v; want 130, promptly (20 s allowed here)\n%s", r.code, d.Round(100*time.Millisecond), r)
+	}
+	waitIdle(t, b, 10*time.Second)
+	if out, err := b.Exec("sh", "-c", "ls -A "+b.Home+"/.cache/fleet"); err != nil || strings.TrimSpace(string(out)) != "" {
+		t.Errorf("after the interrupted push the agent dir holds %q (%v), want nothing", out, err)
+	}
+	db := w.openDB()
+	if runs := w.runs(db); len(runs) != 1 || runs[0].Status != store.RunInterrupted {
+		t.Errorf("runs = %+v, want one interrupted run", runs)
+	}
+}
+
+// slowLink shapes the traffic from the host to the board with tc tbf on the host's end of the board's veth. It
+// returns the function that removes the shaping (also run at the end of the test).
+func slowLink(t *testing.T, b *sshlab.Board, rate string) (undo func()) {
+	t.Helper()
+	out, err := b.Exec("ip", "-o", "link", "show", "eth0")
+	m := regexp.MustCompile(`eth0@if(\d+)`).FindStringSubmatch(string(out))
+	if err != nil || m == nil {
+		t.Skipf("find the veth of %s: %v: %s", b.Name, err, out)
+	}
+	links, err := exec.Command("ip", "-o", "link", "show").Output()
+	if err != nil {
+		t.Skipf("ip link show: %v", err)
+	}
+	l := regexp.MustCompile(`(?m)^` + m[1] + `: ([^@:]+)`).FindStringSubmatch(string(links))
+	if l == nil {
+		t.Skipf("no host link with index %s", m[1])
+	}
+	if out, err := exec.Command("tc", "qdisc", "add", "dev", l[1], "root", "tbf", "rate", rate, "burst", "32kbit", "latency", "400ms").CombinedOutput(); err != nil {
+		t.Skipf("tc qdisc add dev %s: %v: %s", l[1], err, out)
+	}
+	var once sync.Once
+	undo = func() { once.Do(func() { exec.Command("tc", "qdisc", "del", "dev", l[1], "root").Run() }) }
+	t.Cleanup(undo)
+	return undo
 }
