@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/fleetlab/fleet/inventory"
 )
 
 // Target is what the agent is compiled for: the Go toolchain's GOOS, GOARCH and, for 32-bit ARM, GOARM.
@@ -31,23 +33,11 @@ func (t Target) Arch() string {
 	return t.GOARCH
 }
 
-// archNames maps every architecture name fleet accepts, both the inventory's (armv7, arm64) and what
-// `uname -m` prints on Linux (armv7l, aarch64), to the canonical inventory name.
-var archNames = map[string]string{
-	"armv5": "armv5", "armv5l": "armv5", "armv5tel": "armv5", "armv5tejl": "armv5", "armel": "armv5",
-	"armv6": "armv6", "armv6l": "armv6",
-	"armv7": "armv7", "armv7l": "armv7", "armv7hl": "armv7", "armhf": "armv7",
-	// armv8l: a 64-bit ARM kernel reporting a 32-bit personality; the 32-bit ARMv7 agent runs there.
-	"armv8l": "armv7",
-	"arm64":  "arm64", "aarch64": "arm64",
-	"amd64": "amd64", "x86_64": "amd64",
-	"386": "386", "i386": "386", "i486": "386", "i586": "386", "i686": "386", "x86": "386",
-}
-
 // CanonicalArch returns the inventory name (armv5, armv6, armv7, arm64, amd64, 386) of an architecture given either
-// by that name or as `uname -m` prints it.
+// by that name or as `uname -m` prints it (surrounding white space, such as uname's newline, is ignored). The names
+// come from inventory.NormalizeArch, so that boards.toml and a detected architecture agree.
 func CanonicalArch(arch string) (string, error) {
-	a, ok := archNames[strings.ToLower(strings.TrimSpace(arch))]
+	a, ok := inventory.NormalizeArch(strings.TrimSpace(arch))
 	if !ok {
 		return "", fmt.Errorf("unknown architecture %q: want armv5, armv6, armv7, arm64, amd64 or 386 (or a `uname -m` value such as armv7l or aarch64)", arch)
 	}

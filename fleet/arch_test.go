@@ -18,6 +18,8 @@ func TestTargetForArch(t *testing.T) {
 		{"armv7", Target{"linux", "arm", "7"}, "linux/arm/v7"},
 		{"armv7l\n", Target{"linux", "arm", "7"}, "linux/arm/v7"},
 		{"armv8l", Target{"linux", "arm", "7"}, "linux/arm/v7"},
+		{"armv7hl", Target{"linux", "arm", "7"}, "linux/arm/v7"},
+		{" aarch64\r\n", Target{"linux", "arm64", ""}, "linux/arm64"},
 		{"aarch64", Target{"linux", "arm64", ""}, "linux/arm64"},
 		{"ARM64", Target{"linux", "arm64", ""}, "linux/arm64"},
 		{"x86_64", Target{"linux", "amd64", ""}, "linux/amd64"},

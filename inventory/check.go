@@ -107,14 +107,17 @@ func checkMode(m string) string {
 }
 
 // NormalizeArch maps an architecture name, or what `uname -m` or Debian call it, to the one fleet uses to
-// cross-compile the agent: armv5, armv6, armv7, arm64, amd64 or 386.
+// cross-compile the agent: armv5, armv6, armv7, arm64, amd64 or 386. It is the one table of architecture names:
+// fleet.CanonicalArch uses it for what `uname -m` prints on a board.
 func NormalizeArch(s string) (string, bool) {
 	switch strings.ToLower(s) {
 	case "armv5", "armv5l", "armv5tel", "armv5tejl", "armel":
 		return "armv5", true
 	case "armv6", "armv6l":
 		return "armv6", true
-	case "armv7", "armv7l", "armhf", "armv8l": // armv8l: a 32-bit kernel on an ARMv8 core
+	// armv8l: a 64-bit ARM kernel reporting a 32-bit personality (or a 32-bit kernel on an ARMv8 core); the
+	// ARMv7 agent runs there.
+	case "armv7", "armv7l", "armv7hl", "armhf", "armv8l":
 		return "armv7", true
 	case "arm64", "aarch64":
 		return "arm64", true

@@ -10,8 +10,9 @@ func TestNormalizeArch(t *testing.T) {
 		{"armv5", "armv5", true}, {"armv5tejl", "armv5", true}, {"armel", "armv5", true},
 		{"armv6l", "armv6", true},
 		{"armv7", "armv7", true}, {"armv7l", "armv7", true}, {"armhf", "armv7", true}, {"armv8l", "armv7", true},
+		{"armv7hl", "armv7", true},
 		{"arm64", "arm64", true}, {"aarch64", "arm64", true}, {"AArch64", "arm64", true},
-		{"amd64", "amd64", true}, {"x86_64", "amd64", true},
+		{"amd64", "amd64", true}, {"x86_64", "amd64", true}, {"x86-64", "amd64", true},
 		{"386", "386", true}, {"i686", "386", true},
 		{"arm", "", false}, {"mips", "", false}, {"", "", false}, {"aarch64;id", "", false},
 	}
