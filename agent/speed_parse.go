@@ -279,8 +279,9 @@ func (p *speedParser) symRow(name string, vals []float64, line int) {
 	if len(sizes) != len(vals) {
 		if b.cmdInfo != nil && b.cmdInfo.bytes > 0 && len(vals) == 1 {
 			sizes = []int{b.cmdInfo.bytes}
-		} else if len(vals) == len(speedDefaultSizes) || len(vals) == len(speedDefaultSizes)-1 {
-			sizes = speedDefaultSizes[:len(vals)]
+		} else if len(vals) == len(DefaultSizes) || len(vals) == len(DefaultSizes)-1 {
+			// OpenSSL before 1.1.1 printed no 16384 column: the first five default sizes.
+			sizes = DefaultSizes[:len(vals):len(vals)]
 			b.warn("table without header: block sizes assumed " + speedIntsString(sizes))
 		} else {
 			return
@@ -319,8 +320,6 @@ func (p *speedParser) asymRow(r speedAsymRow, line int) {
 		s.value, s.hasValue, s.valueLine, s.valueMR = r.rates[i], true, line, false
 	}
 }
-
-var speedDefaultSizes = []int{16, 64, 256, 1024, 8192, 16384}
 
 func speedIntsString(v []int) string {
 	s := make([]string, len(v))
