@@ -187,6 +187,35 @@ func TestSSHCancel(t *testing.T) {
 	}
 }
 
+// TestSSHRunReaderGone: a command flooding its stdout, whose reader gives up, is stopped, even when it ignores
+// its stdin and the server refuses signals: Run returns instead of waiting forever on a full channel window.
+func TestSSHRunReaderGone(t *testing.T) {
+	srv := sshtest.Start(t, sshtest.Options{IgnoreSignals: true})
+	tr := dialTest(t, testBoard(t, srv), testSSHOptions(t))
+	pr, pw := io.Pipe()
+	stdinR, stdinW := io.Pipe()
+	defer stdinW.Close()
+	errc := make(chan error, 1)
+	go func() {
+		errc <- tr.Run(context.Background(), Command{Args: []string{"sh", "-c", "echo $$; exec yes flood"}, Stdin: stdinR, Stdout: pw})
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("read pid: %v (%v)", err, <-errc)
+	}
+	gone := errors.New("reader gone")
+	pr.CloseWithError(gone)
+	select {
+	case err := <-errc:
+		if !errors.Is(err, gone) {
+			t.Errorf("Run = %v, want the failed write's error", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not return after its stdout reader went away")
+	}
+	waitGone(t, strings.TrimSpace(line))
+}
+
 // waitGone fails unless process pid is gone within two seconds. A zombie counts as gone: an orphan is reaped by
 // PID 1, which in some containers does so only now and then.
 func waitGone(t *testing.T, pid string) {

@@ -106,7 +106,9 @@ func (t *SSHTransport) run(ctx context.Context, what, line string, stdin io.Read
 		tail = &tailWriter{max: 4096}
 		stderr = tail
 	}
-	s.Stdout, s.Stderr = separate(stdout, stderr)
+	outFailed := newWriteFailure()
+	stdout, stderr = separate(stdout, stderr)
+	s.Stdout, s.Stderr = outFailed.watch(stdout), outFailed.watch(stderr)
 	var in io.WriteCloser
 	if stdin != nil {
 		// Our own copy, not Session.Stdin: Wait would wait for a Stdin reader that never ends.
@@ -133,6 +135,11 @@ func (t *SSHTransport) run(ctx context.Context, what, line string, stdin io.Read
 	case <-ctx.Done():
 		t.stop(s, in, waitc)
 		return fmt.Errorf("%s on %s: %w", what, t.board, ctx.Err())
+	case <-outFailed.failed:
+		// Nobody reads the output any more (the caller gave up on a flood of it): x/crypto stops copying, the
+		// channel's window fills, the command blocks on its next write and Wait would never return.
+		t.stop(s, in, waitc)
+		return fmt.Errorf("%s on %s: stopped: its output could not be written: %w", what, t.board, outFailed.err)
 	}
 	var exit *ssh.ExitError
 	switch {
@@ -237,4 +244,37 @@ func (w *tailWriter) String() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return strings.TrimSpace(string(w.buf))
+}
+
+// writeFailure records the first failed write to a session's stdout or stderr.
+type writeFailure struct {
+	once   sync.Once
+	failed chan struct{} // closed on the first failed write
+	err    error         // that write's error, set before failed is closed
+}
+
+func newWriteFailure() *writeFailure { return &writeFailure{failed: make(chan struct{})} }
+
+// watch returns w, reporting its first failed write to f; nil stays nil (x/crypto discards that stream).
+func (f *writeFailure) watch(w io.Writer) io.Writer {
+	if w == nil {
+		return nil
+	}
+	return &watchedWriter{w: w, f: f}
+}
+
+type watchedWriter struct {
+	w io.Writer
+	f *writeFailure
+}
+
+func (w *watchedWriter) Write(p []byte) (int, error) {
+	n, err := w.w.Write(p)
+	if err != nil {
+		w.f.once.Do(func() {
+			w.f.err = err
+			close(w.f.failed)
+		})
+	}
+	return n, err
 }
