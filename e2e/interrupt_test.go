@@ -71,11 +71,11 @@ func TestLinkCutMidSweep(t *testing.T) {
 		count[m.Board]++
 		checkPoint(t, m)
 	}
-	if count["board1"] != 12 || count["board3"] != 12 {
-		t.Errorf("points board1 %d, board3 %d; want 12 each (they were not cut)", count["board1"], count["board3"])
+	if count["board1"] != longPoints || count["board3"] != longPoints {
+		t.Errorf("points board1 %d, board3 %d; want %d each (they were not cut)", count["board1"], count["board3"], longPoints)
 	}
-	if count["board2"] < 1 || count["board2"] >= 12 {
-		t.Errorf("board2 kept %d points, want those measured before the cut (1 to 11)", count["board2"])
+	if count["board2"] < 1 || count["board2"] >= longPoints {
+		t.Errorf("board2 kept %d points, want those measured before the cut (1 to %d)", count["board2"], longPoints-1)
 	}
 	brs := w.boardRuns(db, runs[0].ID)
 	if br := brs["board2"]; br.Status != "partial" || !strings.Contains(br.Error, "board2") {
@@ -171,8 +171,8 @@ func TestInterrupt(t *testing.T) {
 		t.Fatalf("runs = %+v, want one interrupted run with an end time", runs)
 	}
 	ms := w.measurements(db, store.Filter{RunID: runs[0].ID})
-	if len(ms) < 2 || len(ms) >= 36 {
-		t.Errorf("%d points stored, want those measured before Ctrl-C (2 to 35)", len(ms))
+	if len(ms) < 2 || len(ms) >= 3*longPoints {
+		t.Errorf("%d points stored, want those measured before Ctrl-C (2 to %d)", len(ms), 3*longPoints-1)
 	}
 	for _, m := range ms {
 		checkPoint(t, m)
