@@ -194,3 +194,28 @@ func TestDatabaseDiskFillsMidRun(t *testing.T) {
 	}
 	t.Logf("%s", r)
 }
+
+// TestDatabaseNotADatabase: --db names a file that is not a fleet database, or a directory that does not exist:
+// exit 2 with an error naming the path, and the file is left exactly as it was (fleet never overwrites it).
+func TestDatabaseNotADatabase(t *testing.T) {
+	w := newWorld(t)
+	w.writeInventory("")
+	notes := []byte("my notes, not a database\n")
+	if err := os.WriteFile(w.db, notes, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"runs"}, append(append([]string{}, localSweep...), "--agent", agentBin)} {
+		r := w.fleet(args...)
+		if r.code != 2 || !strings.Contains(r.stderr, w.db) {
+			t.Errorf("want exit 2 and an error naming %s\n%s", w.db, r)
+		}
+		if data, _ := os.ReadFile(w.db); string(data) != string(notes) {
+			t.Fatalf("fleet changed %s: %q", w.db, data)
+		}
+	}
+	w.db = filepath.Join(w.dir, "no", "such", "dir", "fleet.db")
+	r := w.fleet(append(append([]string{}, localSweep...), "--agent", agentBin)...)
+	if r.code != 2 || !strings.Contains(r.stderr, w.db) {
+		t.Errorf("want exit 2 and an error naming %s\n%s", w.db, r)
+	}
+}
