@@ -1,0 +1,35 @@
+package agent
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestAgentDependencies keeps the agent small and self-contained: it is cross-compiled for ARMv5 boards, so it may
+// import only the standard library and golang.org/x/sys, and nothing else of this module.
+func TestAgentDependencies(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		goBin = "/usr/local/go/bin/go"
+	}
+	out, err := exec.Command(goBin, "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}",
+		"github.com/fleetlab/fleet/cmd/fleet-agent").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps: %v\n%s", err, out)
+	}
+	allowed := func(p string) bool {
+		return p == "github.com/fleetlab/fleet/agent" || p == "github.com/fleetlab/fleet/cmd/fleet-agent" ||
+			p == "golang.org/x/sys" || strings.HasPrefix(p, "golang.org/x/sys/")
+	}
+	var n int
+	for _, p := range strings.Fields(string(out)) {
+		n++
+		if !allowed(p) {
+			t.Errorf("the agent imports %s: it may import only the standard library and golang.org/x/sys", p)
+		}
+	}
+	if n < 2 {
+		t.Errorf("go list -deps listed %d non-standard packages (%q), want at least the agent and its main", n, out)
+	}
+}
