@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -19,6 +20,11 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		fmt.Println("e2e: skipped in -short mode (builds fleet and starts sshd boards)")
+		os.Exit(0)
+	}
 	os.Exit(buildAndRun(m))
 }
 
