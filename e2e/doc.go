@@ -5,6 +5,7 @@
 //
 //	go test ./e2e                      # about 2-3 minutes on 2 loaded cores
 //	go test ./e2e -run TestLinkCut -v  # one case
+//	go test -short ./...               # skips this package
 //
 // As root (CI) everything runs. Without root the sshd boards fall back to loopback ports and the tests that mount
 // a tmpfs (database on a full or read-only disk, disk full on the board) skip, naming what they need; without
