@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/fleetlab/fleet/inventory"
 )
@@ -236,6 +237,20 @@ func (b *Board) Processes() ([]Proc, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.procsLocked(false)
+}
+
+// WaitIdle polls Processes until the board runs nothing but its sshd, for at most within, and returns what still
+// runs then: nil once idle. Sessions end shortly after their client does, so a test that asserts no orphan is left
+// must give them that moment.
+func (b *Board) WaitIdle(within time.Duration) ([]Proc, error) {
+	deadline := time.Now().Add(within)
+	for {
+		procs, err := b.Processes()
+		if err != nil || len(procs) == 0 || time.Now().After(deadline) {
+			return procs, err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 func (b *Board) procsLocked(withSSHD bool) ([]Proc, error) {
