@@ -42,7 +42,8 @@ func parentOf(pid int) int {
 func descendants(pid int) []int {
 	children := map[int][]int{}
 	for _, p := range allPIDs() {
-		children[parentOf(p)] = append(children[parentOf(p)], p)
+		ppid := parentOf(p)
+		children[ppid] = append(children[ppid], p)
 	}
 	var out []int
 	queue := []int{pid}
