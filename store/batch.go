@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 )
 
 // txWriter is one write transaction of a RunWriter.
@@ -156,16 +155,24 @@ const (
 	measurementParams = 29
 )
 
-// insertStatements caches the text of the INSERT for n rows.
-var insertStatements sync.Map // int -> string
-
 func insertMeasurements(n int) string {
-	if s, ok := insertStatements.Load(n); ok {
-		return s.(string)
+	return multiRowSQL(insertMeasurementsHead, measurementRow, "", n)
+}
+
+// multiRowSQL is head, then n copies of row separated by commas, then tail: one statement for a whole batch.
+// Building it costs far less than the statement itself, which DB.stmt prepares once per text.
+func multiRowSQL(head, row, tail string, n int) string {
+	var b strings.Builder
+	b.Grow(len(head) + n*(len(row)+2) + len(tail))
+	b.WriteString(head)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(row)
 	}
-	s := insertMeasurementsHead + strings.TrimSuffix(strings.Repeat(measurementRow+", ", n), ", ")
-	insertStatements.Store(n, s)
-	return s
+	b.WriteString(tail)
+	return b.String()
 }
 
 // jsonList encodes a list as JSON, or NULL when it is empty.

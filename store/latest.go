@@ -2,8 +2,6 @@ package store
 
 import (
 	"fmt"
-	"strings"
-	"sync"
 
 	"github.com/fleetlab/fleet/agent"
 )
@@ -44,19 +42,17 @@ func (t *txWriter) pointLatest(ss []series) error {
 	return nil
 }
 
-// upsertStatements caches the text of the upsert for n rows.
-var upsertStatements sync.Map // int -> string
-
-func upsertLatest(n int) string {
-	if s, ok := upsertStatements.Load(n); ok {
-		return s.(string)
-	}
-	s := `INSERT INTO latest (board, mode, algorithm, op, block_size, key_bits, curve, threads, run_id, run_started)
-	VALUES ` + strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?), ", n), ", ") + `
+const (
+	upsertLatestHead = `INSERT INTO latest (board, mode, algorithm, op, block_size, key_bits, curve, threads, run_id, run_started)
+	VALUES `
+	upsertLatestRow  = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	upsertLatestTail = `
 	ON CONFLICT (board, mode, algorithm, op, block_size, key_bits, curve, threads) DO UPDATE SET
 		run_id = excluded.run_id, run_started = excluded.run_started
 	WHERE excluded.run_started > latest.run_started
 		OR (excluded.run_started = latest.run_started AND excluded.run_id > latest.run_id)`
-	upsertStatements.Store(n, s)
-	return s
+)
+
+func upsertLatest(n int) string {
+	return multiRowSQL(upsertLatestHead, upsertLatestRow, upsertLatestTail, n)
 }
