@@ -66,10 +66,16 @@ var procCryptoTypes = map[string][]string{
 	"hash":     {"shash", "ahash"},
 }
 
-// bestCryptoDriver returns the driver the kernel picks for name (the highest priority entry of a type that can
-// serve kind, "" for any kind), skipping entries whose self-test failed. It returns "" when none matches.
+// bestCryptoDriver returns the driver the kernel picks for name and an AF_ALG socket of kind ("" for any kind),
+// "" when none matches.
 func bestCryptoDriver(algs []CryptoAlg, name, kind string) string {
-	best, bestPrio := "", -1
+	a, _ := pickCryptoAlg(algs, name, kind)
+	return a.Driver
+}
+
+// pickCryptoAlg returns the entry the kernel picks for name: the highest priority entry of a type that can serve
+// kind ("" for any kind), skipping entries whose self-test failed. ok is false when none matches.
+func pickCryptoAlg(algs []CryptoAlg, name, kind string) (best CryptoAlg, ok bool) {
 	for _, a := range algs {
 		if a.Name != name || a.Driver == "" {
 			continue
@@ -80,11 +86,20 @@ func bestCryptoDriver(algs []CryptoAlg, name, kind string) string {
 		if kind != "" && a.Type != "" && !containsString(procCryptoTypes[kind], a.Type) {
 			continue
 		}
-		if a.Priority > bestPrio {
-			best, bestPrio = a.Driver, a.Priority
+		if !ok || a.Priority > best.Priority {
+			best, ok = a, true
 		}
 	}
-	return best
+	return best, ok
+}
+
+// KernelDriver returns the /proc/crypto entry the kernel picks for the kernel algorithm name (cbc(aes), sha256):
+// the highest priority one whose self-test did not fail. ok is false when the board has none, or f is nil.
+func (f *Facts) KernelDriver(name string) (CryptoAlg, bool) {
+	if f == nil {
+		return CryptoAlg{}, false
+	}
+	return pickCryptoAlg(f.ProcCrypto, name, "")
 }
 
 func containsString(list []string, s string) bool {

@@ -300,3 +300,30 @@ func TestParseProcCryptoFixtures(t *testing.T) {
 		})
 	}
 }
+
+func TestFactsKernelDriver(t *testing.T) {
+	f := &Facts{ProcCrypto: []CryptoAlg{
+		{Name: "cbc(aes)", Driver: "cbc-aes-generic", Priority: 100, Selftest: "passed"},
+		{Name: "cbc(aes)", Driver: "cbc-aes-sa2ul", Priority: 5000, Selftest: "unknown"}, // failed or not run: not picked
+		{Name: "cbc(aes)", Driver: "cbc-aes-neonbs", Priority: 250, Selftest: "passed"},
+		{Name: "sha256", Driver: "sha256-ce", Priority: 200},
+	}}
+	tests := []struct {
+		name, driver string
+		prio         int
+		ok           bool
+	}{
+		{"cbc(aes)", "cbc-aes-neonbs", 250, true},
+		{"sha256", "sha256-ce", 200, true},
+		{"gcm(aes)", "", 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := f.KernelDriver(tt.name)
+		if got.Driver != tt.driver || got.Priority != tt.prio || ok != tt.ok {
+			t.Errorf("KernelDriver(%s) = %s (%d), %v; want %s (%d), %v", tt.name, got.Driver, got.Priority, ok, tt.driver, tt.prio, tt.ok)
+		}
+	}
+	if got, ok := (*Facts)(nil).KernelDriver("cbc(aes)"); ok {
+		t.Errorf("nil facts: KernelDriver = %+v, want none", got)
+	}
+}

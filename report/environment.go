@@ -62,7 +62,7 @@ func environmentChanges(base, cur []*Sample, baseFacts, curFacts map[string]*age
 				if name == "" {
 					continue
 				}
-				diff(fmt.Sprintf("driver for %s (%s)", a, name), TopDriver(bf, name), TopDriver(cf, name))
+				diff(fmt.Sprintf("driver for %s (%s)", a, name), topDriver(bf, name), topDriver(cf, name))
 			}
 		}
 		var keys []string
@@ -138,16 +138,8 @@ func KernelAlgorithm(alg string) string {
 	return ""
 }
 
-// TopDriver is the highest-priority /proc/crypto driver registered for a kernel algorithm name, "" when none.
-func TopDriver(f *agent.Facts, name string) string {
-	if f == nil {
-		return ""
-	}
-	best, prio := "", -1
-	for _, c := range f.ProcCrypto {
-		if c.Name == name && c.Priority > prio {
-			best, prio = c.Driver, c.Priority
-		}
-	}
-	return best
+// topDriver is the driver the kernel picks for a kernel algorithm name on a board, "" when none.
+func topDriver(f *agent.Facts, name string) string {
+	c, _ := f.KernelDriver(name)
+	return c.Driver
 }

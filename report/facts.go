@@ -70,17 +70,18 @@ func boardFacts(br store.BoardRun) []fact {
 	return out
 }
 
-// topDrivers names, for every /proc/crypto algorithm, the driver the kernel picks (highest priority).
+// topDrivers names, for every /proc/crypto algorithm, the driver the kernel picks (agent.Facts.KernelDriver).
 func topDrivers(f *agent.Facts) []string {
-	best := map[string]agent.CryptoAlg{}
-	for _, c := range f.ProcCrypto {
-		if b, ok := best[c.Name]; !ok || c.Priority > b.Priority {
-			best[c.Name] = c
-		}
-	}
 	var out []string
-	for name, c := range best {
-		out = append(out, fmt.Sprintf("%s → %s (%d)", name, c.Driver, c.Priority))
+	seen := map[string]bool{}
+	for _, c := range f.ProcCrypto {
+		if seen[c.Name] {
+			continue
+		}
+		seen[c.Name] = true
+		if best, ok := f.KernelDriver(c.Name); ok {
+			out = append(out, fmt.Sprintf("%s → %s (%d)", c.Name, best.Driver, best.Priority))
+		}
 	}
 	sort.Strings(out)
 	return out
