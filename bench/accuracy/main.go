@@ -4,6 +4,10 @@
 // local board, through the system ssh client for a board of the inventory), and prints fleet ÷ hand per pair,
 // the median per point, and the median and spread over the points.
 //
+// On a machine shared with other work, wall-clock throughput follows the load from one second to the next, for
+// both sides alike. For the local board it also prints the ratio of bytes per CPU-second of the openssl process
+// (fleet: the point's user+sys; by hand: the child's rusage), which the load does not move.
+//
 //	go run ./bench/accuracy -board local -seconds 2 -rounds 3
 //	go run ./bench/accuracy -inventory lab/run/boards.toml -board qemu-arm64
 package main
@@ -69,31 +73,63 @@ func main() {
 	}
 	printMachine()
 	fmt.Printf("board %s, mode %s, -seconds %d, %d rounds per point, order fleet, hand, fleet, hand ...\n\n", *board, *mode, *seconds, *rounds)
-	fmt.Printf("%-12s %6s %5s %14s %14s %8s\n", "algorithm", "size", "round", "fleet_B/s", "hand_B/s", "ratio")
+	fmt.Printf("%-12s %6s %5s %14s %14s %8s %10s\n", "algorithm", "size", "round", "fleet_B/s", "hand_B/s", "ratio", "cpu_ratio")
 	db := filepath.Join(dir, "fleet.db")
-	var medians []float64
-	var all []float64
+	var wall, cpu stats
 	for _, p := range points {
-		var ratios []float64
+		var ratios, cpuRatios []float64
 		for r := 1; r <= *rounds; r++ {
-			f := fleetPoint(*fleetBin, *invPath, db, *board, *mode, p, *seconds)
-			h := hand(p, *seconds)
+			f, fcpu := fleetPoint(*fleetBin, *invPath, db, *board, *mode, p, *seconds)
+			h, hcpu := hand(p, *seconds)
 			ratios = append(ratios, f/h)
-			fmt.Printf("%-12s %6d %5d %14.0f %14.0f %8.4f\n", p.alg, p.size, r, f, h, f/h)
+			cr := "-"
+			if fcpu > 0 && hcpu > 0 {
+				// bytes per CPU-second: throughput × seconds ÷ (user + sys)
+				c := (f / fcpu) / (h / hcpu)
+				cpuRatios = append(cpuRatios, c)
+				cr = fmt.Sprintf("%.4f", c)
+			}
+			fmt.Printf("%-12s %6d %5d %14.0f %14.0f %8.4f %10s\n", p.alg, p.size, r, f, h, f/h, cr)
 		}
-		m := median(ratios)
-		medians = append(medians, m)
-		all = append(all, ratios...)
-		fmt.Printf("%-12s %6d %5s %14s %14s %8.4f  (min %.4f, max %.4f)\n", p.alg, p.size, "med", "", "", m, slices.Min(ratios), slices.Max(ratios))
+		wall.add(ratios)
+		cpu.add(cpuRatios)
+		fmt.Printf("%-12s %6d %5s %14s %14s %8.4f %10s  (wall min %.4f, max %.4f)\n", p.alg, p.size, "med", "", "", median(ratios),
+			cpu.last(), slices.Min(ratios), slices.Max(ratios))
 	}
-	slices.Sort(medians)
-	fmt.Printf("\nfleet/hand over %d points: median %.4f, per-point medians from %.4f to %.4f (IQR %.4f-%.4f); all %d pairs from %.4f to %.4f\n",
-		len(medians), median(medians), medians[0], medians[len(medians)-1], quantile(medians, 0.25), quantile(medians, 0.75),
-		len(all), slices.Min(all), slices.Max(all))
+	fmt.Println()
+	wall.print("fleet/hand, wall-clock throughput")
+	cpu.print("fleet/hand, bytes per CPU-second")
 }
 
-// fleetPoint runs `fleet run` for one point and returns its bytes per second.
-func fleetPoint(fleetBin, inv, db, board, mode string, p point, seconds int) float64 {
+// stats collects the per-point medians of ratios and every pair.
+type stats struct{ medians, all []float64 }
+
+func (s *stats) add(ratios []float64) {
+	if len(ratios) > 0 {
+		s.medians = append(s.medians, median(ratios))
+		s.all = append(s.all, ratios...)
+	}
+}
+
+func (s *stats) last() string {
+	if len(s.medians) == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.4f", s.medians[len(s.medians)-1])
+}
+
+func (s *stats) print(what string) {
+	if len(s.medians) == 0 {
+		return
+	}
+	m := slices.Sorted(slices.Values(s.medians))
+	fmt.Printf("%s over %d points: median %.4f, per-point medians from %.4f to %.4f (IQR %.4f-%.4f); all %d pairs from %.4f to %.4f\n",
+		what, len(m), median(m), m[0], m[len(m)-1], quantile(m, 0.25), quantile(m, 0.75), len(s.all), slices.Min(s.all), slices.Max(s.all))
+}
+
+// fleetPoint runs `fleet run` for one point and returns its bytes per second and the CPU seconds per measured
+// second of the openssl process (user+sys ÷ -seconds).
+func fleetPoint(fleetBin, inv, db, board, mode string, p point, seconds int) (float64, float64) {
 	args := []string{"--db", db}
 	if inv != "" {
 		args = append(args, "--inventory", inv)
@@ -111,6 +147,8 @@ func fleetPoint(fleetBin, inv, db, board, mode string, p point, seconds int) flo
 		Algorithm   string  `json:"algorithm"`
 		BlockSize   int     `json:"block_size"`
 		BytesPerSec float64 `json:"bytes_per_sec"`
+		UserS       float64 `json:"user_s"`
+		SysS        float64 `json:"sys_s"`
 		Failed      bool    `json:"failed"`
 	}
 	if err := json.Unmarshal(out, &ms); err != nil {
@@ -118,15 +156,16 @@ func fleetPoint(fleetBin, inv, db, board, mode string, p point, seconds int) flo
 	}
 	for _, m := range ms {
 		if m.BlockSize == p.size && !m.Failed {
-			return m.BytesPerSec
+			return m.BytesPerSec, (m.UserS + m.SysS) / float64(seconds)
 		}
 	}
 	fatalf("fleet stored no point for %s %d: %s\n%s", p.alg, p.size, out, stderr.String())
-	return 0
+	return 0, 0
 }
 
 // handRunner returns what a person would type: openssl on this machine for local, through ssh otherwise.
-func handRunner(board, invPath string) func(point, int) float64 {
+// The second result is the openssl process's CPU seconds per measured second, or 0 through ssh.
+func handRunner(board, invPath string) func(point, int) (float64, float64) {
 	var prefix []string
 	if board != inventory.LocalBoard {
 		inv, err := inventory.LoadOrDefault(invPath, invPath != "")
@@ -141,10 +180,11 @@ func handRunner(board, invPath string) func(point, int) float64 {
 		prefix = []string{"ssh", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes", "-o", "UserKnownHostsFile=" + b.KnownHosts,
 			"-o", "IdentitiesOnly=yes", "-i", b.IdentityFile, "-p", strconv.Itoa(b.Port), b.User + "@" + b.Host}
 	}
-	return func(p point, seconds int) float64 {
+	return func(p point, seconds int) (float64, float64) {
 		argv := append(append([]string{}, prefix...), "openssl", "speed", "-elapsed", "-seconds", strconv.Itoa(seconds),
 			"-bytes", strconv.Itoa(p.size), "-evp", p.alg)
-		out, err := exec.Command(argv[0], argv[1:]...).Output()
+		cmd := exec.Command(argv[0], argv[1:]...)
+		out, err := cmd.Output()
 		if err != nil {
 			fatalf("%s: %v", strings.Join(argv, " "), err)
 		}
@@ -152,7 +192,10 @@ func handRunner(board, invPath string) func(point, int) float64 {
 		if err != nil {
 			fatalf("%s: %v\n%s", strings.Join(argv, " "), err, out)
 		}
-		return v
+		if prefix != nil {
+			return v, 0
+		}
+		return v, (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds() / float64(seconds)
 	}
 }
 
