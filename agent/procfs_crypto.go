@@ -110,3 +110,29 @@ func containsString(list []string, s string) bool {
 	}
 	return false
 }
+
+// KernelAlgorithm maps an OpenSSL algorithm name to its kernel crypto API name, as /proc/crypto lists it
+// ("aes-128-cbc" → "cbc(aes)"), or "" when the kernel has no counterpart worth naming. The kcapi mode's own
+// table (kcapiSpecs) agrees with it; a test checks that.
+func KernelAlgorithm(alg string) string {
+	a := strings.ToLower(alg)
+	switch {
+	case strings.HasPrefix(a, "aes-"):
+		parts := strings.Split(a, "-")
+		if len(parts) == 3 {
+			return parts[2] + "(aes)"
+		}
+	case a == "des-ede3-cbc" || a == "des3":
+		return "cbc(des3_ede)"
+	case a == "chacha20-poly1305":
+		return "rfc7539(chacha20,poly1305)"
+	case a == "sm4-cbc":
+		return "cbc(sm4)"
+	}
+	switch a {
+	case "md5", "sha1", "sha224", "sha256", "sha384", "sha512", "sha3-224", "sha3-256", "sha3-384", "sha3-512",
+		"sm3", "chacha20", "ghash", "crc32c":
+		return a
+	}
+	return ""
+}

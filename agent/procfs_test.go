@@ -327,3 +327,18 @@ func TestFactsKernelDriver(t *testing.T) {
 		t.Errorf("nil facts: KernelDriver = %+v, want none", got)
 	}
 }
+
+func TestKernelAlgorithm(t *testing.T) {
+	for alg, want := range map[string]string{"aes-128-cbc": "cbc(aes)", "aes-256-gcm": "gcm(aes)", "sha256": "sha256", "rsa": "",
+		"AES-128-CTR": "ctr(aes)", "des-ede3-cbc": "cbc(des3_ede)", "chacha20-poly1305": "rfc7539(chacha20,poly1305)"} {
+		if got := KernelAlgorithm(alg); got != want {
+			t.Errorf("KernelAlgorithm(%q) = %q, want %q", alg, got, want)
+		}
+	}
+	// The kcapi mode benchmarks the same kernel algorithm a report names the driver of.
+	for alg, spec := range kcapiSpecs {
+		if got := KernelAlgorithm(alg); got != spec.Name {
+			t.Errorf("KernelAlgorithm(%q) = %q, but kcapi measures %q", alg, got, spec.Name)
+		}
+	}
+}

@@ -85,11 +85,3 @@ func TestGroupSaysWhenItPools(t *testing.T) {
 		}
 	}
 }
-
-func TestKernelAlgorithm(t *testing.T) {
-	for alg, want := range map[string]string{"aes-128-cbc": "cbc(aes)", "aes-256-gcm": "gcm(aes)", "sha256": "sha256", "rsa": ""} {
-		if got := KernelAlgorithm(alg); got != want {
-			t.Errorf("KernelAlgorithm(%q) = %q, want %q", alg, got, want)
-		}
-	}
-}
