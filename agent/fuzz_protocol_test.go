@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"strings"
 	"testing"
 )
 
@@ -157,5 +158,21 @@ func TestDecoderSkipsLongLine(t *testing.T) {
 	}
 	if got, want := d.Line(), 3; got != want {
 		t.Errorf("Line() = %d, want %d", got, want)
+	}
+}
+
+// TestDecoderNamesBadLine: a rejected line is named by its number, like an over-long one, so that a user can find
+// it in the agent's raw output.
+func TestDecoderNamesBadLine(t *testing.T) {
+	valid := protocolSeedLines(t)[0]
+	d := NewDecoder(bytes.NewReader(append(append(append([]byte{}, valid...), valid...), "{\"type\":\"point\"}\n"...)))
+	for range 2 {
+		if _, err := d.Next(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := d.Next()
+	if !errors.Is(err, ErrBadMessage) || !strings.HasPrefix(err.Error(), "line 3: malformed agent message: ") {
+		t.Errorf("Next on line 3 = %v, want \"line 3: malformed agent message: …\" wrapping ErrBadMessage", err)
 	}
 }

@@ -180,13 +180,18 @@ func NewDecoder(r io.Reader) *Decoder { return &Decoder{r: bufio.NewReaderSize(r
 // Line is the number of the last line read.
 func (d *Decoder) Line() int { return d.line }
 
-// Next returns the next message; io.EOF at the end.
+// Next returns the next message; io.EOF at the end. An error names the line it comes from ("line 3: …"), so
+// that a user can find the line in the agent's raw output.
 func (d *Decoder) Next() (Message, error) {
 	line, err := d.readLine()
 	if err != nil {
 		return Message{}, err
 	}
-	return DecodeLine(line)
+	m, err := DecodeLine(line)
+	if err != nil {
+		return Message{}, fmt.Errorf("line %d: %w", d.line, err)
+	}
+	return m, nil
 }
 
 func (d *Decoder) readLine() ([]byte, error) {
