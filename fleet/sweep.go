@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 
@@ -185,6 +186,8 @@ func sweep(ctx context.Context, t Transport, remote string, plan agent.Plan, rec
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
+	case streamErr != nil && errors.Is(err, ErrConnectionLost):
+		return err // the link, not the agent, ended the stream
 	case streamErr != nil:
 		return streamErr
 	case err != nil:
@@ -215,10 +218,19 @@ func consume(ctx context.Context, dec *agent.Decoder, plan agent.Plan, rec *reco
 		}
 		switch m.Type {
 		case agent.TypePoint:
+			// numbers under a mode nobody asked for would be stored under an accelerator's name
+			if !slices.Contains(plan.Modes, m.Point.Mode) {
+				*agentErrs = append(*agentErrs, fmt.Sprintf("line %d: point for mode %q, which the plan does not have: refused", dec.Line(), m.Point.Mode))
+				continue
+			}
 			if err := rec.point(ctx, *m.Point, onPoint); err != nil {
 				return err
 			}
 		case agent.TypeSkip:
+			if m.Skip.Mode != "" && !slices.Contains(plan.Modes, m.Skip.Mode) {
+				*agentErrs = append(*agentErrs, fmt.Sprintf("line %d: skip for mode %q, which the plan does not have: refused", dec.Line(), m.Skip.Mode))
+				continue
+			}
 			if err := rec.skip(ctx, *m.Skip, plan); err != nil {
 				return err
 			}

@@ -122,6 +122,8 @@ func TestFlagsAfterArguments(t *testing.T) {
 		{"fleet boards check --all --db=x.db", "fleet boards check --all --db=x.db"},
 		{"fleet show 3 -- --raw", "fleet show 3 -- --raw"},
 		{"fleet nosuch 3 --raw", "fleet nosuch 3 --raw"},
+		{"fleet run --boards local --accept-new --seconds 1 --algorithms a", "fleet run --boards local --accept-new --seconds 1 --algorithms a"},
+		{"fleet boards check --all x --db y", "fleet boards check --all --db y x"},
 	} {
 		if got := strings.Join(flagsFirst(app, strings.Fields(tc.in)), " "); got != tc.want {
 			t.Errorf("flagsFirst(%q) = %q, want %q", tc.in, got, tc.want)

@@ -28,7 +28,11 @@ func flagsFirst(app *cli.App, args []string) []string {
 	for i < len(args) {
 		a := args[i]
 		if strings.HasPrefix(a, "-") {
-			if !strings.Contains(a, "=") && !isBoolFlag(app.Flags, a) {
+			flags := app.Flags
+			if cmd != nil {
+				flags = cmd.Flags
+			}
+			if !strings.Contains(a, "=") && !isBoolFlag(flags, a) {
 				i++ // its value
 			}
 			i++
