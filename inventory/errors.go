@@ -97,8 +97,8 @@ func context(path []string) string {
 }
 
 // addDecodeError turns an error of go-toml's decoder into problems that name the board or profile and say what
-// was expected, instead of go-toml's Go type names.
-func (ps *problems) addDecodeError(err error) {
+// was expected, instead of go-toml's Go type names. It returns the offset of the (last) problem it added.
+func (ps *problems) addDecodeError(err error) int {
 	var strict *toml.StrictMissingError
 	var de *toml.DecodeError
 	switch {
@@ -106,6 +106,7 @@ func (ps *problems) addDecodeError(err error) {
 		for i := range strict.Errors {
 			ps.addUnknownKey(&strict.Errors[i])
 		}
+		return 0
 	case errors.As(err, &de):
 		line, col := de.Position()
 		off := ps.pos.offset(line, col)
@@ -121,8 +122,10 @@ func (ps *problems) addDecodeError(err error) {
 			off = ps.pos.valueAt(path...)
 		}
 		ps.add(off, context(path), "%s", describeDecodeError(de, path))
+		return off
 	default:
 		ps.add(0, "", "%s", sanitize(strings.TrimPrefix(err.Error(), "toml: ")))
+		return 0
 	}
 }
 
@@ -170,6 +173,11 @@ var (
 	tomlKindRE      = regexp.MustCompile(`^cannot (?:decode TOML (.+?) into|store (?:a|an) (.+?) in) `)
 	tomlDuplicateRE = regexp.MustCompile(`^key .* is already defined$`)
 )
+
+// isTypeError reports a value of the wrong type, as opposed to a syntax error or a duplicate key.
+func isTypeError(de *toml.DecodeError) bool {
+	return len(de.Key()) > 0 && tomlKindRE.MatchString(strings.TrimPrefix(de.Error(), "toml: "))
+}
 
 // describeDecodeError rewrites a type mismatch as "KEY: expected TYPE, got KIND"; other messages pass through.
 func describeDecodeError(de *toml.DecodeError, path []string) string {

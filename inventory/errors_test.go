@@ -183,6 +183,12 @@ func TestParseErrors(t *testing.T) {
 				"boards.toml:3:1: board \"a\": missing host (expected host = \"NAME-OR-ADDRESS\", or an alias from ~/.ssh/config)\n" +
 				"boards.toml:4:1: board \"a\": unknown key \"hots\", did you mean \"host\"? (expected one of host, port, user, identity_file, known_hosts, proxy_jump, arch, soc, tags, modes, env, openssl)\n" +
 				`boards.toml:6:15: profile "p": algorithms[0]: invalid algorithm "X" (expected lower-case letters, digits and '-', such as aes-128-cbc)`},
+		// A value of the wrong type stops go-toml's decoder; it must not hide the other mistakes.
+		{"type errors among others", "[boards.a]\nhost = \"a\"\nprot = 22\n[boards.b]\nhost = \"b\"\nport = \"22\"\ntags = [\n  1,\n]\n[boards.c]\nhost = \"c;reboot\"\n",
+			"boards.toml:3:1: board \"a\": unknown key \"prot\", did you mean \"port\"? (expected one of host, port, user, identity_file, known_hosts, proxy_jump, arch, soc, tags, modes, env, openssl)\n" +
+				"boards.toml:6:8: board \"b\": port: expected an integer, got a string\n" +
+				"boards.toml:8:3: board \"b\": tags[0]: expected a string, got an integer\n" +
+				"boards.toml:11:8: board \"c\": host \"c;reboot\" is invalid (expected a host name, an IP address or an alias from ~/.ssh/config: letters, digits, '.', '-', '_', ':' or '%', not starting with '-')"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

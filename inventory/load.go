@@ -14,6 +14,9 @@ import (
 // DefaultPath is where the command line looks for the inventory when no path is given.
 const DefaultPath = "boards.toml"
 
+// maxTypeErrors bounds how many values of the wrong type parse reports before it stops: each costs a decode.
+const maxTypeErrors = 20
+
 // maxFileSize bounds what Load reads: an inventory of thousands of boards is well under it.
 const maxFileSize = 4 << 20
 
@@ -55,13 +58,28 @@ func Parse(name string, data []byte) (*Inventory, error) {
 func parse(name string, data []byte, home func() (string, error)) (*Inventory, error) {
 	ps := &problems{file: name, pos: indexPositions(data)}
 	var doc fileDoc
-	dec := toml.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&doc); err != nil {
-		ps.addDecodeError(err)
+	for attempt := 0; ; attempt++ {
+		doc = fileDoc{}
+		dec := toml.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		err := dec.Decode(&doc)
+		if err == nil {
+			break
+		}
+		off := ps.addDecodeError(err)
 		// Unknown keys still leave a fully decoded document: check the rest too, and report all at once.
 		var strict *toml.StrictMissingError
-		if !errors.As(err, &strict) {
+		if errors.As(err, &strict) {
+			break
+		}
+		// A value of the wrong type stops the decoder. Blank that key = value out and decode again, so that it
+		// does not hide the other mistakes; the positions stay those of the file.
+		var de *toml.DecodeError
+		var ok bool
+		if attempt == maxTypeErrors || !errors.As(err, &de) || !isTypeError(de) {
+			return nil, ps.err()
+		}
+		if data, ok = ps.pos.blankKeyValue(data, off); !ok {
 			return nil, ps.err()
 		}
 	}

@@ -17,6 +17,13 @@ type positions struct {
 	headers    []tableHeader    // in document order, for the context of errors that carry no key
 	keyPaths   map[int][]string // offset of a key → its full path (a table header's: its first key part)
 	valuePaths map[int][]string // offset of a value → the deepest path that has it
+	exprs      []expression     // the top-level expressions, in document order
+}
+
+// expression is where a top-level key = value or table header starts.
+type expression struct {
+	offset   int
+	keyValue bool
 }
 
 // tableHeader is one [a.b] or [[a.b]] line.
@@ -50,10 +57,12 @@ func indexPositions(data []byte) *positions {
 			ps.keyPaths[firstKeyOffset(e)] = table
 			off := headerOffset(data, firstKeyOffset(e))
 			ps.headers = append(ps.headers, tableHeader{offset: off, path: table})
+			ps.exprs = append(ps.exprs, expression{offset: off})
 			for i := 1; i <= len(table); i++ {
 				ps.setKey(table[:i], off)
 			}
 		case unstable.KeyValue:
+			ps.exprs = append(ps.exprs, expression{offset: firstKeyOffset(e), keyValue: true})
 			ps.keyValue(data, table, e)
 		}
 	}
@@ -200,6 +209,27 @@ func headerOffset(data []byte, off int) int {
 		}
 	}
 	return off
+}
+
+// blankKeyValue returns a copy of data in which the top-level key = value expression that holds offset off is
+// overwritten with spaces, up to the next expression. Newlines stay, so every other offset, line and column is
+// unchanged. ok is false when off is not inside a key = value expression (a table header, before the first one).
+func (ps *positions) blankKeyValue(data []byte, off int) (_ []byte, ok bool) {
+	i := sort.Search(len(ps.exprs), func(i int) bool { return ps.exprs[i].offset > off }) - 1
+	if i < 0 || !ps.exprs[i].keyValue {
+		return data, false
+	}
+	end := len(data)
+	if i+1 < len(ps.exprs) {
+		end = ps.exprs[i+1].offset
+	}
+	out := append([]byte(nil), data...)
+	for j := ps.exprs[i].offset; j < end && j < len(out); j++ {
+		if out[j] != '\n' && out[j] != '\r' {
+			out[j] = ' '
+		}
+	}
+	return out, true
 }
 
 // appendPath returns path+elem without aliasing path's backing array.
