@@ -111,6 +111,11 @@ func runN(dir string, k *keys, fleetBin, agentBin string, n int, sweep time.Dura
 		}
 		return sum
 	}
+	if heapProfile != "" {
+		runFleet(work, "cold", fleetBin, agentBin, invPath, n)
+		profileRun(work, invPath, agentBin, n, heapProfile)
+		return nil
+	}
 	var out []sample
 	for _, kind := range []string{"cold", "warm"} {
 		before := pushed()
@@ -120,6 +125,9 @@ func runN(dir string, k *keys, fleetBin, agentBin string, n int, sweep time.Dura
 	}
 	return out
 }
+
+// heapProfile (-heapprofile): after the cold run, run the warm one in this process and profile its heap.
+var heapProfile string
 
 // extraEnv is added to the controller's environment (-env), e.g. GOMEMLIMIT=150MiB to see how much of the
 // peak RSS is garbage the collector had not yet returned.

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"sync"
+	"time"
+
+	"github.com/fleetlab/fleet/fleet"
+	"github.com/fleetlab/fleet/inventory"
+	"github.com/fleetlab/fleet/store"
+)
+
+// profileRun runs what `fleet run --tag sim` runs (fleet.Run into the store, without progress or report) in this
+// process, and writes the heap profile taken when the heap in use peaked. The simulated boards live in this
+// process too: their allocations are in the profile, under bench/overhead's own functions and ssh's server side.
+func profileRun(work, invPath, agentBin string, n int, out string) {
+	ctx := context.Background()
+	inv, err := inventory.Load(invPath)
+	if err != nil {
+		fatalf("%v", err)
+	}
+	boards, err := inv.Select(nil, []string{"sim"}, false)
+	if err != nil {
+		fatalf("%v", err)
+	}
+	sweep, err := inv.Profile("quick")
+	if err != nil {
+		fatalf("%v", err)
+	}
+	db, err := store.Open(ctx, filepath.Join(work, "profile.db"))
+	if err != nil {
+		fatalf("%v", err)
+	}
+	defer db.Close()
+	w, err := db.BeginRun(ctx, store.RunInfo{})
+	if err != nil {
+		fatalf("%v", err)
+	}
+	var (
+		mu       sync.Mutex
+		peak     uint64
+		peakProf bytes.Buffer
+		done     = make(chan struct{})
+		stopped  = make(chan struct{})
+	)
+	go func() {
+		defer close(stopped)
+		var ms runtime.MemStats
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse > peak {
+				mu.Lock()
+				peak = ms.HeapInuse
+				peakProf.Reset()
+				pprof.Lookup("heap").WriteTo(&peakProf, 0)
+				mu.Unlock()
+			}
+		}
+	}()
+	agents := &fleet.Agents{Path: agentBin}
+	home := filepath.Join(work, "home")
+	start := time.Now()
+	outs, err := fleet.Run(ctx, fleet.RunOptions{Boards: boards, Sweep: sweep, Concurrency: n, Agent: agents.For,
+		Dial: func(ctx context.Context, b inventory.Board) (fleet.Transport, error) {
+			return fleet.DialSSH(ctx, b, fleet.SSHOptions{Home: home, AgentSocket: "none", ConnectTimeout: 10 * time.Second})
+		}}, w)
+	close(done)
+	<-stopped
+	if err != nil {
+		fatalf("in-process run: %v (%+v)", err, outs[0])
+	}
+	w.Finish(ctx, store.RunOK)
+	if err := os.WriteFile(out, peakProf.Bytes(), 0o644); err != nil {
+		fatalf("%v", err)
+	}
+	fmt.Printf("in-process run over %d boards: %.2f s, peak heap in use %.1f MiB; heap profile at that peak: %s\n",
+		n, time.Since(start).Seconds(), float64(peak)/(1<<20), out)
+}
