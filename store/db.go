@@ -84,7 +84,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	}
 	if err := db.migrate(ctx); err != nil {
 		sdb.Close()
-		return nil, fmt.Errorf("open database %s: %w", path, err)
+		return nil, fmt.Errorf("open database %s: %w", path, fullDisk(path, err))
 	}
 	return db, nil
 }
@@ -164,5 +164,16 @@ func openError(path string, err error) error {
 	if errors.Is(classified, ErrCannotOpen) && !writable(path) {
 		return &kindError{ErrReadOnly, err}
 	}
-	return classified
+	return fullDisk(path, classified)
+}
+
+// fullDisk marks an I/O error as ErrFull when the file system holding path has no space left: SQLite reports a
+// -shm or -wal file it could not grow (SQLITE_IOERR_SHMSIZE, SQLITE_IOERR_WRITE, …) as an I/O error, not as
+// SQLITE_FULL, and "disk I/O error (4874)" does not tell a user to free space.
+func fullDisk(path string, err error) error {
+	var se *sqlite.Error
+	if errors.Is(err, ErrFull) || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_IOERR || !diskFull(path) {
+		return err
+	}
+	return &kindError{ErrFull, err}
 }

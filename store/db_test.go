@@ -231,6 +231,40 @@ func TestDiskFull(t *testing.T) {
 	t.Logf("%d points stored before the disk was full", n)
 }
 
+// TestOpenOnFullDisk: SQLite reports the -shm file it cannot grow on a full disk as "disk I/O error"; Open
+// says the disk is full (ErrFull), naming the file, and leaves the database intact.
+func TestOpenOnFullDisk(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to mount a small tmpfs")
+	}
+	dir := mountTmpfs(t, "2m")
+	path := filepath.Join(dir, "fleet.db")
+	seed(t, path)
+	for _, name := range []string{"fleet.db-wal", "fleet.db-shm"} {
+		os.Remove(filepath.Join(dir, name)) // a cleanly closed database has none; make sure
+	}
+	fill, err := os.Create(filepath.Join(dir, "fill"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for chunk := make([]byte, 64<<10); err == nil; {
+		_, err = fill.Write(chunk)
+	}
+	fill.Close()
+	db, err := Open(context.Background(), path)
+	if err == nil {
+		db.Close()
+		t.Skip("SQLite opened the database on a full disk: nothing to classify")
+	}
+	if !errors.Is(err, ErrFull) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "full") {
+		t.Errorf("Open on a full disk = %v, want ErrFull naming %s", err, path)
+	}
+	os.Remove(filepath.Join(dir, "fill"))
+	if n := countPoints(t, openAt(t, path), 1); n != 1 {
+		t.Errorf("after Open on a full disk: %d points, want the 1 seeded", n)
+	}
+}
+
 func TestResultsNeverUpdated(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
