@@ -205,7 +205,7 @@ func (b *fakeBoard) bytesPushed() int64 {
 
 // readPlan reads the one-line JSON plan the controller sends on stdin.
 func readPlan(r io.Reader) ([]byte, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReader(r)
 	line, err := br.ReadBytes('\n')
 	if err != nil && len(line) == 0 {
 		return nil, err

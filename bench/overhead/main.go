@@ -32,6 +32,7 @@ func main() {
 	agentBin := flag.String("agent", "", "agent binary pushed to the boards (default: built from ./cmd/fleet-agent for linux/amd64)")
 	keep := flag.Bool("keep", false, "keep the working directory (inventories, databases, controller logs)")
 	env := flag.String("env", "", "extra environment for the controller, comma-separated NAME=VALUE (e.g. GOMEMLIMIT=150MiB)")
+	flag.BoolVar(&knownHostsPerBoard, "knownhosts-per-board", false, "one known_hosts file per board instead of one for all")
 	flag.StringVar(&heapProfile, "heapprofile", "", "instead of the warm run, run the controller's fleet.Run in this process and write the heap profile at its peak to this `FILE` (first N, one round)")
 	flag.Parse()
 	if *env != "" {

@@ -96,7 +96,15 @@ func runN(dir string, k *keys, fleetBin, agentBin string, n int, sweep time.Dura
 	hostKey := strings.TrimSpace(string(ssh.MarshalAuthorizedKey(k.host.PublicKey())))
 	for _, b := range boards {
 		fmt.Fprintf(&inv, "\n[boards.%s]\nhost = \"127.0.0.1\"\nport = %d\n", b.name, b.port())
-		fmt.Fprintf(&kh, "[127.0.0.1]:%d %s\n", b.port(), hostKey)
+		line := fmt.Sprintf("[127.0.0.1]:%d %s\n", b.port(), hostKey)
+		kh.WriteString(line)
+		if knownHostsPerBoard {
+			own := filepath.Join(work, "known_hosts."+b.name)
+			if err := os.WriteFile(own, []byte(line), 0o644); err != nil {
+				fatalf("%v", err)
+			}
+			fmt.Fprintf(&inv, "known_hosts = %s\n", strconv.Quote(own))
+		}
 	}
 	invPath := filepath.Join(work, "boards.toml")
 	if err := os.WriteFile(invPath, []byte(inv.String()), 0o644); err != nil {
@@ -125,6 +133,10 @@ func runN(dir string, k *keys, fleetBin, agentBin string, n int, sweep time.Dura
 	}
 	return out
 }
+
+// knownHostsPerBoard (-knownhosts-per-board) gives each board a known_hosts file of its own line instead of one
+// file listing every board, to show what parsing the whole file for each connection costs.
+var knownHostsPerBoard bool
 
 // heapProfile (-heapprofile): after the cold run, run the warm one in this process and profile its heap.
 var heapProfile string
