@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
@@ -35,7 +36,8 @@ type BoardOutcome struct {
 	Err     error  // the cause, unless ok
 	Points  int
 	Skips   int
-	Failed  int // points the agent marked failed (engine fallback, 0.00 s, ...)
+	Skipped []agent.Skip // what was not measured, with the reason
+	Failed  int          // points the agent marked failed (engine fallback, 0.00 s, ...)
 	Arch    string
 	Pushed  int64
 	Summary string // e.g. "x86_64, Linux 6.1, OpenSSL 3.0.19"
@@ -86,6 +88,7 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 	ev := func(e Event) { e.Board = b.Name; opts.Progress.Event(e) }
 	finish := func(err error) BoardOutcome {
 		out.Points, out.Skips, out.Failed = rec.counts()
+		out.Skipped = rec.skipList()
 		out.Err = err
 		switch {
 		case err == nil:
@@ -174,8 +177,9 @@ type recorder struct {
 
 	mu                    sync.Mutex
 	points, skips, failed int
+	skipped               []agent.Skip
 	slots                 map[progressKey]bool
-	skipped               int // planned slots covered by skips
+	slotsSkipped          int // planned slots covered by skips
 }
 
 func (r *recorder) facts(ctx context.Context, f agent.Facts) error {
@@ -191,8 +195,14 @@ func (r *recorder) counts() (points, skips, failed int) {
 	return r.points, r.skips, r.failed
 }
 
+func (r *recorder) skipList() []agent.Skip {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.skipped)
+}
+
 func (r *recorder) done() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return len(r.slots) + r.skipped
+	return len(r.slots) + r.slotsSkipped
 }

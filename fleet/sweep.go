@@ -279,7 +279,8 @@ func (r *recorder) skip(ctx context.Context, s agent.Skip, plan agent.Plan) erro
 	}
 	r.mu.Lock()
 	r.skips++
-	r.skipped += n
+	r.skipped = append(r.skipped, s)
+	r.slotsSkipped += n
 	r.mu.Unlock()
 	return nil
 }

@@ -19,7 +19,7 @@ type Inventory struct {
 // profiles.
 func Default() *Inventory {
 	return &Inventory{
-		boards:   map[string]Board{LocalBoard: {Name: LocalBoard, Local: true}},
+		boards:   map[string]Board{LocalBoard: localBoard()},
 		profiles: builtinProfiles(),
 	}
 }

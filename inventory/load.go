@@ -99,7 +99,7 @@ func parse(name string, data []byte, home func() (string, error)) (*Inventory, e
 		}
 	}
 	if _, ok := inv.boards[LocalBoard]; !ok {
-		inv.boards[LocalBoard] = Board{Name: LocalBoard, Local: true}
+		inv.boards[LocalBoard] = localBoard()
 	}
 	for _, name := range sortedKeys(doc.Profiles) {
 		if p, ok := b.profile(name, doc.Profiles[name]); ok {

@@ -123,7 +123,7 @@ modes = []`, Board{Name: "b", Host: "h", Port: 2200, User: "root",
 
 func TestLocalBoardIsBuiltIn(t *testing.T) {
 	inv := mustParse(t, "[boards.b]\nhost = \"h\"\n")
-	want := []Board{{Name: "b", Host: "h", Source: "boards.toml:1"}, {Name: "local", Local: true}}
+	want := []Board{{Name: "b", Host: "h", Source: "boards.toml:1"}, localBoard()}
 	if got := inv.Boards(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Boards() = %+v, want %+v", got, want)
 	}
@@ -139,7 +139,7 @@ func TestLoadShippedBoardsToml(t *testing.T) {
 		t.Fatal(err)
 	}
 	line := 1 + strings.Count(strings.Split(string(mustRead(t, "../boards.toml")), "[boards.local]")[0], "\n")
-	if got, want := boards[0], (Board{Name: "local", Local: true, Tags: []string{"local"}, Modes: []string{"soft", "cpu"},
+	if got, want := boards[0], (Board{Name: "local", Local: true, Tags: []string{"local"}, Modes: []string{"soft", "cpu", "devcrypto", "afalg", "kcapi"},
 		Source: fmt.Sprintf("../boards.toml:%d", line)}); !reflect.DeepEqual(got, want) {
 		t.Errorf("local = %+v, want %+v", got, want)
 	}
@@ -191,7 +191,7 @@ func TestLoadOrDefault(t *testing.T) {
 	if err != nil {
 		t.Fatalf("missing default file: %v", err)
 	}
-	if got, want := inv.Boards(), []Board{{Name: "local", Local: true}}; !reflect.DeepEqual(got, want) {
+	if got, want := inv.Boards(), []Board{localBoard()}; !reflect.DeepEqual(got, want) {
 		t.Errorf("Boards() = %+v, want %+v", got, want)
 	}
 	if got, want := inv.Path(), ""; got != want {

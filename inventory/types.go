@@ -32,3 +32,9 @@ type Profile struct {
 
 // LocalBoard is the name of the built-in board that is the host itself.
 const LocalBoard = "local"
+
+// localBoard is the built-in local board when boards.toml does not list it: software, the CPU path, and the
+// kernel's accelerators where the host has them (the others are recorded as skips with the reason).
+func localBoard() Board {
+	return Board{Name: LocalBoard, Local: true, Modes: []string{"soft", "cpu", "devcrypto", "afalg", "kcapi"}}
+}

@@ -144,6 +144,13 @@ func printOutcomes(w interface{ Write([]byte) (int, error) }, runID int64, outs 
 		if o.Summary != "" {
 			line += "  (" + o.Summary + ")"
 		}
+		for _, s := range o.Skipped {
+			what := s.Mode
+			if s.Algorithm != "" {
+				what += " " + s.Algorithm
+			}
+			line += fmt.Sprintf("\n      not measured: %s: %s", what, s.Reason)
+		}
 		if o.Err != nil {
 			line += "\n      cause: " + o.Err.Error()
 		}
