@@ -3,7 +3,10 @@ package inventory
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
+
+	"github.com/fleetlab/fleet/agent"
 )
 
 // The checks below return "" when a value is acceptable, else what is wrong and what is expected. Values from
@@ -91,8 +94,7 @@ func CheckMode(m string) error {
 }
 
 func checkMode(m string) string {
-	switch m {
-	case "soft", "cpu", "devcrypto", "afalg", "kcapi":
+	if slices.Contains(agent.StandardModes, m) {
 		return ""
 	}
 	for _, kind := range []string{"engine", "provider"} {
@@ -103,7 +105,7 @@ func checkMode(m string) string {
 			return ""
 		}
 	}
-	return fmt.Sprintf("unknown mode %q (expected soft, cpu, devcrypto, afalg, kcapi, engine:NAME or provider:NAME)", m)
+	return fmt.Sprintf("unknown mode %q (expected %s, engine:NAME or provider:NAME)", m, strings.Join(agent.StandardModes, ", "))
 }
 
 // NormalizeArch maps an architecture name, or what `uname -m` or Debian call it, to the one fleet uses to

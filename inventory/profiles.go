@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
+
+	"github.com/fleetlab/fleet/agent"
 )
 
 // Names of the built-in profiles.
@@ -13,14 +16,16 @@ const (
 	FullProfile  = "full"
 )
 
-// DefaultSizes returns the block sizes OpenSSL 1.1.1 and later measure by default, in bytes.
-func DefaultSizes() []int { return []int{16, 64, 256, 1024, 8192, 16384} }
+// DefaultSizes returns a fresh copy of the block sizes OpenSSL 1.1.1 and later measure by default, in bytes
+// (agent.DefaultSizes).
+func DefaultSizes() []int { return slices.Clone(agent.DefaultSizes) }
 
 // builtinProfiles returns fresh copies of the profiles every inventory has; a file may replace them.
 //
 // quick: 3 algorithms × 2 modes × 6 sizes × 1 s = 36 s of measurement per board, within a minute with the
-// start-up of each openssl. full: 11 algorithms × 5 modes × 6 sizes × 3 s × 5 repeats, about 41 min at most
-// (public-key algorithms ignore the sizes, and modes a board lacks are skipped).
+// start-up of each openssl. full: (8 symmetric algorithms × 6 sizes + 3 public-key ones × sign and verify) × 3 s
+// = 162 s per mode and repeat, × 5 modes × 5 repeats = 67.5 min at most; modes a board lacks are skipped.
+// TestBuiltinProfileDurations keeps these figures true.
 func builtinProfiles() map[string]Profile {
 	return map[string]Profile{
 		QuickProfile: {
@@ -36,7 +41,7 @@ func builtinProfiles() map[string]Profile {
 			Name: FullProfile,
 			Algorithms: []string{"aes-128-cbc", "aes-256-cbc", "aes-128-gcm", "aes-256-gcm", "aes-128-ctr",
 				"sha1", "sha256", "sha512", "rsa2048", "ecdsap256", "ed25519"},
-			Modes:   []string{"soft", "cpu", "devcrypto", "afalg", "kcapi"},
+			Modes:   slices.Clone(agent.StandardModes),
 			Sizes:   DefaultSizes(),
 			Seconds: 3,
 			Threads: 1,

@@ -5,6 +5,8 @@ import (
 	"math"
 	"reflect"
 	"testing"
+
+	"github.com/fleetlab/fleet/agent"
 )
 
 func TestBuiltinProfiles(t *testing.T) {
@@ -40,6 +42,32 @@ func TestBuiltinProfiles(t *testing.T) {
 	quick.Algorithms[0] = "changed"
 	if again, _ := inv.Profile("quick"); again.Algorithms[0] != "aes-128-cbc" {
 		t.Errorf("a caller's change reached the inventory: %v", again.Algorithms)
+	}
+}
+
+// TestBuiltinProfileDurations keeps the figures in builtinProfiles' doc comment true: the seconds of measurement
+// a profile asks of one board that has all its modes. A symmetric algorithm is measured at every size, a
+// public-key one twice (sign and verify), each for Seconds.
+func TestBuiltinProfileDurations(t *testing.T) {
+	measured := func(p Profile) float64 {
+		n := 0
+		for _, alg := range p.Algorithms {
+			_, asym, err := agent.SpeedArgs(alg)
+			if err != nil {
+				t.Fatalf("profile %s: %v", p.Name, err)
+			}
+			if asym {
+				n += 2
+			} else {
+				n += len(p.Sizes)
+			}
+		}
+		return float64(n*len(p.Modes)*p.Repeats) * p.Seconds
+	}
+	for name, want := range map[string]float64{QuickProfile: 36, FullProfile: 67.5 * 60} {
+		if got := measured(builtinProfiles()[name]); got != want {
+			t.Errorf("profile %s measures for %v s, want %v s (update the doc comment of builtinProfiles)", name, got, want)
+		}
 	}
 }
 
