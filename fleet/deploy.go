@@ -30,8 +30,10 @@ type DeployResult struct {
 	RemotePath string // absolute: $HOME/.cache/fleet/agent-<sha256[:12]>
 	SHA256     string // hex sha256 of the agent, verified on the board
 	Pushed     int64  // bytes sent; 0 when the board already had it
-	Skipped    bool   // the board already had a matching copy
 }
+
+// Skipped reports whether the board already had a matching copy, so that nothing was pushed.
+func (r DeployResult) Skipped() bool { return r.Pushed == 0 }
 
 // remoteState is what the board says about the agent's path.
 type remoteState struct {
@@ -83,7 +85,6 @@ func Deploy(ctx context.Context, t Transport, localAgent string, opts DeployOpti
 			return res, fmt.Errorf("deploy agent to %s: %w", board, err)
 		}
 		if got == want {
-			res.Skipped = true
 			logf("agent already on %s (sha256 %s), pushed 0 bytes", board, want[:12])
 			return res, nil
 		}

@@ -69,7 +69,7 @@ func TestDeployLab(t *testing.T) {
 				t.Errorf("first deploy = %+v, want %d bytes pushed below %s", first, size, b.Home)
 			}
 			second, err := Deploy(ctx, tr, agentPath, opts)
-			if err != nil || second.Pushed != 0 || !second.Skipped {
+			if err != nil || second.Pushed != 0 || !second.Skipped() {
 				t.Errorf("second deploy = %+v, %v; want 0 bytes pushed", second, err)
 			}
 			if !strings.Contains(log.String(), "agent already on "+b.Name) {

@@ -167,7 +167,7 @@ func TestDeploy(t *testing.T) {
 			if got, wantPath := first.RemotePath, filepath.Join(board.home, ".cache/fleet/agent-"+want[:12]); got != wantPath {
 				t.Errorf("RemotePath = %q, want %q", got, wantPath)
 			}
-			if first.Pushed != size || first.Skipped || first.SHA256 != want {
+			if first.Pushed != size || first.Skipped() || first.SHA256 != want {
 				t.Errorf("first deploy = %+v, want %d bytes pushed, sha256 %s", first, size, want)
 			}
 			if fi, err := os.Stat(filepath.Dir(first.RemotePath)); err != nil || fi.Mode().Perm() != 0o700 {
@@ -181,7 +181,7 @@ func TestDeploy(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if second.Pushed != 0 || !second.Skipped {
+			if second.Pushed != 0 || !second.Skipped() {
 				t.Errorf("second deploy = %+v, want 0 bytes pushed, skipped", second)
 			}
 			if !strings.Contains(log.String(), "agent already on am64x (sha256 "+want[:12]+"), pushed 0 bytes") {
@@ -201,7 +201,7 @@ func TestDeploy(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if again.Pushed != size || again.Skipped {
+				if again.Pushed != size || again.Skipped() {
 					t.Errorf("deploy over a corrupt copy = %+v, want %d bytes pushed", again, size)
 				}
 				if got, _, _ := fileSHA256(first.RemotePath); got != want {
@@ -236,7 +236,7 @@ func TestDeployBusybox(t *testing.T) {
 	if err != nil || first.Pushed != size {
 		t.Fatalf("first deploy with busybox = %+v, %v; want %d bytes pushed", first, err, size)
 	}
-	if second, err := Deploy(ctx, board, agentPath, DeployOptions{Board: "am18x"}); err != nil || !second.Skipped {
+	if second, err := Deploy(ctx, board, agentPath, DeployOptions{Board: "am18x"}); err != nil || !second.Skipped() {
 		t.Errorf("second deploy with busybox = %+v, %v; want skipped", second, err)
 	}
 	flipByte(t, first.RemotePath)
