@@ -113,18 +113,12 @@ func WriteRuns(w io.Writer, runs []store.Run, format string, current ...int64) e
 	return nil
 }
 
-// resultJSON is one measurement in WriteResults' JSON. The field names are a stable interface.
+// resultJSON is one measurement in WriteResults' JSON. The field names are a stable interface; the embedded
+// SampleKey's fields (board … threads) are inlined, with the same names as in the comparison's JSON.
 type resultJSON struct {
-	Run         int64   `json:"run"`
-	RunLabel    string  `json:"run_label,omitempty"`
-	Board       string  `json:"board"`
-	Mode        string  `json:"mode"`
-	Algorithm   string  `json:"algorithm"`
-	Op          string  `json:"op,omitempty"`
-	BlockSize   int     `json:"block_size"`
-	KeyBits     int     `json:"key_bits,omitempty"`
-	Curve       string  `json:"curve,omitempty"`
-	Threads     int     `json:"threads"`
+	Run      int64  `json:"run"`
+	RunLabel string `json:"run_label,omitempty"`
+	SampleKey
 	Repeat      int     `json:"repeat"`
 	BytesPerSec float64 `json:"bytes_per_sec"`
 	OpsPerSec   float64 `json:"ops_per_sec"`
@@ -169,9 +163,8 @@ func WriteResults(w io.Writer, ms []store.Measurement, format string) error {
 	case FormatJSON:
 		out := make([]resultJSON, 0, len(ms))
 		for _, m := range ms {
-			out = append(out, resultJSON{Run: m.RunID, RunLabel: m.RunLabel, Board: m.Board, Mode: m.Mode,
-				Algorithm: m.Algorithm, Op: m.Op, BlockSize: m.BlockSize, KeyBits: m.KeyBits, Curve: m.Curve,
-				Threads: keyOf(m).Threads, Repeat: m.Repeat, BytesPerSec: m.BytesPerSec, OpsPerSec: m.OpsPerSec,
+			out = append(out, resultJSON{Run: m.RunID, RunLabel: m.RunLabel, SampleKey: keyOf(m),
+				Repeat: m.Repeat, BytesPerSec: m.BytesPerSec, OpsPerSec: m.OpsPerSec,
 				WallS: m.WallS, UserS: m.UserS, SysS: m.SysS, CPUPct: m.CPUPct, Timing: m.Timing, Failed: m.Failed,
 				Error: m.Error, Driver: m.Driver, Engine: m.Engine})
 		}
