@@ -25,7 +25,7 @@ run() { # run NAME COMMAND...: prints and keeps the output
 go build -o "$out/fleet" ./cmd/fleet
 
 if want accuracy; then
-	run accuracy-local go run ./bench/accuracy -fleet "$out/fleet" -board local -seconds 3 -rounds 3
+	run accuracy-local go run ./bench/accuracy -fleet "$out/fleet" -board local -seconds 2 -rounds 5
 	if [ -f lab/run/boards.toml ]; then
 		for b in $(sed -n 's/^\[boards\.\(.*\)\]$/\1/p' lab/run/boards.toml); do
 			run "accuracy-$b" go run ./bench/accuracy -fleet "$out/fleet" -inventory lab/run/boards.toml -board "$b" -seconds 3 -rounds 3
