@@ -40,7 +40,7 @@ type cpuUsage struct{ user, sys float64 }
 // missing (Linux before 2.6.26) it falls back to the whole process, whose Go runtime threads add a little.
 func threadRusage() (cpuUsage, error) {
 	var ru unix.Rusage
-	if err := unix.Getrusage(unix.RUSAGE_THREAD, &ru); err != nil {
+	if err := unix.Getrusage(rusageThread, &ru); err != nil {
 		if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
 			return cpuUsage{}, err
 		}

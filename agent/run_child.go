@@ -65,9 +65,9 @@ func runChild(ctx context.Context, argv []string, env []string) childResult {
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdin = nil
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	// own group: one kill reaches the workers openssl -multi forks. Pdeathsig: even an agent killed with
-	// SIGKILL (OOM, kill -9) takes its child with it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// own group: one kill reaches the workers openssl -multi forks (and, on Linux, Pdeathsig: even an agent
+	// killed with SIGKILL takes its child with it).
+	cmd.SysProcAttr = childSysProcAttr()
 	cmd.Cancel = func() error {
 		// the child leads its own group: kill all of it
 		if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil {
