@@ -21,7 +21,8 @@ const cancelGrace = time.Second
 // Run runs cmd on the board in a session of its own. The command line is cmd.Args, each quoted for a POSIX shell,
 // behind "env NAME='value'" for cmd.Env (sshd usually refuses the SSH "env" request). A non-zero exit is an
 // *ExitError; a connection that dies matches ErrConnectionLost. Cancelling ctx sends SIGTERM, closes stdin and
-// closes the session within cancelGrace, and returns ctx.Err() wrapped.
+// closes the session within cancelGrace, and returns ctx.Err() wrapped. A write to cmd.Stdout or cmd.Stderr that
+// fails (the caller stopped reading) stops the command the same way and returns that write's error wrapped.
 func (t *SSHTransport) Run(ctx context.Context, cmd Command) error {
 	line, err := commandLine(cmd.Args, cmd.Env)
 	if err != nil {
