@@ -5,7 +5,8 @@
 // and plays the agent without starting any process: `probe` prints hello, facts and done; `sweep` reads the plan,
 // then prints the quick profile's points spread evenly over a fixed duration. The fleet binary runs as a child
 // process with --concurrency N, so every board sweeps at once and the ideal wall time is the sweep duration.
-// For each N a fresh set of boards gets a cold run (the agent is pushed to every board) and a warm run (already
+// The controller's CPU time (user+sys, from GNU time) is printed too: unlike the wall time it hardly depends on
+// what else the machine is doing. For each N a fresh set of boards gets a cold run (the agent is pushed to every board) and a warm run (already
 // there, 0 bytes pushed); rounds interleave the values of N.
 //
 //	go run ./bench/overhead -boards 1,10,50,200,500 -sweep 36s -rounds 3
@@ -67,7 +68,7 @@ func main() {
 	}
 	printMachine()
 	fmt.Printf("sweep duration per board: %v (quick profile: 3 algorithms x 2 modes x 6 sizes = 36 points)\n\n", *sweep)
-	fmt.Printf("%-5s %-5s %-4s %9s %9s %7s %9s %11s\n", "round", "N", "run", "wall_s", "overhead", "ovh_%", "rss_MiB", "pushed_MiB")
+	fmt.Printf("%-5s %-5s %-4s %9s %9s %7s %9s %8s %11s\n", "round", "N", "run", "wall_s", "overhead", "ovh_%", "rss_MiB", "cpu_s", "pushed_MiB")
 
 	results := map[int]map[string][]sample{}
 	for r := 1; r <= *rounds; r++ {
@@ -77,41 +78,46 @@ func main() {
 			}
 			for _, s := range runN(dir, keys, *fleetBin, *agentBin, n, *sweep, r) {
 				results[n][s.kind] = append(results[n][s.kind], s)
-				fmt.Printf("%-5d %-5d %-4s %9.2f %9.2f %7.2f %9.1f %11.1f\n", r, n, s.kind, s.wall.Seconds(),
-					(s.wall - *sweep).Seconds(), 100*(s.wall-*sweep).Seconds()/sweep.Seconds(), s.rssMiB, float64(s.pushed)/(1<<20))
+				fmt.Printf("%-5d %-5d %-4s %9.2f %9.2f %7.2f %9.1f %8.2f %11.1f\n", r, n, s.kind, s.wall.Seconds(),
+					(s.wall - *sweep).Seconds(), 100*(s.wall-*sweep).Seconds()/sweep.Seconds(), s.rssMiB, s.cpu, float64(s.pushed)/(1<<20))
 			}
 		}
 	}
 	fmt.Printf("\nmedians over %d rounds (overhead = wall - %v; %% of the sweep duration)\n", *rounds, *sweep)
-	fmt.Printf("%-5s | %-28s | %-28s\n", "", "warm (agent already there)", "cold (first deployment)")
-	fmt.Printf("%-5s | %8s %7s %11s | %8s %7s %11s\n", "N", "ovh_s", "ovh_%", "max_rss_MiB", "ovh_s", "ovh_%", "max_rss_MiB")
+	fmt.Printf("%-5s | %-36s | %-36s\n", "", "warm (agent already there)", "cold (first deployment)")
+	fmt.Printf("%-5s | %8s %7s %11s %7s | %8s %7s %11s %7s\n", "N", "ovh_s", "ovh_%", "max_rss_MiB", "cpu_s", "ovh_s", "ovh_%", "max_rss_MiB", "cpu_s")
 	for _, n := range ns {
 		w, c := summarize(results[n]["warm"], *sweep), summarize(results[n]["cold"], *sweep)
-		fmt.Printf("%-5d | %8.2f %7.2f %11.1f | %8.2f %7.2f %11.1f\n", n, w.ovh, w.pct, w.rss, c.ovh, c.pct, c.rss)
+		fmt.Printf("%-5d | %8.2f %7.2f %11.1f %7.2f | %8.2f %7.2f %11.1f %7.2f\n", n, w.ovh, w.pct, w.rss, w.cpu, c.ovh, c.pct, c.rss, c.cpu)
 	}
 	if *keep {
 		fmt.Println("\nkept", dir)
 	}
 }
 
-type summary struct{ ovh, pct, rss float64 }
+type summary struct{ ovh, pct, rss, cpu float64 } // medians, but rss is the maximum
 
 func summarize(ss []sample, sweep time.Duration) summary {
 	if len(ss) == 0 {
 		return summary{}
 	}
-	var ovh []float64
+	var ovh, cpu []float64
 	var rss float64
 	for _, s := range ss {
 		ovh = append(ovh, (s.wall - sweep).Seconds())
+		cpu = append(cpu, s.cpu)
 		rss = max(rss, s.rssMiB)
 	}
-	slices.Sort(ovh)
-	m := ovh[len(ovh)/2]
-	if len(ovh)%2 == 0 {
-		m = (ovh[len(ovh)/2-1] + ovh[len(ovh)/2]) / 2
+	m := median(ovh)
+	return summary{ovh: m, pct: 100 * m / sweep.Seconds(), rss: rss, cpu: median(cpu)}
+}
+
+func median(v []float64) float64 {
+	s := slices.Sorted(slices.Values(v))
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
 	}
-	return summary{ovh: m, pct: 100 * m / sweep.Seconds(), rss: rss}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 func build(out, pkg string, env []string, args ...string) {

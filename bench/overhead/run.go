@@ -66,6 +66,7 @@ type sample struct {
 	kind   string // cold or warm
 	wall   time.Duration
 	rssMiB float64
+	cpu    float64 // the controller's user+sys seconds: its cost whatever the load
 	pushed int64
 }
 
@@ -158,7 +159,7 @@ func runFleet(work, kind, fleetBin, agentBin, inv string, n int) sample {
 	// with CLONE_VM, and Linux keeps the parent's high-water RSS across exec in the child's ru_maxrss, so
 	// ProcessState.SysUsage here would report this process's RSS (500 simulated boards) as the controller's.
 	rssPath := filepath.Join(work, kind+".rss")
-	cmd := exec.Command("/usr/bin/time", "-f", "%M", "-o", rssPath, fleetBin, "--inventory", inv, "--db", db, "run",
+	cmd := exec.Command("/usr/bin/time", "-f", "%M %U %S", "-o", rssPath, fleetBin, "--inventory", inv, "--db", db, "run",
 		"--tag", "sim", "--concurrency", strconv.Itoa(n), "--agent", agentBin)
 	cmd.Dir = work
 	cmd.Stdout, cmd.Stderr = logf, logf
@@ -180,9 +181,9 @@ func runFleet(work, kind, fleetBin, agentBin, inv string, n int) sample {
 	if err != nil {
 		fatalf("%v", err)
 	}
-	kib, err := strconv.ParseFloat(strings.TrimSpace(string(b)), 64)
-	if err != nil {
+	var kib, user, sys float64
+	if _, err := fmt.Sscan(string(b), &kib, &user, &sys); err != nil {
 		fatalf("%s: %q: %v", rssPath, b, err)
 	}
-	return sample{kind: kind, wall: wall, rssMiB: kib / 1024}
+	return sample{kind: kind, wall: wall, rssMiB: kib / 1024, cpu: user + sys}
 }
