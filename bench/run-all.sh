@@ -35,8 +35,8 @@ if want accuracy; then
 	fi
 fi
 want overhead && run overhead go run ./bench/overhead -fleet "$out/fleet" -boards 1,10,50,200,500 -sweep 36s -rounds 3
-want push && FLEET_BENCH=1 run push go test -v -count=1 -run BenchPush ./bench/sshbench
-want ansible && FLEET_BENCH=1 run ansible go test -v -count=1 -timeout 30m -run BenchAnsible ./bench/sshbench
+want push && run push env FLEET_BENCH=1 go test -v -count=1 -run BenchPush ./bench/sshbench
+want ansible && run ansible env FLEET_BENCH=1 go test -v -count=1 -timeout 30m -run BenchAnsible ./bench/sshbench
 if want store; then
 	run store go run ./bench/store -points 1000000
 	run store-gobench go test -run '^$' -bench . -benchmem ./store
