@@ -69,7 +69,12 @@ func loadAuth(h sshHop, home, agentSock string) (*sshAuth, error) {
 	}
 	if len(a.signers) == 0 {
 		a.close()
-		return nil, a.failure("no usable identity")
+		what := "no usable identity (set identity_file in boards.toml, or load a key into ssh-agent)"
+		if !explicit {
+			what = fmt.Sprintf("no usable identity: no ssh-agent key, and none of %s could be used (set identity_file in boards.toml, "+
+				"or load a key into ssh-agent)", strings.Join(files, ", "))
+		}
+		return nil, a.failure(what)
 	}
 	return a, nil
 }

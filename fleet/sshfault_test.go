@@ -26,6 +26,24 @@ func TestSSHAuthFailed(t *testing.T) {
 	}
 }
 
+// TestSSHNoIdentity: with no identity file, no default key and no ssh-agent, the error says where fleet looked
+// and what to do.
+func TestSSHNoIdentity(t *testing.T) {
+	srv := sshtest.Start(t, sshtest.Options{})
+	opts := testSSHOptions(t)
+	b := testBoard(t, srv)
+	b.IdentityFile = ""
+	_, err := DialSSH(context.Background(), b, opts)
+	t.Logf("no identity: %v", err)
+	want := filepath.Join(opts.Home, ".ssh", "id_ed25519")
+	if !errors.Is(err, ErrAuthFailed) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "set identity_file") {
+		t.Errorf("DialSSH = %v, want ErrAuthFailed naming %s and saying to set identity_file", err, want)
+	}
+	if got := srv.Connections(); got != 0 {
+		t.Errorf("connections = %d, want 0: without a key there is nothing to offer", got)
+	}
+}
+
 func TestSSHEncryptedIdentity(t *testing.T) {
 	key, _ := sshtest.EncryptedKey(t)
 	srv := sshtest.Start(t, sshtest.Options{ClientKey: key})
