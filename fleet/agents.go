@@ -12,7 +12,7 @@ type Agents struct {
 	Logf func(format string, args ...any)
 
 	mu    sync.Mutex
-	built map[string]*agentBuild
+	built map[Target]*agentBuild
 }
 
 type agentBuild struct {
@@ -32,13 +32,12 @@ func (a *Agents) For(ctx context.Context, arch string) (string, error) {
 	}
 	a.mu.Lock()
 	if a.built == nil {
-		a.built = map[string]*agentBuild{}
+		a.built = map[Target]*agentBuild{}
 	}
-	key := t.GOOS + "/" + t.GOARCH + "/" + t.GOARM
-	b := a.built[key]
+	b := a.built[t]
 	if b == nil {
 		b = &agentBuild{}
-		a.built[key] = b
+		a.built[t] = b
 	}
 	a.mu.Unlock()
 	b.once.Do(func() { b.path, b.err = BuildAgent(ctx, BuildOptions{Target: t, Logf: a.Logf}) })

@@ -36,7 +36,7 @@ func Check(ctx context.Context, opts CheckOptions) []CheckResult {
 	ro := RunOptions{Dial: opts.Dial, Agent: opts.Agent, Logf: opts.Logf}
 	out := make([]CheckResult, len(opts.Boards))
 	var g errgroup.Group
-	g.SetLimit(max(opts.Concurrency, 1))
+	g.SetLimit(concurrency(opts.Concurrency))
 	for i, b := range opts.Boards {
 		g.Go(func() error {
 			out[i] = checkBoard(ctx, ro, b)

@@ -32,6 +32,11 @@ func (l *LocalTransport) Run(ctx context.Context, cmd Command) error {
 	}
 	c := exec.Command(cmd.Args[0], cmd.Args[1:]...)
 	c.Stdin, c.Stdout, c.Stderr = cmd.Stdin, cmd.Stdout, cmd.Stderr
+	var tail *tailWriter
+	if c.Stderr == nil {
+		tail = &tailWriter{max: 4096}
+		c.Stderr = tail
+	}
 	c.Env = os.Environ()
 	if l.Home != "" {
 		c.Env = append(c.Env, "HOME="+l.Home)
@@ -63,7 +68,11 @@ func (l *LocalTransport) Run(ctx context.Context, cmd Command) error {
 	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
-		return &ExitError{Code: ee.ExitCode()}
+		e := &ExitError{Code: ee.ExitCode()}
+		if tail != nil {
+			e.Stderr = tail.String()
+		}
+		return e
 	}
 	if err != nil {
 		return fmt.Errorf("run %s: %w", cmd.Args[0], err)

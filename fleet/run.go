@@ -43,6 +43,33 @@ type BoardOutcome struct {
 	Summary string // e.g. "x86_64, Linux 6.1, OpenSSL 3.0.19"
 }
 
+// DefaultConcurrency is how many boards are measured at once when the caller does not say.
+const DefaultConcurrency = 8
+
+func concurrency(n int) int {
+	if n <= 0 {
+		return DefaultConcurrency
+	}
+	return n
+}
+
+// RunStatus is the status of a whole run from its boards' outcomes and Run's error: interrupted, ok, failed
+// (no board measured anything) or partial.
+func RunStatus(outs []BoardOutcome, err error) string {
+	switch {
+	case errors.Is(err, context.Canceled):
+		return StatusInterrupted
+	case err == nil:
+		return StatusOK
+	}
+	for _, o := range outs {
+		if o.Points > 0 {
+			return StatusPartial
+		}
+	}
+	return StatusFailed
+}
+
 // ErrBoardsFailed is returned by Run when one or more boards did not finish ok.
 var ErrBoardsFailed = errors.New("one or more boards failed")
 
@@ -56,10 +83,7 @@ func Run(ctx context.Context, opts RunOptions, sink Sink) ([]BoardOutcome, error
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
 	}
-	limit := opts.Concurrency
-	if limit <= 0 {
-		limit = 8
-	}
+	limit := concurrency(opts.Concurrency)
 	outcomes := make([]BoardOutcome, len(opts.Boards))
 	var g errgroup.Group
 	g.SetLimit(limit)
@@ -163,11 +187,7 @@ func connect(ctx context.Context, opts RunOptions, b inventory.Board) (Transport
 	if opts.Dial == nil {
 		return nil, fmt.Errorf("connect %s: no SSH transport configured", b.Name)
 	}
-	t, err := opts.Dial(ctx, b)
-	if err != nil {
-		return nil, fmt.Errorf("connect %s: %w", b.Name, err)
-	}
-	return t, nil
+	return opts.Dial(ctx, b) // its errors name the board and address
 }
 
 // recorder forwards to the sink and counts, for the outcome and progress.

@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os/exec"
 	"runtime"
 	"strings"
@@ -104,7 +105,8 @@ func TestRunOneBoardFailsOthersFinish(t *testing.T) {
 	gone := inventory.Board{Name: "am64x", Host: "192.0.2.64"}
 	opts := runOptions(t, local, gone)
 	opts.Dial = func(ctx context.Context, b inventory.Board) (Transport, error) {
-		return nil, errors.New("dial tcp 192.0.2.64:22: connect: connection refused")
+		// as DialSSH does, the error names the board
+		return nil, fmt.Errorf("connect to %s (root@192.0.2.64:22): dial tcp 192.0.2.64:22: connect: connection refused", b.Name)
 	}
 	sink := newMemSink()
 	outs, err := Run(context.Background(), opts, sink)

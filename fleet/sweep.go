@@ -57,8 +57,9 @@ func probe(ctx context.Context, t Transport, remote string, b inventory.Board, m
 	if providers := modeNames(modes, "provider:"); len(providers) > 0 {
 		args = append(args, "--providers", strings.Join(providers, ","))
 	}
-	var stdout, stderr bytes.Buffer
-	err := t.Run(ctx, Command{Args: args, Env: b.Env, Stdout: &stdout, Stderr: &limitedBuffer{max: 64 << 10, buf: &stderr}})
+	var stdout bytes.Buffer
+	stderr := &tailWriter{max: 4096}
+	err := t.Run(ctx, Command{Args: args, Env: b.Env, Stdout: &stdout, Stderr: stderr})
 	if err != nil {
 		return nil, withStderr(err, stderr.String())
 	}
@@ -119,23 +120,17 @@ type progressKey struct {
 }
 
 func plannedPoints(p agent.Plan) int {
-	sizes := len(p.Sizes)
-	if sizes == 0 {
-		sizes = len(agent.DefaultSizes)
-	}
 	n := 0
 	for _, alg := range p.Algorithms {
-		if isAsymmetric(alg) {
-			n++
-		} else {
-			n += sizes
-		}
+		n += slotsPerAlgorithm(p, alg)
 	}
-	return n * len(p.Modes) * max(p.Repeats, 1)
+	return n * len(p.Modes)
 }
 
+// slotsPerAlgorithm is how many points one mode measures of alg: one per block size and repeat, or one per
+// repeat for a public-key algorithm, which has no block sizes.
 func slotsPerAlgorithm(p agent.Plan, alg string) int {
-	if alg != "" && isAsymmetric(alg) {
+	if isAsymmetric(alg) {
 		return max(p.Repeats, 1)
 	}
 	sizes := len(p.Sizes)
@@ -159,23 +154,28 @@ func sweep(ctx context.Context, t Transport, remote string, plan agent.Plan, rec
 	}
 	stdinR, stdinW := io.Pipe()
 	stdoutR, stdoutW := io.Pipe()
-	var stderr bytes.Buffer
+	stderr := &tailWriter{max: 4096}
 	runErr := make(chan error, 1)
 	go func() {
 		err := t.Run(ctx, Command{Args: []string{remote, "sweep"}, Env: plan.Env, Stdin: stdinR,
-			Stdout: stdoutW, Stderr: &limitedBuffer{max: 64 << 10, buf: &stderr}})
+			Stdout: stdoutW, Stderr: stderr})
 		stdoutW.CloseWithError(io.EOF)
 		runErr <- err
 	}()
 	var closeOnce sync.Once
 	closeStdin := func() { closeOnce.Do(func() { stdinW.Close() }) }
 	defer closeStdin()
+	finished := make(chan struct{})
+	defer close(finished)
 	go func() {
 		if _, err := stdinW.Write(append(planJSON, '\n')); err != nil {
 			return
 		}
-		<-ctx.Done()
-		closeStdin()
+		select {
+		case <-ctx.Done():
+			closeStdin()
+		case <-finished:
+		}
 	}()
 
 	var agentErrs []string
@@ -312,23 +312,7 @@ func withStderr(err error, stderr string) error {
 		return err
 	}
 	if len(stderr) > 400 {
-		stderr = "…" + stderr[len(stderr)-400:]
+		stderr = "…" + stderr[len(stderr)-400:] // the end says why
 	}
 	return fmt.Errorf("%w: %s", err, stderr)
-}
-
-// limitedBuffer keeps the first max bytes written and discards the rest.
-type limitedBuffer struct {
-	max int
-	buf *bytes.Buffer
-	mu  sync.Mutex
-}
-
-func (l *limitedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if room := l.max - l.buf.Len(); room > 0 {
-		l.buf.Write(p[:min(room, len(p))])
-	}
-	return len(p), nil
 }

@@ -44,7 +44,7 @@ beats the CPU path ("never" when it does not). Defaults to the latest run of eac
 			cmp, err := report.Compare(ms, report.CompareOptions{Boards: splitList(c.StringSlice("boards")),
 				Modes: splitList(c.StringSlice("modes")), Algorithms: splitList(c.StringSlice("algorithms")), Unit: c.String("unit")})
 			if err != nil {
-				return usageErr("%v", err)
+				return usageErr("%w", err)
 			}
 			return report.WriteCompare(c.App.Writer, cmp, c.String("format"))
 		},
@@ -57,7 +57,7 @@ func selectRun(c *cli.Context, db *store.DB, ref string) ([]store.Measurement, e
 	if !f.Latest {
 		id, err := db.ResolveRun(c.Context, ref)
 		if err != nil {
-			return nil, usageErr("%v", err)
+			return nil, usageErr("%w", err)
 		}
 		f.RunID = id
 	}
@@ -101,7 +101,7 @@ Exit 0 no regression, 1 regression, 3 the run had failed boards.`,
 func regressAction(c *cli.Context) error {
 	th, err := parsePercent(c.String("threshold"))
 	if err != nil {
-		return usageErr("--threshold: %v", err)
+		return usageErr("--threshold: %w", err)
 	}
 	db, err := openExistingDB(c)
 	if err != nil {
@@ -119,14 +119,14 @@ func regressAction(c *cli.Context) error {
 		for board, id := range curRuns {
 			prev, err := db.PreviousRun(c.Context, id, board)
 			if err != nil {
-				return usageErr("baseline previous for %s: %v", board, err)
+				return usageErr("baseline previous for %s: %w", board, err)
 			}
 			baseRuns[board] = prev
 		}
 	case isInt(ref):
 		id, err := db.ResolveRun(c.Context, ref)
 		if err != nil {
-			return usageErr("%v", err)
+			return usageErr("%w", err)
 		}
 		for board := range curRuns {
 			baseRuns[board] = id
@@ -135,7 +135,7 @@ func regressAction(c *cli.Context) error {
 		for board, id := range curRuns {
 			byBoard, err := db.RunsForBaseline(c.Context, ref, id)
 			if err != nil {
-				return usageErr("baseline %q: %v", ref, err)
+				return usageErr("baseline %q: %w", ref, err)
 			}
 			if b, ok := byBoard[board]; ok {
 				baseRuns[board] = b
@@ -172,19 +172,19 @@ func regressAction(c *cli.Context) error {
 	}
 	r := report.Regress(base, cur, baseFacts, curFacts, report.RegressOptions{Threshold: th, Alpha: c.Float64("alpha")})
 	if err := report.WriteRegression(c.App.Writer, r, c.String("format")); err != nil {
-		return usageErr("%v", err)
+		return usageErr("%w", err)
 	}
 	if path := c.String("junit"); path != "" {
 		f, err := os.Create(path)
 		if err != nil {
-			return usageErr("--junit: %v", err)
+			return usageErr("--junit: %w", err)
 		}
 		werr := report.WriteJUnit(f, r)
 		if err := f.Close(); werr == nil {
 			werr = err
 		}
 		if werr != nil {
-			return usageErr("--junit %s: %v", path, werr)
+			return usageErr("--junit %s: %w", path, werr)
 		}
 	}
 	if failedBoards > 0 {
@@ -269,7 +269,7 @@ func reportCommand() *cli.Command {
 			if path := c.String("output"); path != "-" {
 				f, err := os.Create(path)
 				if err != nil {
-					return usageErr("%v", err)
+					return usageErr("%w", err)
 				}
 				defer f.Close()
 				out = f

@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/fleetlab/fleet/inventory"
 )
 
 // newApp builds the CLI. Tests run it in-process with buffers.
@@ -32,7 +34,7 @@ with the user and system CPU it cost. Results go to a SQLite file for comparison
 		UseShortOptionHandling: false,
 		ExitErrHandler:         func(*cli.Context, error) {}, // main decides exit codes
 		OnUsageError: func(c *cli.Context, err error, isSub bool) error {
-			return usageErr("%v (see fleet --help)", err)
+			return usageErr("%w (see fleet --help)", err)
 		},
 		Commands: []*cli.Command{
 			runCommand(),
@@ -53,12 +55,22 @@ with the user and system CPU it cost. Results go to a SQLite file for comparison
 	return app
 }
 
+// globals are the flags every command takes, before or after its name.
+var globals = []struct{ name, alias, env, def, usage string }{
+	{"inventory", "i", "FLEET_INVENTORY", "./" + inventory.DefaultPath, "the boards inventory `PATH`"},
+	{"db", "", "FLEET_DB", "./fleet.db", "the results database `PATH` (SQLite)"},
+}
+
 func globalFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "inventory", Aliases: []string{"i"}, Value: "./boards.toml", EnvVars: []string{"FLEET_INVENTORY"},
-			Usage: "the boards inventory `PATH`"},
-		&cli.StringFlag{Name: "db", Value: "./fleet.db", EnvVars: []string{"FLEET_DB"}, Usage: "the results database `PATH` (SQLite)"},
+	var flags []cli.Flag
+	for _, g := range globals {
+		f := &cli.StringFlag{Name: g.name, Value: g.def, EnvVars: []string{g.env}, Usage: g.usage}
+		if g.alias != "" {
+			f.Aliases = []string{g.alias}
+		}
+		flags = append(flags, f)
 	}
+	return flags
 }
 
 // withGlobalFlags lets --inventory and --db follow the command name too, as users type them.
@@ -66,7 +78,7 @@ func withGlobalFlags(cmd *cli.Command) {
 	cmd.Flags = append(cmd.Flags, globalFlags()...)
 	if cmd.OnUsageError == nil {
 		cmd.OnUsageError = func(c *cli.Context, err error, isSub bool) error {
-			return usageErr("%v (see fleet %s --help)", err, cmd.Name)
+			return usageErr("%w (see fleet %s --help)", err, cmd.Name)
 		}
 	}
 	for _, sub := range cmd.Subcommands {
@@ -82,11 +94,15 @@ func globalString(c *cli.Context, name string) string {
 			return cc.String(name)
 		}
 	}
-	env := map[string]string{"inventory": "FLEET_INVENTORY", "db": "FLEET_DB"}[name]
-	if v, ok := os.LookupEnv(env); ok && v != "" {
-		return v
+	for _, g := range globals {
+		if g.name == name {
+			if v := os.Getenv(g.env); v != "" {
+				return v
+			}
+			return g.def
+		}
 	}
-	return map[string]string{"inventory": "./boards.toml", "db": "./fleet.db"}[name]
+	return ""
 }
 
 // inventoryExplicit says whether the user named an inventory; a missing default ./boards.toml is not an error.
@@ -96,6 +112,5 @@ func inventoryExplicit(c *cli.Context) bool {
 			return true
 		}
 	}
-	_, ok := os.LookupEnv("FLEET_INVENTORY")
-	return ok
+	return os.Getenv("FLEET_INVENTORY") != ""
 }

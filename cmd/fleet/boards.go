@@ -23,7 +23,7 @@ func boardsCommand() *cli.Command {
 				Action: func(c *cli.Context) error {
 					inv, err := inventory.LoadOrDefault(globalString(c, "inventory"), inventoryExplicit(c))
 					if err != nil {
-						return usageErr("%v", err)
+						return usageErr("%w", err)
 					}
 					// Last-seen facts come from the database when there is one; without it every board is "never".
 					var db *store.DB

@@ -58,11 +58,11 @@ func importAction(c *cli.Context) error {
 	for _, path := range c.Args().Slice() {
 		data, err := os.ReadFile(path)
 		if err != nil {
-			return usageErr("import: %v", err)
+			return usageErr("import: %w", err)
 		}
 		runs, err := agent.ParseSpeed(string(data), agent.SpeedHint{})
 		if err != nil {
-			return usageErr("import %s: %v", path, err)
+			return usageErr("import %s: %w", path, err)
 		}
 		files = append(files, importedFile{path: path, text: string(data), runs: runs})
 	}
@@ -99,7 +99,7 @@ func storeImport(ctx context.Context, db *store.DB, label, board string, f impor
 	w, err := db.BeginRun(ctx, store.RunInfo{Label: label, ToolVersion: toolVersion(), Source: "imported from " + abs,
 		CommandLine: strings.Join(os.Args, " ")})
 	if err != nil {
-		return 0, 0, usageErr("%v", err)
+		return 0, 0, usageErr("%w", err)
 	}
 	if err := w.BoardStarted(ctx, board); err != nil {
 		return 0, 0, err

@@ -63,7 +63,7 @@ func resultsCommand() *cli.Command {
 			if ref := c.String("run"); ref == "latest" {
 				f.Latest = true
 			} else if f.RunID, err = db.ResolveRun(c.Context, ref); err != nil {
-				return usageErr("%v", err)
+				return usageErr("%w", err)
 			}
 			ms, err := db.Measurements(c.Context, f)
 			if err != nil {
@@ -173,7 +173,7 @@ func showCommand() *cli.Command {
 			defer db.Close()
 			id, err := db.ResolveRun(c.Context, ref)
 			if err != nil {
-				return usageErr("%v", err)
+				return usageErr("%w", err)
 			}
 			run, err := runByID(c, db, id)
 			if err != nil {

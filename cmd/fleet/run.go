@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -79,7 +80,7 @@ func runAction(c *cli.Context) error {
 	w, err := db.BeginRun(c.Context, store.RunInfo{Label: c.String("label"), ToolVersion: toolVersion(),
 		Host: host, CommandLine: strings.Join(os.Args, " ")})
 	if err != nil {
-		return usageErr("%v", err)
+		return usageErr("%w", err)
 	}
 	progress := newProgress(c.App.ErrWriter)
 	agents := &fleet.Agents{Path: c.String("agent"), Logf: progress.Logf}
@@ -95,46 +96,31 @@ func runAction(c *cli.Context) error {
 	}, w)
 	progress.Wait()
 
-	status := store.RunOK
-	switch {
-	case errors.Is(runErr, context.Canceled) || c.Context.Err() != nil:
-		status = store.RunInterrupted
-	case runErr != nil:
-		status = store.RunPartial
-		if allFailed(outcomes) {
-			status = store.RunFailed
-		}
+	status := fleet.RunStatus(outcomes, runErr)
+	if c.Context.Err() != nil {
+		status = fleet.StatusInterrupted
 	}
 	// Stored even when interrupted: the run's end must not depend on the cancelled context.
 	if err := w.Finish(context.WithoutCancel(c.Context), status); err != nil {
-		return usageErr("%v", err)
+		return usageErr("%w", err)
 	}
 	printOutcomes(c.App.ErrWriter, w.RunID(), outcomes)
 
 	ms, err := db.Measurements(context.WithoutCancel(c.Context), store.Filter{RunID: w.RunID()})
 	if err != nil {
-		return usageErr("%v", err)
+		return usageErr("%w", err)
 	}
 	if c.String("format") == "table" {
 		if err := report.WriteSweepTables(c.App.Writer, ms, "MB/s"); err != nil {
 			return err
 		}
 	} else if err := report.WriteResults(c.App.Writer, ms, c.String("format")); err != nil {
-		return usageErr("%v", err)
+		return usageErr("%w", err)
 	}
 	return runErr
 }
 
-func allFailed(outs []fleet.BoardOutcome) bool {
-	for _, o := range outs {
-		if o.Points > 0 {
-			return false
-		}
-	}
-	return true
-}
-
-func printOutcomes(w interface{ Write([]byte) (int, error) }, runID int64, outs []fleet.BoardOutcome) {
+func printOutcomes(w io.Writer, runID int64, outs []fleet.BoardOutcome) {
 	fmt.Fprintf(w, "run %d:\n", runID)
 	for _, o := range outs {
 		line := fmt.Sprintf("  %-14s %-11s %4d points, %d skips", o.Board, o.Status, o.Points, o.Skips)
@@ -162,7 +148,7 @@ func printOutcomes(w interface{ Write([]byte) (int, error) }, runID int64, outs 
 func sweepFromFlags(c *cli.Context, inv *inventory.Inventory) (inventory.Profile, error) {
 	p, err := inv.Profile(c.String("profile"))
 	if err != nil {
-		return p, usageErr("%v", err)
+		return p, usageErr("%w", err)
 	}
 	if v := splitList(c.StringSlice("algorithms")); len(v) > 0 {
 		p.Algorithms = v
@@ -174,32 +160,23 @@ func sweepFromFlags(c *cli.Context, inv *inventory.Inventory) (inventory.Profile
 		p.Sizes = nil
 		for _, s := range v {
 			n, err := strconv.Atoi(s)
-			if err != nil || n <= 0 || n > 16<<20 {
-				return p, usageErr("--sizes: %q is not a block size in bytes (1 to 16777216)", s)
+			if err != nil {
+				return p, usageErr("--sizes: %q is not a block size in bytes", s)
 			}
 			p.Sizes = append(p.Sizes, n)
 		}
 	}
 	if c.IsSet("seconds") {
-		if s := c.Float64("seconds"); s <= 0 || s > 600 {
-			return p, usageErr("--seconds: %v is not between 0 and 600", s)
-		}
 		p.Seconds = c.Float64("seconds")
 	}
 	if c.IsSet("repeat") {
-		if c.Int("repeat") < 1 {
-			return p, usageErr("--repeat: must be at least 1")
-		}
 		p.Repeats = c.Int("repeat")
 	}
 	if c.IsSet("threads") {
-		if c.Int("threads") < 1 {
-			return p, usageErr("--threads: must be at least 1")
-		}
 		p.Threads = c.Int("threads")
 	}
 	if err := inventory.ValidateProfile(p); err != nil {
-		return p, usageErr("%v", err)
+		return p, usageErr("profile %s with the command line's overrides: %w", p.Name, err)
 	}
 	return p, nil
 }
@@ -220,7 +197,7 @@ func splitList(vs []string) []string {
 func loadSelection(c *cli.Context, defaultLocal bool) (*inventory.Inventory, []inventory.Board, error) {
 	inv, err := inventory.LoadOrDefault(globalString(c, "inventory"), inventoryExplicit(c))
 	if err != nil {
-		return nil, nil, usageErr("%v", err)
+		return nil, nil, usageErr("%w", err)
 	}
 	names, tags := splitList(c.StringSlice("boards")), splitList(c.StringSlice("tag"))
 	if len(names) == 0 && len(tags) == 0 && !c.Bool("all") {
@@ -231,7 +208,7 @@ func loadSelection(c *cli.Context, defaultLocal bool) (*inventory.Inventory, []i
 	}
 	boards, err := inv.Select(names, tags, c.Bool("all"))
 	if err != nil {
-		return nil, nil, usageErr("%v", err)
+		return nil, nil, usageErr("%w", err)
 	}
 	return inv, boards, nil
 }
@@ -250,7 +227,7 @@ func openExistingDB(c *cli.Context) (*store.DB, error) {
 func openDB(c *cli.Context) (*store.DB, error) {
 	db, err := store.Open(c.Context, globalString(c, "db"))
 	if err != nil {
-		return nil, usageErr("%v", err)
+		return nil, usageErr("%w", err)
 	}
 	return db, nil
 }
