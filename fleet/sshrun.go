@@ -113,9 +113,11 @@ func (t *SSHTransport) run(ctx context.Context, what, line string, stdin io.Read
 	var in io.WriteCloser
 	if stdin != nil {
 		// Our own copy, not Session.Stdin: Wait would wait for a Stdin reader that never ends.
-		if in, err = s.StdinPipe(); err != nil {
+		pipe, err := s.StdinPipe()
+		if err != nil {
 			return fmt.Errorf("%s on %s: %w", what, t.board, err)
 		}
+		in = &serialStdin{wc: pipe}
 	}
 	if err := s.Start(line); err != nil {
 		if t.waitLost() {
@@ -164,7 +166,8 @@ func (t *SSHTransport) run(ctx context.Context, what, line string, stdin io.Read
 func (t *SSHTransport) stop(s *ssh.Session, in io.WriteCloser, waitc <-chan error) {
 	s.Signal(ssh.SIGTERM)
 	if in != nil {
-		in.Close()
+		// A write blocked on a full channel window holds serialStdin's lock until the session closes below.
+		go in.Close()
 	}
 	grace := time.NewTimer(cancelGrace)
 	defer grace.Stop()
@@ -278,4 +281,31 @@ func (w *watchedWriter) Write(p []byte) (int, error) {
 		})
 	}
 	return n, err
+}
+
+// serialStdin keeps Write and Close of a session's stdin apart: x/crypto's channel reads its EOF flag in Write
+// without a lock while CloseWrite sets it (seen: a data race when a cancel closed stdin during a copy).
+type serialStdin struct {
+	mu     sync.Mutex
+	wc     io.WriteCloser
+	closed bool
+}
+
+func (s *serialStdin) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return 0, io.ErrClosedPipe
+	}
+	return s.wc.Write(p)
+}
+
+func (s *serialStdin) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	return s.wc.Close()
 }
