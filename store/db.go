@@ -63,6 +63,7 @@ type DB struct {
 // A database that cannot be written (read-only file, directory or file system) but is up to date opens for
 // queries; writing to it then fails with ErrReadOnly.
 func Open(ctx context.Context, path string) (*DB, error) {
+	start := time.Now()
 	if path == "" {
 		return nil, fmt.Errorf("open database: %w: empty path", ErrCannotOpen)
 	}
@@ -78,15 +79,39 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, fmt.Errorf("open database %s: %w", path, classify(err))
 	}
 	db := &DB{Path: path, Now: time.Now, db: sdb}
-	if err := sdb.PingContext(ctx); err != nil {
-		sdb.Close()
-		return nil, fmt.Errorf("open database %s: %w", path, openError(path, err))
+	// Two processes creating one database at once can see SQLITE_BUSY while the other switches it to WAL or
+	// migrates it, before busy_timeout applies (seen: two `fleet run` on a fresh file): try again for a while.
+	for wait := 20 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+		err = sdb.PingContext(ctx)
+		if err != nil {
+			err = openError(path, err)
+		} else if err = db.migrate(ctx); err != nil {
+			err = fullDisk(path, err)
+		}
+		if err == nil {
+			return db, nil
+		}
+		if !isBusy(err) || wait >= time.Second && time.Since(start) > 15*time.Second {
+			sdb.Close()
+			return nil, fmt.Errorf("open database %s: %w", path, err)
+		}
+		select {
+		case <-ctx.Done():
+			sdb.Close()
+			return nil, fmt.Errorf("open database %s: %w", path, err)
+		case <-time.After(wait):
+		}
 	}
-	if err := db.migrate(ctx); err != nil {
-		sdb.Close()
-		return nil, fmt.Errorf("open database %s: %w", path, fullDisk(path, err))
+}
+
+// isBusy says whether err is SQLite's "database is locked" (SQLITE_BUSY or SQLITE_LOCKED).
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
 	}
-	return db, nil
+	code := se.Code() & 0xff
+	return code == sqlite3.SQLITE_BUSY || code == sqlite3.SQLITE_LOCKED
 }
 
 // Close closes the database. RunWriters must be finished first.
