@@ -175,7 +175,9 @@ type Decoder struct {
 }
 
 // NewDecoder returns a Decoder reading from r.
-func NewDecoder(r io.Reader) *Decoder { return &Decoder{r: bufio.NewReaderSize(r, 64<<10)} }
+// The reader's buffer is small (lines are usually under 2 KB; longer ones are assembled up to MaxLineBytes): a
+// controller holds one per board (seen: 34 MB of 64 KiB buffers with 500 boards).
+func NewDecoder(r io.Reader) *Decoder { return &Decoder{r: bufio.NewReaderSize(r, 4<<10)} }
 
 // Line is the number of the last line read.
 func (d *Decoder) Line() int { return d.line }
