@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/fleetlab/fleet/agent"
+	"github.com/fleetlab/fleet/store"
+)
+
+// storeSweep stores one run of board am64x: aes-128-cbc at 16 and 16384 bytes in modes cpu and devcrypto,
+// five repeats each, at the given throughputs (B/s) scaled by a small repeat-dependent wobble.
+func storeSweep(t *testing.T, path, label string, bps map[string]float64) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	w, err := db.BeginRun(ctx, store.RunInfo{Label: label})
+	if err != nil {
+		t.Fatal(err)
+	}
+	facts := agent.Facts{Machine: "aarch64", Kernel: "6.1.0", OpenSSLVersion: "3.0.13"}
+	if err := w.BoardStarted(ctx, "am64x"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.BoardFacts(ctx, "am64x", facts); err != nil {
+		t.Fatal(err)
+	}
+	for r := range 5 {
+		for _, mode := range []string{"cpu", "devcrypto"} {
+			for _, size := range []int{16, 16384} {
+				v := bps[mode+"/"+strconv.Itoa(size)] * (1 + 0.004*float64(r-2))
+				p := agent.Point{Mode: mode, Algorithm: "aes-128-cbc", Op: "encrypt", BlockSize: size, Threads: 1, Repeat: r,
+					Count: v / float64(size), Seconds: 1, Timing: "wall", BytesPerSec: v, WallS: 1, UserS: 0.9, SysS: 0.05, CPUPct: 95}
+				if err := w.Point(ctx, "am64x", p); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	if err := w.BoardFinished(ctx, "am64x", "ok", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Finish(ctx, store.RunOK); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRegressCommand is issue 6's promise at the CLI: a 25 % drop in one series exits 1 and is named in the
+// text and the JUnit file; an unchanged rerun exits 0.
+func TestRegressCommand(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "fleet.db")
+	base := map[string]float64{"cpu/16": 300e6, "cpu/16384": 900e6, "devcrypto/16": 20e6, "devcrypto/16384": 400e6}
+	storeSweep(t, db, "nightly", base)
+
+	same := map[string]float64{}
+	for k, v := range base {
+		same[k] = v
+	}
+	storeSweep(t, db, "", same)
+	stdout, stderr, code := runFleet(t, "regress", "--baseline", "nightly", "--db", db)
+	if code != 0 {
+		t.Fatalf("unchanged rerun: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+
+	drop := map[string]float64{}
+	for k, v := range base {
+		drop[k] = v
+	}
+	drop["devcrypto/16384"] *= 0.75
+	storeSweep(t, db, "", drop)
+	junit := filepath.Join(dir, "regress.xml")
+	stdout, stderr, code = runFleet(t, "regress", "--baseline", "nightly", "--junit", junit, "--db", db)
+	if got, want := code, exitRegression; got != want {
+		t.Fatalf("25%% drop: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", got, want, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "regressed") || !strings.Contains(stdout, "16384") || !strings.Contains(stdout, "devcrypto") {
+		t.Errorf("text does not name the regressed series:\n%s", stdout)
+	}
+	x, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(string(x), "<failure"); got != 1 {
+		t.Errorf("JUnit has %d failures, want 1:\n%s", got, x)
+	}
+	if !strings.Contains(string(x), "devcrypto/aes-128-cbc/16384") {
+		t.Errorf("JUnit does not name devcrypto/aes-128-cbc/16384:\n%s", x)
+	}
+}
+
+// TestImportS00Compare is issue 6's first promise: the AM335x capture (OpenSSL 1.0.0d, software vs cryptodev,
+// timed on CPU time) compares on wall time: the accelerator at 8192 B is 0.81× the CPU path, not 240× faster,
+// and it never crosses over.
+func TestImportS00Compare(t *testing.T) {
+	capture := filepath.Join("..", "..", "..", "shared", "fixtures", "openssl-speed", "S00_am335x-1.0.0d-sw-and-cryptodev-time-v.txt")
+	if _, err := os.Stat(capture); err != nil {
+		t.Skipf("fixture not found: %v", err)
+	}
+	db := filepath.Join(t.TempDir(), "fleet.db")
+	if _, stderr, code := runFleet(t, "import", "--board", "am335x", "--db", db, capture); code != 0 {
+		t.Fatalf("import: exit %d: %s", code, stderr)
+	}
+	stdout, stderr, code := runFleet(t, "compare", "--db", db)
+	if code != 0 {
+		t.Fatalf("compare: exit %d: %s", code, stderr)
+	}
+	var speedup8192 string
+	for _, line := range strings.Split(stdout, "\n") {
+		if strings.Contains(line, "8192 B") && strings.Contains(line, "×") {
+			speedup8192 = line
+		}
+	}
+	if !strings.Contains(speedup8192, "0.81×") {
+		t.Errorf("speedup row at 8192 B = %q, want 0.81×\n%s", speedup8192, stdout)
+	}
+	if !strings.Contains(stdout, "never") {
+		t.Errorf("no crossover \"never\" in:\n%s", stdout)
+	}
+	if !strings.Contains(stdout, "timed on CPU seconds") {
+		t.Errorf("the CPU-timed footnote is missing:\n%s", stdout)
+	}
+}
