@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -237,6 +238,7 @@ func reportCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "run", Aliases: []string{"r"}, Value: "latest", Usage: "run `ID`, label, or latest (per board)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "report.html", Usage: "write to `FILE` (- for stdout)"},
+			&cli.StringSliceFlag{Name: "history", Usage: "history charts for these `ALGS` (default: every algorithm at its largest block size, per board and mode)"},
 		},
 		Action: func(c *cli.Context) error {
 			db, err := openExistingDB(c)
@@ -265,6 +267,9 @@ func reportCommand() *cli.Command {
 					}
 				}
 			}
+			if err := addHistories(c, db, ms, data.History, c.StringSlice("history")); err != nil {
+				return err
+			}
 			out := c.App.Writer
 			if path := c.String("output"); path != "-" {
 				f, err := os.Create(path)
@@ -278,4 +283,36 @@ func reportCommand() *cli.Command {
 			return report.WriteHTML(out, data)
 		},
 	}
+}
+
+// addHistories adds a history chart per (board, mode, algorithm) at the largest block size measured (the size
+// where accelerators matter), for the chosen algorithms or all of them; series with one run are left out.
+func addHistories(c *cli.Context, db *store.DB, ms []store.Measurement, hist map[string][]store.Measurement, algs []string) error {
+	type series struct{ board, mode, alg string }
+	largest := map[series]int{}
+	for _, m := range ms {
+		if m.Failed || (len(algs) > 0 && !slices.Contains(splitList(algs), m.Algorithm)) {
+			continue
+		}
+		k := series{m.Board, m.Mode, m.Algorithm}
+		if m.BlockSize > largest[k] {
+			largest[k] = m.BlockSize
+		} else if _, ok := largest[k]; !ok {
+			largest[k] = m.BlockSize
+		}
+	}
+	for k, size := range largest {
+		h, err := db.History(c.Context, store.SeriesKey{Board: k.board, Mode: k.mode, Algorithm: k.alg, BlockSize: size})
+		if err != nil {
+			return err
+		}
+		runs := map[int64]bool{}
+		for _, m := range h {
+			runs[m.RunID] = true
+		}
+		if len(runs) > 1 {
+			hist[fmt.Sprintf("%s %s %s %d B", k.board, k.mode, k.alg, size)] = h
+		}
+	}
+	return nil
 }

@@ -129,3 +129,32 @@ func TestImportS00Compare(t *testing.T) {
 		t.Errorf("the CPU-timed footnote is missing:\n%s", stdout)
 	}
 }
+
+// TestReportCommand: one self-contained HTML file with a chart per algorithm and, once a series has more than
+// one run, its history.
+func TestReportCommand(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "fleet.db")
+	v := map[string]float64{"cpu/16": 300e6, "cpu/16384": 900e6, "devcrypto/16": 20e6, "devcrypto/16384": 400e6}
+	storeSweep(t, db, "nightly", v)
+	storeSweep(t, db, "", v)
+	out := filepath.Join(dir, "report.html")
+	if _, stderr, code := runFleet(t, "report", "--db", db, "-o", out); code != 0 {
+		t.Fatalf("report: exit %d: %s", code, stderr)
+	}
+	html, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<svg class="chart"`, "<h2>History</h2>", "am64x devcrypto aes-128-cbc 16384 B"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	// (the SVG namespace URI names, it is never fetched)
+	for _, banned := range []string{"<script src", "<link", `src="http`, `href="http`, "url(http", "@import"} {
+		if strings.Contains(string(html), banned) {
+			t.Errorf("report is not self-contained: has %q", banned)
+		}
+	}
+}
