@@ -32,12 +32,7 @@ beats the CPU path ("never" when it does not). Defaults to the latest run of eac
 			&cli.StringFlag{Name: "unit", Value: "MB/s", Usage: "`UNIT`: kB/s, MB/s, MiB/s, Mbit/s"},
 			formatFlag("text", "text", "markdown", "csv", "json", "html"),
 		},
-		Action: func(c *cli.Context) error {
-			db, err := openExistingDB(c)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
+		Action: withDB(func(c *cli.Context, db *store.DB) error {
 			ms, err := selectRun(c, db, c.String("run"))
 			if err != nil {
 				return err
@@ -48,7 +43,7 @@ beats the CPU path ("never" when it does not). Defaults to the latest run of eac
 				return usageErr("%w", err)
 			}
 			return report.WriteCompare(c.App.Writer, cmp, c.String("format"))
-		},
+		}),
 	}
 }
 
@@ -240,12 +235,7 @@ func reportCommand() *cli.Command {
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "report.html", Usage: "write to `FILE` (- for stdout)"},
 			&cli.StringSliceFlag{Name: "history", Usage: "history charts for these `ALGS` (default: every algorithm at its largest block size, per board and mode)"},
 		},
-		Action: func(c *cli.Context) error {
-			db, err := openExistingDB(c)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
+		Action: withDB(func(c *cli.Context, db *store.DB) error {
 			ms, err := selectRun(c, db, c.String("run"))
 			if err != nil {
 				return err
@@ -281,7 +271,7 @@ func reportCommand() *cli.Command {
 				defer fmt.Fprintf(c.App.ErrWriter, "wrote %s\n", path)
 			}
 			return report.WriteHTML(out, data)
-		},
+		}),
 	}
 }
 

@@ -22,18 +22,13 @@ func runsCommand() *cli.Command {
 			&cli.IntFlag{Name: "limit", Value: 20, Usage: "at most `N` runs"},
 			formatFlag("table", "table", "csv", "json"),
 		},
-		Action: func(c *cli.Context) error {
-			db, err := openExistingDB(c)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
+		Action: withDB(func(c *cli.Context, db *store.DB) error {
 			runs, err := db.Runs(c.Context, store.RunFilter{Label: c.String("label"), Limit: c.Int("limit")})
 			if err != nil {
 				return err
 			}
 			return report.WriteRuns(c.App.Writer, runs, c.String("format"))
-		},
+		}),
 	}
 }
 
@@ -52,25 +47,24 @@ func resultsCommand() *cli.Command {
 			&cli.IntFlag{Name: "size", Usage: "only block size `N` bytes"},
 			formatFlag("table", "table", "csv", "json"),
 		},
-		Action: func(c *cli.Context) error {
-			db, err := openExistingDB(c)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
+		Action: withDB(func(c *cli.Context, db *store.DB) error {
 			f := store.Filter{Board: c.String("board"), Mode: c.String("mode"), Algorithm: c.String("algorithm"),
 				Size: c.Int("size"), SizeSet: c.IsSet("size")}
 			if ref := c.String("run"); ref == "latest" {
 				f.Latest = true
-			} else if f.RunID, err = db.ResolveRun(c.Context, ref); err != nil {
-				return usageErr("%w", err)
+			} else {
+				id, err := db.ResolveRun(c.Context, ref)
+				if err != nil {
+					return usageErr("%w", err)
+				}
+				f.RunID = id
 			}
 			ms, err := db.Measurements(c.Context, f)
 			if err != nil {
 				return err
 			}
 			return report.WriteResults(c.App.Writer, ms, c.String("format"))
-		},
+		}),
 	}
 }
 
@@ -89,12 +83,7 @@ Shows each run's median, with its label, and notes where the kernel, OpenSSL or 
 			&cli.IntFlag{Name: "threads", Usage: "only -multi `N` (0: any)"},
 			formatFlag("table", "table", "csv", "json"),
 		},
-		Action: func(c *cli.Context) error {
-			db, err := openExistingDB(c)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
+		Action: withDB(func(c *cli.Context, db *store.DB) error {
 			key := store.SeriesKey{Board: c.String("board"), Mode: c.String("mode"), Algorithm: c.String("algorithm"),
 				BlockSize: c.Int("size"), Threads: c.Int("threads")}
 			ms, err := db.History(c.Context, key)
@@ -109,7 +98,7 @@ Shows each run's median, with its label, and notes where the kernel, OpenSSL or 
 				return err
 			}
 			return report.WriteHistory(c.App.Writer, ms, runs, boards, c.String("format"))
-		},
+		}),
 	}
 }
 

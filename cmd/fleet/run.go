@@ -223,6 +223,18 @@ func openExistingDB(c *cli.Context) (*store.DB, error) {
 	return openDB(c)
 }
 
+// withDB is the action of a command that reads the database: it opens it (it must exist) and closes it after.
+func withDB(action func(c *cli.Context, db *store.DB) error) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		db, err := openExistingDB(c)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		return action(c, db)
+	}
+}
+
 // openDB opens the database, creating it if needed.
 func openDB(c *cli.Context) (*store.DB, error) {
 	db, err := store.Open(c.Context, globalString(c, "db"))
