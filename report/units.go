@@ -88,11 +88,15 @@ func formatChange(f float64) string {
 // formatSpeedup prints a ratio with two decimals: 0.81×.
 func formatSpeedup(r float64) string { return fmt.Sprintf("%.2f×", r) }
 
-// formatCell prints a summary as "median ±spread (n)" in the unit; ops/s for asymmetric samples.
+// formatCell prints a summary as "median ±spread (n)" in the unit, "median (1)" for a single sample; ops/s for
+// asymmetric samples.
 func formatCell(s Summary, unit string, asym bool) string {
 	v := s.Median
 	if !asym {
 		v = inUnit(v, unit)
+	}
+	if s.N < 2 {
+		return fmt.Sprintf("%s (%d)", formatValue(v), s.N) // one sample has no spread: "±0%" would claim one
 	}
 	return fmt.Sprintf("%s ±%s (%d)", formatValue(v), formatPct(s.Spread()), s.N)
 }
