@@ -21,12 +21,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
+	"github.com/fleetlab/fleet/bench/internal/machine"
 	"github.com/fleetlab/fleet/inventory"
 )
 
@@ -71,7 +70,7 @@ func main() {
 			points = append(points, point{a, n})
 		}
 	}
-	printMachine()
+	fmt.Println(machine.Describe())
 	fmt.Printf("board %s, mode %s, -seconds %d, %d rounds per point, order fleet, hand, fleet, hand ...\n\n", *board, *mode, *seconds, *rounds)
 	fmt.Printf("%-12s %6s %5s %14s %14s %8s %10s\n", "algorithm", "size", "round", "fleet_B/s", "hand_B/s", "ratio", "cpu_ratio")
 	db := filepath.Join(dir, "fleet.db")
@@ -235,21 +234,6 @@ func quantile(v []float64, q float64) float64 {
 		return s[len(s)-1]
 	}
 	return s[i] + (x-float64(i))*(s[i+1]-s[i])
-}
-
-func printMachine() {
-	model := "?"
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, l := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
-				model = strings.TrimSpace(v)
-				break
-			}
-		}
-	}
-	load, _ := os.ReadFile("/proc/loadavg")
-	fmt.Printf("machine: %d CPUs (%s), load average %s, %s\n", runtime.NumCPU(), model,
-		strings.Join(strings.Fields(string(load))[:3], " "), time.Now().UTC().Format(time.RFC3339))
 }
 
 func fatalf(format string, args ...any) {

@@ -18,11 +18,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fleetlab/fleet/bench/internal/machine"
 )
 
 func main() {
@@ -66,7 +67,7 @@ func main() {
 	if err != nil {
 		fatalf("keys: %v", err)
 	}
-	printMachine()
+	fmt.Println(machine.Describe())
 	fmt.Printf("sweep duration per board: %v (quick profile: 3 algorithms x 2 modes x 6 sizes = 36 points)\n\n", *sweep)
 	fmt.Printf("%-5s %-5s %-4s %9s %9s %7s %9s %8s %11s\n", "round", "N", "run", "wall_s", "overhead", "ovh_%", "rss_MiB", "cpu_s", "pushed_MiB")
 
@@ -127,21 +128,6 @@ func build(out, pkg string, env []string, args ...string) {
 	if err := cmd.Run(); err != nil {
 		fatalf("go build %s: %v", pkg, err)
 	}
-}
-
-func printMachine() {
-	model := "?"
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, l := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
-				model = strings.TrimSpace(v)
-				break
-			}
-		}
-	}
-	load, _ := os.ReadFile("/proc/loadavg")
-	fmt.Printf("machine: %d CPUs (%s), load average %s, %s, %s\n", runtime.NumCPU(), model,
-		strings.Join(strings.Fields(string(load))[:3], " "), runtime.Version(), time.Now().UTC().Format(time.RFC3339))
 }
 
 func fatalf(format string, args ...any) {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fleetlab/fleet/bench/internal/machine"
 	"github.com/fleetlab/fleet/internal/sshlab"
 )
 
@@ -82,7 +83,7 @@ func TestBenchAnsible(t *testing.T) {
 		{"ansible-nocp", []string{"ANSIBLE_SSH_ARGS=-o ControlMaster=no"}, []string{"ansible", "all", "-i", ansInv, "-m", "raw", "-a", speedCmd}},
 	}
 
-	fmt.Println(machine())
+	fmt.Println(machine.Describe())
 	fmt.Printf("boards board1..3 (OpenSSH sshd, network namespaces %v); measured: %s\n", lab.Namespaced, speedCmd)
 	fmt.Printf("fleet: %s\nansible: %s\n\n", strings.Join(tools[0].argv[5:], " "), strings.Join(tools[1].argv, " "))
 	for _, tl := range tools {

@@ -1,7 +1,6 @@
 package sshbench
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,21 +70,6 @@ func wireBytes(t *testing.T, b *sshlab.Board) int64 {
 		sum += rx + tx
 	}
 	return sum
-}
-
-func machine() string {
-	model := "?"
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, l := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
-				model = strings.TrimSpace(v)
-				break
-			}
-		}
-	}
-	load, _ := os.ReadFile("/proc/loadavg")
-	return fmt.Sprintf("machine: %d CPUs (%s), load average %s, %s", runtime.NumCPU(), model,
-		strings.Join(strings.Fields(string(load))[:3], " "), time.Now().UTC().Format(time.RFC3339))
 }
 
 func median(v []float64) float64 {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fleetlab/fleet/bench/internal/machine"
 	"github.com/fleetlab/fleet/fleet"
 	"github.com/fleetlab/fleet/internal/sshlab"
 )
@@ -61,7 +62,7 @@ func TestBenchPush(t *testing.T) {
 		return d, wireBytes(t, b) - w0
 	}
 
-	fmt.Println(machine())
+	fmt.Println(machine.Describe())
 	fmt.Printf("agent %d bytes; board %s (OpenSSH sshd, %s:%d, network namespace %v)\n\n", fi.Size(), b.Name, b.Addr, b.Port, b.NetNS != "")
 	fmt.Printf("%-5s %-13s %8s %12s %12s\n", "round", "what", "time_s", "payload_B", "wire_B")
 	var first, second, scps []float64
