@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -142,7 +141,7 @@ type proc struct {
 	t              *testing.T
 	cmd            *exec.Cmd
 	args           []string
-	stdout, stderr *syncBuffer
+	stdout, stderr *sshlab.SyncBuffer
 	done           chan struct{}
 	res            result
 }
@@ -150,7 +149,7 @@ type proc struct {
 func (w *world) start(args ...string) *proc {
 	w.t.Helper()
 	full := w.fleetArgs(args)
-	p := &proc{t: w.t, args: full, stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
+	p := &proc{t: w.t, args: full, stdout: &sshlab.SyncBuffer{}, stderr: &sshlab.SyncBuffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command(fleetBin, full...)
 	p.cmd.Dir = w.dir
 	p.cmd.Env = w.environ()
@@ -207,23 +206,6 @@ func (p *proc) exited() bool {
 	default:
 		return false
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // openDB opens the world's database as the store package does; the test closes it at its end.

@@ -1,14 +1,10 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/fleetlab/fleet/agent"
-	"github.com/fleetlab/fleet/store"
 )
 
 func TestHelpDocumentsExitCodes(t *testing.T) {
@@ -51,7 +47,7 @@ func TestDidYouMeanOnUnknownBoard(t *testing.T) {
 func TestGlobalFlagsBeforeAndAfter(t *testing.T) {
 	dir := t.TempDir()
 	for _, label := range []string{"after", "before", "env"} {
-		seedRun(t, filepath.Join(dir, label+".db"), label)
+		storeSweep(t, filepath.Join(dir, label+".db"), label, map[string]float64{"cpu/16": 16000})
 	}
 	for _, tc := range []struct {
 		name string
@@ -88,45 +84,5 @@ func TestReadCommandsDoNotCreateADatabase(t *testing.T) {
 	}
 	if _, err := os.Stat(path); err == nil {
 		t.Errorf("%s was created by a read-only command", path)
-	}
-}
-
-// seedRun stores one finished run labelled label, with one board and one point.
-func seedRun(t *testing.T, path, label string) {
-	t.Helper()
-	ctx := context.Background()
-	db, err := store.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	w, err := db.BeginRun(ctx, store.RunInfo{Label: label})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := agent.Point{Mode: "cpu", Algorithm: "aes-128-cbc", BlockSize: 16, Threads: 1, Count: 1000, Seconds: 1,
-		Timing: "wall", BytesPerSec: 16000, WallS: 1, UserS: 1, CPUPct: 100}
-	for _, err := range []error{w.BoardStarted(ctx, "b1"), w.Point(ctx, "b1", p), w.BoardFinished(ctx, "b1", "ok", ""), w.Finish(ctx, store.RunOK)} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-func TestFlagsAfterArguments(t *testing.T) {
-	app := newApp(nil, nil, nil)
-	for _, tc := range []struct{ in, want string }{
-		{"fleet show 3 --raw --db x.db", "fleet show --raw --db x.db 3"},
-		{"fleet --db x.db show 3 --board b1", "fleet --db x.db show --board b1 3"},
-		{"fleet import --board b a.txt b.txt --dry-run", "fleet import --board b --dry-run a.txt b.txt"},
-		{"fleet boards check --all --db=x.db", "fleet boards check --all --db=x.db"},
-		{"fleet show 3 -- --raw", "fleet show 3 -- --raw"},
-		{"fleet nosuch 3 --raw", "fleet nosuch 3 --raw"},
-		{"fleet run --boards local --accept-new --seconds 1 --algorithms a", "fleet run --boards local --accept-new --seconds 1 --algorithms a"},
-		{"fleet boards check --all x --db y", "fleet boards check --all --db y x"},
-	} {
-		if got := strings.Join(flagsFirst(app, strings.Fields(tc.in)), " "); got != tc.want {
-			t.Errorf("flagsFirst(%q) = %q, want %q", tc.in, got, tc.want)
-		}
 	}
 }

@@ -46,14 +46,14 @@ type Board struct {
 	cmd  *exec.Cmd
 	done chan struct{}
 	pid  int         // sshd's pid in the host's PID namespace
-	log  *syncBuffer // sshd's stderr (LogLevel ERROR)
+	log  *SyncBuffer // sshd's stderr (LogLevel ERROR)
 	stop []int       // pids stopped by CutLink in loopback mode
 	ns   string      // sshd's PID namespace ("pid:[4026…]"), to find the board's processes
 }
 
 // newBoard prepares board k: directories, users, host keys, address and sshd config.
 func (l *Lab) newBoard(k int) (*Board, error) {
-	b := &Board{lab: l, k: k, Name: fmt.Sprintf("board%d", k), IdentityFile: l.Identity, log: &syncBuffer{}}
+	b := &Board{lab: l, k: k, Name: fmt.Sprintf("board%d", k), IdentityFile: l.Identity, log: &SyncBuffer{}}
 	b.dir = filepath.Join(l.Dir, b.Name)
 	b.config = filepath.Join(b.dir, "sshd_config")
 	b.pidFile = filepath.Join(b.dir, "sshd.pid")
@@ -286,19 +286,21 @@ func (b *Board) Inventory() inventory.Board {
 		KnownHosts: b.KnownHosts, ProxyJump: b.ProxyJump, Tags: []string{"sshlab"}}
 }
 
-// syncBuffer is a bytes.Buffer safe for the writer goroutine of exec and readers.
-type syncBuffer struct {
+// SyncBuffer is a bytes.Buffer safe for a writer goroutine (a child process's output) and concurrent readers.
+type SyncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
+// Write appends p.
+func (s *SyncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
 }
 
-func (s *syncBuffer) String() string {
+// String is what was written so far.
+func (s *SyncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
