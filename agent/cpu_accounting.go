@@ -3,6 +3,8 @@ package agent
 import (
 	"os"
 
+	"github.com/fleetlab/fleet/protocol"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -52,7 +54,7 @@ func threadRusage() (cpuUsage, error) {
 }
 
 // setAccounting fills a point's CPU accounting from wall, user and system seconds and two system samples.
-func setAccounting(p *Point, wall, user, sys float64, before, after systemSample) {
+func setAccounting(p *protocol.Point, wall, user, sys float64, before, after systemSample) {
 	p.WallS, p.UserS, p.SysS = nonNegative(wall), nonNegative(user), nonNegative(sys)
 	if p.WallS > 0 {
 		p.CPUPct = (p.UserS + p.SysS) / p.WallS * 100

@@ -145,7 +145,7 @@ func kcapiOpName(spec kcapiSpec, decrypt bool) string {
 	return "encrypt"
 }
 
-// kcapiResult is one measured point of the kcapi mode before it becomes a Point.
+// kcapiResult is one measured point of the kcapi mode before it becomes a protocol.Point.
 type kcapiResult struct {
 	Ops          int64
 	WallS        float64

@@ -12,9 +12,11 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+
+	"github.com/fleetlab/fleet/protocol"
 )
 
-// Version is the agent's release; Hello carries it with the VCS revision the binary was built from, if known.
+// Version is the agent's release; protocol.Hello carries it with the VCS revision the binary was built from, if known.
 const Version = "0.1.0"
 
 // errStdinClosed is why a sweep stops when the controller goes away.
@@ -26,7 +28,7 @@ var errStdinClosed = errors.New("stdin closed: controller gone")
 //	fleet-agent version
 //	fleet-agent sha256 FILE
 //	fleet-agent probe [--openssl PATH] [--engines a,b] [--providers p,q] [--timeout 10s]
-//	fleet-agent sweep            (one JSON Plan line on stdin; EOF on stdin afterwards cancels the sweep)
+//	fleet-agent sweep            (one JSON protocol.Plan line on stdin; EOF on stdin afterwards cancels the sweep)
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprintln(stderr, "usage: fleet-agent version | sha256 FILE | probe [flags] | sweep < plan.json")
@@ -73,8 +75,8 @@ func AgentVersion() string {
 }
 
 // hello is the first line of every probe and sweep.
-func hello() *Hello {
-	h := &Hello{Agent: AgentVersion(), Protocol: ProtocolVersion, GOOS: runtime.GOOS, GOARCH: runtime.GOARCH}
+func hello() *protocol.Hello {
+	h := &protocol.Hello{Agent: AgentVersion(), Protocol: protocol.ProtocolVersion, GOOS: runtime.GOOS, GOARCH: runtime.GOARCH}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
 			if s.Key == "GOARM" {
@@ -111,11 +113,11 @@ func mainProbe(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "probe: %v\nusage: fleet-agent probe [--openssl PATH] [--engines a,b] [--providers p,q] [--timeout 10s]\n", err)
 		return 2
 	}
-	enc := NewEncoder(stdout)
+	enc := protocol.NewEncoder(stdout)
 	facts := Probe(ctx, opts)
-	enc.Encode(TypeHello, hello())
-	enc.Encode(TypeFacts, &facts)
-	if err := enc.Encode(TypeDone, &Done{}); err != nil {
+	enc.Encode(protocol.TypeHello, hello())
+	enc.Encode(protocol.TypeFacts, &facts)
+	if err := enc.Encode(protocol.TypeDone, &protocol.Done{}); err != nil {
 		fmt.Fprintf(stderr, "probe: write: %v\n", err)
 		return 1
 	}
@@ -163,16 +165,16 @@ func mainSweep(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		fmt.Fprintln(stderr, "usage: fleet-agent sweep < plan.json (one JSON line)")
 		return 2
 	}
-	enc := NewEncoder(stdout)
-	if err := enc.Encode(TypeHello, hello()); err != nil {
+	enc := protocol.NewEncoder(stdout)
+	if err := enc.Encode(protocol.TypeHello, hello()); err != nil {
 		fmt.Fprintf(stderr, "sweep: write: %v\n", err)
 		return 1
 	}
 	in := bufio.NewReaderSize(stdin, 64<<10)
 	plan, err := readPlan(in)
 	if err != nil {
-		enc.Encode(TypeError, err.Error())
-		enc.Encode(TypeDone, &Done{})
+		enc.Encode(protocol.TypeError, err.Error())
+		enc.Encode(protocol.TypeDone, &protocol.Done{})
 		return 1
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -188,10 +190,10 @@ func mainSweep(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {
 			err = fmt.Errorf("%w (%v)", err, cause)
 		}
-		enc.Encode(TypeError, err.Error())
+		enc.Encode(protocol.TypeError, err.Error())
 		code = 1
 	}
-	if err := enc.Encode(TypeDone, &done); err != nil {
+	if err := enc.Encode(protocol.TypeDone, &done); err != nil {
 		fmt.Fprintf(stderr, "sweep: write: %v\n", err)
 		return 1
 	}
@@ -199,28 +201,28 @@ func mainSweep(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 }
 
 // readPlan reads the one JSON line of the plan, bounded by the protocol's line limit.
-func readPlan(r *bufio.Reader) (Plan, error) {
+func readPlan(r *bufio.Reader) (protocol.Plan, error) {
 	var line []byte
 	for {
 		chunk, err := r.ReadSlice('\n')
 		line = append(line, chunk...)
-		if len(line) > MaxLineBytes {
-			return Plan{}, fmt.Errorf("read plan: %w", ErrLineTooLong)
+		if len(line) > protocol.MaxLineBytes {
+			return protocol.Plan{}, fmt.Errorf("read plan: %w", protocol.ErrLineTooLong)
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
 		if err != nil && !(errors.Is(err, io.EOF) && len(line) > 0) {
-			return Plan{}, fmt.Errorf("read plan: %w", err)
+			return protocol.Plan{}, fmt.Errorf("read plan: %w", err)
 		}
 		break
 	}
-	var p Plan
+	var p protocol.Plan
 	if err := json.Unmarshal(line, &p); err != nil {
-		return Plan{}, fmt.Errorf("read plan: %w", err)
+		return protocol.Plan{}, fmt.Errorf("read plan: %w", err)
 	}
 	if len(p.Algorithms) == 0 || len(p.Modes) == 0 {
-		return Plan{}, errors.New("read plan: no algorithms or no modes")
+		return protocol.Plan{}, errors.New("read plan: no algorithms or no modes")
 	}
 	return p, nil
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fleetlab/fleet/protocol"
 )
 
 func runMain(t *testing.T, stdin string, args ...string) (int, string, string) {
@@ -55,21 +57,21 @@ func TestMainProbe(t *testing.T) {
 		t.Fatalf("probe: exit %d, stderr %q", code, errOut)
 	}
 	msgs := decodeAll(t, []byte(out))
-	if len(msgs) != 3 || msgs[0].Type != TypeHello || msgs[1].Type != TypeFacts || msgs[2].Type != TypeDone {
+	if len(msgs) != 3 || msgs[0].Type != protocol.TypeHello || msgs[1].Type != protocol.TypeFacts || msgs[2].Type != protocol.TypeDone {
 		t.Fatalf("probe printed %d lines, want hello, facts, done:\n%s", len(msgs), out)
 	}
-	if h := msgs[0].Hello; h.Protocol != ProtocolVersion || h.GOOS != "linux" || h.Agent == "" {
+	if h := msgs[0].Hello; h.Protocol != protocol.ProtocolVersion || h.GOOS != "linux" || h.Agent == "" {
 		t.Errorf("hello %+v", h)
 	}
 	f := msgs[1].Facts
 	if f.OpenSSLVersion != "3.0.99" || f.OpenSSLPath != fake || f.Kernel == "" || f.CPU.Cores < 1 {
 		t.Errorf("facts: openssl %q at %q, kernel %q, cores %d", f.OpenSSLVersion, f.OpenSSLPath, f.Kernel, f.CPU.Cores)
 	}
-	modes := map[string]ModeFact{}
+	modes := map[string]protocol.ModeFact{}
 	for _, m := range f.Modes {
 		modes[m.Mode] = m
 	}
-	for _, m := range append(StandardModes, "engine:fakeok", "engine:missing") {
+	for _, m := range append(protocol.StandardModes, "engine:fakeok", "engine:missing") {
 		if _, ok := modes[m]; !ok {
 			t.Errorf("facts lack mode %s", m)
 		}
@@ -83,7 +85,7 @@ func TestMainSweepBadPlan(t *testing.T) {
 	for _, plan := range []string{"", "not json\n", `{"algorithms":[],"modes":["cpu"]}` + "\n"} {
 		code, out, _ := runMain(t, plan, "sweep")
 		msgs := decodeAll(t, []byte(out))
-		if code != 1 || len(msgs) != 3 || msgs[1].Type != TypeError || !strings.Contains(msgs[1].Error, "read plan") {
+		if code != 1 || len(msgs) != 3 || msgs[1].Type != protocol.TypeError || !strings.Contains(msgs[1].Error, "read plan") {
 			t.Errorf("sweep with plan %q: exit %d, output %q; want 1 with hello, error naming the plan, done", plan, code, out)
 		}
 	}
@@ -100,7 +102,7 @@ func TestMainSweepStdinEOF(t *testing.T) {
 	}
 	msgs := decodeAll(t, []byte(out))
 	last := msgs[len(msgs)-1]
-	if code != 1 || last.Type != TypeDone || !strings.Contains(out, "stdin closed") {
+	if code != 1 || last.Type != protocol.TypeDone || !strings.Contains(out, "stdin closed") {
 		t.Errorf("sweep with stdin closed after the plan: exit %d, output %q; want 1, an error naming stdin, done", code, out)
 	}
 }

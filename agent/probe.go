@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fleetlab/fleet/protocol"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -27,25 +29,22 @@ type ProbeOptions struct {
 	Env       []string      // extra KEY=VALUE for every openssl command (a plan's OPENSSL_CONF, OPENSSL_ENGINES)
 }
 
-// StandardModes are the modes every probe reports on.
-var StandardModes = []string{"soft", "cpu", "devcrypto", "afalg", "kcapi"}
-
 // standardEngines are tested by every probe.
 var standardEngines = []string{"cryptodev", "devcrypto", "afalg", "af_alg"}
 
 // Probe learns what the board is and which modes it can measure. It never fails: a fact it cannot read stays
-// empty and the reason goes to Facts.Errors.
-func Probe(ctx context.Context, opts ProbeOptions) Facts {
+// empty and the reason goes to protocol.Facts.Errors.
+func Probe(ctx context.Context, opts ProbeOptions) protocol.Facts {
 	f, _, _ := probeFacts(ctx, opts)
 	return f
 }
 
 // probeFacts is Probe that also returns the resolved openssl path and its version for the sweep.
-func probeFacts(ctx context.Context, opts ProbeOptions) (Facts, string, *opensslVersion) {
+func probeFacts(ctx context.Context, opts ProbeOptions) (protocol.Facts, string, *opensslVersion) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = 10 * time.Second
 	}
-	var f Facts
+	var f protocol.Facts
 	addErr := func(format string, a ...any) { f.Errors = append(f.Errors, fmt.Sprintf(format, a...)) }
 	path := func(p string) string { return opts.Root + p }
 
@@ -121,7 +120,7 @@ func probeFacts(ctx context.Context, opts ProbeOptions) (Facts, string, *openssl
 	return f, f.OpenSSLPath, version
 }
 
-func probeUname(f *Facts, addErr func(string, ...any)) {
+func probeUname(f *protocol.Facts, addErr func(string, ...any)) {
 	var u unix.Utsname
 	if err := unix.Uname(&u); err != nil {
 		addErr("uname: %v", err)
@@ -163,7 +162,7 @@ func readOSRelease(addErr func(string, ...any), paths ...string) map[string]stri
 }
 
 // probeCPUFreq reads cpu0's cpufreq; boards and VMs without cpufreq are normal, so absence is not an error.
-func probeCPUFreq(c *CPUFacts, dir string, addErr func(string, ...any)) {
+func probeCPUFreq(c *protocol.CPUFacts, dir string, addErr func(string, ...any)) {
 	read := func(name string) (string, bool) {
 		b, err := os.ReadFile(dir + "/" + name)
 		if err != nil {

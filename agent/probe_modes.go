@@ -3,45 +3,47 @@ package agent
 import (
 	"context"
 	"strings"
+
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // probeModes decides, for every standard mode and every engine or provider asked for, whether it can be
 // measured and why not.
-func probeModes(ctx context.Context, f *Facts, v *opensslVersion, opts ProbeOptions) []ModeFact {
+func probeModes(ctx context.Context, f *protocol.Facts, v *opensslVersion, opts ProbeOptions) []protocol.ModeFact {
 	noOpenSSL := "openssl not found"
 	if f.OpenSSLPath != "" {
 		noOpenSSL = "openssl version unknown"
 	}
-	engineMode := func(mode, engine string) ModeFact {
+	engineMode := func(mode, engine string) protocol.ModeFact {
 		st, ok := f.Engines[engine]
 		switch {
 		case !ok:
-			return ModeFact{Mode: mode, Reason: "engine " + engine + ": not tested"}
+			return protocol.ModeFact{Mode: mode, Reason: "engine " + engine + ": not tested"}
 		case st != "available":
-			return ModeFact{Mode: mode, Reason: "engine " + engine + ": " + st}
+			return protocol.ModeFact{Mode: mode, Reason: "engine " + engine + ": " + st}
 		}
-		return ModeFact{Mode: mode, Available: true, Reason: "engine " + engine}
+		return protocol.ModeFact{Mode: mode, Available: true, Reason: "engine " + engine}
 	}
-	var modes []ModeFact
-	for _, mode := range StandardModes {
-		var m ModeFact
+	var modes []protocol.ModeFact
+	for _, mode := range protocol.StandardModes {
+		var m protocol.ModeFact
 		switch {
 		case mode == "kcapi" && f.AFALG:
-			m = ModeFact{Mode: mode, Available: true, Reason: "AF_ALG"}
+			m = protocol.ModeFact{Mode: mode, Available: true, Reason: "AF_ALG"}
 		case mode == "kcapi":
-			m = ModeFact{Mode: mode, Reason: "AF_ALG socket: " + f.AFALGError}
+			m = protocol.ModeFact{Mode: mode, Reason: "AF_ALG socket: " + f.AFALGError}
 		case v == nil:
-			m = ModeFact{Mode: mode, Reason: noOpenSSL}
+			m = protocol.ModeFact{Mode: mode, Reason: noOpenSSL}
 		case mode == "soft":
 			if env, ok := softModeEnv(f.Machine); ok {
-				m = ModeFact{Mode: mode, Available: true, Reason: env}
+				m = protocol.ModeFact{Mode: mode, Available: true, Reason: env}
 			} else {
-				m = ModeFact{Mode: mode, Reason: "no OpenSSL capability mask known for " + f.Machine}
+				m = protocol.ModeFact{Mode: mode, Reason: "no OpenSSL capability mask known for " + f.Machine}
 			}
 		case mode == "cpu":
-			m = ModeFact{Mode: mode, Available: true}
+			m = protocol.ModeFact{Mode: mode, Available: true}
 		case mode == "devcrypto" && !f.DevCrypto:
-			m = ModeFact{Mode: mode, Reason: "no /dev/crypto"}
+			m = protocol.ModeFact{Mode: mode, Reason: "no /dev/crypto"}
 		case mode == "devcrypto":
 			m = engineMode(mode, v.devcryptoEngine())
 		case mode == "afalg":
@@ -51,7 +53,7 @@ func probeModes(ctx context.Context, f *Facts, v *opensslVersion, opts ProbeOpti
 	}
 	for _, e := range opts.Engines {
 		if v == nil {
-			modes = append(modes, ModeFact{Mode: "engine:" + e, Reason: noOpenSSL})
+			modes = append(modes, protocol.ModeFact{Mode: "engine:" + e, Reason: noOpenSSL})
 			continue
 		}
 		modes = append(modes, engineMode("engine:"+e, e))
@@ -60,14 +62,14 @@ func probeModes(ctx context.Context, f *Facts, v *opensslVersion, opts ProbeOpti
 		mode := "provider:" + p
 		switch {
 		case v == nil:
-			modes = append(modes, ModeFact{Mode: mode, Reason: noOpenSSL})
+			modes = append(modes, protocol.ModeFact{Mode: mode, Reason: noOpenSSL})
 		case !v.atLeast(3, 0, 0):
-			modes = append(modes, ModeFact{Mode: mode, Reason: "providers need OpenSSL 3.0 or later, have " + f.OpenSSLVersion})
+			modes = append(modes, protocol.ModeFact{Mode: mode, Reason: "providers need OpenSSL 3.0 or later, have " + f.OpenSSLVersion})
 		default:
 			if ok, why := probeProvider(ctx, f.OpenSSLPath, p, opts); ok {
-				modes = append(modes, ModeFact{Mode: mode, Available: true, Reason: "provider " + p})
+				modes = append(modes, protocol.ModeFact{Mode: mode, Available: true, Reason: "provider " + p})
 			} else {
-				modes = append(modes, ModeFact{Mode: mode, Reason: "provider " + p + ": " + why})
+				modes = append(modes, protocol.ModeFact{Mode: mode, Reason: "provider " + p + ": " + why})
 			}
 		}
 	}
@@ -75,7 +77,7 @@ func probeModes(ctx context.Context, f *Facts, v *opensslVersion, opts ProbeOpti
 }
 
 // probeOptionsForPlan asks the probe about the engines and providers the plan's modes name.
-func probeOptionsForPlan(plan Plan) ProbeOptions {
+func probeOptionsForPlan(plan protocol.Plan) ProbeOptions {
 	opts := ProbeOptions{OpenSSL: plan.OpenSSL, Env: envList(plan.Env)}
 	for _, m := range plan.Modes {
 		if e, ok := strings.CutPrefix(m, "engine:"); ok && e != "" {

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // opensslVersion is the parsed "openssl version" of the binary a sweep runs.
@@ -129,7 +131,7 @@ func probeProvider(ctx context.Context, openssl, name string, opts ProbeOptions)
 }
 
 // probeOpenSSL fills the OpenSSL facts and engines; it returns the parsed version (ok false when unknown).
-func probeOpenSSL(ctx context.Context, f *Facts, path string, engines []string, opts ProbeOptions) (opensslVersion, bool) {
+func probeOpenSSL(ctx context.Context, f *protocol.Facts, path string, engines []string, opts ProbeOptions) (opensslVersion, bool) {
 	cctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	res := runChild(cctx, []string{path, "version", "-a"}, opts.Env)
 	cancel()

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // fakeBoardRoot lays out the /proc, /sys, /etc and /dev files of an ARM board under a temporary directory.
@@ -39,8 +41,8 @@ func fakeBoardRoot(t *testing.T, devCrypto bool) string {
 	return root
 }
 
-func modeMap(f Facts) map[string]ModeFact {
-	m := map[string]ModeFact{}
+func modeMap(f protocol.Facts) map[string]protocol.ModeFact {
+	m := map[string]protocol.ModeFact{}
 	for _, mf := range f.Modes {
 		m[mf.Mode] = mf
 	}

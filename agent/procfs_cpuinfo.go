@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // armCoreNames maps ARM Ltd (implementer 0x41) "CPU part" numbers to core names.
@@ -41,8 +43,8 @@ func armCoreName(implementer, part string) string {
 
 // parseCPUInfo reads /proc/cpuinfo: the model (model name, Processor, or the core named from "CPU part"),
 // the number of processors and the crypto-relevant features.
-func parseCPUInfo(r io.Reader) CPUFacts {
-	var c CPUFacts
+func parseCPUInfo(r io.Reader) protocol.CPUFacts {
+	var c protocol.CPUFacts
 	var modelName, processor, hardware string
 	features := map[string]bool{}
 	sc := bufio.NewScanner(r)
@@ -113,7 +115,7 @@ func parseCPUInfo(r io.Reader) CPUFacts {
 }
 
 // hasCPUFeature reports whether f is among the features.
-func hasCPUFeature(c CPUFacts, f string) bool {
+func hasCPUFeature(c protocol.CPUFacts, f string) bool {
 	for _, g := range c.Features {
 		if g == f {
 			return true

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/fleetlab/fleet/protocol"
 )
 
 const cpuinfoArmv7A9 = `processor	: 0
@@ -75,16 +77,16 @@ flags		: fpu vme sse2 ssse3 pclmulqdq sse4_2 aes avx avx2 sha_ni
 func TestParseCPUInfo(t *testing.T) {
 	for _, tc := range []struct {
 		name, in string
-		want     CPUFacts
+		want     protocol.CPUFacts
 	}{
-		{"armv7 cortex-a9", cpuinfoArmv7A9, CPUFacts{Model: "Cortex-A9 (Freescale i.MX6 Quad/DualLite (Device Tree))",
+		{"armv7 cortex-a9", cpuinfoArmv7A9, protocol.CPUFacts{Model: "Cortex-A9 (Freescale i.MX6 Quad/DualLite (Device Tree))",
 			Implementer: "0x41", Part: "0xc09", Cores: 2, Features: []string{"neon", "vfp"}}},
-		{"arm64 cortex-a53", cpuinfoArm64A53, CPUFacts{Model: "Cortex-A53", Implementer: "0x41", Part: "0xd03", Cores: 4,
+		{"arm64 cortex-a53", cpuinfoArm64A53, protocol.CPUFacts{Model: "Cortex-A53", Implementer: "0x41", Part: "0xd03", Cores: 4,
 			Features: []string{"aes", "asimd", "crc32", "pmull", "sha1", "sha2"}}},
-		{"armv5 arm926", cpuinfoArm926, CPUFacts{Model: "ARM926 (Atmel AT91SAM9)", Implementer: "0x41", Part: "0x926", Cores: 1}},
-		{"x86", cpuinfoX86, CPUFacts{Model: "Intel(R) Core(TM) i5-4690K CPU @ 3.50GHz", Cores: 2, CurMHz: 3499.912,
+		{"armv5 arm926", cpuinfoArm926, protocol.CPUFacts{Model: "ARM926 (Atmel AT91SAM9)", Implementer: "0x41", Part: "0x926", Cores: 1}},
+		{"x86", cpuinfoX86, protocol.CPUFacts{Model: "Intel(R) Core(TM) i5-4690K CPU @ 3.50GHz", Cores: 2, CurMHz: 3499.912,
 			Features: []string{"aes", "avx", "avx2", "pclmulqdq", "sha_ni", "sse4_2", "ssse3"}}},
-		{"empty", "", CPUFacts{}},
+		{"empty", "", protocol.CPUFacts{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := parseCPUInfo(strings.NewReader(tc.in))
@@ -223,7 +225,7 @@ func TestParseProcCryptoFull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []CryptoAlg{
+	want := []protocol.CryptoAlg{
 		{Name: "cbc(aes)", Driver: "cbc(ecb(aes-fixed-time))", Module: "kernel", Priority: 101, Type: "lskcipher", Selftest: "passed"},
 		{Name: "cbc(aes)", Driver: "cbc-aes-aesni", Module: "aesni_intel", Priority: 400, Type: "skcipher", Selftest: "passed"},
 		{Name: "cbc(aes)", Driver: "cbc-aes-broken", Module: "kernel", Priority: 900, Type: "skcipher", Selftest: "failed"},
@@ -256,16 +258,16 @@ func TestParseProcCryptoFixtures(t *testing.T) {
 		file    string
 		entries int
 		// index → name/driver read from the file
-		want map[int]CryptoAlg
+		want map[int]protocol.CryptoAlg
 		best map[string]string // name → first driver listed (the excerpts carry no priorities)
 	}{
 		{"qemu-arm64-max-proc-crypto.txt", 30,
-			map[int]CryptoAlg{0: {Name: "crct10dif", Driver: "crct10dif-arm64-ce"}, 6: {Name: "gcm(aes)", Driver: "gcm-aes-ce"},
+			map[int]protocol.CryptoAlg{0: {Name: "crct10dif", Driver: "crct10dif-arm64-ce"}, 6: {Name: "gcm(aes)", Driver: "gcm-aes-ce"},
 				29: {Name: "cbc(aes)", Driver: "cbc-aes-neonbs"}},
 			map[string]string{"gcm(aes)": "gcm-aes-ce", "sha256": "sha256-ce", "cbc(aes)": "cbc-aes-neonbs", "sha1": "sha1-ce",
 				"ctr(aes)": "ctr-aes-neonbs"}},
 		{"qemu-armv7-a15-proc-crypto.txt", 30,
-			map[int]CryptoAlg{0: {Name: "poly1305", Driver: "poly1305-neon"}, 25: {Name: "cbc(aes)", Driver: "cbc(aes-arm)"},
+			map[int]protocol.CryptoAlg{0: {Name: "poly1305", Driver: "poly1305-neon"}, 25: {Name: "cbc(aes)", Driver: "cbc(aes-arm)"},
 				27: {Name: "cbc(aes)", Driver: "cbc-aes-neonbs"}, 29: {Name: "ecb(aes)", Driver: "ecb-aes-neonbs"}},
 			map[string]string{"sha256": "sha256-neon", "cbc(aes)": "cbc(aes-arm)", "ghash": "cryptd(ghash-ce-sync)"}},
 	} {
@@ -302,7 +304,7 @@ func TestParseProcCryptoFixtures(t *testing.T) {
 }
 
 func TestFactsKernelDriver(t *testing.T) {
-	f := &Facts{ProcCrypto: []CryptoAlg{
+	f := &protocol.Facts{ProcCrypto: []protocol.CryptoAlg{
 		{Name: "cbc(aes)", Driver: "cbc-aes-generic", Priority: 100, Selftest: "passed"},
 		{Name: "cbc(aes)", Driver: "cbc-aes-sa2ul", Priority: 5000, Selftest: "unknown"}, // failed or not run: not picked
 		{Name: "cbc(aes)", Driver: "cbc-aes-neonbs", Priority: 250, Selftest: "passed"},
@@ -323,7 +325,7 @@ func TestFactsKernelDriver(t *testing.T) {
 			t.Errorf("KernelDriver(%s) = %s (%d), %v; want %s (%d), %v", tt.name, got.Driver, got.Priority, ok, tt.driver, tt.prio, tt.ok)
 		}
 	}
-	if got, ok := (*Facts)(nil).KernelDriver("cbc(aes)"); ok {
+	if got, ok := (*protocol.Facts)(nil).KernelDriver("cbc(aes)"); ok {
 		t.Errorf("nil facts: KernelDriver = %+v, want none", got)
 	}
 }
@@ -331,14 +333,14 @@ func TestFactsKernelDriver(t *testing.T) {
 func TestKernelAlgorithm(t *testing.T) {
 	for alg, want := range map[string]string{"aes-128-cbc": "cbc(aes)", "aes-256-gcm": "gcm(aes)", "sha256": "sha256", "rsa": "",
 		"AES-128-CTR": "ctr(aes)", "des-ede3-cbc": "cbc(des3_ede)", "chacha20-poly1305": "rfc7539(chacha20,poly1305)"} {
-		if got := KernelAlgorithm(alg); got != want {
-			t.Errorf("KernelAlgorithm(%q) = %q, want %q", alg, got, want)
+		if got := protocol.KernelAlgorithm(alg); got != want {
+			t.Errorf("protocol.KernelAlgorithm(%q) = %q, want %q", alg, got, want)
 		}
 	}
 	// The kcapi mode benchmarks the same kernel algorithm a report names the driver of.
 	for alg, spec := range kcapiSpecs {
-		if got := KernelAlgorithm(alg); got != spec.Name {
-			t.Errorf("KernelAlgorithm(%q) = %q, but kcapi measures %q", alg, got, spec.Name)
+		if got := protocol.KernelAlgorithm(alg); got != spec.Name {
+			t.Errorf("protocol.KernelAlgorithm(%q) = %q, but kcapi measures %q", alg, got, spec.Name)
 		}
 	}
 }

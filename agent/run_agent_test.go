@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // buildAgent compiles cmd/fleet-agent for this host into a temporary directory.
@@ -140,7 +142,7 @@ func TestAgentExitsAndKillsChildren(t *testing.T) {
 			go func() {
 				defer close(readDone)
 				sc := bufio.NewScanner(stdout)
-				sc.Buffer(make([]byte, 64<<10), MaxLineBytes)
+				sc.Buffer(make([]byte, 64<<10), protocol.MaxLineBytes)
 				for sc.Scan() {
 					mu.Lock()
 					lines = append(lines, sc.Text())

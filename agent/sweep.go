@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // sweepJob is one measurement command of a sweep: an openssl run or one kcapi point.
@@ -15,12 +17,12 @@ type sweepJob struct {
 
 // sweepState is what a running sweep carries between jobs.
 type sweepState struct {
-	plan    Plan
-	facts   Facts
-	enc     *Encoder
+	plan    protocol.Plan
+	facts   protocol.Facts
+	enc     *protocol.Encoder
 	root    string // prefix of /proc (tests); "" is the real one
 	rawID   int
-	done    Done
+	done    protocol.Done
 	threads int
 }
 
@@ -28,11 +30,11 @@ type sweepState struct {
 // cannot be measured yields one skip with the reason, a failing command an error line, and the sweep goes on.
 // Repeats are interleaved: every mode runs once for a block size before any runs again. It returns the counts
 // for the done line, and an error only when ctx ends or enc cannot write.
-func Sweep(ctx context.Context, plan Plan, enc *Encoder) (Done, error) {
+func Sweep(ctx context.Context, plan protocol.Plan, enc *protocol.Encoder) (protocol.Done, error) {
 	return sweepWith(ctx, plan, enc, "")
 }
 
-func sweepWith(ctx context.Context, plan Plan, enc *Encoder, root string) (Done, error) {
+func sweepWith(ctx context.Context, plan protocol.Plan, enc *protocol.Encoder, root string) (protocol.Done, error) {
 	if plan.Repeats < 1 {
 		plan.Repeats = 1
 	}
@@ -40,13 +42,13 @@ func sweepWith(ctx context.Context, plan Plan, enc *Encoder, root string) (Done,
 	popts.Root = root
 	facts, opensslPath, version := probeFacts(ctx, popts)
 	s := &sweepState{plan: plan, facts: facts, enc: enc, root: root, threads: max(plan.Threads, 1)}
-	if err := enc.Encode(TypeFacts, &facts); err != nil {
+	if err := enc.Encode(protocol.TypeFacts, &facts); err != nil {
 		return s.done, err
 	}
 	if err := ctx.Err(); err != nil {
 		return s.done, fmt.Errorf("sweep: %w", err)
 	}
-	available := map[string]ModeFact{}
+	available := map[string]protocol.ModeFact{}
 	for _, m := range facts.Modes {
 		available[m.Mode] = m
 	}
@@ -55,7 +57,7 @@ func sweepWith(ctx context.Context, plan Plan, enc *Encoder, root string) (Done,
 		if !version.atLeast(1, 1, 1) {
 			msg += ": no -seconds or -bytes, every run measures OpenSSL's default sizes for its default time"
 		}
-		if err := enc.Encode(TypeLog, &Log{Level: "info", Msg: msg}); err != nil {
+		if err := enc.Encode(protocol.TypeLog, &protocol.Log{Level: "info", Msg: msg}); err != nil {
 			return s.done, err
 		}
 	}
@@ -133,19 +135,19 @@ func (s *sweepState) run(ctx context.Context, j sweepJob, repeat int) error {
 
 func (s *sweepState) skip(mode, alg, reason string) error {
 	s.done.Skips++
-	return s.enc.Encode(TypeSkip, &Skip{Mode: mode, Algorithm: alg, Reason: reason})
+	return s.enc.Encode(protocol.TypeSkip, &protocol.Skip{Mode: mode, Algorithm: alg, Reason: reason})
 }
 
 func (s *sweepState) errorf(format string, a ...any) error {
-	return s.enc.Encode(TypeError, fmt.Sprintf(format, a...))
+	return s.enc.Encode(protocol.TypeError, fmt.Sprintf(format, a...))
 }
 
-func (s *sweepState) point(p *Point) error {
+func (s *sweepState) point(p *protocol.Point) error {
 	s.done.Points++
 	if p.Failed {
 		s.done.Failed++
 	}
-	return s.enc.Encode(TypePoint, p)
+	return s.enc.Encode(protocol.TypePoint, p)
 }
 
 // isSweepCipher reports whether a canonical algorithm is a symmetric cipher (decryption is measured too when

@@ -6,6 +6,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/fleetlab/fleet/opensslspeed"
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // ia32capSoftMask turns off, for OpenSSL on x86, AES-NI (CPUID.1:ECX bit 25 → bit 57 of the first word) and
@@ -80,8 +83,8 @@ func speedModeOptions(mode string, v opensslVersion, machine string) (opts, env 
 // buildSpeedCommands turns one (mode, algorithm) of a plan into the openssl commands that measure it: with
 // -bytes (1.1.1+) one command per block size, so each point has its own CPU accounting; before that one command
 // over OpenSSL's default sizes. It never builds a shell line.
-func buildSpeedCommands(openssl string, v opensslVersion, machine string, plan Plan, mode, alg string, decrypt bool) ([]speedCommand, error) {
-	algArgs, asym, err := SpeedArgs(alg)
+func buildSpeedCommands(openssl string, v opensslVersion, machine string, plan protocol.Plan, mode, alg string, decrypt bool) ([]speedCommand, error) {
+	algArgs, asym, err := opensslspeed.Args(alg)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +138,7 @@ func buildSpeedCommands(openssl string, v opensslVersion, machine string, plan P
 	}
 	sizes := plan.Sizes
 	if len(sizes) == 0 {
-		sizes = DefaultSizes
+		sizes = protocol.DefaultSizes
 	}
 	cmds := make([]speedCommand, 0, len(sizes))
 	for _, s := range sizes {

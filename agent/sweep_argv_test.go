@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/fleetlab/fleet/protocol"
 )
 
 func mustVersion(t *testing.T, line string) opensslVersion {
@@ -83,7 +85,7 @@ func strconvHex(v uint64) string {
 }
 
 func TestBuildSpeedCommands(t *testing.T) {
-	plan := Plan{Seconds: 1, Sizes: []int{16, 8192}, Env: map[string]string{"OPENSSL_CONF": "/etc/x.cnf"}}
+	plan := protocol.Plan{Seconds: 1, Sizes: []int{16, 8192}, Env: map[string]string{"OPENSSL_CONF": "/etc/x.cnf"}}
 	v30 := mustVersion(t, "OpenSSL 3.0.19 27 Jan 2026")
 	v111 := mustVersion(t, "OpenSSL 1.1.1w  11 Sep 2023")
 	v102 := mustVersion(t, "OpenSSL 1.0.2k-fips  26 Jan 2017")
@@ -96,7 +98,7 @@ func TestBuildSpeedCommands(t *testing.T) {
 		name    string
 		v       opensslVersion
 		machine string
-		plan    Plan
+		plan    protocol.Plan
 		mode    string
 		alg     string
 		decrypt bool
@@ -108,37 +110,37 @@ func TestBuildSpeedCommands(t *testing.T) {
 			{"openssl speed -elapsed -mr -seconds 1 -bytes 16 -evp aes-128-cbc", []string{"OPENSSL_CONF=/etc/x.cnf"}, 0},
 			{"openssl speed -elapsed -mr -seconds 1 -bytes 8192 -evp aes-128-cbc", []string{"OPENSSL_CONF=/etc/x.cnf"}, 0},
 		}, "", 1},
-		{"3.0 soft x86", v30, "x86_64", Plan{Seconds: 1, Sizes: []int{64}}, "soft", "aes-128-cbc", false, []cmd{
+		{"3.0 soft x86", v30, "x86_64", protocol.Plan{Seconds: 1, Sizes: []int{64}}, "soft", "aes-128-cbc", false, []cmd{
 			{"openssl speed -elapsed -mr -seconds 1 -bytes 64 -evp aes-128-cbc", []string{ia32capSoftMask}, 0},
 		}, "", 1},
-		{"3.0 soft arm decrypt", v30, "aarch64", Plan{Seconds: 1, Sizes: []int{64}}, "soft", "aes-128-cbc", true, []cmd{
+		{"3.0 soft arm decrypt", v30, "aarch64", protocol.Plan{Seconds: 1, Sizes: []int{64}}, "soft", "aes-128-cbc", true, []cmd{
 			{"openssl speed -elapsed -mr -seconds 1 -decrypt -bytes 64 -evp aes-128-cbc", []string{"OPENSSL_armcap=0"}, 0},
 		}, "", 1},
-		{"3.0 afalg multi", v30, "aarch64", Plan{Seconds: 2, Sizes: []int{16}, Threads: 2}, "afalg", "aes-128-cbc", false, []cmd{
+		{"3.0 afalg multi", v30, "aarch64", protocol.Plan{Seconds: 2, Sizes: []int{16}, Threads: 2}, "afalg", "aes-128-cbc", false, []cmd{
 			{"openssl speed -elapsed -mr -seconds 2 -multi 2 -engine afalg -bytes 16 -evp aes-128-cbc", []string{}, 0},
 		}, "afalg", 2},
-		{"3.0 devcrypto", v30, "armv7l", Plan{Seconds: 1, Sizes: []int{16}}, "devcrypto", "sha256", false, []cmd{
+		{"3.0 devcrypto", v30, "armv7l", protocol.Plan{Seconds: 1, Sizes: []int{16}}, "devcrypto", "sha256", false, []cmd{
 			{"openssl speed -elapsed -mr -seconds 1 -engine devcrypto -bytes 16 -evp sha256", []string{}, 0},
 		}, "devcrypto", 1},
-		{"3.0 provider", v30, "x86_64", Plan{Seconds: 1, Sizes: []int{16}}, "provider:legacy", "aes-128-cbc", false, []cmd{
+		{"3.0 provider", v30, "x86_64", protocol.Plan{Seconds: 1, Sizes: []int{16}}, "provider:legacy", "aes-128-cbc", false, []cmd{
 			{"openssl speed -elapsed -mr -seconds 1 -provider legacy -bytes 16 -evp aes-128-cbc", []string{}, 0},
 		}, "", 1},
 		{"3.0 rsa one run", v30, "x86_64", plan, "cpu", "rsa2048", false, []cmd{
 			{"openssl speed -elapsed -mr -seconds 1 rsa2048", []string{"OPENSSL_CONF=/etc/x.cnf"}, 0},
 		}, "", 1},
-		{"3.0 fractional seconds", v30, "x86_64", Plan{Seconds: 0.3, Sizes: []int{16}}, "cpu", "sha256", false, []cmd{
+		{"3.0 fractional seconds", v30, "x86_64", protocol.Plan{Seconds: 0.3, Sizes: []int{16}}, "cpu", "sha256", false, []cmd{
 			{"openssl speed -elapsed -mr -seconds 1 -bytes 16 -evp sha256", []string{}, 1},
 		}, "", 1},
-		{"1.1.1 engine", v111, "armv7l", Plan{Seconds: 1, Sizes: []int{1024}}, "engine:pka", "aes-128-cbc", false, []cmd{
+		{"1.1.1 engine", v111, "armv7l", protocol.Plan{Seconds: 1, Sizes: []int{1024}}, "engine:pka", "aes-128-cbc", false, []cmd{
 			{"openssl speed -elapsed -mr -seconds 1 -engine pka -bytes 1024 -evp aes-128-cbc", []string{}, 0},
 		}, "pka", 1},
 		{"1.0.2 cryptodev default sizes", v102, "armv7l", plan, "devcrypto", "aes-128-cbc", false, []cmd{
 			{"openssl speed -elapsed -mr -engine cryptodev -evp aes-128-cbc", []string{"OPENSSL_CONF=/etc/x.cnf"}, 2},
 		}, "cryptodev", 3},
-		{"1.0.2 rsa", v102, "armv7l", Plan{Seconds: 1}, "cpu", "rsa2048", false, []cmd{
+		{"1.0.2 rsa", v102, "armv7l", protocol.Plan{Seconds: 1}, "cpu", "rsa2048", false, []cmd{
 			{"openssl speed -elapsed -mr rsa2048", []string{}, 1},
 		}, "", 10},
-		{"1.0.2 af_alg", v102, "armv7l", Plan{Seconds: 3}, "afalg", "aes-128-cbc", false, []cmd{
+		{"1.0.2 af_alg", v102, "armv7l", protocol.Plan{Seconds: 3}, "afalg", "aes-128-cbc", false, []cmd{
 			{"openssl speed -elapsed -mr -engine af_alg -evp aes-128-cbc", []string{}, 1},
 		}, "af_alg", 3},
 	} {
@@ -183,7 +185,7 @@ func TestBuildSpeedCommandsErrors(t *testing.T) {
 		{"kcapi is not openssl", "x86_64", "kcapi", v30},
 		{"empty engine", "x86_64", "engine:", v30},
 	} {
-		if _, err := buildSpeedCommands("openssl", tc.v, tc.machine, Plan{Seconds: 1}, tc.mode, "aes-128-cbc", false); err == nil {
+		if _, err := buildSpeedCommands("openssl", tc.v, tc.machine, protocol.Plan{Seconds: 1}, tc.mode, "aes-128-cbc", false); err == nil {
 			t.Errorf("%s: no error", tc.name)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"os/exec"
 	"testing"
+
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // TestSweepRealOpenSSL measures aes-128-cbc with this host's openssl in the soft and cpu modes.
@@ -12,21 +14,21 @@ func TestSweepRealOpenSSL(t *testing.T) {
 	if _, err := exec.LookPath("openssl"); err != nil {
 		t.Skipf("no openssl on this host: %v", err)
 	}
-	plan := Plan{Algorithms: []string{"aes-128-cbc"}, Modes: []string{"soft", "cpu"}, Sizes: []int{8192}, Seconds: 0.3}
+	plan := protocol.Plan{Algorithms: []string{"aes-128-cbc"}, Modes: []string{"soft", "cpu"}, Sizes: []int{8192}, Seconds: 0.3}
 	var out bytes.Buffer
-	done, err := Sweep(context.Background(), plan, NewEncoder(&out))
+	done, err := Sweep(context.Background(), plan, protocol.NewEncoder(&out))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var facts *Facts
-	points := map[string]*Point{}
+	var facts *protocol.Facts
+	points := map[string]*protocol.Point{}
 	for _, m := range decodeAll(t, out.Bytes()) {
 		switch m.Type {
-		case TypeFacts:
+		case protocol.TypeFacts:
 			facts = m.Facts
-		case TypePoint:
+		case protocol.TypePoint:
 			points[m.Point.Mode] = m.Point
-		case TypeError, TypeSkip:
+		case protocol.TypeError, protocol.TypeSkip:
 			t.Errorf("unexpected %s: %s %+v", m.Type, m.Error, m.Skip)
 		}
 	}

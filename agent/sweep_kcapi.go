@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // kcapiJob is one point of the kcapi mode.
@@ -40,7 +42,7 @@ func (s *sweepState) prepareKcapi(alg string) ([]sweepJob, string) {
 	}
 	sizes := s.plan.Sizes
 	if len(sizes) == 0 {
-		sizes = DefaultSizes
+		sizes = protocol.DefaultSizes
 	}
 	var jobs []sweepJob
 	for _, dec := range directions {
@@ -74,7 +76,7 @@ func (s *sweepState) runKcapi(ctx context.Context, j sweepJob, repeat int) error
 	if r.WallS <= 0 || r.Ops == 0 {
 		return s.errorf("kcapi %s %d bytes: %v", j.alg, k.size, errors.New("no operation completed"))
 	}
-	p := Point{
+	p := protocol.Point{
 		Mode: "kcapi", Algorithm: j.alg, Op: kcapiOpName(k.spec, k.decrypt), BlockSize: k.size, Threads: 1,
 		Repeat: repeat, Driver: k.driver, Count: float64(r.Ops), Seconds: r.WallS, Timing: "wall",
 		BytesPerSec: float64(r.Ops) * float64(k.size) / r.WallS,

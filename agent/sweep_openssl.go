@@ -6,6 +6,9 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/fleetlab/fleet/opensslspeed"
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // prepareOpenSSL builds the openssl commands of one (mode, algorithm), or says why it cannot be measured.
@@ -67,16 +70,16 @@ func (s *sweepState) runOpenSSL(ctx context.Context, j sweepJob, repeat int) err
 		return fmt.Errorf("sweep: %w", ctx.Err())
 	}
 	s.rawID++
-	raw := Raw{ID: s.rawID, Command: c.Argv, Env: c.Env, Stdout: res.Stdout, Stderr: res.Stderr, Exit: res.Exit}
-	if err := s.enc.Encode(TypeRaw, &raw); err != nil {
+	raw := protocol.Raw{ID: s.rawID, Command: c.Argv, Env: c.Env, Stdout: res.Stdout, Stderr: res.Stderr, Exit: res.Exit}
+	if err := s.enc.Encode(protocol.TypeRaw, &raw); err != nil {
 		return err
 	}
 	cmdline := strings.Join(c.Argv, " ")
 	if res.Err != nil {
 		return s.errorf("%s: %v", cmdline, res.Err)
 	}
-	runs, perr := ParseSpeed(res.Stderr+"\n"+res.Stdout, SpeedHint{Command: c.Argv, Seconds: c.Seconds, Version: s.facts.OpenSSLVersion})
-	var points []Point
+	runs, perr := opensslspeed.Parse(res.Stderr+"\n"+res.Stdout, opensslspeed.Hint{Command: c.Argv, Seconds: c.Seconds, Version: s.facts.OpenSSLVersion})
+	var points []protocol.Point
 	var runFailed []string
 	for _, r := range runs {
 		points = append(points, r.Points...)

@@ -8,16 +8,19 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // decodeAll decodes every protocol line of out, failing the test on a malformed one.
-func decodeAll(t *testing.T, out []byte) []Message {
+func decodeAll(t *testing.T, out []byte) []protocol.Message {
 	t.Helper()
-	d := NewDecoder(bytes.NewReader(out))
-	var msgs []Message
+	d := protocol.NewDecoder(bytes.NewReader(out))
+	var msgs []protocol.Message
 	for {
 		m, err := d.Next()
 		if errors.Is(err, io.EOF) {
@@ -33,7 +36,7 @@ func decodeAll(t *testing.T, out []byte) []Message {
 func TestSweepFakeOpenSSL(t *testing.T) {
 	fake := writeFakeOpenSSL(t)
 	log := filepath.Join(t.TempDir(), "runs.log")
-	plan := Plan{
+	plan := protocol.Plan{
 		OpenSSL:    fake,
 		Env:        map[string]string{"FAKE_LOG": log},
 		Algorithms: []string{"aes-128-cbc", "broken-alg"},
@@ -43,32 +46,32 @@ func TestSweepFakeOpenSSL(t *testing.T) {
 		Repeats:    2,
 	}
 	var out bytes.Buffer
-	done, err := Sweep(context.Background(), plan, NewEncoder(&out))
+	done, err := Sweep(context.Background(), plan, protocol.NewEncoder(&out))
 	if err != nil {
 		t.Fatal(err)
 	}
 	msgs := decodeAll(t, out.Bytes())
-	if msgs[0].Type != TypeFacts {
+	if msgs[0].Type != protocol.TypeFacts {
 		t.Fatalf("first line %s, want facts", msgs[0].Type)
 	}
-	var skips []Skip
+	var skips []protocol.Skip
 	var errs []string
-	raws := map[int]*Raw{}
+	raws := map[int]*protocol.Raw{}
 	type key struct {
 		mode   string
 		size   int
 		repeat int
 	}
-	points := map[key]*Point{}
+	points := map[key]*protocol.Point{}
 	for _, m := range msgs {
 		switch m.Type {
-		case TypeSkip:
+		case protocol.TypeSkip:
 			skips = append(skips, *m.Skip)
-		case TypeError:
+		case protocol.TypeError:
 			errs = append(errs, m.Error)
-		case TypeRaw:
+		case protocol.TypeRaw:
 			raws[m.Raw.ID] = m.Raw
-		case TypePoint:
+		case protocol.TypePoint:
 			p := m.Point
 			if raws[p.RawID] == nil {
 				t.Errorf("point %+v: raw %d not sent before it", p, p.RawID)
@@ -76,7 +79,7 @@ func TestSweepFakeOpenSSL(t *testing.T) {
 			points[key{p.Mode, p.BlockSize, p.Repeat}] = p
 		}
 	}
-	wantSkips := []Skip{
+	wantSkips := []protocol.Skip{
 		{Mode: "engine:missing", Reason: "engine missing: not available: error:13000074:engine routines:ENGINE_by_id:no such engine:eng_list.c:428:id=missing"},
 		{Mode: "nonsense", Reason: "unknown mode"},
 	}
@@ -87,7 +90,7 @@ func TestSweepFakeOpenSSL(t *testing.T) {
 	if len(errs) != 16 || !strings.Contains(errs[0], "exit 1") || !strings.Contains(errs[0], "Unknown algorithm") {
 		t.Errorf("%d error lines, want 16 naming the exit and the reason; first: %q", len(errs), errs)
 	}
-	if got, want := done, (Done{Points: 16, Skips: 2, Failed: 4}); got != want {
+	if got, want := done, (protocol.Done{Points: 16, Skips: 2, Failed: 4}); got != want {
 		t.Errorf("done = %+v, want %+v", got, want)
 	}
 	for _, mode := range []string{"soft", "cpu", "engine:fake", "engine:fakeok"} {
@@ -109,10 +112,10 @@ func TestSweepFakeOpenSSL(t *testing.T) {
 					t.Errorf("%s point engine %q", mode, p.Engine)
 				}
 				raw := raws[p.RawID]
-				if mode == "soft" && !containsString(raw.Env, ia32capSoftMask) && !containsString(raw.Env, armcapSoftMask) {
+				if mode == "soft" && !slices.Contains(raw.Env, ia32capSoftMask) && !slices.Contains(raw.Env, armcapSoftMask) {
 					t.Errorf("soft run env %q has no capability mask", raw.Env)
 				}
-				if !containsString(raw.Env, "FAKE_LOG="+log) {
+				if !slices.Contains(raw.Env, "FAKE_LOG="+log) {
 					t.Errorf("run env %q lacks the plan's env", raw.Env)
 				}
 			}
@@ -143,12 +146,12 @@ func TestSweepFakeOpenSSL(t *testing.T) {
 }
 
 func TestSweepAfalgOnlyCBC(t *testing.T) {
-	s := &sweepState{plan: Plan{Seconds: 1}}
+	s := &sweepState{plan: protocol.Plan{Seconds: 1}}
 	v := opensslVersion{Major: 3}
 	if _, why := s.prepareOpenSSL("openssl", v, "afalg", "sha256"); !strings.Contains(why, "only aes") {
 		t.Errorf("afalg sha256: reason %q, want a skip saying afalg offloads only aes-cbc", why)
 	}
-	if jobs, why := s.prepareOpenSSL("openssl", v, "afalg", "aes-256-cbc"); why != "" || len(jobs) != len(DefaultSizes) {
+	if jobs, why := s.prepareOpenSSL("openssl", v, "afalg", "aes-256-cbc"); why != "" || len(jobs) != len(protocol.DefaultSizes) {
 		t.Errorf("afalg aes-256-cbc: %d jobs, reason %q; want one per default size", len(jobs), why)
 	}
 }
@@ -167,7 +170,7 @@ func TestSweepCancelKillsChild(t *testing.T) {
 	var out bytes.Buffer
 	errc := make(chan error, 1)
 	go func() {
-		_, err := Sweep(ctx, Plan{OpenSSL: slow, Algorithms: []string{"sha256"}, Modes: []string{"cpu"}, Sizes: []int{16}, Seconds: 60}, NewEncoder(&out))
+		_, err := Sweep(ctx, protocol.Plan{OpenSSL: slow, Algorithms: []string{"sha256"}, Modes: []string{"cpu"}, Sizes: []int{16}, Seconds: 60}, protocol.NewEncoder(&out))
 		errc <- err
 	}()
 	time.Sleep(300 * time.Millisecond)
@@ -214,10 +217,10 @@ func procState(stat string) string {
 // TestSweepProbeUsesPlanEnv: an engine that only loads with the plan's environment (OPENSSL_CONF, ...) is
 // available to the sweep.
 func TestSweepProbeUsesPlanEnv(t *testing.T) {
-	plan := Plan{OpenSSL: writeFakeOpenSSL(t), Env: map[string]string{"FAKE_ENGINE_OK": "1"}, Algorithms: []string{"sha256"},
+	plan := protocol.Plan{OpenSSL: writeFakeOpenSSL(t), Env: map[string]string{"FAKE_ENGINE_OK": "1"}, Algorithms: []string{"sha256"},
 		Modes: []string{"engine:envok"}, Sizes: []int{16}, Seconds: 1}
 	var out bytes.Buffer
-	done, err := Sweep(context.Background(), plan, NewEncoder(&out))
+	done, err := Sweep(context.Background(), plan, protocol.NewEncoder(&out))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,14 +232,14 @@ func TestSweepProbeUsesPlanEnv(t *testing.T) {
 // TestSweepOpenSSL10: OpenSSL 1.0 has no -seconds and no -bytes: one run over its default sizes, each point
 // flagged, the run's accounting divided among its points.
 func TestSweepOpenSSL10(t *testing.T) {
-	plan := Plan{OpenSSL: writeFakeOpenSSL(t), Env: map[string]string{"FAKE_VERSION": "1.0.2k", "FAKE_SLEEP": "0.2"},
+	plan := protocol.Plan{OpenSSL: writeFakeOpenSSL(t), Env: map[string]string{"FAKE_VERSION": "1.0.2k", "FAKE_SLEEP": "0.2"},
 		Algorithms: []string{"aes-128-cbc"}, Modes: []string{"cpu"}, Sizes: []int{16, 64}, Seconds: 1}
 	var out bytes.Buffer
-	if _, err := Sweep(context.Background(), plan, NewEncoder(&out)); err != nil {
+	if _, err := Sweep(context.Background(), plan, protocol.NewEncoder(&out)); err != nil {
 		t.Fatal(err)
 	}
-	var raws []*Raw
-	var points []*Point
+	var raws []*protocol.Raw
+	var points []*protocol.Point
 	for _, m := range decodeAll(t, out.Bytes()) {
 		if m.Raw != nil {
 			raws = append(raws, m.Raw)

@@ -43,8 +43,8 @@ if want store; then
 fi
 if want fuzz; then
 	# One target at a time, one worker: the machine is shared.
-	run fuzz-parsespeed go test -run '^$' -fuzz '^FuzzParseSpeed$' -fuzztime 1000000x -fuzzminimizetime 2s -parallel 1 ./agent
-	run fuzz-decodeline go test -run '^$' -fuzz '^FuzzDecodeLine$' -fuzztime 1000000x -fuzzminimizetime 2s -parallel 1 ./agent
+	run fuzz-parsespeed go test -run '^$' -fuzz '^FuzzParseSpeed$' -fuzztime 1000000x -fuzzminimizetime 2s -parallel 1 ./opensslspeed
+	run fuzz-decodeline go test -run '^$' -fuzz '^FuzzDecodeLine$' -fuzztime 1000000x -fuzzminimizetime 2s -parallel 1 ./protocol
 	run fuzz-inventory go test -run '^$' -fuzz '^FuzzParse$' -fuzztime 1000000x -fuzzminimizetime 2s -parallel 1 ./inventory
 fi
 echo "results in $out"

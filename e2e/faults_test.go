@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fleetlab/fleet/protocol"
+
 	"github.com/fleetlab/fleet/internal/sshlab"
 	"github.com/fleetlab/fleet/store"
 )
@@ -47,7 +49,7 @@ func TestSSHDKilledMidSweep(t *testing.T) {
 	}
 	db := w.openDB()
 	runs := w.runs(db)
-	if len(runs) != 1 || runs[0].Status != store.RunPartial {
+	if len(runs) != 1 || runs[0].Status != protocol.StatusPartial {
 		t.Fatalf("runs = %+v, want one partial run", runs)
 	}
 	count := map[string]int{}
@@ -113,7 +115,7 @@ func TestDiskFullOnPush(t *testing.T) {
 	}
 	db := w.openDB()
 	runs := w.runs(db)
-	if len(runs) != 1 || runs[0].Status != store.RunFailed {
+	if len(runs) != 1 || runs[0].Status != protocol.StatusFailed {
 		t.Fatalf("runs = %+v, want one failed run", runs)
 	}
 	if br := w.boardRuns(db, runs[0].ID)["board3"]; br.Status != "failed" || !strings.Contains(br.Error, "no space left on device") {

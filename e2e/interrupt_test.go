@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fleetlab/fleet/protocol"
+
 	"github.com/fleetlab/fleet/internal/sshlab"
 	"github.com/fleetlab/fleet/store"
 )
@@ -62,7 +64,7 @@ func TestLinkCutMidSweep(t *testing.T) {
 	}
 	db := w.openDB()
 	runs := w.runs(db)
-	if len(runs) != 1 || runs[0].Status != store.RunPartial {
+	if len(runs) != 1 || runs[0].Status != protocol.StatusPartial {
 		t.Fatalf("runs = %+v, want one partial run", runs)
 	}
 	ms := w.measurements(db, store.Filter{RunID: runs[0].ID})
@@ -107,7 +109,7 @@ func TestControllerKilled(t *testing.T) {
 	integrityOK(t, w.db)
 	db := w.openDB()
 	runs := w.runs(db)
-	if len(runs) != 1 || runs[0].Status != store.RunRunning || !runs[0].Finished.IsZero() {
+	if len(runs) != 1 || runs[0].Status != protocol.StatusRunning || !runs[0].Finished.IsZero() {
 		t.Fatalf("runs = %+v, want one run still marked running, without an end", runs)
 	}
 	ms := w.measurements(db, store.Filter{RunID: runs[0].ID})
@@ -167,7 +169,7 @@ func TestInterrupt(t *testing.T) {
 	}
 	db := w.openDB()
 	runs := w.runs(db)
-	if len(runs) != 1 || runs[0].Status != store.RunInterrupted || runs[0].Finished.IsZero() {
+	if len(runs) != 1 || runs[0].Status != protocol.StatusInterrupted || runs[0].Finished.IsZero() {
 		t.Fatalf("runs = %+v, want one interrupted run with an end time", runs)
 	}
 	ms := w.measurements(db, store.Filter{RunID: runs[0].ID})
@@ -206,7 +208,7 @@ func TestSecondInterrupt(t *testing.T) {
 		t.Errorf("want exit 130 after SIGTERM\n%s", r)
 	}
 	db := w.openDB()
-	if runs := w.runs(db); len(runs) != 1 || runs[0].Status != store.RunInterrupted {
+	if runs := w.runs(db); len(runs) != 1 || runs[0].Status != protocol.StatusInterrupted {
 		t.Errorf("runs = %+v, want one interrupted run", runs)
 	}
 
@@ -224,7 +226,7 @@ func TestSecondInterrupt(t *testing.T) {
 	} else {
 		t.Logf("Ctrl-C with a dead board: fleet ended after %v", d.Round(10*time.Millisecond))
 	}
-	if runs := w.runs(db); len(runs) != 2 || runs[0].Status != store.RunInterrupted {
+	if runs := w.runs(db); len(runs) != 2 || runs[0].Status != protocol.StatusInterrupted {
 		t.Errorf("runs = %+v, want the second interrupted too", runs)
 	}
 	b3.RestoreLink()
@@ -278,7 +280,7 @@ func TestInterruptDuringPush(t *testing.T) {
 		t.Errorf("after the interrupted push the agent dir holds %q (%v), want nothing", out, err)
 	}
 	db := w.openDB()
-	if runs := w.runs(db); len(runs) != 1 || runs[0].Status != store.RunInterrupted {
+	if runs := w.runs(db); len(runs) != 1 || runs[0].Status != protocol.StatusInterrupted {
 		t.Errorf("runs = %+v, want one interrupted run", runs)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fleetlab/fleet/protocol"
+
 	"github.com/fleetlab/fleet/internal/sshlab"
 	"github.com/fleetlab/fleet/store"
 )
@@ -92,7 +94,7 @@ func TestRunThreeBoards(t *testing.T) {
 	}
 	db := w.openDB()
 	runs := w.runs(db)
-	if len(runs) != 1 || runs[0].Status != store.RunOK || runs[0].Points != 12 || runs[0].Label != "e2e" {
+	if len(runs) != 1 || runs[0].Status != protocol.StatusOK || runs[0].Points != 12 || runs[0].Label != "e2e" {
 		t.Fatalf("runs = %+v, want one ok run labelled e2e with 12 points", runs)
 	}
 	run := runs[0].ID
@@ -199,7 +201,7 @@ func TestConcurrentRuns(t *testing.T) {
 	}
 	want := map[string]int{"a": 8, "b": 8}
 	for _, r := range runs {
-		if r.Status != store.RunOK || r.Points != want[r.Label] {
+		if r.Status != protocol.StatusOK || r.Points != want[r.Label] {
 			t.Errorf("run %d (%s): status %s, %d points; want ok with %d", r.ID, r.Label, r.Status, r.Points, want[r.Label])
 		}
 		if n := len(w.measurements(db, store.Filter{RunID: r.ID})); n != want[r.Label] {
@@ -238,7 +240,7 @@ func TestConcurrentRunsOneBoard(t *testing.T) {
 	}
 	db := w.openDB()
 	for _, r := range w.runs(db) {
-		if r.Status != store.RunOK || r.Points != 4 {
+		if r.Status != protocol.StatusOK || r.Points != 4 {
 			t.Errorf("run %d (%s): status %s, %d points; want ok with 4", r.ID, r.Label, r.Status, r.Points)
 		}
 	}

@@ -1,5 +1,7 @@
 package fleet
 
+import "github.com/fleetlab/fleet/protocol"
+
 // Stages of one board's part of a run, in order.
 const (
 	StageConnect = "connect"
@@ -18,8 +20,8 @@ type Event struct {
 	Mode      string
 	Algorithm string
 	Size      int
-	Msg       string // what happened, e.g. "pushed 2.1 MB" or the cause of a failure
-	Status    string // with StageDone: StatusOK, ...
+	Msg       string          // what happened, e.g. "pushed 2.1 MB" or the cause of a failure
+	Status    protocol.Status // with StageDone
 }
 
 // Progress receives events. Implementations must be safe for concurrent use: boards run in parallel.

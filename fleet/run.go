@@ -7,9 +7,10 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/fleetlab/fleet/protocol"
+
 	"golang.org/x/sync/errgroup"
 
-	"github.com/fleetlab/fleet/agent"
 	"github.com/fleetlab/fleet/inventory"
 )
 
@@ -32,12 +33,12 @@ type RunOptions struct {
 // BoardOutcome is how one board's part of a run ended.
 type BoardOutcome struct {
 	Board   string
-	Status  string // StatusOK, StatusPartial, StatusFailed, StatusInterrupted
-	Err     error  // the cause, unless ok
+	Status  protocol.Status // ok, partial, failed or interrupted
+	Err     error           // the cause, unless ok
 	Points  int
 	Skips   int
-	Skipped []agent.Skip // what was not measured, with the reason
-	Failed  int          // points the agent marked failed (engine fallback, 0.00 s, ...)
+	Skipped []protocol.Skip // what was not measured, with the reason
+	Failed  int             // points the agent marked failed (engine fallback, 0.00 s, ...)
 	Arch    string
 	Pushed  int64
 	Summary string // e.g. "x86_64, Linux 6.1, OpenSSL 3.0.19"
@@ -55,19 +56,19 @@ func concurrency(n int) int {
 
 // RunStatus is the status of a whole run from its boards' outcomes and Run's error: interrupted, ok, failed
 // (no board measured anything) or partial.
-func RunStatus(outs []BoardOutcome, err error) string {
+func RunStatus(outs []BoardOutcome, err error) protocol.Status {
 	switch {
 	case errors.Is(err, context.Canceled):
-		return StatusInterrupted
+		return protocol.StatusInterrupted
 	case err == nil:
-		return StatusOK
+		return protocol.StatusOK
 	}
 	for _, o := range outs {
 		if o.Points > 0 {
-			return StatusPartial
+			return protocol.StatusPartial
 		}
 	}
-	return StatusFailed
+	return protocol.StatusFailed
 }
 
 // ErrBoardsFailed is returned by Run when one or more boards did not finish ok.
@@ -98,7 +99,7 @@ func Run(ctx context.Context, opts RunOptions, sink Sink) ([]BoardOutcome, error
 		return outcomes, err
 	}
 	for _, o := range outcomes {
-		if o.Status != StatusOK {
+		if o.Status != protocol.StatusOK {
 			return outcomes, ErrBoardsFailed
 		}
 	}
@@ -116,13 +117,13 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 		out.Err = err
 		switch {
 		case err == nil:
-			out.Status = StatusOK
+			out.Status = protocol.StatusOK
 		case ctx.Err() != nil:
-			out.Status = StatusInterrupted
+			out.Status = protocol.StatusInterrupted
 		case out.Points > 0:
-			out.Status = StatusPartial
+			out.Status = protocol.StatusPartial
 		default:
-			out.Status = StatusFailed
+			out.Status = protocol.StatusFailed
 		}
 		cause := ""
 		if err != nil {
@@ -130,7 +131,7 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 		}
 		// The board's end must be recorded even when the run was cancelled.
 		if serr := sink.BoardFinished(context.WithoutCancel(ctx), b.Name, out.Status, cause); serr != nil && out.Err == nil {
-			out.Err, out.Status = fmt.Errorf("store %s: %w", b.Name, serr), StatusFailed
+			out.Err, out.Status = fmt.Errorf("store %s: %w", b.Name, serr), protocol.StatusFailed
 		}
 		ev(Event{Stage: StageDone, Status: out.Status, Msg: cause})
 		return out
@@ -197,12 +198,12 @@ type recorder struct {
 
 	mu                    sync.Mutex
 	points, skips, failed int
-	skipped               []agent.Skip
+	skipped               []protocol.Skip
 	slots                 map[progressKey]bool
 	slotsSkipped          int // planned slots covered by skips
 }
 
-func (r *recorder) facts(ctx context.Context, f agent.Facts) error {
+func (r *recorder) facts(ctx context.Context, f protocol.Facts) error {
 	if err := r.sink.BoardFacts(ctx, r.board, f); err != nil {
 		return fmt.Errorf("store facts of %s: %w", r.board, err)
 	}
@@ -215,7 +216,7 @@ func (r *recorder) counts() (points, skips, failed int) {
 	return r.points, r.skips, r.failed
 }
 
-func (r *recorder) skipList() []agent.Skip {
+func (r *recorder) skipList() []protocol.Skip {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.skipped)

@@ -11,7 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fleetlab/fleet/agent"
+	"github.com/fleetlab/fleet/protocol"
+
 	"github.com/fleetlab/fleet/inventory"
 )
 
@@ -19,15 +20,15 @@ import (
 type memSink struct {
 	mu       sync.Mutex
 	started  []string
-	facts    map[string]agent.Facts
-	points   map[string][]agent.Point
-	skips    map[string][]agent.Skip
+	facts    map[string]protocol.Facts
+	points   map[string][]protocol.Point
+	skips    map[string][]protocol.Skip
 	raws     map[string]int
 	finished map[string][2]string // status, cause
 }
 
 func newMemSink() *memSink {
-	return &memSink{facts: map[string]agent.Facts{}, points: map[string][]agent.Point{}, skips: map[string][]agent.Skip{},
+	return &memSink{facts: map[string]protocol.Facts{}, points: map[string][]protocol.Point{}, skips: map[string][]protocol.Skip{},
 		raws: map[string]int{}, finished: map[string][2]string{}}
 }
 
@@ -39,34 +40,34 @@ func (s *memSink) BoardStarted(_ context.Context, b string) error {
 	s.started = append(s.started, b)
 	return nil
 }
-func (s *memSink) BoardFacts(_ context.Context, b string, f agent.Facts) error {
+func (s *memSink) BoardFacts(_ context.Context, b string, f protocol.Facts) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.facts[b] = f
 	return nil
 }
-func (s *memSink) Point(_ context.Context, b string, p agent.Point) error {
+func (s *memSink) Point(_ context.Context, b string, p protocol.Point) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.points[b] = append(s.points[b], p)
 	return nil
 }
-func (s *memSink) Skip(_ context.Context, b string, k agent.Skip) error {
+func (s *memSink) Skip(_ context.Context, b string, k protocol.Skip) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.skips[b] = append(s.skips[b], k)
 	return nil
 }
-func (s *memSink) Raw(_ context.Context, b string, _ agent.Raw) error {
+func (s *memSink) Raw(_ context.Context, b string, _ protocol.Raw) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.raws[b]++
 	return nil
 }
-func (s *memSink) BoardFinished(_ context.Context, b, status, cause string) error {
+func (s *memSink) BoardFinished(_ context.Context, b string, status protocol.Status, cause string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.finished[b] = [2]string{status, cause}
+	s.finished[b] = [2]string{string(status), cause}
 	return nil
 }
 
@@ -113,10 +114,10 @@ func TestRunOneBoardFailsOthersFinish(t *testing.T) {
 	if !errors.Is(err, ErrBoardsFailed) {
 		t.Fatalf("Run error = %v, want ErrBoardsFailed", err)
 	}
-	if got, want := outs[0].Status, StatusOK; got != want {
+	if got, want := outs[0].Status, protocol.StatusOK; got != want {
 		t.Errorf("local status = %q, want %q (%v)", got, want, outs[0].Err)
 	}
-	if got, want := outs[1].Status, StatusFailed; got != want {
+	if got, want := outs[1].Status, protocol.StatusFailed; got != want {
 		t.Errorf("am64x status = %q, want %q", got, want)
 	}
 	if outs[1].Err == nil || !strings.Contains(outs[1].Err.Error(), "am64x") || !strings.Contains(outs[1].Err.Error(), "refused") {
@@ -132,10 +133,10 @@ func TestRunOneBoardFailsOthersFinish(t *testing.T) {
 	if got, want := cpu, 2; got != want {
 		t.Errorf("local cpu points = %d, want %d", got, want)
 	}
-	if got := sink.finished["am64x"]; got[0] != StatusFailed || got[1] == "" {
+	if got := sink.finished["am64x"]; got[0] != string(protocol.StatusFailed) || got[1] == "" {
 		t.Errorf("am64x finished = %v, want failed with a cause", got)
 	}
-	if got := sink.finished["local"]; got[0] != StatusOK {
+	if got := sink.finished["local"]; got[0] != string(protocol.StatusOK) {
 		t.Errorf("local finished = %v, want ok", got)
 	}
 	if sink.raws["local"] == 0 {
@@ -161,10 +162,10 @@ func TestRunInterrupted(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run error = %v, want context.Canceled", err)
 	}
-	if got, want := outs[0].Status, StatusInterrupted; got != want {
+	if got, want := outs[0].Status, protocol.StatusInterrupted; got != want {
 		t.Errorf("status = %q, want %q", got, want)
 	}
-	if got := sink.finished["local"][0]; got != StatusInterrupted {
+	if got := sink.finished["local"][0]; got != string(protocol.StatusInterrupted) {
 		t.Errorf("stored status = %q, want interrupted", got)
 	}
 	if len(sink.points["local"]) == 0 {
@@ -178,11 +179,11 @@ func TestRunInterrupted(t *testing.T) {
 
 func TestPlannedPoints(t *testing.T) {
 	for _, tc := range []struct {
-		plan agent.Plan
+		plan protocol.Plan
 		want int
 	}{
-		{agent.Plan{Algorithms: []string{"aes-128-cbc", "sha256"}, Modes: []string{"soft", "cpu"}}, 2 * 6 * 2},
-		{agent.Plan{Algorithms: []string{"aes-128-cbc", "rsa2048"}, Modes: []string{"cpu"}, Sizes: []int{16, 64}, Repeats: 3}, (2 + 1) * 3},
+		{protocol.Plan{Algorithms: []string{"aes-128-cbc", "sha256"}, Modes: []string{"soft", "cpu"}}, 2 * 6 * 2},
+		{protocol.Plan{Algorithms: []string{"aes-128-cbc", "rsa2048"}, Modes: []string{"cpu"}, Sizes: []int{16, 64}, Repeats: 3}, (2 + 1) * 3},
 	} {
 		if got := plannedPoints(tc.plan); got != tc.want {
 			t.Errorf("plannedPoints(%+v) = %d, want %d", tc.plan, got, tc.want)

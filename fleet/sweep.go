@@ -11,7 +11,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/fleetlab/fleet/agent"
+	"github.com/fleetlab/fleet/opensslspeed"
+	"github.com/fleetlab/fleet/protocol"
+
 	"github.com/fleetlab/fleet/inventory"
 )
 
@@ -46,7 +48,7 @@ func deployAgent(ctx context.Context, opts RunOptions, b inventory.Board, t Tran
 
 // probe runs `agent probe` and returns the board's facts.
 // modes are those the sweep will measure, so the probe tests the engines and providers they name.
-func probe(ctx context.Context, t Transport, remote string, b inventory.Board, modes []string) (*agent.Facts, error) {
+func probe(ctx context.Context, t Transport, remote string, b inventory.Board, modes []string) (*protocol.Facts, error) {
 	args := []string{remote, "probe"}
 	if b.OpenSSL != "" {
 		args = append(args, "--openssl", b.OpenSSL)
@@ -63,7 +65,7 @@ func probe(ctx context.Context, t Transport, remote string, b inventory.Board, m
 	if err != nil {
 		return nil, withStderr(err, stderr.String())
 	}
-	dec := agent.NewDecoder(&stdout)
+	dec := protocol.NewDecoder(&stdout)
 	for {
 		m, err := dec.Next()
 		if errors.Is(err, io.EOF) {
@@ -75,7 +77,7 @@ func probe(ctx context.Context, t Transport, remote string, b inventory.Board, m
 		if m.Facts != nil {
 			return m.Facts, nil
 		}
-		if m.Type == agent.TypeError {
+		if m.Type == protocol.TypeError {
 			return nil, errors.New(m.Error)
 		}
 	}
@@ -94,13 +96,13 @@ func modeNames(modes []string, prefix string) []string {
 
 // boardPlan is the sweep for one board: the run's profile, with the board's own modes unless the command line
 // named modes.
-func boardPlan(opts RunOptions, b inventory.Board) agent.Plan {
+func boardPlan(opts RunOptions, b inventory.Board) protocol.Plan {
 	s := opts.Sweep
 	modes := s.Modes
 	if !opts.ModesSet && len(b.Modes) > 0 {
 		modes = b.Modes
 	}
-	return agent.Plan{
+	return protocol.Plan{
 		OpenSSL:    b.OpenSSL,
 		Env:        b.Env,
 		Algorithms: s.Algorithms,
@@ -119,7 +121,7 @@ type progressKey struct {
 	repeat    int
 }
 
-func plannedPoints(p agent.Plan) int {
+func plannedPoints(p protocol.Plan) int {
 	n := 0
 	for _, alg := range p.Algorithms {
 		n += slotsPerAlgorithm(p, alg)
@@ -129,25 +131,25 @@ func plannedPoints(p agent.Plan) int {
 
 // slotsPerAlgorithm is how many points one mode measures of alg: one per block size and repeat, or one per
 // repeat for a public-key algorithm, which has no block sizes.
-func slotsPerAlgorithm(p agent.Plan, alg string) int {
+func slotsPerAlgorithm(p protocol.Plan, alg string) int {
 	if isAsymmetric(alg) {
 		return max(p.Repeats, 1)
 	}
 	sizes := len(p.Sizes)
 	if sizes == 0 {
-		sizes = len(agent.DefaultSizes)
+		sizes = len(protocol.DefaultSizes)
 	}
 	return sizes * max(p.Repeats, 1)
 }
 
 func isAsymmetric(alg string) bool {
-	_, asym, err := agent.SpeedArgs(alg)
+	_, asym, err := opensslspeed.Args(alg)
 	return err == nil && asym
 }
 
 // sweep runs `agent sweep`, sending the plan on stdin and keeping stdin open until the sweep ends or ctx is
 // cancelled: the agent stops and kills its openssl children when its stdin closes.
-func sweep(ctx context.Context, t Transport, remote string, plan agent.Plan, rec *recorder, onPoint func(progressKey)) error {
+func sweep(ctx context.Context, t Transport, remote string, plan protocol.Plan, rec *recorder, onPoint func(progressKey)) error {
 	planJSON, err := json.Marshal(plan)
 	if err != nil {
 		return fmt.Errorf("encode plan: %w", err)
@@ -179,7 +181,7 @@ func sweep(ctx context.Context, t Transport, remote string, plan agent.Plan, rec
 	}()
 
 	var agentErrs []string
-	streamErr := consume(ctx, agent.NewDecoder(stdoutR), plan, rec, onPoint, &agentErrs)
+	streamErr := consume(ctx, protocol.NewDecoder(stdoutR), plan, rec, onPoint, &agentErrs)
 	closeStdin()
 	stdoutR.CloseWithError(io.EOF) // unblock the transport if we stopped reading early
 	err = <-runErr
@@ -199,13 +201,13 @@ func sweep(ctx context.Context, t Transport, remote string, plan agent.Plan, rec
 }
 
 // consume reads the agent's lines until done, storing each as it arrives.
-func consume(ctx context.Context, dec *agent.Decoder, plan agent.Plan, rec *recorder, onPoint func(progressKey), agentErrs *[]string) error {
+func consume(ctx context.Context, dec *protocol.Decoder, plan protocol.Plan, rec *recorder, onPoint func(progressKey), agentErrs *[]string) error {
 	for {
 		m, err := dec.Next()
 		if errors.Is(err, io.EOF) {
 			return errors.New("agent stopped before the end of the sweep")
 		}
-		if errors.Is(err, agent.ErrUnknownProtocol) {
+		if errors.Is(err, protocol.ErrUnknownProtocol) {
 			return err
 		}
 		if err != nil {
@@ -217,7 +219,7 @@ func consume(ctx context.Context, dec *agent.Decoder, plan agent.Plan, rec *reco
 			continue
 		}
 		switch m.Type {
-		case agent.TypePoint:
+		case protocol.TypePoint:
 			// numbers under a mode nobody asked for would be stored under an accelerator's name
 			if !slices.Contains(plan.Modes, m.Point.Mode) {
 				*agentErrs = append(*agentErrs, fmt.Sprintf("line %d: point for mode %q, which the plan does not have: refused", dec.Line(), m.Point.Mode))
@@ -226,7 +228,7 @@ func consume(ctx context.Context, dec *agent.Decoder, plan agent.Plan, rec *reco
 			if err := rec.point(ctx, *m.Point, onPoint); err != nil {
 				return err
 			}
-		case agent.TypeSkip:
+		case protocol.TypeSkip:
 			if m.Skip.Mode != "" && !slices.Contains(plan.Modes, m.Skip.Mode) {
 				*agentErrs = append(*agentErrs, fmt.Sprintf("line %d: skip for mode %q, which the plan does not have: refused", dec.Line(), m.Skip.Mode))
 				continue
@@ -234,19 +236,19 @@ func consume(ctx context.Context, dec *agent.Decoder, plan agent.Plan, rec *reco
 			if err := rec.skip(ctx, *m.Skip, plan); err != nil {
 				return err
 			}
-		case agent.TypeRaw:
+		case protocol.TypeRaw:
 			if err := rec.sink.Raw(ctx, rec.board, *m.Raw); err != nil {
 				return fmt.Errorf("store raw output: %w", err)
 			}
-		case agent.TypeError:
+		case protocol.TypeError:
 			*agentErrs = append(*agentErrs, m.Error)
-		case agent.TypeDone:
+		case protocol.TypeDone:
 			return nil
 		}
 	}
 }
 
-func (r *recorder) point(ctx context.Context, p agent.Point, onPoint func(progressKey)) error {
+func (r *recorder) point(ctx context.Context, p protocol.Point, onPoint func(progressKey)) error {
 	if err := r.sink.Point(ctx, r.board, p); err != nil {
 		return fmt.Errorf("store point: %w", err)
 	}
@@ -265,7 +267,7 @@ func (r *recorder) point(ctx context.Context, p agent.Point, onPoint func(progre
 	return nil
 }
 
-func (r *recorder) skip(ctx context.Context, s agent.Skip, plan agent.Plan) error {
+func (r *recorder) skip(ctx context.Context, s protocol.Skip, plan protocol.Plan) error {
 	if err := r.sink.Skip(ctx, r.board, s); err != nil {
 		return fmt.Errorf("store skip: %w", err)
 	}
@@ -285,7 +287,7 @@ func (r *recorder) skip(ctx context.Context, s agent.Skip, plan agent.Plan) erro
 	return nil
 }
 
-func factsSummary(f *agent.Facts) string {
+func factsSummary(f *protocol.Facts) string {
 	parts := []string{f.Machine}
 	if f.Kernel != "" {
 		parts = append(parts, "Linux "+f.Kernel)

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/fleetlab/fleet/agent"
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // The checks below return "" when a value is acceptable, else what is wrong and what is expected. Values from
@@ -94,7 +94,7 @@ func CheckMode(m string) error {
 }
 
 func checkMode(m string) string {
-	if slices.Contains(agent.StandardModes, m) {
+	if slices.Contains(protocol.StandardModes, m) {
 		return ""
 	}
 	for _, kind := range []string{"engine", "provider"} {
@@ -105,7 +105,7 @@ func checkMode(m string) string {
 			return ""
 		}
 	}
-	return fmt.Sprintf("unknown mode %q (expected %s, engine:NAME or provider:NAME)", m, strings.Join(agent.StandardModes, ", "))
+	return fmt.Sprintf("unknown mode %q (expected %s, engine:NAME or provider:NAME)", m, strings.Join(protocol.StandardModes, ", "))
 }
 
 // NormalizeArch maps an architecture name, or what `uname -m` or Debian call it, to the one fleet uses to

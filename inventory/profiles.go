@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/fleetlab/fleet/agent"
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // Names of the built-in profiles.
@@ -17,8 +17,8 @@ const (
 )
 
 // DefaultSizes returns a fresh copy of the block sizes OpenSSL 1.1.1 and later measure by default, in bytes
-// (agent.DefaultSizes).
-func DefaultSizes() []int { return slices.Clone(agent.DefaultSizes) }
+// (protocol.DefaultSizes).
+func DefaultSizes() []int { return slices.Clone(protocol.DefaultSizes) }
 
 // builtinProfiles returns fresh copies of the profiles every inventory has; a file may replace them.
 //
@@ -41,7 +41,7 @@ func builtinProfiles() map[string]Profile {
 			Name: FullProfile,
 			Algorithms: []string{"aes-128-cbc", "aes-256-cbc", "aes-128-gcm", "aes-256-gcm", "aes-128-ctr",
 				"sha1", "sha256", "sha512", "rsa2048", "ecdsap256", "ed25519"},
-			Modes:   slices.Clone(agent.StandardModes),
+			Modes:   slices.Clone(protocol.StandardModes),
 			Sizes:   DefaultSizes(),
 			Seconds: 3,
 			Threads: 1,

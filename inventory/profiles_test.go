@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/fleetlab/fleet/agent"
+	"github.com/fleetlab/fleet/opensslspeed"
 )
 
 func TestBuiltinProfiles(t *testing.T) {
@@ -52,7 +52,7 @@ func TestBuiltinProfileDurations(t *testing.T) {
 	measured := func(p Profile) float64 {
 		n := 0
 		for _, alg := range p.Algorithms {
-			_, asym, err := agent.SpeedArgs(alg)
+			_, asym, err := opensslspeed.Args(alg)
 			if err != nil {
 				t.Fatalf("profile %s: %v", p.Name, err)
 			}

@@ -5,13 +5,13 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/fleetlab/fleet/agent"
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // environmentChanges names, per board, what differs between the baseline's and the run's facts: kernel, OpenSSL
 // version, CPU governor and maximum clock, the highest-priority /proc/crypto driver of each algorithm measured,
 // and the drivers the points themselves name.
-func environmentChanges(base, cur []*Sample, baseFacts, curFacts map[string]*agent.Facts) []EnvChange {
+func environmentChanges(base, cur []*Sample, baseFacts, curFacts map[string]*protocol.Facts) []EnvChange {
 	boards := map[string]bool{}
 	algs := map[string]map[string]bool{} // board → algorithms measured
 	for _, s := range append(append([]*Sample(nil), base...), cur...) {
@@ -58,7 +58,7 @@ func environmentChanges(base, cur []*Sample, baseFacts, curFacts map[string]*age
 			}
 			sort.Strings(list)
 			for _, a := range list {
-				name := agent.KernelAlgorithm(a)
+				name := protocol.KernelAlgorithm(a)
 				if name == "" {
 					continue
 				}
@@ -106,7 +106,7 @@ func mhz(v float64) string {
 	return fmt.Sprintf("%.0f", v)
 }
 
-func openSSLVersion(f *agent.Facts) string {
+func openSSLVersion(f *protocol.Facts) string {
 	if f.OpenSSLVersion != "" {
 		return f.OpenSSLVersion
 	}
@@ -114,7 +114,7 @@ func openSSLVersion(f *agent.Facts) string {
 }
 
 // topDriver is the driver the kernel picks for a kernel algorithm name on a board, "" when none.
-func topDriver(f *agent.Facts, name string) string {
+func topDriver(f *protocol.Facts, name string) string {
 	c, _ := f.KernelDriver(name)
 	return c.Driver
 }

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/fleetlab/fleet/agent"
+	"github.com/fleetlab/fleet/protocol"
+
 	"github.com/fleetlab/fleet/report"
 	"github.com/fleetlab/fleet/store"
 )
@@ -13,7 +14,7 @@ import (
 func points(run int64, mode string, size int, values ...float64) []store.Measurement {
 	var ms []store.Measurement
 	for i, v := range values {
-		ms = append(ms, store.Measurement{RunID: run, Board: "am64x", Point: agent.Point{Mode: mode, Algorithm: "aes-128-cbc",
+		ms = append(ms, store.Measurement{RunID: run, Board: "am64x", Point: protocol.Point{Mode: mode, Algorithm: "aes-128-cbc",
 			Op: "encrypt", BlockSize: size, Threads: 1, Repeat: i, Timing: "wall", BytesPerSec: v, CPUPct: 100}})
 	}
 	return ms

@@ -6,7 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/fleetlab/fleet/agent"
+	"github.com/fleetlab/fleet/protocol"
+
 	"github.com/fleetlab/fleet/store"
 )
 
@@ -21,7 +22,7 @@ func boardFacts(br store.BoardRun) []fact {
 			out = append(out, fact{name, value})
 		}
 	}
-	add("status", br.Status)
+	add("status", string(br.Status))
 	add("error", br.Error)
 	add("points", fmt.Sprint(br.Points))
 	f := br.Facts
@@ -70,8 +71,8 @@ func boardFacts(br store.BoardRun) []fact {
 	return out
 }
 
-// topDrivers names, for every /proc/crypto algorithm, the driver the kernel picks (agent.Facts.KernelDriver).
-func topDrivers(f *agent.Facts) []string {
+// topDrivers names, for every /proc/crypto algorithm, the driver the kernel picks (protocol.Facts.KernelDriver).
+func topDrivers(f *protocol.Facts) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, c := range f.ProcCrypto {
@@ -89,7 +90,7 @@ func topDrivers(f *agent.Facts) []string {
 
 // Emulated reports whether facts describe a QEMU guest: "QEMU" or "virt" in the CPU model, or QEMU in the
 // uname or hostname.
-func Emulated(f *agent.Facts) bool {
+func Emulated(f *protocol.Facts) bool {
 	if f == nil {
 		return false
 	}
@@ -123,7 +124,7 @@ func writeBoardHTML(ew *errWriter, br store.BoardRun) {
 }
 
 // skipsTable lists what was not measured on a board, and why.
-func skipsTable(skips []agent.Skip) table {
+func skipsTable(skips []protocol.Skip) table {
 	t := table{Title: "Not measured", Header: []string{"mode", "algorithm", "reason"}, Left: 3}
 	for _, s := range skips {
 		alg := s.Algorithm

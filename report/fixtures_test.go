@@ -3,7 +3,8 @@ package report
 import (
 	"time"
 
-	"github.com/fleetlab/fleet/agent"
+	"github.com/fleetlab/fleet/protocol"
+
 	"github.com/fleetlab/fleet/store"
 )
 
@@ -33,7 +34,7 @@ func s00() []store.Measurement {
 		for i, size := range sizes {
 			id++
 			ms = append(ms, store.Measurement{ID: id, RunID: 1, RunLabel: "S00", RunStarted: t0, Board: "am335x",
-				Point: agent.Point{Mode: r.mode, Algorithm: "aes-256-cbc", Op: "encrypt", BlockSize: size, Threads: 1,
+				Point: protocol.Point{Mode: r.mode, Algorithm: "aes-256-cbc", Op: "encrypt", BlockSize: size, Threads: 1,
 					Engine: r.engine, Count: r.counts[i], Seconds: r.secs[i], Timing: "cpu", WallEst: 3,
 					BytesPerSec: r.counts[i] * float64(size) / 3,
 					WallS:       r.wall, UserS: r.user, SysS: r.sys, CPUPct: (r.user + r.sys) / r.wall * 100,
@@ -66,7 +67,7 @@ func build(run int64, label string, started time.Time, ss []series) []store.Meas
 	var ms []store.Measurement
 	for _, s := range ss {
 		for rep, v := range s.values {
-			p := agent.Point{Mode: s.mode, Algorithm: s.alg, Op: s.op, BlockSize: s.size, KeyBits: s.bits, Threads: 1,
+			p := protocol.Point{Mode: s.mode, Algorithm: s.alg, Op: s.op, BlockSize: s.size, KeyBits: s.bits, Threads: 1,
 				Repeat: rep, Timing: "wall", CPUPct: s.cpu, Driver: s.driver, WallS: 3, Seconds: 3}
 			if s.size > 0 {
 				p.BytesPerSec = v
@@ -136,22 +137,22 @@ func am64xSeries(n, phase int, scale map[string]float64, drop map[string]bool) [
 
 func itoa(i int) string { return fmtFloat(float64(i)) }
 
-func am64xFacts(kernel, cbcDriver string) *agent.Facts {
-	f := &agent.Facts{Hostname: "am64xx-evm", Machine: "aarch64", Kernel: kernel,
+func am64xFacts(kernel, cbcDriver string) *protocol.Facts {
+	f := &protocol.Facts{Hostname: "am64xx-evm", Machine: "aarch64", Kernel: kernel,
 		OpenSSL: "OpenSSL 3.0.11 19 Sep 2023", OpenSSLVersion: "3.0.11",
-		CPU:       agent.CPUFacts{Model: "Cortex-A53", Cores: 2, MaxMHz: 1000, CurMHz: 1000, Governor: "performance", Features: []string{"aes", "pmull", "sha1", "sha2"}},
+		CPU:       protocol.CPUFacts{Model: "Cortex-A53", Cores: 2, MaxMHz: 1000, CurMHz: 1000, Governor: "performance", Features: []string{"aes", "pmull", "sha1", "sha2"}},
 		Engines:   map[string]string{"devcrypto": "available", "afalg": "not available: engine not built"},
 		DevCrypto: true, AFALG: true,
-		ProcCrypto: []agent.CryptoAlg{
+		ProcCrypto: []protocol.CryptoAlg{
 			{Name: "cbc(aes)", Driver: "cbc-aes-ce", Module: "aes_ce_blk", Priority: 300, Type: "skcipher"},
 			{Name: "sha256", Driver: "sha256-ce", Module: "sha2_ce", Priority: 200, Type: "shash"},
 			{Name: "sha256", Driver: "sha256-sa2ul", Module: "sa2ul", Priority: 400, Type: "ahash"},
 		},
-		Modes: []agent.ModeFact{{Mode: "soft", Available: true}, {Mode: "cpu", Available: true},
+		Modes: []protocol.ModeFact{{Mode: "soft", Available: true}, {Mode: "cpu", Available: true},
 			{Mode: "devcrypto", Available: true, Reason: "engine devcrypto"}, {Mode: "afalg", Reason: "engine afalg not built"}},
 	}
 	if cbcDriver != "" {
-		f.ProcCrypto = append(f.ProcCrypto, agent.CryptoAlg{Name: "cbc(aes)", Driver: cbcDriver, Module: "sa2ul", Priority: 5000, Type: "skcipher"})
+		f.ProcCrypto = append(f.ProcCrypto, protocol.CryptoAlg{Name: "cbc(aes)", Driver: cbcDriver, Module: "sa2ul", Priority: 5000, Type: "skcipher"})
 	}
 	return f
 }
@@ -171,4 +172,6 @@ func current(n int, scale map[string]float64, drop map[string]bool) []store.Meas
 	return build(11, "nightly", curStarted, am64xSeries(n, 3, scale, drop))
 }
 
-func facts(f *agent.Facts) map[string]*agent.Facts { return map[string]*agent.Facts{"am64x": f} }
+func facts(f *protocol.Facts) map[string]*protocol.Facts {
+	return map[string]*protocol.Facts{"am64x": f}
+}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fleetlab/fleet/protocol"
+
 	"github.com/fleetlab/fleet/store"
 )
 
@@ -20,10 +22,10 @@ const noteIncomplete = "incomplete: still running in another fleet process, or i
 // runStatus shows a running run as incomplete unless it is one of the current process's own runs: a run still
 // marked running by another process is either going on elsewhere or was abandoned when its controller died.
 func runStatus(r store.Run, current ...int64) string {
-	if r.Status == store.RunRunning && !isCurrent(r.ID, current) {
+	if r.Status == protocol.StatusRunning && !isCurrent(r.ID, current) {
 		return "incomplete"
 	}
-	return r.Status
+	return string(r.Status)
 }
 
 func isCurrent(id int64, current []int64) bool {
@@ -87,7 +89,7 @@ func WriteRuns(w io.Writer, runs []store.Run, format string, current ...int64) e
 				boards = []string{}
 			}
 			out = append(out, runJSON{ID: r.ID, Started: r.Started.UTC(), Finished: r.Finished.UTC(), Label: r.Label,
-				Status: r.Status, Incomplete: runStatus(r, current...) == "incomplete", Boards: boards, Points: r.Points,
+				Status: string(r.Status), Incomplete: runStatus(r, current...) == "incomplete", Boards: boards, Points: r.Points,
 				ToolVersion: r.ToolVersion, Host: r.Host, CommandLine: r.CommandLine, Source: r.Source})
 		}
 		err = writeJSON(w, out)
@@ -208,7 +210,7 @@ func WriteRunSummary(w io.Writer, run store.Run, boards []store.BoardRun, raws [
 	head = append(head, fact{"tool", run.ToolVersion}, fact{"host", run.Host}, fact{"command", run.CommandLine},
 		fact{"source", run.Source}, fact{"points", fmt.Sprint(run.Points)})
 	writeFactsText(ew, head, "  ")
-	if run.Status == store.RunRunning {
+	if run.Status == protocol.StatusRunning {
 		ew.printf("  %s\n", noteIncomplete)
 	}
 	for _, br := range boards {

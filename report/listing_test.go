@@ -7,7 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fleetlab/fleet/agent"
+	"github.com/fleetlab/fleet/protocol"
+
 	"github.com/fleetlab/fleet/store"
 )
 
@@ -99,7 +100,7 @@ func TestWriteHistory(t *testing.T) {
 
 func TestWriteRunSummary(t *testing.T) {
 	fx := htmlFixture()
-	raws := []store.RawOutput{{RunID: 12, Board: "qemu-arm64", Raw: agent.Raw{ID: 1,
+	raws := []store.RawOutput{{RunID: 12, Board: "qemu-arm64", Raw: protocol.Raw{ID: 1,
 		Command: []string{"openssl", "speed", "-elapsed", "-evp", "aes-128-cbc"}, Env: []string{"OPENSSL_armcap=0"},
 		Stdout: "Doing AES-128-CBC ops for 3s on 16 size blocks: 3937500 AES-128-CBC ops in 3.00s", Stderr: ""}}}
 	var b bytes.Buffer

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/fleetlab/fleet/agent"
+	"github.com/fleetlab/fleet/protocol"
+
 	"github.com/fleetlab/fleet/store"
 )
 
@@ -86,7 +87,7 @@ func (r *Regression) Count(verdict string) int {
 
 // Regress judges the current measurements against the baseline, series by series. Facts are keyed by board
 // name and may be nil or lack a board; they only feed the "environment changed" notes.
-func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*agent.Facts, opts RegressOptions) *Regression {
+func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*protocol.Facts, opts RegressOptions) *Regression {
 	if opts.Threshold <= 0 {
 		opts.Threshold = DefaultThreshold
 	}

@@ -7,7 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fleetlab/fleet/agent"
+	"github.com/fleetlab/fleet/protocol"
+
 	"github.com/fleetlab/fleet/store"
 )
 
@@ -24,22 +25,22 @@ func htmlFixture() HTMLReport {
 		{board: "qemu-arm64", mode: "afalg", alg: "aes-128-cbc", op: "encrypt", size: 16384, values: jitter(390e6, 3, 2), cpu: 100},
 	})
 	ms = append(ms, qemu...)
-	qemuFacts := &agent.Facts{Hostname: "fleet-qemu-arm64", Machine: "aarch64", Kernel: "6.1.0-28-arm64",
+	qemuFacts := &protocol.Facts{Hostname: "fleet-qemu-arm64", Machine: "aarch64", Kernel: "6.1.0-28-arm64",
 		OpenSSL: "OpenSSL 3.0.20 30 Sep 2026", OpenSSLVersion: "3.0.20",
-		CPU: agent.CPUFacts{Model: "Cortex-A57 (QEMU virt)", Cores: 2}, AFALG: true,
-		Modes: []agent.ModeFact{{Mode: "cpu", Available: true}, {Mode: "afalg", Available: true, Reason: "engine afalg"},
+		CPU: protocol.CPUFacts{Model: "Cortex-A57 (QEMU virt)", Cores: 2}, AFALG: true,
+		Modes: []protocol.ModeFact{{Mode: "cpu", Available: true}, {Mode: "afalg", Available: true, Reason: "engine afalg"},
 			{Mode: "devcrypto", Reason: "no /dev/crypto"}}}
 	runs := []store.Run{
-		{ID: 1, Started: t0, Finished: t0.Add(time.Minute), Label: "S00", Status: store.RunImported, Boards: []string{"am335x"}, Points: 10, Source: "imported from S00"},
-		{ID: 11, Started: curStarted, Finished: curStarted.Add(20 * time.Minute), Label: "nightly", ToolVersion: "v0.2.0", Status: store.RunOK, Boards: []string{"am64x"}, Points: 85},
-		{ID: 12, Started: curStarted, Label: "qemu", ToolVersion: "v0.2.0", Status: store.RunRunning, Boards: []string{"qemu-arm64"}, Points: 18},
+		{ID: 1, Started: t0, Finished: t0.Add(time.Minute), Label: "S00", Status: protocol.StatusImported, Boards: []string{"am335x"}, Points: 10, Source: "imported from S00"},
+		{ID: 11, Started: curStarted, Finished: curStarted.Add(20 * time.Minute), Label: "nightly", ToolVersion: "v0.2.0", Status: protocol.StatusOK, Boards: []string{"am64x"}, Points: 85},
+		{ID: 12, Started: curStarted, Label: "qemu", ToolVersion: "v0.2.0", Status: protocol.StatusRunning, Boards: []string{"qemu-arm64"}, Points: 18},
 	}
 	boards := []store.BoardRun{
 		{RunID: 11, Board: "am64x", Status: "ok", Facts: am64xFacts("6.6.32-ti", ""), Points: 85,
-			Skips: []agent.Skip{{Mode: "afalg", Reason: "engine afalg not built into this OpenSSL"}, {Mode: "kcapi", Algorithm: "sha256", Reason: "no sha256 driver above the generic one"}}},
+			Skips: []protocol.Skip{{Mode: "afalg", Reason: "engine afalg not built into this OpenSSL"}, {Mode: "kcapi", Algorithm: "sha256", Reason: "no sha256 driver above the generic one"}}},
 		{RunID: 1, Board: "am335x", Status: "ok", Points: 10},
 		{RunID: 12, Board: "qemu-arm64", Status: "ok", Facts: qemuFacts, Points: 18,
-			Skips: []agent.Skip{{Mode: "devcrypto", Reason: "no /dev/crypto"}}},
+			Skips: []protocol.Skip{{Mode: "devcrypto", Reason: "no /dev/crypto"}}},
 	}
 	hist := append(baseline(), current(5, map[string]float64{"cpu/aes-128-cbc/16384": 0.75}, nil)...)
 	var series []store.Measurement

@@ -5,7 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fleetlab/fleet/agent"
+	"github.com/fleetlab/fleet/protocol"
+
 	"github.com/fleetlab/fleet/store"
 )
 
@@ -56,7 +57,7 @@ func TestUnits(t *testing.T) {
 }
 
 func TestGroupSaysWhenItPools(t *testing.T) {
-	p := agent.Point{Mode: "cpu", Algorithm: "sha256", Op: "digest", BlockSize: 64, Threads: 1, Timing: "wall", BytesPerSec: 1e6}
+	p := protocol.Point{Mode: "cpu", Algorithm: "sha256", Op: "digest", BlockSize: 64, Threads: 1, Timing: "wall", BytesPerSec: 1e6}
 	ms := []store.Measurement{{RunID: 1, Board: "b", Point: p}, {RunID: 2, Board: "b", Point: p}}
 	failed := p
 	failed.Failed, failed.Error = true, "0.00s"

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // txWriter is one write transaction of a RunWriter.
@@ -43,7 +45,7 @@ func (t *txWriter) ensureBoard(board string) error {
 		return nil
 	}
 	if err := t.exec(`INSERT INTO board_runs (run_id, board, status, started) VALUES (?, ?, ?, ?)
-		ON CONFLICT (run_id, board) DO NOTHING`, t.w.id, board, boardRunning, formatTime(t.w.db.now())); err != nil {
+		ON CONFLICT (run_id, board) DO NOTHING`, t.w.id, board, protocol.StatusRunning, formatTime(t.w.db.now())); err != nil {
 		return fmt.Errorf("record board %s: %w", board, err)
 	}
 	t.created = append(t.created, board)

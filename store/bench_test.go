@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // The figures for bench/README.md come from `go run ./bench/store -points 1000000`; these benchmarks track
@@ -28,7 +30,7 @@ func BenchmarkRunWriterPoint(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	if err := w.Finish(ctx, RunOK); err != nil {
+	if err := w.Finish(ctx, protocol.StatusOK); err != nil {
 		b.Fatal(err)
 	}
 }
@@ -60,7 +62,7 @@ func benchHistory(b *testing.B, runs int) *DB {
 				}
 			}
 		}
-		if err := w.Finish(ctx, RunOK); err != nil {
+		if err := w.Finish(ctx, protocol.StatusOK); err != nil {
 			b.Fatal(err)
 		}
 	}

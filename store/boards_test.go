@@ -7,7 +7,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/fleetlab/fleet/agent"
+	"github.com/fleetlab/fleet/protocol"
 )
 
 func TestBoardRuns(t *testing.T) {
@@ -16,7 +16,7 @@ func TestBoardRuns(t *testing.T) {
 	type summary struct {
 		Board, Status, Error, Host string
 		Points                     int
-		Skips                      []agent.Skip
+		Skips                      []protocol.Skip
 		Finished                   bool
 	}
 	tests := []struct {
@@ -24,7 +24,7 @@ func TestBoardRuns(t *testing.T) {
 		want []summary
 	}{
 		{h.r1, []summary{
-			{"a", "ok", "", "a-old", 4, []agent.Skip{{Mode: "afalg", Reason: "no AF_ALG"}}, true},
+			{"a", "ok", "", "a-old", 4, []protocol.Skip{{Mode: "afalg", Reason: "no AF_ALG"}}, true},
 			{"b", "ok", "", "b1", 1, nil, true}}},
 		{h.r3, []summary{{"a", "failed", "link cut", "", 0, nil, true}, {"b", "ok", "", "", 1, nil, true}}},
 		{h.r5, []summary{{"c", "running", "", "c", 0, nil, false}}},
@@ -37,7 +37,7 @@ func TestBoardRuns(t *testing.T) {
 			}
 			got := []summary{}
 			for _, br := range brs {
-				s := summary{br.Board, br.Status, br.Error, "", br.Points, br.Skips, !br.Finished.IsZero()}
+				s := summary{br.Board, string(br.Status), br.Error, "", br.Points, br.Skips, !br.Finished.IsZero()}
 				if br.Facts != nil {
 					s.Host = br.Facts.Hostname
 				}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fleetlab/fleet/protocol"
 )
 
 const (
@@ -86,7 +88,7 @@ func TestKilledController(t *testing.T) {
 		t.Fatalf("%d runs, want 1", len(runs))
 	}
 	r := runs[0]
-	if r.Status != RunRunning || !r.Finished.IsZero() {
+	if r.Status != protocol.StatusRunning || !r.Finished.IsZero() {
 		t.Errorf("killed run: status %q, finished %v; want running with no finished time (incomplete)", r.Status, r.Finished)
 	}
 	if r.Points < 20 || r.Points%10 != 0 {
@@ -135,7 +137,7 @@ func writerChild(path string) error {
 			return err
 		}
 	}
-	return w.Finish(ctx, RunOK)
+	return w.Finish(ctx, protocol.StatusOK)
 }
 
 // Two processes writing one database at once: no "database is locked", every point stored.
@@ -178,7 +180,7 @@ func TestTwoProcesses(t *testing.T) {
 		t.Fatalf("%d runs stored, want 2", len(runs))
 	}
 	for _, r := range runs {
-		if r.Points != 900 || r.Status != RunOK {
+		if r.Points != 900 || r.Status != protocol.StatusOK {
 			t.Errorf("run %d: %d points, status %s; want 900, ok", r.ID, r.Points, r.Status)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/fleetlab/fleet/agent"
+	"github.com/fleetlab/fleet/protocol"
 )
 
 func TestOpenMigrates(t *testing.T) {
@@ -111,7 +111,7 @@ func seed(t *testing.T, path string) {
 	if err := w.Point(ctx, "a", pt("cpu", "aes-128-cbc", 16, 0, 1e6)); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Finish(ctx, RunOK); err != nil {
+	if err := w.Finish(ctx, protocol.StatusOK); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -274,9 +274,9 @@ func TestResultsNeverUpdated(t *testing.T) {
 	}
 	errs := []error{
 		w.Point(ctx, "a", pt("cpu", "aes-128-cbc", 16, 0, 1e6)),
-		w.Skip(ctx, "a", agent.Skip{Mode: "afalg", Reason: "no"}),
+		w.Skip(ctx, "a", protocol.Skip{Mode: "afalg", Reason: "no"}),
 		w.Raw(ctx, "a", rawOf(1, "out")),
-		w.Finish(ctx, RunOK),
+		w.Finish(ctx, protocol.StatusOK),
 	}
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)

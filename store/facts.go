@@ -9,12 +9,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fleetlab/fleet/agent"
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // LatestFacts returns the newest facts probed on a board and when its part of that run started.
 // A board never probed gives nil facts, the zero time and no error.
-func (db *DB) LatestFacts(ctx context.Context, board string) (*agent.Facts, time.Time, error) {
+func (db *DB) LatestFacts(ctx context.Context, board string) (*protocol.Facts, time.Time, error) {
 	var facts, started sql.NullString
 	err := db.db.QueryRowContext(ctx, `SELECT b.facts, b.started FROM board_runs b JOIN runs r ON r.id = b.run_id
 		WHERE b.board = ? AND b.facts IS NOT NULL ORDER BY r.started DESC, r.id DESC LIMIT 1`, board).
@@ -25,7 +25,7 @@ func (db *DB) LatestFacts(ctx context.Context, board string) (*agent.Facts, time
 	if err != nil {
 		return nil, time.Time{}, fmt.Errorf("read facts of %s: %w", board, classify(err))
 	}
-	f := new(agent.Facts)
+	f := new(protocol.Facts)
 	if err := json.Unmarshal([]byte(facts.String), f); err != nil {
 		return nil, time.Time{}, fmt.Errorf("read facts of %s: %w", board, err)
 	}
@@ -38,8 +38,8 @@ func (db *DB) LatestFacts(ctx context.Context, board string) (*agent.Facts, time
 
 // FactsOfRuns returns the facts probed on board in each of the runs that has them, by run id: with History,
 // it shows where the kernel, OpenSSL or CPU governor changed along a series.
-func (db *DB) FactsOfRuns(ctx context.Context, board string, runIDs []int64) (map[int64]*agent.Facts, error) {
-	out := map[int64]*agent.Facts{}
+func (db *DB) FactsOfRuns(ctx context.Context, board string, runIDs []int64) (map[int64]*protocol.Facts, error) {
+	out := map[int64]*protocol.Facts{}
 	for len(runIDs) > 0 {
 		n := min(len(runIDs), 500)
 		args := []any{board}
@@ -55,7 +55,7 @@ func (db *DB) FactsOfRuns(ctx context.Context, board string, runIDs []int64) (ma
 	return out, nil
 }
 
-func (db *DB) readFacts(ctx context.Context, out map[int64]*agent.Facts, query string, args ...any) error {
+func (db *DB) readFacts(ctx context.Context, out map[int64]*protocol.Facts, query string, args ...any) error {
 	rows, err := db.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return classify(err)
@@ -67,7 +67,7 @@ func (db *DB) readFacts(ctx context.Context, out map[int64]*agent.Facts, query s
 		if err := rows.Scan(&id, &js); err != nil {
 			return err
 		}
-		f := new(agent.Facts)
+		f := new(protocol.Facts)
 		if err := json.Unmarshal([]byte(js), f); err != nil {
 			return fmt.Errorf("run %d: %w", id, err)
 		}

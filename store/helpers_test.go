@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fleetlab/fleet/agent"
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // clock is a deterministic DB.Now: every call is one second after the previous one.
@@ -43,8 +43,8 @@ func openAt(t *testing.T, path string) *DB {
 }
 
 // pt makes a cipher point.
-func pt(mode, alg string, size, repeat int, bps float64) agent.Point {
-	return agent.Point{Mode: mode, Algorithm: alg, Op: "encrypt", BlockSize: size, Threads: 1, Repeat: repeat,
+func pt(mode, alg string, size, repeat int, bps float64) protocol.Point {
+	return protocol.Point{Mode: mode, Algorithm: alg, Op: "encrypt", BlockSize: size, Threads: 1, Repeat: repeat,
 		Count: bps * 3 / float64(max(size, 1)), Seconds: 3, Timing: "wall", BytesPerSec: bps,
 		WallS: 3, UserS: 2.9, SysS: 0.05, CPUPct: 98.3}
 }
@@ -59,7 +59,7 @@ func countPoints(t *testing.T, db *DB, runID int64) int {
 	return len(ms)
 }
 
-func rawOf(id int, stdout string) agent.Raw {
-	return agent.Raw{ID: id, Command: []string{"openssl", "speed", "-elapsed", "-evp", "aes-128-cbc"},
+func rawOf(id int, stdout string) protocol.Raw {
+	return protocol.Raw{ID: id, Command: []string{"openssl", "speed", "-elapsed", "-evp", "aes-128-cbc"},
 		Env: []string{"OPENSSL_armcap=0"}, Stdout: stdout, Stderr: "", Exit: 0}
 }

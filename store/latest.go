@@ -3,7 +3,7 @@ package store
 import (
 	"fmt"
 
-	"github.com/fleetlab/fleet/agent"
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // series names what is measured over time: a board, mode, algorithm, operation, size, key size, curve and
@@ -13,7 +13,7 @@ type series struct {
 	blockSize, keyBits, threads       int
 }
 
-func seriesOf(board string, p *agent.Point) series {
+func seriesOf(board string, p *protocol.Point) series {
 	return series{board, p.Mode, p.Algorithm, p.Op, p.Curve, p.BlockSize, p.KeyBits, p.Threads}
 }
 

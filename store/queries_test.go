@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fleetlab/fleet/agent"
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // history builds five runs over boards a, b and c:
@@ -30,7 +30,7 @@ func buildHistory(t *testing.T) history {
 	ctx := context.Background()
 	db := openTest(t)
 	h := history{db: db}
-	run := func(info RunInfo, status string, f func(w *RunWriter) error) int64 {
+	run := func(info RunInfo, status protocol.Status, f func(w *RunWriter) error) int64 {
 		t.Helper()
 		w, err := db.BeginRun(ctx, info)
 		if err != nil {
@@ -46,7 +46,7 @@ func buildHistory(t *testing.T) history {
 		}
 		return w.RunID()
 	}
-	points := func(w *RunWriter, board string, ps ...agent.Point) error {
+	points := func(w *RunWriter, board string, ps ...protocol.Point) error {
 		for _, p := range ps {
 			if err := w.Point(ctx, board, p); err != nil {
 				return err
@@ -54,31 +54,31 @@ func buildHistory(t *testing.T) history {
 		}
 		return nil
 	}
-	sha := func(bps float64) agent.Point {
+	sha := func(bps float64) protocol.Point {
 		p := pt("cpu", "sha256", 64, 0, bps)
 		p.Op = "digest"
 		return p
 	}
-	h.r1 = run(RunInfo{Label: "nightly", ToolVersion: "v1", Host: "ctl"}, RunOK, func(w *RunWriter) error {
+	h.r1 = run(RunInfo{Label: "nightly", ToolVersion: "v1", Host: "ctl"}, protocol.StatusOK, func(w *RunWriter) error {
 		return errors.Join(
 			w.BoardStarted(ctx, "a"),
-			w.BoardFacts(ctx, "a", agent.Facts{Hostname: "a-old", Kernel: "6.1"}),
-			w.Skip(ctx, "a", agent.Skip{Mode: "afalg", Reason: "no AF_ALG"}),
+			w.BoardFacts(ctx, "a", protocol.Facts{Hostname: "a-old", Kernel: "6.1"}),
+			w.Skip(ctx, "a", protocol.Skip{Mode: "afalg", Reason: "no AF_ALG"}),
 			w.Raw(ctx, "a", rawOf(1, "type 16 bytes\n")),
 			points(w, "a", pt("cpu", "aes-128-cbc", 16, 0, 100), pt("cpu", "aes-128-cbc", 16, 1, 110),
 				pt("cpu", "aes-128-cbc", 1024, 0, 1000), pt("soft", "aes-128-cbc", 16, 0, 50)),
 			w.BoardFinished(ctx, "a", "ok", ""),
-			w.BoardFacts(ctx, "b", agent.Facts{Hostname: "b1"}),
+			w.BoardFacts(ctx, "b", protocol.Facts{Hostname: "b1"}),
 			points(w, "b", sha(200)),
 			w.BoardFinished(ctx, "b", "ok", ""))
 	})
-	h.r2 = run(RunInfo{}, RunOK, func(w *RunWriter) error {
+	h.r2 = run(RunInfo{}, protocol.StatusOK, func(w *RunWriter) error {
 		return errors.Join(
-			w.BoardFacts(ctx, "a", agent.Facts{Hostname: "a-new", Kernel: "6.6"}),
+			w.BoardFacts(ctx, "a", protocol.Facts{Hostname: "a-new", Kernel: "6.6"}),
 			points(w, "a", pt("cpu", "aes-128-cbc", 16, 0, 120), pt("cpu", "aes-128-cbc", 16, 1, 130)),
 			w.BoardFinished(ctx, "a", "ok", ""))
 	})
-	h.r3 = run(RunInfo{Label: "nightly"}, RunPartial, func(w *RunWriter) error {
+	h.r3 = run(RunInfo{Label: "nightly"}, protocol.StatusPartial, func(w *RunWriter) error {
 		return errors.Join(
 			w.BoardStarted(ctx, "a"),
 			w.BoardFinished(ctx, "a", "failed", "link cut"),
@@ -86,11 +86,11 @@ func buildHistory(t *testing.T) history {
 			w.BoardFinished(ctx, "b", "ok", ""))
 	})
 	h.r4 = run(RunInfo{Source: "imported from S00.txt", Started: time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)},
-		RunImported, func(w *RunWriter) error {
+		protocol.StatusImported, func(w *RunWriter) error {
 			return errors.Join(points(w, "a", pt("cpu", "aes-128-cbc", 16, 0, 10)), w.BoardFinished(ctx, "a", "ok", ""))
 		})
 	h.r5 = run(RunInfo{Label: "nightly"}, "", func(w *RunWriter) error {
-		return errors.Join(w.BoardStarted(ctx, "c"), w.BoardFacts(ctx, "c", agent.Facts{Hostname: "c"}))
+		return errors.Join(w.BoardStarted(ctx, "c"), w.BoardFacts(ctx, "c", protocol.Facts{Hostname: "c"}))
 	})
 	return h
 }
@@ -139,13 +139,13 @@ func TestRuns(t *testing.T) {
 	for _, r := range runs {
 		byID[r.ID] = r
 	}
-	if r := byID[h.r3]; r.Status != RunPartial || r.Finished.IsZero() || !reflect.DeepEqual(r.Boards, []string{"a", "b"}) {
+	if r := byID[h.r3]; r.Status != protocol.StatusPartial || r.Finished.IsZero() || !reflect.DeepEqual(r.Boards, []string{"a", "b"}) {
 		t.Errorf("run 3 = %+v, want partial, finished, boards a b", r)
 	}
-	if r := byID[h.r5]; r.Status != RunRunning || !r.Finished.IsZero() {
+	if r := byID[h.r5]; r.Status != protocol.StatusRunning || !r.Finished.IsZero() {
 		t.Errorf("run 5 = %+v, want running and unfinished (incomplete)", r)
 	}
-	if r := byID[h.r4]; r.Source != "imported from S00.txt" || r.Status != RunImported || r.Started.Year() != 2025 {
+	if r := byID[h.r4]; r.Source != "imported from S00.txt" || r.Status != protocol.StatusImported || r.Started.Year() != 2025 {
 		t.Errorf("run 4 = %+v, want the import with its own start time", r)
 	}
 	if r := byID[h.r1]; r.Label != "nightly" || r.ToolVersion != "v1" || r.Host != "ctl" {
@@ -226,14 +226,14 @@ func TestMeasurementRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := agent.Point{Mode: "engine:vendor", Algorithm: "ecdsa", Op: "sign", KeyBits: 256, Curve: "nistp256",
+	p := protocol.Point{Mode: "engine:vendor", Algorithm: "ecdsa", Op: "sign", KeyBits: 256, Curve: "nistp256",
 		Threads: 4, Repeat: 2, Engine: "vendor", Driver: "caam", Count: 12345, Seconds: 2.9, Timing: "cpu",
 		WallEst: 3, OpsPerSec: 4256.9, WallS: 3.01, UserS: 2.9, SysS: 0.02, CPUPct: 97, SysBusyPct: 51.5,
 		IRQDelta: 77, Failed: true, Error: "engine fell back", Flags: []string{"default-3s", "x"}, RawID: 9, Line: 4}
 	if err := w.Point(ctx, "imx8", p); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Finish(ctx, RunOK); err != nil {
+	if err := w.Finish(ctx, protocol.StatusOK); err != nil {
 		t.Fatal(err)
 	}
 	ms, err := db.Measurements(ctx, Filter{RunID: w.RunID()})

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/fleetlab/fleet/agent"
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // Runs lists runs newest first, with their board names and point counts.
@@ -112,7 +112,7 @@ func (db *DB) BoardRuns(ctx context.Context, runID int64) ([]BoardRun, error) {
 			return nil, fmt.Errorf("read boards of run %d: %w", runID, err)
 		}
 		if facts.Valid {
-			br.Facts = new(agent.Facts)
+			br.Facts = new(protocol.Facts)
 			if err := json.Unmarshal([]byte(facts.String), br.Facts); err != nil {
 				return nil, fmt.Errorf("read facts of %s in run %d: %w", br.Board, runID, err)
 			}
@@ -139,7 +139,7 @@ func (db *DB) BoardRuns(ctx context.Context, runID int64) ([]BoardRun, error) {
 	defer srows.Close()
 	for srows.Next() {
 		var board string
-		var s agent.Skip
+		var s protocol.Skip
 		if err := srows.Scan(&board, &s.Mode, &s.Algorithm, &s.Reason); err != nil {
 			return nil, fmt.Errorf("read skips of run %d: %w", runID, err)
 		}

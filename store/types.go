@@ -3,17 +3,7 @@ package store
 import (
 	"time"
 
-	"github.com/fleetlab/fleet/agent"
-)
-
-// Run statuses.
-const (
-	RunRunning     = "running"     // still going, or the controller died (shown as incomplete)
-	RunOK          = "ok"          // every board ok
-	RunPartial     = "partial"     // some boards failed or were partial
-	RunFailed      = "failed"      // no board produced a point
-	RunInterrupted = "interrupted" // cancelled by the user
-	RunImported    = "imported"    // made by `fleet import`
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // RunInfo describes a run when it starts.
@@ -42,7 +32,7 @@ type Run struct {
 	Host        string
 	CommandLine string
 	Source      string
-	Status      string
+	Status      protocol.Status
 	Boards      []string // board names in this run
 	Points      int
 }
@@ -51,11 +41,11 @@ type Run struct {
 type BoardRun struct {
 	RunID  int64
 	Board  string
-	Status string
+	Status protocol.Status
 	Error  string
-	Facts  *agent.Facts // nil when the probe did not get that far
+	Facts  *protocol.Facts // nil when the probe did not get that far
 	Points int
-	Skips  []agent.Skip
+	Skips  []protocol.Skip
 
 	Started  time.Time
 	Finished time.Time // zero while running or when the controller died
@@ -69,14 +59,14 @@ type Measurement struct {
 	RunStarted time.Time
 	RunTool    string // tool version of the run
 	Board      string
-	agent.Point
+	protocol.Point
 }
 
 // RawOutput is one stored tool output.
 type RawOutput struct {
 	RunID int64
 	Board string
-	agent.Raw
+	protocol.Raw
 }
 
 // Filter selects measurements. Zero fields match everything.

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fleetlab/fleet/agent"
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // Batching defaults: points are committed every defaultBatchSize points or defaultBatchDelay after the first
@@ -16,12 +16,6 @@ import (
 const (
 	defaultBatchSize  = 50
 	defaultBatchDelay = 250 * time.Millisecond
-)
-
-// Board statuses the writer sets itself; the others (ok, partial, failed, interrupted) come from the caller.
-const (
-	boardRunning = "running"
-	boardFailed  = "failed"
 )
 
 // ErrRunFinished is returned by a RunWriter used after Finish.
@@ -55,17 +49,17 @@ type batch struct {
 
 type boardPoint struct {
 	board string
-	p     agent.Point
+	p     protocol.Point
 }
 
 type boardSkip struct {
 	board string
-	s     agent.Skip
+	s     protocol.Skip
 }
 
 type boardRaw struct {
 	board string
-	r     agent.Raw
+	r     protocol.Raw
 }
 
 func (b *batch) empty() bool { return len(b.points) == 0 && len(b.skips) == 0 && len(b.raws) == 0 }
@@ -86,7 +80,7 @@ func (db *DB) BeginRun(ctx context.Context, info RunInfo) (*RunWriter, error) {
 	}
 	res, err := db.db.ExecContext(context.WithoutCancel(ctx), `INSERT INTO runs
 		(started, label, tool_version, host, command_line, source, status) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		w.started, info.Label, info.ToolVersion, info.Host, info.CommandLine, info.Source, RunRunning)
+		w.started, info.Label, info.ToolVersion, info.Host, info.CommandLine, info.Source, protocol.StatusRunning)
 	if err != nil {
 		return nil, fmt.Errorf("begin run in %s: %w", db.Path, classify(err))
 	}
@@ -110,7 +104,7 @@ func (w *RunWriter) BoardStarted(ctx context.Context, board string) error {
 }
 
 // BoardFacts stores what the probe found on a board.
-func (w *RunWriter) BoardFacts(ctx context.Context, board string, facts agent.Facts) error {
+func (w *RunWriter) BoardFacts(ctx context.Context, board string, facts protocol.Facts) error {
 	if board == "" {
 		return fmt.Errorf("store facts: empty board name")
 	}
@@ -128,7 +122,7 @@ func (w *RunWriter) BoardFacts(ctx context.Context, board string, facts agent.Fa
 
 // Point buffers one measurement; it is committed with its batch. A point no measurement can have
 // (NaN, negative, no mode) is refused here, so it never spoils the batch it would have joined.
-func (w *RunWriter) Point(ctx context.Context, board string, p agent.Point) error {
+func (w *RunWriter) Point(ctx context.Context, board string, p protocol.Point) error {
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("store point of %s: %w", board, err)
 	}
@@ -136,21 +130,21 @@ func (w *RunWriter) Point(ctx context.Context, board string, p agent.Point) erro
 }
 
 // Skip buffers a mode or algorithm that was not measured, with the reason.
-func (w *RunWriter) Skip(ctx context.Context, board string, s agent.Skip) error {
+func (w *RunWriter) Skip(ctx context.Context, board string, s protocol.Skip) error {
 	return w.add(ctx, board, func(b *batch) { b.skips = append(b.skips, boardSkip{board, s}) })
 }
 
 // Raw buffers one tool output.
-func (w *RunWriter) Raw(ctx context.Context, board string, r agent.Raw) error {
+func (w *RunWriter) Raw(ctx context.Context, board string, r protocol.Raw) error {
 	return w.add(ctx, board, func(b *batch) { b.raws = append(b.raws, boardRaw{board, r}) })
 }
 
 // BoardFinished commits the board's pending results and ends its part of the run with status and cause.
-func (w *RunWriter) BoardFinished(ctx context.Context, board, status, cause string) error {
+func (w *RunWriter) BoardFinished(ctx context.Context, board string, status protocol.Status, cause string) error {
 	if board == "" {
 		return fmt.Errorf("finish board: empty board name")
 	}
-	if status == "" || status == boardRunning {
+	if status == "" || status == protocol.StatusRunning {
 		return fmt.Errorf("finish board %s: invalid status %q", board, status)
 	}
 	return w.commitWith(ctx, "finish board "+board, func(t *txWriter) error {
@@ -164,20 +158,20 @@ func (w *RunWriter) BoardFinished(ctx context.Context, board, status, cause stri
 
 // Finish commits everything pending and sets the run's status and finished time. Boards never finished are
 // marked failed (or interrupted, when the run was). A run never finished stays running: an incomplete run.
-func (w *RunWriter) Finish(ctx context.Context, status string) error {
+func (w *RunWriter) Finish(ctx context.Context, status protocol.Status) error {
 	switch status {
-	case RunOK, RunPartial, RunFailed, RunInterrupted, RunImported:
+	case protocol.StatusOK, protocol.StatusPartial, protocol.StatusFailed, protocol.StatusInterrupted, protocol.StatusImported:
 	default:
 		return fmt.Errorf("finish run %d: invalid status %q", w.id, status)
 	}
-	boardStatus, cause := boardFailed, "run finished before the board did"
-	if status == RunInterrupted {
-		boardStatus, cause = RunInterrupted, "interrupted"
+	boardStatus, cause := protocol.StatusFailed, "run finished before the board did"
+	if status == protocol.StatusInterrupted {
+		boardStatus, cause = protocol.StatusInterrupted, "interrupted"
 	}
 	err := w.commitWith(ctx, fmt.Sprintf("finish run %d", w.id), func(t *txWriter) error {
 		now := formatTime(w.db.now())
 		if err := t.exec(`UPDATE board_runs SET status = ?, error = ?, finished = ?
-			WHERE run_id = ? AND status = ?`, boardStatus, cause, now, w.id, boardRunning); err != nil {
+			WHERE run_id = ? AND status = ?`, boardStatus, cause, now, w.id, protocol.StatusRunning); err != nil {
 			return err
 		}
 		return t.exec(`UPDATE runs SET status = ?, finished = ? WHERE id = ?`, status, now, w.id)

@@ -9,17 +9,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fleetlab/fleet/agent"
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // sink is fleet.Sink's method set, repeated here because store must not import fleet.
 type sink interface {
 	BoardStarted(ctx context.Context, board string) error
-	BoardFacts(ctx context.Context, board string, facts agent.Facts) error
-	Point(ctx context.Context, board string, p agent.Point) error
-	Skip(ctx context.Context, board string, s agent.Skip) error
-	Raw(ctx context.Context, board string, r agent.Raw) error
-	BoardFinished(ctx context.Context, board, status, cause string) error
+	BoardFacts(ctx context.Context, board string, facts protocol.Facts) error
+	Point(ctx context.Context, board string, p protocol.Point) error
+	Skip(ctx context.Context, board string, s protocol.Skip) error
+	Raw(ctx context.Context, board string, r protocol.Raw) error
+	BoardFinished(ctx context.Context, board string, status protocol.Status, cause string) error
 }
 
 var _ sink = (*RunWriter)(nil)
@@ -40,11 +40,11 @@ func TestRunWriterCommitsInBatches(t *testing.T) {
 		{"first point waits", func() error { return w.Point(ctx, "a", pt("cpu", "aes-128-cbc", 16, 0, 1e6)) }, 0},
 		{"second point waits", func() error { return w.Point(ctx, "b", pt("cpu", "aes-128-cbc", 16, 0, 2e6)) }, 0},
 		{"third point fills the batch", func() error { return w.Point(ctx, "a", pt("cpu", "aes-128-cbc", 64, 0, 3e6)) }, 3},
-		{"skips and raws do not fill it", func() error { return w.Skip(ctx, "a", agent.Skip{Mode: "afalg", Reason: "no"}) }, 3},
+		{"skips and raws do not fill it", func() error { return w.Skip(ctx, "a", protocol.Skip{Mode: "afalg", Reason: "no"}) }, 3},
 		{"fourth point waits", func() error { return w.Point(ctx, "a", pt("cpu", "aes-128-cbc", 256, 0, 4e6)) }, 3},
 		{"board finished commits", func() error { return w.BoardFinished(ctx, "a", "ok", "") }, 4},
 		{"fifth point waits", func() error { return w.Point(ctx, "b", pt("cpu", "aes-128-cbc", 64, 0, 5e6)) }, 4},
-		{"finish commits", func() error { return w.Finish(ctx, RunOK) }, 5},
+		{"finish commits", func() error { return w.Finish(ctx, protocol.StatusOK) }, 5},
 	}
 	for _, s := range steps {
 		if err := s.do(); err != nil {
@@ -81,7 +81,7 @@ func TestRunWriterCommitsAfterDelay(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if err := w.Finish(ctx, RunOK); err != nil {
+	if err := w.Finish(ctx, protocol.StatusOK); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -100,11 +100,11 @@ func TestRunWriterRefuses(t *testing.T) {
 		do   func() error
 	}{
 		{"NaN point", func() error { return w.Point(ctx, "a", nan) }},
-		{"point without mode", func() error { return w.Point(ctx, "a", agent.Point{Algorithm: "x"}) }},
+		{"point without mode", func() error { return w.Point(ctx, "a", protocol.Point{Algorithm: "x"}) }},
 		{"empty board", func() error { return w.BoardStarted(ctx, "") }},
 		{"point of empty board", func() error { return w.Point(ctx, "", pt("cpu", "sha256", 64, 0, 1)) }},
 		{"board finished without status", func() error { return w.BoardFinished(ctx, "a", "", "") }},
-		{"run finished as running", func() error { return w.Finish(ctx, RunRunning) }},
+		{"run finished as running", func() error { return w.Finish(ctx, protocol.StatusRunning) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -117,7 +117,7 @@ func TestRunWriterRefuses(t *testing.T) {
 	if err := w.Point(ctx, "a", pt("cpu", "aes-128-cbc", 16, 0, 1e6)); err != nil {
 		t.Fatalf("Point after a refused one = %v", err)
 	}
-	if err := w.Finish(ctx, RunOK); err != nil {
+	if err := w.Finish(ctx, protocol.StatusOK); err != nil {
 		t.Fatal(err)
 	}
 	if got := countPoints(t, db, w.RunID()); got != 1 {
@@ -141,10 +141,10 @@ func TestRunWriterStoresAfterCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	cancel()
-	if err := w.BoardFinished(ctx, "a", RunInterrupted, "interrupted"); err != nil {
+	if err := w.BoardFinished(ctx, "a", protocol.StatusInterrupted, "interrupted"); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Finish(ctx, RunInterrupted); err != nil {
+	if err := w.Finish(ctx, protocol.StatusInterrupted); err != nil {
 		t.Fatal(err)
 	}
 	runs, err := db.Runs(context.Background(), RunFilter{})
@@ -176,11 +176,11 @@ func TestRunWriterConcurrentBoards(t *testing.T) {
 				if err := w.BoardStarted(ctx, board); err != nil {
 					return err
 				}
-				if err := w.BoardFacts(ctx, board, agent.Facts{Hostname: board}); err != nil {
+				if err := w.BoardFacts(ctx, board, protocol.Facts{Hostname: board}); err != nil {
 					return err
 				}
 				for i := range points {
-					if err := w.Raw(ctx, board, agent.Raw{ID: i, Command: []string{"openssl", "speed"}}); err != nil {
+					if err := w.Raw(ctx, board, protocol.Raw{ID: i, Command: []string{"openssl", "speed"}}); err != nil {
 						return err
 					}
 					if err := w.Point(ctx, board, pt("cpu", "aes-128-cbc", 16<<(i%5), i/5, float64(i))); err != nil {
@@ -198,7 +198,7 @@ func TestRunWriterConcurrentBoards(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if err := w.Finish(ctx, RunOK); err != nil {
+	if err := w.Finish(ctx, protocol.StatusOK); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := countPoints(t, db, w.RunID()), boards*points; got != want {
@@ -248,7 +248,7 @@ func TestTwoWritersOneFile(t *testing.T) {
 		}
 		defer func() {
 			wg.Wait()
-			if err := w.Finish(ctx, RunOK); err != nil {
+			if err := w.Finish(ctx, protocol.StatusOK); err != nil {
 				t.Error(err)
 			}
 		}()

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fleetlab/fleet/protocol"
+
 	"github.com/fleetlab/fleet/fleet"
 	"github.com/fleetlab/fleet/inventory"
 	"github.com/fleetlab/fleet/store"
@@ -80,7 +82,7 @@ func profileRun(work, invPath, agentBin string, n int, out string) {
 	if err != nil {
 		fatalf("in-process run: %v (%+v)", err, outs[0])
 	}
-	w.Finish(ctx, store.RunOK)
+	w.Finish(ctx, protocol.StatusOK)
 	if err := os.WriteFile(out, peakProf.Bytes(), 0o644); err != nil {
 		fatalf("%v", err)
 	}

@@ -19,7 +19,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/fleetlab/fleet/agent"
+	"github.com/fleetlab/fleet/protocol"
+
 	"github.com/fleetlab/fleet/store"
 )
 
@@ -48,15 +49,15 @@ func main() {
 }
 
 // sweep is one board's points in one run: modes × algorithms × sizes × repeats, repeats interleaved.
-func sweep() []agent.Point {
-	var ps []agent.Point
+func sweep() []protocol.Point {
+	var ps []protocol.Point
 	for r := range 3 {
 		for _, mode := range []string{"soft", "cpu", "devcrypto", "afalg", "kcapi"} {
 			for _, alg := range []string{"aes-128-cbc", "aes-256-cbc", "aes-128-gcm", "chacha20-poly1305",
 				"sha1", "sha256", "sha512"} {
 				for _, size := range []int{16, 64, 256, 1024, 8192, 16384} {
 					bps := float64(size) * 1e5 * (1 + 0.01*float64(r))
-					ps = append(ps, agent.Point{Mode: mode, Algorithm: alg, Op: "encrypt", BlockSize: size,
+					ps = append(ps, protocol.Point{Mode: mode, Algorithm: alg, Op: "encrypt", BlockSize: size,
 						Threads: 1, Repeat: r, Count: bps * 3 / float64(size), Seconds: 3, Timing: "wall",
 						BytesPerSec: bps, WallS: 3.01, UserS: 2.95, SysS: 0.04, CPUPct: 99.3, RawID: r})
 				}
@@ -165,7 +166,7 @@ func cpuTime() time.Duration {
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // ingestRun writes one run with the boards streaming concurrently, as the controller does.
-func ingestRun(ctx context.Context, db *store.DB, i, boards int, ps []agent.Point) error {
+func ingestRun(ctx context.Context, db *store.DB, i, boards int, ps []protocol.Point) error {
 	w, err := db.BeginRun(ctx, store.RunInfo{Label: "nightly", ToolVersion: "bench", Host: "bench"})
 	if err != nil {
 		return err
@@ -196,5 +197,5 @@ func ingestRun(ctx context.Context, db *store.DB, i, boards int, ps []agent.Poin
 			return fmt.Errorf("run %d: %w", i, err)
 		}
 	}
-	return w.Finish(ctx, store.RunOK)
+	return w.Finish(ctx, protocol.StatusOK)
 }

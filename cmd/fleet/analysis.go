@@ -7,9 +7,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fleetlab/fleet/protocol"
+
 	"github.com/urfave/cli/v2"
 
-	"github.com/fleetlab/fleet/agent"
 	"github.com/fleetlab/fleet/report"
 	"github.com/fleetlab/fleet/store"
 )
@@ -139,7 +140,7 @@ func regressAction(c *cli.Context) error {
 		}
 	}
 	var base []store.Measurement
-	baseFacts, curFacts := map[string]*agent.Facts{}, map[string]*agent.Facts{}
+	baseFacts, curFacts := map[string]*protocol.Facts{}, map[string]*protocol.Facts{}
 	failedBoards := 0
 	for board, id := range baseRuns {
 		if _, ok := curRuns[board]; !ok {
@@ -200,14 +201,14 @@ func runsByBoard(ms []store.Measurement) map[string]int64 {
 	return out
 }
 
-func boardFacts(c *cli.Context, db *store.DB, runID int64, board string) (*agent.Facts, string, error) {
+func boardFacts(c *cli.Context, db *store.DB, runID int64, board string) (*protocol.Facts, string, error) {
 	brs, err := db.BoardRuns(c.Context, runID)
 	if err != nil {
 		return nil, "", err
 	}
 	for _, br := range brs {
 		if br.Board == board {
-			return br.Facts, br.Status, nil
+			return br.Facts, string(br.Status), nil
 		}
 	}
 	return nil, "", nil

@@ -8,10 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/fleetlab/fleet/opensslspeed"
+	"github.com/fleetlab/fleet/protocol"
+
 	"github.com/urfave/cli/v2"
 
-	"github.com/fleetlab/fleet/agent"
-	"github.com/fleetlab/fleet/fleet"
 	"github.com/fleetlab/fleet/report"
 	"github.com/fleetlab/fleet/store"
 )
@@ -43,7 +44,7 @@ Runs timed on CPU time (no -elapsed) keep OpenSSL's figure and are re-derived on
 type importedFile struct {
 	path string
 	text string
-	runs []agent.SpeedRun
+	runs []opensslspeed.Run
 }
 
 func importAction(c *cli.Context) error {
@@ -60,7 +61,7 @@ func importAction(c *cli.Context) error {
 		if err != nil {
 			return usageErr("import: %w", err)
 		}
-		runs, err := agent.ParseSpeed(string(data), agent.SpeedHint{})
+		runs, err := opensslspeed.Parse(string(data), opensslspeed.Hint{})
 		if err != nil {
 			return usageErr("import %s: %w", path, err)
 		}
@@ -76,11 +77,11 @@ func importAction(c *cli.Context) error {
 	defer db.Close()
 	ctx := c.Context
 	for _, f := range files {
-		groups := [][]agent.SpeedRun{f.runs}
+		groups := [][]opensslspeed.Run{f.runs}
 		if c.Bool("split") {
 			groups = nil
 			for _, r := range f.runs {
-				groups = append(groups, []agent.SpeedRun{r})
+				groups = append(groups, []opensslspeed.Run{r})
 			}
 		}
 		for _, g := range groups {
@@ -94,7 +95,7 @@ func importAction(c *cli.Context) error {
 	return nil
 }
 
-func storeImport(ctx context.Context, db *store.DB, label, board string, f importedFile, runs []agent.SpeedRun) (int64, int, error) {
+func storeImport(ctx context.Context, db *store.DB, label, board string, f importedFile, runs []opensslspeed.Run) (int64, int, error) {
 	abs, _ := filepath.Abs(f.path)
 	w, err := db.BeginRun(ctx, store.RunInfo{Label: label, ToolVersion: toolVersion(), Source: "imported from " + abs,
 		CommandLine: strings.Join(os.Args, " ")})
@@ -104,14 +105,14 @@ func storeImport(ctx context.Context, db *store.DB, label, board string, f impor
 	if err := w.BoardStarted(ctx, board); err != nil {
 		return 0, 0, err
 	}
-	if err := w.Raw(ctx, board, agent.Raw{ID: 1, Command: []string{"import", abs}, Stdout: f.text}); err != nil {
+	if err := w.Raw(ctx, board, protocol.Raw{ID: 1, Command: []string{"import", abs}, Stdout: f.text}); err != nil {
 		return 0, 0, err
 	}
 	n, failed := 0, 0
 	seen := map[string]int{} // repeats of one series within the file
 	for _, r := range runs {
 		if r.Failed != "" && len(r.Points) == 0 {
-			if err := w.Skip(ctx, board, agent.Skip{Mode: r.Mode, Reason: fmt.Sprintf("line %d: %s", r.Line, r.Failed)}); err != nil {
+			if err := w.Skip(ctx, board, protocol.Skip{Mode: r.Mode, Reason: fmt.Sprintf("line %d: %s", r.Line, r.Failed)}); err != nil {
 				return 0, 0, err
 			}
 			continue
@@ -130,14 +131,14 @@ func storeImport(ctx context.Context, db *store.DB, label, board string, f impor
 			n++
 		}
 	}
-	status, cause := fleet.StatusOK, ""
+	status, cause := protocol.StatusOK, ""
 	if n == 0 {
-		status, cause = fleet.StatusFailed, "no openssl speed output found"
+		status, cause = protocol.StatusFailed, "no openssl speed output found"
 	}
 	if err := w.BoardFinished(ctx, board, status, cause); err != nil {
 		return 0, 0, err
 	}
-	if err := w.Finish(ctx, store.RunImported); err != nil {
+	if err := w.Finish(ctx, protocol.StatusImported); err != nil {
 		return 0, 0, err
 	}
 	return w.RunID(), n, nil
@@ -146,7 +147,7 @@ func storeImport(ctx context.Context, db *store.DB, label, board string, f impor
 // importRecord is one measurement of --dry-run --format json.
 type importRecord struct {
 	File string `json:"file"`
-	agent.Point
+	protocol.Point
 }
 
 func printImport(c *cli.Context, files []importedFile) error {

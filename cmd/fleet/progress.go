@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fleetlab/fleet/protocol"
+
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 	"golang.org/x/term"
@@ -106,8 +108,8 @@ func (p *progress) Event(e fleet.Event) {
 		}
 		b.bar.SetCurrent(int64(min(e.Done, max(e.Total, 0))))
 	case fleet.StageDone:
-		b.set(e.Status, e.Msg)
-		if e.Status == fleet.StatusOK {
+		b.set(string(e.Status), e.Msg)
+		if e.Status == protocol.StatusOK {
 			b.bar.SetTotal(-1, true)
 		} else {
 			b.bar.Abort(false)
@@ -128,7 +130,7 @@ func (p *progress) line(e fleet.Event) {
 			msg = fmt.Sprintf("%d/%d %s %s %d B", e.Done, e.Total, e.Mode, e.Algorithm, e.Size)
 		}
 	case fleet.StageDone:
-		msg = e.Status
+		msg = string(e.Status)
 		if e.Msg != "" {
 			msg += ": " + e.Msg
 		}

@@ -8,7 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fleetlab/fleet/agent"
+	"github.com/fleetlab/fleet/protocol"
+
 	"github.com/fleetlab/fleet/store"
 )
 
@@ -26,7 +27,7 @@ func storeSweep(t *testing.T, path, label string, bps map[string]float64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	facts := agent.Facts{Machine: "aarch64", Kernel: "6.1.0", OpenSSLVersion: "3.0.13"}
+	facts := protocol.Facts{Machine: "aarch64", Kernel: "6.1.0", OpenSSLVersion: "3.0.13"}
 	if err := w.BoardStarted(ctx, "am64x"); err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +38,7 @@ func storeSweep(t *testing.T, path, label string, bps map[string]float64) {
 		for _, mode := range []string{"cpu", "devcrypto"} {
 			for _, size := range []int{16, 16384} {
 				v := bps[mode+"/"+strconv.Itoa(size)] * (1 + 0.004*float64(r-2))
-				p := agent.Point{Mode: mode, Algorithm: "aes-128-cbc", Op: "encrypt", BlockSize: size, Threads: 1, Repeat: r,
+				p := protocol.Point{Mode: mode, Algorithm: "aes-128-cbc", Op: "encrypt", BlockSize: size, Threads: 1, Repeat: r,
 					Count: v / float64(size), Seconds: 1, Timing: "wall", BytesPerSec: v, WallS: 1, UserS: 0.9, SysS: 0.05, CPUPct: 95}
 				if err := w.Point(ctx, "am64x", p); err != nil {
 					t.Fatal(err)
@@ -48,7 +49,7 @@ func storeSweep(t *testing.T, path, label string, bps map[string]float64) {
 	if err := w.BoardFinished(ctx, "am64x", "ok", ""); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Finish(ctx, store.RunOK); err != nil {
+	if err := w.Finish(ctx, protocol.StatusOK); err != nil {
 		t.Fatal(err)
 	}
 }

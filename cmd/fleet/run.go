@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fleetlab/fleet/protocol"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/fleetlab/fleet/fleet"
@@ -98,7 +100,7 @@ func runAction(c *cli.Context) error {
 
 	status := fleet.RunStatus(outcomes, runErr)
 	if c.Context.Err() != nil {
-		status = fleet.StatusInterrupted
+		status = protocol.StatusInterrupted
 	}
 	// Stored even when interrupted: the run's end must not depend on the cancelled context.
 	if err := w.Finish(context.WithoutCancel(c.Context), status); err != nil {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fleetlab/fleet/protocol"
+
 	"github.com/fleetlab/fleet/store"
 )
 
@@ -59,7 +61,7 @@ func TestRunLocalEndToEnd(t *testing.T) {
 	if got, want := len(runs), 1; got != want {
 		t.Fatalf("runs = %d, want %d", got, want)
 	}
-	if got, want := runs[0].Status, store.RunOK; got != want {
+	if got, want := runs[0].Status, protocol.StatusOK; got != want {
 		t.Errorf("run status = %q, want %q", got, want)
 	}
 	ms, err := s.Measurements(context.Background(), store.Filter{RunID: runs[0].ID})

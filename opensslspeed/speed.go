@@ -1,0 +1,71 @@
+package opensslspeed
+
+import (
+	"errors"
+
+	"github.com/fleetlab/fleet/protocol"
+)
+
+// Run is one `openssl speed` invocation found in a text: a live run's output, or one of several runs
+// inside a pasted log.
+type Run struct {
+	Command  []string         // the command line, from the hint or as found in the text (nil when the text has none)
+	Line     int              // 1-based line where the run starts in the text
+	Version  string           // OpenSSL version when the text says it ("3.0.19", "1.0.1e")
+	Engine   string           // engine set ("engine \"devcrypto\" set."), if any
+	Mode     string           // mode from the command line or engine line: cpu, soft, devcrypto, afalg, engine:NAME, ...
+	Timing   string           // "wall" (-elapsed) or "cpu"
+	Threads  int              // -multi N, else 1
+	Points   []protocol.Point // Mode, Algorithm, BlockSize/KeyBits, Count, Seconds, BytesPerSec/OpsPerSec, Timing, Line, Flags
+	Failed   string           // non-empty when the run's numbers must not be trusted (engine fell back to software, usage error)
+	Warnings []string         // things a person should know (e.g. "ran default 3 s: OpenSSL 1.0 has no -seconds")
+}
+
+// Hint is what the caller knows that the output may not say.
+type Hint struct {
+	Command []string // the argv that produced the output, when known (resolves "evp" rows, -multi, -elapsed, engine)
+	Seconds float64  // nominal seconds per point, when known
+	Env     []string // NAME=value entries openssl ran with, e.g. "OPENSSL_armcap=0" (decides the soft mode)
+	Version string   // OpenSSL version from the probe; decides the units of 1.0.x -mr asymmetric lines
+}
+
+// ErrNotFound means a text holds no `openssl speed` output at all.
+var ErrNotFound = errors.New("no openssl speed output found")
+
+// Parse finds every `openssl speed` run in text and returns its points.
+//
+// It reads the output of every OpenSSL from 1.0.0 to 3.6: human tables, "Doing ..." progress lines, -mr lines,
+// -multi output and asymmetric tables, alone or pasted into logs with shell prompts, `time -v` output, email
+// quoting and prose. A new run starts at each `openssl speed` command line, and where a log has none, when a
+// measurement repeats one already seen or follows a finished table. hint applies to runs whose text shows no
+// command line.
+//
+// Rates: a human table's cell as OpenSSL printed it ("k" is 1000 B/s, a plain number is B/s); from -mr, count ÷
+// seconds of the +R lines (the +F values when there are none); under -multi, the parent's total. A run timed on
+// user CPU time (no -elapsed) keeps OpenSSL's Count and Seconds but its rate is count × block ÷ WallEst, where
+// WallEst is the nominal duration ("for 3s", -seconds, else hint.Seconds or OpenSSL's default), or the CPU
+// seconds if longer; the flag "cpu-timed: openssl reported X B/s ..." keeps OpenSSL's figure. A cell printed as
+// 0.00 gives no point; "in 0.00s" on the wall clock gives a failed point without a rate. A run whose engine did
+// not load, or reported errors, is Failed and so is each of its points; a usage error is a Failed run without
+// points. Modes follow design.md: the engine of -engine or of an "engine ... set." line (devcrypto and
+// cryptodev are "devcrypto", afalg and af_alg "afalg", others "engine:NAME"), -provider NAME, soft when
+// OPENSSL_armcap=0 (or an OPENSSL_ia32cap mask) is in the command's or hint's environment, else cpu.
+func Parse(text string, hint Hint) ([]Run, error) {
+	p := &speedParser{hint: hint}
+	for _, l := range speedJoinWrapped(speedSplitLines(text)) {
+		p.line(l)
+	}
+	if len(p.runs) > 0 {
+		p.settle(p.runs[len(p.runs)-1])
+	}
+	var runs []Run
+	for _, b := range p.runs {
+		if b.evidence || len(b.slots) > 0 {
+			runs = append(runs, b.finish(hint))
+		}
+	}
+	if len(runs) == 0 {
+		return nil, ErrNotFound
+	}
+	return runs, nil
+}

@@ -1,0 +1,190 @@
+package opensslspeed
+
+import (
+	"math"
+	"sort"
+	"strconv"
+
+	"github.com/fleetlab/fleet/protocol"
+)
+
+// speedDefaultSeconds are OpenSSL's own durations when neither the output nor the command says: 3 s per block
+// size for ciphers and digests, 10 s per asymmetric operation.
+const (
+	speedDefaultSymSeconds  = 3
+	speedDefaultAsymSeconds = 10
+)
+
+// finish turns what was gathered into a Run with its points.
+func (b *speedRunBuilder) finish(hint Hint) Run {
+	r := Run{Line: b.line, Version: b.version, Engine: b.engine, Failed: b.failed, Threads: 1}
+	if b.cmd != nil {
+		r.Command = b.cmd
+	} else if hint.Command != nil {
+		r.Command = append([]string(nil), hint.Command...)
+	}
+	c := b.cmdInfo
+	mode, notes := c.mode(b.cpuCap)
+	for _, n := range notes {
+		b.warn(n)
+	}
+	if mode == "" && b.engine != "" {
+		mode = speedEngineMode(b.engine)
+	}
+	if mode == "" {
+		mode = "cpu"
+	}
+	r.Mode = mode
+	if r.Engine == "" && c != nil {
+		r.Engine = c.engine
+	}
+	r.Timing = "cpu"
+	if b.elapsed || (c != nil && c.elapsed) || b.multi {
+		r.Timing = "wall"
+	}
+	if c != nil && c.multi > 0 {
+		r.Threads = c.multi
+	} else if b.children > 0 {
+		r.Threads = b.children
+		b.warn("thread count taken from the children visible in the output: " + strconv.Itoa(b.children))
+	}
+	nominal := hint.Seconds
+	if c != nil && c.seconds > 0 {
+		nominal = c.seconds
+	}
+	for _, s := range b.slots {
+		if hint.Seconds > 0 && s.nominal > 0 && s.nominal != hint.Seconds && (c == nil || c.seconds == 0) {
+			b.warn("ran " + speedFmt(s.nominal) + " s per point where " + speedFmt(hint.Seconds) +
+				" s was asked: OpenSSL before 1.1.1 has no -seconds")
+		}
+		if pt, ok := b.point(s, r, nominal); ok {
+			r.Points = append(r.Points, pt)
+		}
+	}
+	sort.SliceStable(r.Points, func(i, j int) bool { return r.Points[i].Line < r.Points[j].Line })
+	if r.Failed == "" && len(r.Points) == 0 {
+		r.Failed = "no measurements in the output"
+	}
+	if r.Failed != "" {
+		for i := range r.Points {
+			r.Points[i].Failed = true
+			r.Points[i].Error = r.Failed
+		}
+	}
+	r.Warnings = b.warnings
+	return r
+}
+
+// point derives one protocol.Point from a slot; ok is false when the output holds no usable number for it.
+func (b *speedRunBuilder) point(s *speedSlot, r Run, nominal float64) (protocol.Point, bool) {
+	k := s.key
+	pt := protocol.Point{Mode: r.Mode, Algorithm: k.alg, Op: k.op, BlockSize: k.block, KeyBits: k.bits, Curve: k.curve,
+		Threads: r.Threads, Engine: r.Engine, Timing: r.Timing, Flags: append([]string(nil), s.flags...)}
+	if pt.Algorithm == "" {
+		return pt, false
+	}
+	asym := k.block == 0
+	unit := float64(k.block)
+	if asym {
+		unit = 1
+	}
+	if s.nominal > 0 {
+		nominal = s.nominal
+	}
+	if nominal <= 0 {
+		nominal = speedDefaultSymSeconds
+		if asym {
+			nominal = speedDefaultAsymSeconds
+		}
+		if s.hasCount && r.Timing == "cpu" {
+			pt.Flags = append(pt.Flags, "nominal seconds assumed: openssl default "+speedFmt(nominal)+" s")
+		}
+	}
+	if s.hasCount {
+		pt.Count, pt.Seconds, pt.Line = s.count, s.seconds, s.countLine
+	}
+	var rate float64
+	switch {
+	case s.hasValue && (!s.valueMR || !s.hasCount):
+		rate, pt.Line = s.value, s.valueLine
+		if r.Timing == "cpu" && s.hasCount {
+			pt.WallEst = math.Max(nominal, s.seconds)
+			if s.count > 0 {
+				rate, pt.Line = s.count*unit/pt.WallEst, s.countLine
+			}
+			pt.Flags = append(pt.Flags, "cpu-timed: openssl reported "+speedFmt(s.value)+" "+speedUnit(asym)+
+				" on user CPU time; rate re-derived on "+speedFmt(pt.WallEst)+" s nominal wall time")
+		} else if r.Timing == "cpu" {
+			pt.Flags = append(pt.Flags, "cpu-timed: openssl's rate on user CPU time; no count to re-derive a wall rate")
+		}
+	case s.hasCount:
+		switch {
+		case r.Timing == "cpu":
+			pt.WallEst = math.Max(nominal, s.seconds)
+			rate = s.count * unit / pt.WallEst
+			if s.seconds > 0 {
+				pt.Flags = append(pt.Flags, "cpu-timed: openssl reported "+speedFmt(s.count*unit/s.seconds)+" "+
+					speedUnit(asym)+" on user CPU time; rate re-derived on "+speedFmt(pt.WallEst)+" s nominal wall time")
+			} else {
+				pt.Flags = append(pt.Flags, "zero-seconds: openssl measured 0.00 s of user CPU time; rate re-derived on "+
+					speedFmt(pt.WallEst)+" s nominal wall time")
+			}
+		case s.seconds > 0:
+			rate = s.count * unit / s.seconds
+		default:
+			pt.Failed = true
+			pt.Error = "openssl reported " + speedFmt(s.count) + " operations in 0.00 s: no rate"
+		}
+	case len(s.children) > 0:
+		ids := make([]int, 0, len(s.children))
+		for id, v := range s.children {
+			ids = append(ids, id)
+			rate += v
+		}
+		pt.Line = s.childLine
+		pt.Flags = append(pt.Flags, "multi: sum of "+strconv.Itoa(len(ids))+" children's rates (no total in the output)")
+		if len(ids) < r.Threads {
+			pt.Failed = true
+			pt.Error = "multi: only " + strconv.Itoa(len(ids)) + " of " + strconv.Itoa(r.Threads) + " children reported"
+		}
+	default:
+		return pt, false
+	}
+	if s.hasCount && s.count == 0 && !pt.Failed {
+		pt.Failed = true
+		pt.Error = "openssl counted 0 operations"
+	}
+	if math.IsNaN(rate) || math.IsInf(rate, 0) || rate < 0 {
+		rate = 0
+		pt.Failed = true
+		pt.Error = "rate not computable"
+	}
+	if math.IsNaN(pt.Seconds) || math.IsInf(pt.Seconds, 0) || math.IsNaN(pt.Count) || math.IsInf(pt.Count, 0) {
+		pt.Count, pt.Seconds = 0, 0
+	}
+	if asym {
+		pt.OpsPerSec = rate
+	} else {
+		pt.BytesPerSec = rate
+	}
+	if b.multi {
+		pt.Flags = append(pt.Flags, "multi: total of "+strconv.Itoa(r.Threads)+" processes timed on wall clock")
+	}
+	if b.timeV.has&7 == 7 {
+		pt.WallS, pt.UserS, pt.SysS = b.timeV.wall, b.timeV.user, b.timeV.sys
+		if b.timeV.wall > 0 {
+			pt.CPUPct = (b.timeV.user + b.timeV.sys) / b.timeV.wall * 100
+		}
+		pt.Flags = append(pt.Flags, "cpu accounting from time -v of the whole command")
+	}
+	return pt, true
+}
+
+func speedUnit(asym bool) string {
+	if asym {
+		return "ops/s"
+	}
+	return "B/s"
+}
+
+func speedFmt(v float64) string { return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64) }

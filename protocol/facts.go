@@ -1,0 +1,57 @@
+package protocol
+
+// Facts is what the probe learns about a board. Every field is best effort: a fact that could not be read is
+// left empty and its reason is added to Errors, so one failing fact never fails the probe.
+type Facts struct {
+	Hostname  string            `json:"hostname"`
+	Uname     string            `json:"uname"`   // uname -a
+	Machine   string            `json:"machine"` // uname -m
+	OSRelease map[string]string `json:"os_release,omitempty"`
+	Kernel    string            `json:"kernel"` // uname -r
+
+	CPU    CPUFacts `json:"cpu"`
+	MemKiB int64    `json:"mem_kib,omitempty"`
+
+	OpenSSL        string            `json:"openssl,omitempty"`         // "OpenSSL 3.0.19 27 Jan 2026"
+	OpenSSLVersion string            `json:"openssl_version,omitempty"` // "3.0.19"
+	OpenSSLBuild   string            `json:"openssl_build,omitempty"`   // openssl version -a, whole
+	OpenSSLPath    string            `json:"openssl_path,omitempty"`
+	Engines        map[string]string `json:"engines,omitempty"` // name -> "available" or "not available: <reason>"
+
+	DevCrypto  bool        `json:"dev_crypto"`             // /dev/crypto present
+	AFALG      bool        `json:"af_alg"`                 // AF_ALG socket works
+	AFALGError string      `json:"af_alg_error,omitempty"` // why not
+	ProcCrypto []CryptoAlg `json:"proc_crypto,omitempty"`
+	Interrupts []string    `json:"crypto_irqs,omitempty"` // /proc/interrupts lines that look like crypto devices
+	Modes      []ModeFact  `json:"modes"`                 // every known mode: available or why not
+	Errors     []string    `json:"errors,omitempty"`
+}
+
+// CPUFacts describes the processor.
+type CPUFacts struct {
+	Model       string   `json:"model,omitempty"` // "model name" or the core named from "CPU part" (Cortex-A53)
+	Implementer string   `json:"implementer,omitempty"`
+	Part        string   `json:"part,omitempty"` // CPU part, hex
+	Cores       int      `json:"cores"`
+	CurMHz      float64  `json:"cur_mhz,omitempty"`
+	MaxMHz      float64  `json:"max_mhz,omitempty"`
+	Governor    string   `json:"governor,omitempty"`
+	Features    []string `json:"features,omitempty"` // of interest: aes, pmull, sha1, sha2, sha512, neon, vfp, aes-ni (x86 "aes"), sha_ni, pclmulqdq, avx2
+}
+
+// CryptoAlg is one entry of /proc/crypto.
+type CryptoAlg struct {
+	Name     string `json:"name"`
+	Driver   string `json:"driver"`
+	Module   string `json:"module"`
+	Priority int    `json:"priority"`
+	Type     string `json:"type"`
+	Selftest string `json:"selftest,omitempty"`
+}
+
+// ModeFact says whether a mode can be measured on the board.
+type ModeFact struct {
+	Mode      string `json:"mode"`
+	Available bool   `json:"available"`
+	Reason    string `json:"reason,omitempty"` // why not, or how (e.g. "engine devcrypto")
+}

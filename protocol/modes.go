@@ -1,0 +1,53 @@
+package protocol
+
+import "strings"
+
+// The standard modes. A mode names how a point was measured; every point and skip carries one.
+//
+// Adding a mode: add its constant here and to StandardModes; teach the probe when it is available
+// (agent/probe_modes.go) and the sweep how to measure it (agent/sweep_argv.go for an openssl flag or environment,
+// or a runner of its own like agent/sweep_kcapi.go); say in report.ModeRole whether it is an accelerator; and add
+// it to the README's list of modes. inventory validates mode names against StandardModes, and the CLI's --modes
+// help lists them from here.
+const (
+	ModeSoft      = "soft"      // pure software: OPENSSL_armcap=0 (OPENSSL_ia32cap mask on x86)
+	ModeCPU       = "cpu"       // OpenSSL's default CPU path: NEON, ARMv8 crypto extensions, AES-NI
+	ModeDevCrypto = "devcrypto" // -engine devcrypto (1.1+) or cryptodev (1.0.x): /dev/crypto
+	ModeAFALG     = "afalg"     // -engine afalg: the kernel crypto API through OpenSSL
+	ModeKCAPI     = "kcapi"     // the agent's own AF_ALG benchmark, no OpenSSL engine needed
+
+	EnginePrefix   = "engine:"   // engine:NAME, a vendor engine from boards.toml
+	ProviderPrefix = "provider:" // provider:NAME, an OpenSSL 3 provider from boards.toml
+)
+
+// StandardModes are the modes every probe reports on, in the order tables show them.
+var StandardModes = []string{ModeSoft, ModeCPU, ModeDevCrypto, ModeAFALG, ModeKCAPI}
+
+// IsAccelerated reports whether a mode measures something other than the CPU's own instructions: every mode but
+// soft and cpu.
+func IsAccelerated(mode string) bool { return mode != ModeSoft && mode != ModeCPU }
+
+// ValidMode reports whether mode is a standard mode or a well-formed engine:NAME / provider:NAME.
+func ValidMode(mode string) bool {
+	for _, m := range StandardModes {
+		if mode == m {
+			return true
+		}
+	}
+	for _, p := range []string{EnginePrefix, ProviderPrefix} {
+		if name, ok := strings.CutPrefix(mode, p); ok {
+			return name != "" && !strings.ContainsAny(name, " \t\r\n:;'\"`$\\/") && isPrintable(name)
+		}
+	}
+	return false
+}
+
+// isPrintable reports whether s holds no control characters.
+func isPrintable(s string) bool {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return false
+		}
+	}
+	return true
+}

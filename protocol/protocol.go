@@ -1,0 +1,302 @@
+package protocol
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"unicode/utf8"
+)
+
+// ProtocolVersion is the version of the JSON-lines protocol between the agent and the controller.
+// The controller refuses a hello with a version it does not know.
+const ProtocolVersion = 1
+
+// MaxLineBytes caps one protocol line; a longer line is an error, never a partial read.
+const MaxLineBytes = 1 << 20
+
+// Message types, the "type" field of every line.
+const (
+	TypeHello = "hello"
+	TypeFacts = "facts"
+	TypePoint = "point"
+	TypeSkip  = "skip"
+	TypeRaw   = "raw"
+	TypeLog   = "log"
+	TypeError = "error"
+	TypeDone  = "done"
+)
+
+// Hello is the first line the agent prints.
+type Hello struct {
+	Agent    string `json:"agent"`    // agent version (source hash or module version)
+	Protocol int    `json:"protocol"` // ProtocolVersion
+	GOOS     string `json:"goos"`
+	GOARCH   string `json:"goarch"`
+	GOARM    string `json:"goarm,omitempty"`
+}
+
+// Point is one measurement. Throughput is bytes_per_sec for ciphers and digests (block_size > 0) and
+// ops_per_sec for asymmetric operations (block_size 0).
+type Point struct {
+	Mode        string  `json:"mode"`                 // soft, cpu, devcrypto, afalg, kcapi, engine:NAME, provider:NAME
+	Algorithm   string  `json:"algorithm"`            // canonical lower-case: aes-128-cbc, sha256, rsa, ecdsa, eddsa, ...
+	Op          string  `json:"op,omitempty"`         // encrypt, decrypt, digest, sign, verify, derive, keygen, encaps, decaps
+	BlockSize   int     `json:"block_size"`           // bytes; 0 for asymmetric
+	KeyBits     int     `json:"key_bits,omitempty"`   // asymmetric key size
+	Curve       string  `json:"curve,omitempty"`      // nistp256, ed25519, ...
+	Threads     int     `json:"threads"`              // -multi N, 1 otherwise
+	Repeat      int     `json:"repeat"`               // 0-based repeat index
+	Engine      string  `json:"engine,omitempty"`     // engine that was set, if any
+	Driver      string  `json:"driver,omitempty"`     // kernel driver that served it, where known (/proc/crypto)
+	Count       float64 `json:"count"`                // operations (blocks or signatures) done
+	Seconds     float64 `json:"seconds"`              // the time OpenSSL divided by (wall with -elapsed, else user CPU)
+	Timing      string  `json:"timing"`               // "wall" or "cpu": what Seconds measured
+	WallEst     float64 `json:"wall_est_s,omitempty"` // timing=cpu: estimated wall seconds (nominal duration)
+	BytesPerSec float64 `json:"bytes_per_sec,omitempty"`
+	OpsPerSec   float64 `json:"ops_per_sec,omitempty"`
+
+	// CPU accounting of the process tree that produced the point. When one openssl command yields several points
+	// (OpenSSL 1.0.x sweeping every size in one run; rsa sign and verify), its wall, user and system seconds are
+	// divided among them and each point is flagged "accounting-split"; CPUPct is the command's.
+	WallS      float64 `json:"wall_s"`
+	UserS      float64 `json:"user_s"`
+	SysS       float64 `json:"sys_s"`
+	CPUPct     float64 `json:"cpu_pct"`                // (user+sys)/wall*100
+	SysBusyPct float64 `json:"sys_busy_pct,omitempty"` // system-wide busy CPU over the point from /proc/stat, 100 = all cores
+	IRQDelta   int64   `json:"irq_delta,omitempty"`    // interrupts of crypto devices over the point (/proc/interrupts)
+
+	Failed bool     `json:"failed,omitempty"` // measured but not trustworthy (engine fell back, 0.00s, ...)
+	Error  string   `json:"error,omitempty"`  // why it failed
+	Flags  []string `json:"flags,omitempty"`  // notes such as "default-3s: openssl 1.0 has no -seconds"
+	RawID  int      `json:"raw_id,omitempty"` // the raw message (command output) this point came from
+	Line   int      `json:"line,omitempty"`   // source line in the raw output or imported file
+}
+
+// Skip records a mode or algorithm not measured on this board, with the reason.
+type Skip struct {
+	Mode      string `json:"mode"`
+	Algorithm string `json:"algorithm,omitempty"` // empty: the whole mode
+	Reason    string `json:"reason"`
+}
+
+// Raw is the output of one tool invocation, kept for audit.
+type Raw struct {
+	ID      int      `json:"id"`
+	Command []string `json:"command"`
+	Env     []string `json:"env,omitempty"`
+	Stdout  string   `json:"stdout"`
+	Stderr  string   `json:"stderr"`
+	Exit    int      `json:"exit"`
+}
+
+// Log is a message for people, not data.
+type Log struct {
+	Level string `json:"level"` // info, warn
+	Msg   string `json:"msg"`
+}
+
+// Done ends a sweep or probe.
+type Done struct {
+	Points int `json:"points"`
+	Skips  int `json:"skips"`
+	Failed int `json:"failed"`
+}
+
+// Message is one decoded protocol line: exactly one of the pointers is set, matching Type.
+type Message struct {
+	Type  string
+	Hello *Hello
+	Facts *Facts
+	Point *Point
+	Skip  *Skip
+	Raw   *Raw
+	Log   *Log
+	Error string
+	Done  *Done
+}
+
+// Encoder writes protocol lines.
+type Encoder struct {
+	w   io.Writer
+	err error
+}
+
+// NewEncoder returns an Encoder writing to w. Each call writes one whole line.
+func NewEncoder(w io.Writer) *Encoder { return &Encoder{w: w} }
+
+// Encode writes v (one of the message structs, or a string for an error) as one line with its type.
+func (e *Encoder) Encode(typ string, v any) error {
+	if e.err != nil {
+		return e.err
+	}
+	var body []byte
+	var err error
+	if typ == TypeError {
+		body, err = json.Marshal(struct {
+			Type string `json:"type"`
+			Msg  string `json:"msg"`
+		}{typ, fmt.Sprint(v)})
+	} else {
+		body, err = json.Marshal(v)
+		if err == nil {
+			// splice "type" in front of the object's fields
+			if len(body) < 2 || body[0] != '{' {
+				return fmt.Errorf("encode %s: not an object", typ)
+			}
+			head := fmt.Sprintf(`{"type":%q`, typ)
+			if len(body) > 2 {
+				head += ","
+			}
+			body = append([]byte(head), body[1:]...)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", typ, err)
+	}
+	body = append(body, '\n')
+	_, e.err = e.w.Write(body)
+	return e.err
+}
+
+// Protocol errors the controller decides on.
+var (
+	ErrLineTooLong     = errors.New("protocol line too long")
+	ErrUnknownProtocol = errors.New("unknown agent protocol version")
+	ErrBadMessage      = errors.New("malformed agent message")
+)
+
+// Decoder reads protocol lines, capping their length and validating values.
+type Decoder struct {
+	r    *bufio.Reader
+	line int
+}
+
+// NewDecoder returns a Decoder reading from r.
+// The reader's buffer is small (lines are usually under 2 KB; longer ones are assembled up to MaxLineBytes): a
+// controller holds one per board (seen: 34 MB of 64 KiB buffers with 500 boards).
+func NewDecoder(r io.Reader) *Decoder { return &Decoder{r: bufio.NewReaderSize(r, 4<<10)} }
+
+// Line is the number of the last line read.
+func (d *Decoder) Line() int { return d.line }
+
+// Next returns the next message; io.EOF at the end. An error names the line it comes from ("line 3: …"), so
+// that a user can find the line in the agent's raw output.
+func (d *Decoder) Next() (Message, error) {
+	line, err := d.readLine()
+	if err != nil {
+		return Message{}, err
+	}
+	m, err := DecodeLine(line)
+	if err != nil {
+		return Message{}, fmt.Errorf("line %d: %w", d.line, err)
+	}
+	return m, nil
+}
+
+func (d *Decoder) readLine() ([]byte, error) {
+	var buf []byte
+	for {
+		chunk, err := d.r.ReadSlice('\n')
+		if len(buf)+len(chunk) > MaxLineBytes {
+			// drain the rest of this line so the stream stays usable
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = d.r.ReadSlice('\n')
+			}
+			d.line++
+			return nil, fmt.Errorf("line %d: %w (limit %d bytes)", d.line, ErrLineTooLong, MaxLineBytes)
+		}
+		buf = append(buf, chunk...)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err == io.EOF && len(buf) > 0 {
+			d.line++
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		d.line++
+		return buf, nil
+	}
+}
+
+// DecodeLine decodes and validates one protocol line.
+func DecodeLine(line []byte) (Message, error) {
+	if !utf8.Valid(line) {
+		return Message{}, fmt.Errorf("%w: invalid UTF-8", ErrBadMessage)
+	}
+	var head struct {
+		Type string `json:"type"`
+		Msg  string `json:"msg"`
+	}
+	if err := json.Unmarshal(line, &head); err != nil {
+		return Message{}, fmt.Errorf("%w: %v", ErrBadMessage, err)
+	}
+	m := Message{Type: head.Type}
+	var target any
+	switch head.Type {
+	case TypeHello:
+		m.Hello = new(Hello)
+		target = m.Hello
+	case TypeFacts:
+		m.Facts = new(Facts)
+		target = m.Facts
+	case TypePoint:
+		m.Point = new(Point)
+		target = m.Point
+	case TypeSkip:
+		m.Skip = new(Skip)
+		target = m.Skip
+	case TypeRaw:
+		m.Raw = new(Raw)
+		target = m.Raw
+	case TypeLog:
+		m.Log = new(Log)
+		target = m.Log
+	case TypeDone:
+		m.Done = new(Done)
+		target = m.Done
+	case TypeError:
+		m.Error = head.Msg
+		return m, nil
+	default:
+		return Message{}, fmt.Errorf("%w: unknown type %q", ErrBadMessage, head.Type)
+	}
+	if err := json.Unmarshal(line, target); err != nil {
+		return Message{}, fmt.Errorf("%w: %s: %v", ErrBadMessage, head.Type, err)
+	}
+	if m.Hello != nil && m.Hello.Protocol != ProtocolVersion {
+		return Message{}, fmt.Errorf("%w: agent speaks %d, controller %d", ErrUnknownProtocol, m.Hello.Protocol, ProtocolVersion)
+	}
+	if m.Point != nil {
+		if err := m.Point.Validate(); err != nil {
+			return Message{}, fmt.Errorf("%w: %v", ErrBadMessage, err)
+		}
+	}
+	return m, nil
+}
+
+// Validate rejects values no measurement can have.
+func (p *Point) Validate() error {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"count", p.Count}, {"seconds", p.Seconds}, {"wall_s", p.WallS}, {"user_s", p.UserS}, {"sys_s", p.SysS},
+		{"cpu_pct", p.CPUPct}, {"bytes_per_sec", p.BytesPerSec}, {"ops_per_sec", p.OpsPerSec}, {"wall_est_s", p.WallEst},
+		{"sys_busy_pct", p.SysBusyPct}} {
+		if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 {
+			return fmt.Errorf("point %s %s: %s = %v", p.Mode, p.Algorithm, f.name, f.v)
+		}
+	}
+	if p.BlockSize < 0 || p.Threads < 0 || p.KeyBits < 0 || p.IRQDelta < 0 {
+		return fmt.Errorf("point %s %s: negative size, threads or count", p.Mode, p.Algorithm)
+	}
+	if p.Algorithm == "" || p.Mode == "" {
+		return fmt.Errorf("point without mode or algorithm")
+	}
+	return nil
+}
