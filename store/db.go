@@ -36,13 +36,15 @@ func readOnlyFile(path string) bool {
 }
 
 // Errors callers decide on with errors.Is. ErrReadOnly and ErrFull mean the database cannot be written; no
-// partial batch is ever left behind by them (the transaction rolls back). cmd maps them, and ErrCannotOpen, to
-// exit status 2.
+// partial batch is ever left behind by them (the transaction rolls back). ErrNewerSchema means a newer fleet
+// migrated the file: Open refuses it before reading or writing anything, since this fleet cannot know what the
+// newer schema means. cmd maps them, and ErrCannotOpen, to exit status 2.
 var (
-	ErrReadOnly   = errors.New("database is read-only")
-	ErrFull       = errors.New("database or disk is full")
-	ErrCannotOpen = errors.New("database cannot be opened")
-	ErrNotFound   = errors.New("not found")
+	ErrReadOnly    = errors.New("database is read-only")
+	ErrFull        = errors.New("database or disk is full")
+	ErrCannotOpen  = errors.New("database cannot be opened")
+	ErrNotFound    = errors.New("not found")
+	ErrNewerSchema = errors.New("written by a newer fleet")
 )
 
 // DB is a fleet results database: one SQLite file.

@@ -13,7 +13,8 @@
 // LatestPoints never scans history.
 //
 // Errors: ErrReadOnly (read-only file, directory or file system), ErrFull (disk full) and ErrCannotOpen mean
-// the database cannot be used for writing, and cmd maps them to exit status 2; ErrNotFound wraps unknown runs.
+// the database cannot be used for writing; ErrNewerSchema means a newer fleet migrated it and Open refuses it,
+// for reading too. cmd maps them to exit status 2; ErrNotFound wraps unknown runs.
 // Errors name the database file.
 //
 // Reading: Runs, ResolveRun, Measurements, LatestPoints, History, BoardRuns, RawOutputs, LatestFacts,

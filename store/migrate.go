@@ -62,6 +62,9 @@ func (db *DB) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := checkKnown(applied, ms); err != nil {
+		return err
+	}
 	for _, m := range ms {
 		if applied[m.version] {
 			continue
@@ -69,6 +72,32 @@ func (db *DB) migrate(ctx context.Context) error {
 		if err := db.applyMigration(ctx, m); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkKnown refuses a database that records a migration this fleet does not have: a newer fleet wrote it, and
+// writing to it (or reading it) with the old schema's assumptions could corrupt or misread its data.
+func checkKnown(applied map[int]bool, ms []migration) error {
+	known := map[int]bool{}
+	newest := 0
+	for _, m := range ms {
+		known[m.version] = true
+		newest = max(newest, m.version)
+	}
+	highest, unknown, found := 0, 0, false
+	for v := range applied {
+		highest = max(highest, v)
+		if !known[v] && (!found || v < unknown) {
+			unknown, found = v, true
+		}
+	}
+	switch {
+	case highest > newest:
+		return fmt.Errorf("%w (schema %d > %d); upgrade fleet", ErrNewerSchema, highest, newest)
+	case found:
+		return fmt.Errorf("%w (schema migration %d is unknown to this fleet, which knows 1 to %d); upgrade fleet",
+			ErrNewerSchema, unknown, newest)
 	}
 	return nil
 }

@@ -2,7 +2,13 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -70,4 +76,108 @@ func TestConcurrentOpenMigrates(t *testing.T) {
 			t.Errorf("open %d: %v", i, err)
 		}
 	}
+}
+
+// TestOpenRefusesNewerSchema is issue 11's bug 9: a database that records a migration this fleet does not
+// know was written by a newer fleet. Open refuses it with ErrNewerSchema, naming both versions, and writes
+// nothing to it — not even a known migration it seems to lack — whether or not the file can be written.
+func TestOpenRefusesNewerSchema(t *testing.T) {
+	ms, err := migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	newest := ms[len(ms)-1].version
+	future := newest + 1
+	tests := []struct {
+		name     string
+		stmts    []string
+		wantMsg  string
+		readOnly bool
+	}{
+		{"one migration ahead", []string{newerMigration(future)},
+			fmt.Sprintf("written by a newer fleet (schema %d > %d); upgrade fleet", future, newest), false},
+		{"ahead, with a known one missing", []string{newerMigration(future + 5),
+			`DROP TRIGGER measurements_never_updated`, `DROP TRIGGER skips_never_updated`,
+			`DROP TRIGGER raw_outputs_never_updated`, `DELETE FROM schema_migrations WHERE version = 2`},
+			fmt.Sprintf("written by a newer fleet (schema %d > %d); upgrade fleet", future+5, newest), false},
+		{"unknown number below ours", []string{`DELETE FROM schema_migrations WHERE version = 1`,
+			`INSERT INTO schema_migrations (version, name, applied) VALUES (0, '0000_other.sql', 'x')`},
+			"written by a newer fleet (schema migration 0 is unknown", false},
+		{"ahead, read-only file", []string{newerMigration(future)},
+			fmt.Sprintf("written by a newer fleet (schema %d > %d); upgrade fleet", future, newest), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			dir := t.TempDir()
+			path := filepath.Join(dir, "fleet.db")
+			seed(t, path)
+			db := openAt(t, path)
+			for _, stmt := range tt.stmts {
+				if _, err := db.db.ExecContext(ctx, stmt); err != nil {
+					t.Fatalf("%s: %v", stmt, err)
+				}
+			}
+			db.Close()
+			before := schemaRows(t, path)
+			if tt.readOnly {
+				makeReadOnly(t, path)
+			}
+			got, err := Open(ctx, path)
+			if err == nil {
+				got.Close()
+				t.Fatalf("Open(newer database) succeeded; want ErrNewerSchema")
+			}
+			if !errors.Is(err, ErrNewerSchema) {
+				t.Errorf("Open(newer database) = %v, want ErrNewerSchema", err)
+			}
+			if msg := err.Error(); !strings.Contains(msg, tt.wantMsg) || !strings.Contains(msg, path) {
+				t.Errorf("Open(newer database) = %q, want it to name %s and say %q", msg, path, tt.wantMsg)
+			}
+			if after := schemaRows(t, path); after != before {
+				t.Errorf("schema_migrations changed by a refused Open:\nbefore %s\nafter  %s", before, after)
+			}
+		})
+	}
+}
+
+// newerMigration records a migration from the future, as a newer fleet would have left it.
+func newerMigration(v int) string {
+	return fmt.Sprintf(`INSERT INTO schema_migrations (version, name, applied) VALUES (%d, '%04d_future.sql', 'x')`, v, v)
+}
+
+// schemaRows reads schema_migrations and the run count straight through database/sql, bypassing Open.
+func schemaRows(t *testing.T, path string) string {
+	t.Helper()
+	sdb, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sdb.Close()
+	var s string
+	if err := sdb.QueryRow(`SELECT group_concat(version, ',') || ' runs ' || (SELECT count(*) FROM runs)
+		FROM (SELECT version FROM schema_migrations ORDER BY version)`).Scan(&s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// makeReadOnly makes path unwritable as the kernel sees it: immutable for root (who ignores permission bits),
+// mode 0444 in a 0555 directory otherwise.
+func makeReadOnly(t *testing.T, path string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		os.Chmod(path, 0o444)
+		os.Chmod(filepath.Dir(path), 0o555)
+		t.Cleanup(func() { os.Chmod(filepath.Dir(path), 0o755) })
+		return
+	}
+	chattr, err := exec.LookPath("chattr")
+	if err != nil {
+		t.Skip("no chattr to make the file immutable as root")
+	}
+	if out, err := exec.Command(chattr, "+i", path).CombinedOutput(); err != nil {
+		t.Skipf("chattr +i: %v: %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command(chattr, "-i", path).Run() })
 }

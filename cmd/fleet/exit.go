@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/fleetlab/fleet/fleet"
+	"github.com/fleetlab/fleet/store"
 )
 
 // Exit codes, documented in `fleet --help` and the README.
@@ -51,6 +52,8 @@ func exitCode(ctx context.Context, err error, stderr io.Writer) int {
 	switch {
 	case errors.Is(err, context.Canceled) || ctx.Err() != nil:
 		code = exitInterrupted
+	case errors.Is(err, store.ErrNewerSchema):
+		code = exitUsage // whatever wrapped it: the user must upgrade fleet, nothing ran
 	case errors.As(err, &ee):
 		code = ee.code
 	case errors.Is(err, errRegression):
