@@ -2,7 +2,7 @@ package main
 
 import (
 	"fmt"
-	"os"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/fleetlab/fleet/internal/atomicfile"
 	"github.com/fleetlab/fleet/report"
 	"github.com/fleetlab/fleet/store"
 )
@@ -172,16 +173,8 @@ func regressAction(c *cli.Context) error {
 		return usageErr("%w", err)
 	}
 	if path := c.String("junit"); path != "" {
-		f, err := os.Create(path)
-		if err != nil {
+		if err := atomicfile.Write(path, func(w io.Writer) error { return report.WriteJUnit(w, r) }); err != nil {
 			return usageErr("--junit: %w", err)
-		}
-		werr := report.WriteJUnit(f, r)
-		if err := f.Close(); werr == nil {
-			werr = err
-		}
-		if werr != nil {
-			return usageErr("--junit %s: %w", path, werr)
 		}
 	}
 	if failedBoards > 0 {
@@ -261,17 +254,15 @@ func reportCommand() *cli.Command {
 			if err := addHistories(c, db, ms, data.History, c.StringSlice("history")); err != nil {
 				return err
 			}
-			out := c.App.Writer
-			if path := c.String("output"); path != "-" {
-				f, err := os.Create(path)
-				if err != nil {
-					return usageErr("%w", err)
-				}
-				defer f.Close()
-				out = f
-				defer fmt.Fprintf(c.App.ErrWriter, "wrote %s\n", path)
+			path := c.String("output")
+			if path == "-" {
+				return report.WriteHTML(c.App.Writer, data)
 			}
-			return report.WriteHTML(out, data)
+			if err := atomicfile.Write(path, func(w io.Writer) error { return report.WriteHTML(w, data) }); err != nil {
+				return usageErr("report: %w", err)
+			}
+			fmt.Fprintf(c.App.ErrWriter, "wrote %s\n", path)
+			return nil
 		}),
 	}
 }
