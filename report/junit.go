@@ -37,7 +37,12 @@ type junitTestCase struct {
 	Name      string        `xml:"name,attr"`
 	ClassName string        `xml:"classname,attr"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
+	Skipped   *junitSkipped `xml:"skipped,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
 }
 
 type junitFailure struct {
@@ -48,8 +53,8 @@ type junitFailure struct {
 
 // WriteJUnit renders a regression as JUnit XML for CI: one testsuite per board, one testcase per series named
 // "mode/algorithm/size" (for example "cpu/aes-128-cbc/16384"), and a failure carrying both numbers and the
-// change for every regression, unconfirmed regression and missing series. Environment changes become suite
-// properties.
+// change for every regression, unconfirmed regression and missing series. A board without a baseline is a
+// suite with one skipped test case "baseline" giving the reason. Environment changes become suite properties.
 func WriteJUnit(w io.Writer, r *Regression) error {
 	all := junitSuites{Name: "fleet regress"}
 	index := map[string]int{}
@@ -74,6 +79,12 @@ func WriteJUnit(w io.Writer, r *Regression) error {
 		}
 		s.Cases = append(s.Cases, tc)
 		s.Tests++
+		all.Tests++
+	}
+	for _, nb := range r.NoBaseline {
+		all.Suites = append(all.Suites, junitSuite{Name: nb.Board, Tests: 1, Skipped: 1, Cases: []junitTestCase{{
+			Name: "baseline", ClassName: "fleet.regress." + nb.Board, Skipped: &junitSkipped{Message: nb.Reason},
+			SystemOut: VerdictNoBaseline}}})
 		all.Tests++
 	}
 	for _, e := range r.Environment {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/fleetlab/fleet/protocol"
@@ -21,6 +22,7 @@ const (
 	VerdictMaybeBetter = "improved (unconfirmed)"  // better than the threshold, too few samples to test
 	VerdictMissing     = "missing"                 // the baseline had it, the run does not: counts as a regression
 	VerdictNew         = "new"
+	VerdictNoBaseline  = "no baseline" // a board of the run with no baseline run: not judged (Regression.NoBaseline)
 )
 
 // RegressOptions tunes a regression check. Zero values take the defaults.
@@ -28,6 +30,9 @@ type RegressOptions struct {
 	Threshold float64 // relative change that matters, 0.05 = 5 %
 	Alpha     float64 // significance level of the U test, 0.05
 	Unit      string  // throughput unit of the rendered numbers, MB/s
+	// NoBaseline names the boards of the run that have no baseline, with the reason (store.Baselines.Missing):
+	// their points are not judged, and the result lists them as "no baseline".
+	NoBaseline map[string]string
 }
 
 // RegressRow is the verdict on one series. Base and Cur summarize bytes per second, or operations per second for
@@ -54,6 +59,12 @@ type EnvChange struct {
 	Changes []string `json:"changes"`
 }
 
+// NoBaseline is a board of the run that was not judged because it has no baseline, and why.
+type NoBaseline struct {
+	Board  string `json:"board"`
+	Reason string `json:"reason"`
+}
+
 // Regression is the result of comparing a run against a baseline.
 type Regression struct {
 	Threshold   float64      `json:"threshold"`
@@ -62,6 +73,7 @@ type Regression struct {
 	Rows        []RegressRow `json:"rows"`
 	Environment []EnvChange  `json:"environment"`
 	Notes       []string     `json:"notes"`
+	NoBaseline  []NoBaseline `json:"no_baseline,omitempty"` // boards not judged, by name; absent when all were
 }
 
 // HasRegression reports whether any series regressed, regressed unconfirmed, or went missing.
@@ -86,7 +98,8 @@ func (r *Regression) Count(verdict string) int {
 }
 
 // Regress judges the current measurements against the baseline, series by series. Facts are keyed by board
-// name and may be nil or lack a board; they only feed the "environment changed" notes.
+// name and may be nil or lack a board; they only feed the "environment changed" notes. Points of the boards in
+// opts.NoBaseline are left out and those boards listed in NoBaseline instead.
 func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*protocol.Facts, opts RegressOptions) *Regression {
 	if opts.Threshold <= 0 {
 		opts.Threshold = DefaultThreshold
@@ -99,6 +112,16 @@ func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*prot
 	if err != nil {
 		r.Unit = DefaultUnit
 		r.Notes = append(r.Notes, err.Error()+"; using "+DefaultUnit)
+	}
+	if len(opts.NoBaseline) > 0 {
+		cur = slices.DeleteFunc(slices.Clone(cur), func(m store.Measurement) bool {
+			_, skip := opts.NoBaseline[m.Board]
+			return skip
+		})
+		for board, why := range opts.NoBaseline {
+			r.NoBaseline = append(r.NoBaseline, NoBaseline{Board: board, Reason: why})
+		}
+		sort.Slice(r.NoBaseline, func(i, j int) bool { return r.NoBaseline[i].Board < r.NoBaseline[j].Board })
 	}
 	baseSamples, w1 := Group(base)
 	curSamples, w2 := Group(cur)

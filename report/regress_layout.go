@@ -46,6 +46,11 @@ func (r *Regression) summaryLine() string {
 			parts = append(parts, fmt.Sprintf("%d %s", n, v))
 		}
 	}
+	if n := len(r.NoBaseline); n == 1 {
+		parts = append(parts, "1 board without baseline")
+	} else if n > 1 {
+		parts = append(parts, fmt.Sprintf("%d boards without baseline", n))
+	}
 	if len(parts) == 0 {
 		return "nothing to compare"
 	}
@@ -77,6 +82,9 @@ func (r *Regression) document() document {
 	}
 	var d document
 	d.Tables = append(d.Tables, t)
+	for _, nb := range r.NoBaseline {
+		d.Notes = append(d.Notes, fmt.Sprintf("no baseline for %s, not judged: %s", nb.Board, nb.Reason))
+	}
 	for _, e := range r.Environment {
 		d.Notes = append(d.Notes, fmt.Sprintf("environment changed on %s: %s", e.Board, strings.Join(e.Changes, "; ")))
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/xml"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -193,5 +194,52 @@ func TestRegressS00AgainstItself(t *testing.T) {
 	x := row(t, r, "devcrypto", "aes-256-cbc", 8192)
 	if x.Verdict != VerdictUnchanged || len(x.Notes) != 2 {
 		t.Errorf("verdict %q notes %q, want unchanged with the CPU-timed and too-few-samples notes", x.Verdict, x.Notes)
+	}
+}
+
+// TestRegressNoBaseline is issue 11's bug 12 in the report: a board of the run without a baseline is not judged
+// (its points are neither "new" nor anything else), and every format lists it as "no baseline" with the reason:
+// a note in text and Markdown, a line in CSV, no_baseline in JSON, a skipped test case in JUnit. The exit code
+// follows the judged boards only.
+func TestRegressNoBaseline(t *testing.T) {
+	other := build(12, "", curStarted, []series{{board: "am335x", mode: "cpu", alg: "aes-128-cbc", op: "encrypt",
+		size: 16384, values: jitter(20e6, 5, 0), cpu: 99}})
+	why := `no run labelled "nightly" with valid points of am335x before run 12`
+	r := Regress(baseline(), append(current(5, nil, nil), other...), nil, nil,
+		RegressOptions{NoBaseline: map[string]string{"am335x": why}})
+	for _, row := range r.Rows {
+		if row.Board == "am335x" {
+			t.Errorf("am335x was judged: %+v", row)
+		}
+	}
+	if want := []NoBaseline{{Board: "am335x", Reason: why}}; !reflect.DeepEqual(r.NoBaseline, want) {
+		t.Errorf("NoBaseline = %+v, want %+v", r.NoBaseline, want)
+	}
+	if r.HasRegression() || r.Count(VerdictNew) != 0 {
+		t.Errorf("HasRegression() = %v, %d new; want false, 0", r.HasRegression(), r.Count(VerdictNew))
+	}
+	for _, format := range []string{"text", "markdown", "csv", "json", "junit"} {
+		var b bytes.Buffer
+		if err := WriteRegression(&b, r, format); err != nil {
+			t.Fatal(err)
+		}
+		if listed := strings.Contains(b.String(), "no baseline") || strings.Contains(b.String(), `"no_baseline"`); !listed ||
+			!strings.Contains(b.String(), "am335x") {
+			t.Errorf("%s does not list am335x as without baseline:\n%s", format, b.String())
+		}
+		golden(t, "regress_no_baseline."+ext(format), b.Bytes())
+	}
+	var suites junitSuites
+	var b bytes.Buffer
+	if err := WriteJUnit(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := xml.Unmarshal(b.Bytes(), &suites); err != nil {
+		t.Fatalf("JUnit output does not parse: %v", err)
+	}
+	last := suites.Suites[len(suites.Suites)-1]
+	if last.Name != "am335x" || last.Skipped != 1 || len(last.Cases) != 1 || last.Cases[0].Skipped == nil ||
+		last.Cases[0].Skipped.Message != why {
+		t.Errorf("JUnit suite for am335x = %+v, want one skipped case saying why", last)
 	}
 }

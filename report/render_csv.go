@@ -49,7 +49,8 @@ func fmtFloat(v float64) string {
 	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
-// writeRegressCSV prints one line per series; medians are in base_unit (B/s or ops/s).
+// writeRegressCSV prints one line per series; medians are in base_unit (B/s or ops/s). A board without a
+// baseline gets one line with only its name, the verdict "no baseline" and the reason.
 func writeRegressCSV(w io.Writer, r *Regression) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"board", "mode", "algorithm", "op", "threads", "block_size", "key_bits", "curve", "base_unit",
@@ -70,6 +71,10 @@ func writeRegressCSV(w io.Writer, r *Regression) error {
 		rec = append(rec, side(row.Base)...)
 		rec = append(rec, side(row.Cur)...)
 		rec = append(rec, fmtFloat(row.Change), fmtFloat(row.P), row.Verdict, strings.Join(row.Notes, "; "))
+		cw.Write(rec)
+	}
+	for _, nb := range r.NoBaseline {
+		rec := []string{nb.Board, "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", VerdictNoBaseline, nb.Reason}
 		cw.Write(rec)
 	}
 	cw.Flush()

@@ -4,16 +4,126 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 )
+
+// Baselines is what a baseline reference resolves to for the boards of a judged run: the run each board is
+// judged against, and for every other board why it has none. A regression check judges the boards in Runs and
+// lists the boards in Missing as "no baseline", so one board without a baseline never stops the others.
+type Baselines struct {
+	Runs    map[string]int64  // board → its baseline run
+	Missing map[string]string // board → why it has no baseline, e.g. `no run labelled "nightly" before run 7`
+}
+
+// ResolveBaselines resolves a user's baseline reference for each board of judged (board → the run judged):
+//
+//   - a run id: that run, for the boards it has valid points of;
+//   - "previous": each board's newest valid run that started before its judged run;
+//   - "latest": each board's newest valid run other than its judged run (newer ones too);
+//   - anything else is a label: each board's newest valid run with that label that started before its judged
+//     run, so a run is never its own baseline.
+//
+// A valid run of a board has at least one point of it that did not fail: a nightly run in which a board failed
+// is skipped for the one before it. An unknown run id, or no baseline for any board, wraps ErrNotFound and
+// names every board's reason; Baselines is filled in either case.
+func (db *DB) ResolveBaselines(ctx context.Context, ref string, judged map[string]int64) (Baselines, error) {
+	bl := Baselines{Runs: map[string]int64{}, Missing: map[string]string{}}
+	if ref == "" {
+		return bl, fmt.Errorf("resolve baseline in %s: empty reference", db.Path)
+	}
+	if len(judged) == 0 {
+		return bl, fmt.Errorf("resolve baseline %q in %s: no boards to judge: %w", ref, db.Path, ErrNotFound)
+	}
+	for _, board := range sortedKeys(judged) {
+		if err := db.checkRun(ctx, judged[board]); err != nil {
+			return bl, fmt.Errorf("resolve baseline %q: judged run of %s: %w", ref, board, err)
+		}
+	}
+	if id, err := strconv.ParseInt(ref, 10, 64); err == nil {
+		if err := db.checkRun(ctx, id); err != nil {
+			return bl, fmt.Errorf("resolve baseline %q: %w", ref, err)
+		}
+	}
+	for _, board := range sortedKeys(judged) {
+		run, why, err := db.baselineOf(ctx, ref, board, judged[board])
+		if err != nil {
+			return bl, fmt.Errorf("resolve baseline %q for %s in %s: %w", ref, board, db.Path, err)
+		}
+		if run == 0 {
+			bl.Missing[board] = why
+		} else {
+			bl.Runs[board] = run
+		}
+	}
+	if len(bl.Runs) == 0 {
+		var why []string
+		for _, board := range sortedKeys(judged) {
+			why = append(why, board+": "+bl.Missing[board])
+		}
+		return bl, fmt.Errorf("no board has baseline %q in %s (%s): %w", ref, db.Path, strings.Join(why, "; "), ErrNotFound)
+	}
+	return bl, nil
+}
+
+// baselineOf resolves ref for one board whose judged run is judged: the baseline run, or 0 and why there is none.
+func (db *DB) baselineOf(ctx context.Context, ref, board string, judged int64) (int64, string, error) {
+	if id, err := strconv.ParseInt(ref, 10, 64); err == nil {
+		runs, err := db.newestRuns(ctx, runQuery{board: board, only: id, valid: true})
+		if err != nil || runs[board] != 0 {
+			return runs[board], "", err
+		}
+		return 0, fmt.Sprintf("run %d has no valid points of %s", id, board), nil
+	}
+	switch ref {
+	case "previous":
+		runs, err := db.newestRuns(ctx, runQuery{board: board, before: judged, valid: true})
+		if err != nil || runs[board] != 0 {
+			return runs[board], "", err
+		}
+		return 0, fmt.Sprintf("no run with valid points of %s before run %d", board, judged), nil
+	case "latest":
+		runs, err := db.newestRuns(ctx, runQuery{board: board, valid: true})
+		if err == nil && runs[board] == judged {
+			// The judged run is the newest: the newest other one started before it.
+			runs, err = db.newestRuns(ctx, runQuery{board: board, before: judged, valid: true})
+		}
+		if err != nil || runs[board] != 0 {
+			return runs[board], "", err
+		}
+		return 0, fmt.Sprintf("no run with valid points of %s other than run %d", board, judged), nil
+	}
+	runs, err := db.newestRuns(ctx, runQuery{board: board, label: ref, before: judged, valid: true})
+	if err != nil || runs[board] != 0 {
+		return runs[board], "", err
+	}
+	return 0, fmt.Sprintf("no run labelled %q with valid points of %s before run %d", ref, board, judged), nil
+}
 
 // newestRunPerBoard returns, for each board (or only board, when set), the newest run that stored points of
 // that board, among runs with the label (when set) that started before run before (when not 0).
 func (db *DB) newestRunPerBoard(ctx context.Context, board, label string, before int64) (map[string]int64, error) {
+	return db.newestRuns(ctx, runQuery{board: board, label: label, before: before})
+}
+
+// runQuery selects, per board, the runs newestRuns considers. Zero fields do not restrict.
+type runQuery struct {
+	board, label string
+	before       int64 // only runs that started before this one
+	only         int64 // only this run
+	valid        bool  // only runs with at least one point of the board that did not fail
+}
+
+// newestRuns returns, for each board, the newest run (by start time, then id) that stored points of that board
+// and matches q.
+func (db *DB) newestRuns(ctx context.Context, q runQuery) (map[string]int64, error) {
 	rows, err := db.db.QueryContext(ctx, `SELECT b.board, b.run_id FROM board_runs b JOIN runs r ON r.id = b.run_id
 		WHERE (?1 = '' OR b.board = ?1) AND (?2 = '' OR r.label = ?2)
 			AND (?3 = 0 OR (r.started, r.id) < (SELECT started, id FROM runs WHERE id = ?3))
-			AND EXISTS (SELECT 1 FROM measurements m WHERE m.run_id = b.run_id AND m.board = b.board)
-		ORDER BY r.started, r.id`, board, label, before)
+			AND (?4 = 0 OR r.id = ?4)
+			AND EXISTS (SELECT 1 FROM measurements m WHERE m.run_id = b.run_id AND m.board = b.board
+				AND (?5 = 0 OR m.failed = 0))
+		ORDER BY r.started, r.id`, q.board, q.label, q.before, q.only, q.valid)
 	if err != nil {
 		return nil, fmt.Errorf("find newest runs: %w", classify(err))
 	}
@@ -31,47 +141,6 @@ func (db *DB) newestRunPerBoard(ctx context.Context, board, label string, before
 		return nil, fmt.Errorf("find newest runs: %w", classify(err))
 	}
 	return newest, nil
-}
-
-// RunsForBaseline returns, per board, the newest run with the label that has points of that board: the
-// baseline a regression check compares against. With before set (not 0), only runs that started before that
-// run count, so a run is never its own baseline. No such run at all wraps ErrNotFound.
-func (db *DB) RunsForBaseline(ctx context.Context, label string, before int64) (map[string]int64, error) {
-	if label == "" {
-		return nil, fmt.Errorf("find baseline runs: empty label")
-	}
-	if before != 0 {
-		if err := db.checkRun(ctx, before); err != nil {
-			return nil, err
-		}
-	}
-	runs, err := db.newestRunPerBoard(ctx, "", label, before)
-	if err != nil {
-		return nil, fmt.Errorf("find baseline %q in %s: %w", label, db.Path, err)
-	}
-	if len(runs) == 0 {
-		return nil, fmt.Errorf("no run labelled %q with points in %s: %w", label, db.Path, ErrNotFound)
-	}
-	return runs, nil
-}
-
-// PreviousRun returns the newest run before runID that has points of board. None wraps ErrNotFound.
-func (db *DB) PreviousRun(ctx context.Context, runID int64, board string) (int64, error) {
-	if err := db.checkRun(ctx, runID); err != nil {
-		return 0, err
-	}
-	if board == "" {
-		return 0, fmt.Errorf("find run before %d: empty board name", runID)
-	}
-	runs, err := db.newestRunPerBoard(ctx, board, "", runID)
-	if err != nil {
-		return 0, fmt.Errorf("find run of %s before %d in %s: %w", board, runID, db.Path, err)
-	}
-	id, ok := runs[board]
-	if !ok {
-		return 0, fmt.Errorf("no run of %s before run %d in %s: %w", board, runID, db.Path, ErrNotFound)
-	}
-	return id, nil
 }
 
 func sortedKeys(m map[string]int64) []string {

@@ -109,56 +109,6 @@ func TestLatestFacts(t *testing.T) {
 	}
 }
 
-func TestRunsForBaseline(t *testing.T) {
-	h := buildHistory(t)
-	tests := []struct {
-		label  string
-		before int64
-		want   map[string]int64
-		err    error
-	}{
-		{"nightly", 0, map[string]int64{"a": h.r1, "b": h.r3}, nil},
-		{"nightly", h.r3, map[string]int64{"a": h.r1, "b": h.r1}, nil},
-		{"nightly", h.r1, nil, ErrNotFound},
-		{"weekly", 0, nil, ErrNotFound},
-		{"nightly", 999, nil, ErrNotFound},
-	}
-	for _, tt := range tests {
-		t.Run(fmt.Sprint(tt.label, tt.before), func(t *testing.T) {
-			got, err := h.db.RunsForBaseline(context.Background(), tt.label, tt.before)
-			if !errors.Is(err, tt.err) || !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("RunsForBaseline(%q, %d) = %v, %v; want %v, %v", tt.label, tt.before, got, err, tt.want, tt.err)
-			}
-		})
-	}
-}
-
-func TestPreviousRun(t *testing.T) {
-	h := buildHistory(t)
-	tests := []struct {
-		run   int64
-		board string
-		want  int64
-		err   error
-	}{
-		{h.r2, "a", h.r1, nil},
-		{h.r3, "a", h.r2, nil}, // r3 has no points of a, but the run before it does
-		{h.r3, "b", h.r1, nil},
-		{h.r1, "a", h.r4, nil}, // the import started earlier
-		{h.r4, "a", 0, ErrNotFound},
-		{h.r1, "c", 0, ErrNotFound},
-		{999, "a", 0, ErrNotFound},
-	}
-	for _, tt := range tests {
-		t.Run(fmt.Sprint(tt.run, tt.board), func(t *testing.T) {
-			got, err := h.db.PreviousRun(context.Background(), tt.run, tt.board)
-			if !errors.Is(err, tt.err) || got != tt.want {
-				t.Errorf("PreviousRun(%d, %s) = %d, %v; want %d, %v", tt.run, tt.board, got, err, tt.want, tt.err)
-			}
-		})
-	}
-}
-
 func TestFactsOfRuns(t *testing.T) {
 	h := buildHistory(t)
 	tests := []struct {

@@ -17,6 +17,7 @@
 // for reading too. cmd maps them to exit status 2; ErrNotFound wraps unknown runs.
 // Errors name the database file.
 //
-// Reading: Runs, ResolveRun, Measurements, LatestPoints, History, BoardRuns, RawOutputs, LatestFacts,
-// RunsForBaseline and PreviousRun return the plain types of types.go; no SQL leaves this package.
+// Reading: Runs, ResolveRun, Measurements, LatestPoints, History, BoardRuns, RawOutputs, LatestFacts and
+// ResolveBaselines (a regression check's baseline run per board) return the plain types of types.go; no SQL
+// leaves this package.
 package store

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -78,6 +80,8 @@ significant (Mann-Whitney U, α 0.05); with fewer than 4 repeats per side signif
 a drop beyond the threshold is "regressed (unconfirmed)" — it still fails the check. A series the baseline
 had and the run lacks (say, an accelerator that stopped loading) is "missing" and fails too. Notes name
 what changed between the runs' boards: kernel, OpenSSL, governor, the driver serving an algorithm.
+Each board is judged against its own baseline run (with at least one point that did not fail); a board
+without one is listed as "no baseline" and not judged, and only when no board has one is it an error.
 
    fleet regress --baseline nightly                  latest run vs the last run labelled nightly, per board
    fleet regress --baseline previous --junit regress.xml
@@ -85,7 +89,7 @@ what changed between the runs' boards: kernel, OpenSSL, governor, the driver ser
 
 Exit 0 no regression, 1 regression, 3 the run had failed boards.`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "baseline", Required: true, Usage: "run `ID`, a label (its latest run per board), or previous"},
+			&cli.StringFlag{Name: "baseline", Required: true, Usage: "run `ID`, a label (its newest run per board before the judged one), previous, or latest (each board's newest other run)"},
 			&cli.StringFlag{Name: "run", Aliases: []string{"r"}, Value: "latest", Usage: "run `ID`, label, or latest (per board)"},
 			&cli.StringFlag{Name: "threshold", Value: "5%", Usage: "smallest change that counts, `PCT`"},
 			&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "significance level"},
@@ -111,42 +115,17 @@ func regressAction(c *cli.Context) error {
 		return err
 	}
 	curRuns := runsByBoard(cur)
-	baseRuns := map[string]int64{}
-	switch ref := c.String("baseline"); {
-	case ref == "previous":
-		for board, id := range curRuns {
-			prev, err := db.PreviousRun(c.Context, id, board)
-			if err != nil {
-				return usageErr("baseline previous for %s: %w", board, err)
-			}
-			baseRuns[board] = prev
-		}
-	case isInt(ref):
-		id, err := db.ResolveRun(c.Context, ref)
-		if err != nil {
-			return usageErr("%w", err)
-		}
-		for board := range curRuns {
-			baseRuns[board] = id
-		}
-	default:
-		for board, id := range curRuns {
-			byBoard, err := db.RunsForBaseline(c.Context, ref, id)
-			if err != nil {
-				return usageErr("baseline %q: %w", ref, err)
-			}
-			if b, ok := byBoard[board]; ok {
-				baseRuns[board] = b
-			}
-		}
+	bl, err := db.ResolveBaselines(c.Context, c.String("baseline"), curRuns)
+	if errors.Is(err, store.ErrNotFound) {
+		return usageErr("--baseline: %w", err)
+	} else if err != nil {
+		return err
 	}
 	var base []store.Measurement
 	baseFacts, curFacts := map[string]*protocol.Facts{}, map[string]*protocol.Facts{}
 	failedBoards := 0
-	for board, id := range baseRuns {
-		if _, ok := curRuns[board]; !ok {
-			continue
-		}
+	for _, board := range slices.Sorted(maps.Keys(bl.Runs)) {
+		id := bl.Runs[board]
 		ms, err := db.Measurements(c.Context, store.Filter{RunID: id, Board: board})
 		if err != nil {
 			return err
@@ -155,20 +134,17 @@ func regressAction(c *cli.Context) error {
 		if baseFacts[board], _, err = boardFacts(c, db, id, board); err != nil {
 			return err
 		}
-	}
-	for board, id := range curRuns {
+		// Only judged boards decide the exit code; the others are listed as "no baseline".
 		var st string
-		if curFacts[board], st, err = boardFacts(c, db, id, board); err != nil {
+		if curFacts[board], st, err = boardFacts(c, db, curRuns[board], board); err != nil {
 			return err
 		}
 		if st == "failed" || st == "partial" {
 			failedBoards++
 		}
 	}
-	if len(base) == 0 {
-		return usageErr("baseline %q has no points for the boards of run %s", c.String("baseline"), c.String("run"))
-	}
-	r := report.Regress(base, cur, baseFacts, curFacts, report.RegressOptions{Threshold: th, Alpha: c.Float64("alpha")})
+	r := report.Regress(base, cur, baseFacts, curFacts, report.RegressOptions{Threshold: th, Alpha: c.Float64("alpha"),
+		NoBaseline: bl.Missing})
 	if err := report.WriteRegression(c.App.Writer, r, c.String("format")); err != nil {
 		return usageErr("%w", err)
 	}
@@ -213,11 +189,6 @@ func parsePercent(s string) (float64, error) {
 		return 0, fmt.Errorf("%q is not a percentage such as 5%%", s)
 	}
 	return v / 100, nil
-}
-
-func isInt(s string) bool {
-	_, err := strconv.ParseInt(s, 10, 64)
-	return err == nil
 }
 
 func reportCommand() *cli.Command {
