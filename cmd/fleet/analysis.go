@@ -135,11 +135,11 @@ func regressAction(c *cli.Context) error {
 			return err
 		}
 		// Only judged boards decide the exit code; the others are listed as "no baseline".
-		var st string
+		var st protocol.Status
 		if curFacts[board], st, err = boardFacts(c, db, curRuns[board], board); err != nil {
 			return err
 		}
-		if st == "failed" || st == "partial" {
+		if st == protocol.StatusFailed || st == protocol.StatusPartial {
 			failedBoards++
 		}
 	}
@@ -170,14 +170,14 @@ func runsByBoard(ms []store.Measurement) map[string]int64 {
 	return out
 }
 
-func boardFacts(c *cli.Context, db *store.DB, runID int64, board string) (*protocol.Facts, string, error) {
+func boardFacts(c *cli.Context, db *store.DB, runID int64, board string) (*protocol.Facts, protocol.Status, error) {
 	brs, err := db.BoardRuns(c.Context, runID)
 	if err != nil {
 		return nil, "", err
 	}
 	for _, br := range brs {
 		if br.Board == board {
-			return br.Facts, string(br.Status), nil
+			return br.Facts, br.Status, nil
 		}
 	}
 	return nil, "", nil
