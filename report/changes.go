@@ -65,8 +65,8 @@ func (c Change) Key() SampleKey {
 // ChangeReport is the outcome of Changes: the changes by series, then run, and what the reader should know.
 type ChangeReport struct {
 	Changes  []Change
-	Series   int      // series searched
-	Short    int      // of them, too short to hold a change (fewer than 2 × MinSegment nights)
+	Series   int // series searched
+	Short    int // of them, too short to hold a change (fewer than 2 × MinSegment nights)
 	Options  ChangeOptions
 	Warnings []string // data left out, bounded histories
 }

@@ -80,7 +80,8 @@ func EDivisive(xs []float64, opts DetectOptions) []ChangePoint {
 	}
 	z := normalize(xs)
 	d := &detector{opts: opts, rng: rand.New(rand.NewPCG(opts.Seed, 0x9e3779b97f4a7c15)), fw: newFenwick(n),
-		a: make([]float64, n+1), b: make([]float64, n+1), vals: make([]float64, n), ranks: make([]int, n)}
+		a: make([]float64, n+1), b: make([]float64, n+1), after: make([]float64, n), vals: make([]float64, n),
+		ranks: make([]int, n), rows: make([]float64, n)}
 	segs := []*segment{d.newSegment(z, 0, n)}
 	var out []ChangePoint
 	for {
@@ -123,7 +124,8 @@ func (d *detector) refine(z []float64, cps []ChangePoint) {
 				hi = cps[i+1].Index
 			}
 			seg := z[lo:hi]
-			if tau, q := d.bestSplit(seg, ranksOf(seg)); tau > 0 && lo+tau != cps[i].Index {
+			ranks := ranksOf(seg)
+			if tau, q := d.bestSplit(seg, ranks, rowSums(seg, ranks)); tau > 0 && lo+tau != cps[i].Index {
 				cps[i].Index, cps[i].Q, moved = lo+tau, q, true
 			}
 		}
@@ -157,6 +159,7 @@ type segment struct {
 	lo, hi int
 	vals   []float64
 	ranks  []int
+	rows   []float64 // rowSums
 	tau    int
 	q      float64
 }
@@ -166,13 +169,16 @@ type detector struct {
 	rng   *rand.Rand
 	fw    *fenwick
 	a, b  []float64 // within-left and within-right sums per split
+	after []float64 // each value's distance sum to the values after it
 	vals  []float64 // scratch for permutations
 	ranks []int
+	rows  []float64
 }
 
 func (d *detector) newSegment(z []float64, lo, hi int) *segment {
 	s := &segment{lo: lo, hi: hi, vals: z[lo:hi], ranks: ranksOf(z[lo:hi])}
-	s.tau, s.q = d.bestSplit(s.vals, s.ranks)
+	s.rows = rowSums(s.vals, s.ranks)
+	s.tau, s.q = d.bestSplit(s.vals, s.ranks, s.rows)
 	return s
 }
 
@@ -191,25 +197,46 @@ func ranksOf(vs []float64) []int {
 	return r
 }
 
+// rowSums gives each value its distance sum to all values of the segment: Σj |vi − vj|. Permuting the segment
+// permutes these with the values, so they are computed once per segment from the sorted values.
+func rowSums(vals []float64, ranks []int) []float64 {
+	n := len(vals)
+	sorted := make([]float64, n)
+	for i, r := range ranks {
+		sorted[r] = vals[i]
+	}
+	prefix := make([]float64, n+1) // prefix[r]: sum of the r smallest
+	for r, v := range sorted {
+		prefix[r+1] = prefix[r] + v
+	}
+	out := make([]float64, n)
+	for i, v := range vals {
+		r := ranks[i]
+		out[i] = v*float64(r) - prefix[r] + (prefix[n] - prefix[r+1]) - v*float64(n-r-1)
+	}
+	return out
+}
+
 // bestSplit returns the split τ in [MinSegment, n−MinSegment] with the largest Q, or 0 when the segment is too
-// short to split.
-func (d *detector) bestSplit(vals []float64, ranks []int) (int, float64) {
+// short to split. One pass over a Fenwick tree gives each value's distance sum to the values before it; its row
+// sum minus that is the sum to the values after it.
+func (d *detector) bestSplit(vals []float64, ranks []int, rows []float64) (int, float64) {
 	n, ms := len(vals), d.opts.MinSegment
 	if n < 2*ms {
 		return 0, 0
 	}
-	a, b := d.a[:n+1], d.b[:n+1]
+	a, b, after := d.a[:n+1], d.b[:n+1], d.after[:n]
 	d.fw.reset(n)
 	a[0] = 0
 	for t := 0; t < n; t++ {
-		a[t+1] = a[t] + d.fw.distanceSum(vals[t], ranks[t])
+		before := d.fw.distanceSum(vals[t], ranks[t])
+		a[t+1] = a[t] + before
+		after[t] = rows[t] - before
 		d.fw.add(ranks[t], vals[t])
 	}
-	d.fw.reset(n)
 	b[n] = 0
 	for t := n - 1; t >= 0; t-- {
-		b[t] = b[t+1] + d.fw.distanceSum(vals[t], ranks[t])
-		d.fw.add(ranks[t], vals[t])
+		b[t] = b[t+1] + after[t]
 	}
 	total := a[n]
 	bestTau, bestQ := 0, math.Inf(-1)
@@ -238,15 +265,17 @@ func (d *detector) permutationP(segs []*segment, observed float64) float64 {
 			if n < 2*d.opts.MinSegment {
 				continue
 			}
-			vals, ranks := d.vals[:n], d.ranks[:n]
+			vals, ranks, rows := d.vals[:n], d.ranks[:n], d.rows[:n]
 			copy(vals, s.vals)
 			copy(ranks, s.ranks)
+			copy(rows, s.rows)
 			for i := n - 1; i > 0; i-- {
 				j := d.rng.IntN(i + 1)
 				vals[i], vals[j] = vals[j], vals[i]
 				ranks[i], ranks[j] = ranks[j], ranks[i]
+				rows[i], rows[j] = rows[j], rows[i]
 			}
-			if _, q := d.bestSplit(vals, ranks); q > top {
+			if _, q := d.bestSplit(vals, ranks, rows); q > top {
 				top = q
 			}
 		}
@@ -263,24 +292,27 @@ func (d *detector) permutationP(segs []*segment, observed float64) float64 {
 // fenwick is a binary indexed tree over ranks holding the count and the sum of the values inserted so far, so
 // the sum of distances from a new value to all of them costs O(log n).
 type fenwick struct {
-	cnt           []int
-	sum           []float64
-	n, total      int
-	totalSum      float64
+	node     []fenwickNode
+	n, total int
+	totalSum float64
 }
 
-func newFenwick(n int) *fenwick { return &fenwick{cnt: make([]int, n+1), sum: make([]float64, n+1)} }
+type fenwickNode struct {
+	cnt int
+	sum float64
+}
+
+func newFenwick(n int) *fenwick { return &fenwick{node: make([]fenwickNode, n+1)} }
 
 func (f *fenwick) reset(n int) {
 	f.n, f.total, f.totalSum = n, 0, 0
-	clear(f.cnt[:n+1])
-	clear(f.sum[:n+1])
+	clear(f.node[:n+1])
 }
 
 func (f *fenwick) add(rank int, v float64) {
 	for i := rank + 1; i <= f.n; i += i & -i {
-		f.cnt[i]++
-		f.sum[i] += v
+		f.node[i].cnt++
+		f.node[i].sum += v
 	}
 	f.total++
 	f.totalSum += v
@@ -289,9 +321,9 @@ func (f *fenwick) add(rank int, v float64) {
 // distanceSum is Σ|v − x| over the inserted x; rank is v's rank, not inserted yet.
 func (f *fenwick) distanceSum(v float64, rank int) float64 {
 	c, s := 0, 0.0
-	for i := rank; i > 0; i -= i & -i { // ranks below rank
-		c += f.cnt[i]
-		s += f.sum[i]
+	for i := rank; i > 0; i &= i - 1 { // ranks below rank
+		c += f.node[i].cnt
+		s += f.node[i].sum
 	}
 	below := v*float64(c) - s
 	above := (f.totalSum - s) - v*float64(f.total-c)

@@ -41,13 +41,14 @@ func synthSeries(seed uint64, n, reps int, base, noise float64, lv level) [][]fl
 }
 
 // synthHistories builds stored histories of the given series on board am64x, mode afalg, aes-128-cbc encrypt, one
-// series per block size (16 B, 32 B, …): run i+1 is night i of every series.
+// series per block size (16 B, 32 B, … 16 KiB, then again with one more thread): run i+1 is night i of every
+// series.
 func synthHistories(series ...[][]float64) *store.Histories {
 	h := &store.Histories{Runs: map[int64]store.HistoryRun{}, Boards: map[string]store.HistoryBoard{}}
 	nightsMax := 0
 	for k, nights := range series {
 		s := store.SeriesHistory{Key: store.SeriesKey{Board: "am64x", Mode: "afalg", Algorithm: "aes-128-cbc",
-			Op: "encrypt", BlockSize: 16 << k, Threads: 1}}
+			Op: "encrypt", BlockSize: 16 << (k % 11), Threads: 1 + k/11}}
 		for i, vs := range nights {
 			s.Nights = append(s.Nights, store.Night{RunID: int64(i + 1), Values: vs})
 		}
