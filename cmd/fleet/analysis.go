@@ -261,6 +261,9 @@ func reportCommand() *cli.Command {
 			if err := addHistories(c, db, ms, data.History, c.StringSlice("history")); err != nil {
 				return err
 			}
+			if data.Changes, err = reportChanges(c, db, ms); err != nil {
+				return err
+			}
 			out := c.App.Writer
 			if path := c.String("output"); path != "-" {
 				f, err := os.Create(path)

@@ -213,3 +213,16 @@ func parseWhen(s string, now time.Time) (time.Time, error) {
 }
 
 func formatPercent(f float64) string { return strconv.FormatFloat(100*f, 'f', -1, 64) + "%" }
+
+// reportChanges finds the change points of the boards fleet report shows, to mark them on its history charts.
+func reportChanges(c *cli.Context, db *store.DB, ms []store.Measurement) ([]report.Change, error) {
+	var boards []string
+	for b := range runsByBoard(ms) {
+		boards = append(boards, b)
+	}
+	h, err := db.SeriesHistories(c.Context, store.HistoryFilter{Boards: boards, MaxRuns: defaultMaxRuns})
+	if err != nil {
+		return nil, err
+	}
+	return report.Changes(h, report.ChangeOptions{MaxRuns: defaultMaxRuns}).Changes, nil
+}
