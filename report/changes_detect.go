@@ -37,8 +37,8 @@ import (
 
 // Defaults of the change-point search.
 const (
-	DefaultChangeAlpha        = 0.01 // significance of the permutation test
-	DefaultChangePermutations = 199  // smallest p is 1/200 = 0.005
+	DefaultChangeAlpha        = 0.01 // significance of the permutation test, as MongoDB's CI uses
+	DefaultChangePermutations = 99   // smallest p is 1/100 = α: a change no permutation matched; MongoDB uses 100
 	DefaultMinSegment         = 3    // nights on each side of a change: fewer cannot tell a step from an outlier
 )
 
