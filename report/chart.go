@@ -35,6 +35,7 @@ type lineChart struct {
 	LogX    bool
 	XLabels map[float64]string
 	Lines   []chartLine
+	Marks   []chartMark // change points: vertical lines with their delta
 }
 
 const (
@@ -112,6 +113,7 @@ func (c lineChart) svg() string {
 		fmt.Fprintf(&b, `<text x="%.1f" y="%d" class="xtick">%s</text>`+"\n", fx(x), chartH-padBot+16, html.EscapeString(label))
 	}
 	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.0f" height="%.0f" class="frame"/>`+"\n", padLeft, padTop, plotW, plotH)
+	svgMarks(&b, c.Marks, fx)
 	scale := "linear"
 	if logY {
 		scale = "log scale"

@@ -13,6 +13,8 @@
 //   - Compare and WriteCompare: the vendor-guide table (fleet compare), with speedups, crossovers and CPU %.
 //   - Regress, WriteRegression and WriteJUnit: verdicts against a baseline (fleet regress). HasRegression
 //     decides the exit code: regressed, regressed (unconfirmed) and missing all count.
+//   - Changes and WriteChanges: change points over each series' history (fleet changes), E-Divisive means with
+//     a seeded permutation test (changes_detect.go says why), with the board facts that changed at each.
 //   - WriteHTML: one self-contained page with inline SVG charts (fleet report).
 //   - WriteRuns, WriteResults, WriteHistory, WriteRunSummary and WriteSweepTables: the query commands and the
 //     end of fleet run.

@@ -20,6 +20,7 @@ type HTMLReport struct {
 	History      map[string][]store.Measurement
 	Unit         string      // throughput unit, MB/s by default
 	Comparison   *Comparison // optional: computed from Measurements when nil
+	Changes      []Change    // change points, marked on the history charts they fall on
 }
 
 // WriteHTML renders one self-contained HTML file: inline CSS and inline SVG, no script, no font, no request to
@@ -53,7 +54,7 @@ func WriteHTML(w io.Writer, data HTMLReport) error {
 	}
 	if len(data.History) > 0 {
 		ew.printf("<h2>History</h2>\n")
-		writeHistoryHTML(ew, data.History, c)
+		writeHistoryHTML(ew, data.History, c, data.Changes)
 	}
 	if len(data.BoardRuns) > 0 {
 		ew.printf("<h2>Boards</h2>\n")
@@ -207,7 +208,7 @@ func columnIndex(cols []Column, c Column) int {
 }
 
 // writeHistoryHTML draws one chart per named history: the median of each run, with min-max whiskers.
-func writeHistoryHTML(ew *errWriter, hist map[string][]store.Measurement, c *Comparison) {
+func writeHistoryHTML(ew *errWriter, hist map[string][]store.Measurement, c *Comparison, changes []Change) {
 	unit := DefaultUnit
 	if c != nil {
 		unit = c.Unit
@@ -266,7 +267,10 @@ func writeHistoryHTML(ew *errWriter, hist map[string][]store.Measurement, c *Com
 		for _, k := range order {
 			chart.Lines = append(chart.Lines, *lines[k])
 		}
+		var changeLines []string
+		chart.Marks, changeLines = historyChanges(points, runIndex, changes)
 		ew.printf("%s", chart.svg())
+		writeChangeList(ew, changeLines)
 	}
 }
 

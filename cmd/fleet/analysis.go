@@ -225,6 +225,9 @@ func reportCommand() *cli.Command {
 			if err := addHistories(c, db, ms, data.History, c.StringSlice("history")); err != nil {
 				return err
 			}
+			if data.Changes, err = reportChanges(c, db, ms); err != nil {
+				return err
+			}
 			path := c.String("output")
 			if path == "-" {
 				return report.WriteHTML(c.App.Writer, data)

@@ -46,6 +46,7 @@ with the user and system CPU it cost. Results go to a SQLite file for comparison
 			showCommand(),
 			compareCommand(),
 			regressCommand(),
+			changesCommand(),
 			reportCommand(),
 		},
 	}

@@ -21,7 +21,7 @@ const (
 
 const exitCodesHelp = `EXIT CODES:
    0    ok
-   1    regression found (fleet regress)
+   1    regression found (fleet regress), or a drop in the window (fleet changes --fail-on-drop)
    2    usage, configuration or input error (bad flag, boards.toml, database)
    3    one or more boards failed (run, boards check, regress on a run with failed boards)
    130  interrupted (Ctrl-C or SIGTERM; what was measured so far is stored)`

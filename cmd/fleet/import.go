@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/fleetlab/fleet/opensslspeed"
 	"github.com/fleetlab/fleet/protocol"
@@ -32,6 +33,7 @@ Runs timed on CPU time (no -elapsed) keep OpenSSL's figure and are re-derived on
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "board", Required: true, Usage: "the board the captures came from"},
 			&cli.StringFlag{Name: "label", Usage: "label the run(s)"},
+			&cli.StringFlag{Name: "date", Usage: "when the captures were taken, `DATE` (2026-01-31 or 2026-01-31T02:00 UTC; default now)"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "parse and print, store nothing"},
 			&cli.BoolFlag{Name: "split", Usage: "one run per openssl command instead of one per file"},
 			formatFlag("table", "table", "json"),
@@ -54,6 +56,14 @@ func importAction(c *cli.Context) error {
 	board := c.String("board")
 	if !validBoardName(board) {
 		return usageErr("import: board name %q: use letters, digits, '.', '_' and '-'", board)
+	}
+	var started time.Time
+	if d := c.String("date"); d != "" {
+		t, err := parseWhen(d, time.Now())
+		if err != nil {
+			return usageErr("import --date: %w", err)
+		}
+		started = t
 	}
 	var files []importedFile
 	for _, path := range c.Args().Slice() {
@@ -85,7 +95,7 @@ func importAction(c *cli.Context) error {
 			}
 		}
 		for _, g := range groups {
-			id, n, err := storeImport(ctx, db, c.String("label"), board, f, g)
+			id, n, err := storeImport(ctx, db, store.RunInfo{Label: c.String("label"), Started: started}, board, f, g)
 			if err != nil {
 				return err
 			}
@@ -95,10 +105,10 @@ func importAction(c *cli.Context) error {
 	return nil
 }
 
-func storeImport(ctx context.Context, db *store.DB, label, board string, f importedFile, runs []opensslspeed.Run) (int64, int, error) {
+func storeImport(ctx context.Context, db *store.DB, info store.RunInfo, board string, f importedFile, runs []opensslspeed.Run) (int64, int, error) {
 	abs, _ := filepath.Abs(f.path)
-	w, err := db.BeginRun(ctx, store.RunInfo{Label: label, ToolVersion: toolVersion(), Source: "imported from " + abs,
-		CommandLine: strings.Join(os.Args, " ")})
+	info.ToolVersion, info.Source, info.CommandLine = toolVersion(), "imported from "+abs, strings.Join(os.Args, " ")
+	w, err := db.BeginRun(ctx, info)
 	if err != nil {
 		return 0, 0, usageErr("%w", err)
 	}

@@ -1,0 +1,139 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// WriteChanges prints change points as text or Markdown (changes of several sizes of one algorithm at the same
+// run grouped into one table, with the board facts that changed under it) or JSON (an array with one object per
+// change, see Change).
+func WriteChanges(w io.Writer, r *ChangeReport, format string) error {
+	var err error
+	switch f := normalizeFormat(format); f {
+	case FormatText:
+		err = r.document().writeText(w)
+	case FormatMarkdown:
+		err = r.document().writeMarkdown(w)
+	case FormatJSON:
+		cs := r.Changes
+		if cs == nil {
+			cs = []Change{}
+		}
+		err = writeJSON(w, cs)
+	default:
+		return errFormat("changes", format, FormatText, FormatMarkdown, FormatJSON)
+	}
+	if err != nil {
+		return fmt.Errorf("write changes: %w", err)
+	}
+	return nil
+}
+
+// changeGroup is the changes of one board, mode, algorithm, operation and thread count at one run: the sizes
+// that stepped together.
+type changeGroup struct {
+	key     SampleKey // size fields zero
+	run     int64
+	changes []Change
+}
+
+func groupChanges(cs []Change) []*changeGroup {
+	byKey := map[string]*changeGroup{}
+	var out []*changeGroup
+	for _, c := range cs {
+		k := c.Key()
+		k.BlockSize, k.KeyBits, k.Curve = 0, 0, ""
+		id := fmt.Sprintf("%v\x00%d", k, c.Run)
+		g := byKey[id]
+		if g == nil {
+			g = &changeGroup{key: k, run: c.Run}
+			byKey[id] = g
+			out = append(out, g)
+		}
+		g.changes = append(g.changes, c)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.key.Board != b.key.Board {
+			return a.key.Board < b.key.Board
+		}
+		if !a.changes[0].Date.Equal(b.changes[0].Date) {
+			return a.changes[0].Date.Before(b.changes[0].Date)
+		}
+		if a.run != b.run {
+			return a.run < b.run
+		}
+		return keyLess(a.key, b.key)
+	})
+	return out
+}
+
+func (r *ChangeReport) document() document {
+	var d document
+	for _, g := range groupChanges(r.Changes) {
+		first := g.changes[0]
+		t := table{
+			Title: fmt.Sprintf("%s %s %s: changed at run %d (%s), after run %d (%s)", g.key.Board, g.key.Mode,
+				algoLabel(g.key.Algorithm, g.key.Op, g.key.Threads), g.run, first.Date.Format("2006-01-02 15:04"),
+				first.PreviousRun, first.PreviousDate.Format("2006-01-02")),
+			Header: []string{"size", "before", "after", "change", "p", "runs before/after"},
+			Align:  "lrrrrr",
+		}
+		var facts []string
+		for _, c := range g.changes {
+			k := c.Key()
+			t.Rows = append(t.Rows, []string{k.Size(), formatThroughput(c.Before, DefaultUnit, k.Asym()),
+				formatThroughput(c.After, DefaultUnit, k.Asym()), formatChange(c.Delta), formatP(c.P),
+				fmt.Sprintf("%d/%d", c.NightsBefore, c.NightsAfter)})
+			for _, f := range c.FactsChanged {
+				facts = appendNew(facts, f)
+			}
+		}
+		if len(facts) > 0 {
+			t.Notes = append(t.Notes, "changed between the runs: "+strings.Join(facts, "; "))
+		} else {
+			t.Notes = append(t.Notes, "no recorded board fact changed between the runs")
+		}
+		d.Tables = append(d.Tables, t)
+	}
+	o := r.Options
+	smallest := "every significant change reported"
+	if o.MinChange > 0 {
+		smallest = fmt.Sprintf("steps below %s merged", formatPct(o.MinChange))
+	}
+	window := ""
+	if !o.Since.IsZero() {
+		window = fmt.Sprintf(" starting on or after %s", o.Since.UTC().Format("2006-01-02 15:04"))
+	}
+	if len(r.Changes) == 0 {
+		d.Notes = append(d.Notes, fmt.Sprintf("no change%s in %d series (%s)", window, r.Series, smallest))
+	} else {
+		d.Notes = append(d.Notes, fmt.Sprintf("%d change(s)%s in %d series (%s)", len(r.Changes), window, r.Series, smallest))
+	}
+	d.Notes = append(d.Notes, fmt.Sprintf("E-Divisive means, permutation test at α %g (%d permutations, seed %d); "+
+		"one sample per run: the median of its repeats; before/after: medians of the runs between neighbouring changes",
+		o.Alpha, o.Permutations, o.Seed))
+	if r.Short > 0 {
+		d.Notes = append(d.Notes, fmt.Sprintf("%d series with fewer than %d runs not searched: a change needs %d runs on each side",
+			r.Short, 2*o.MinSegment, o.MinSegment))
+	}
+	d.Notes = append(d.Notes, r.Warnings...)
+	return d
+}
+
+// formatP prints a p-value with at most three decimals: 0.005, 0.01.
+func formatP(p float64) string {
+	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", p), "0"), ".")
+}
+
+func appendNew(ss []string, s string) []string {
+	for _, v := range ss {
+		if v == s {
+			return ss
+		}
+	}
+	return append(ss, s)
+}
