@@ -20,6 +20,7 @@ type HTMLReport struct {
 	History      map[string][]store.Measurement
 	Unit         string      // throughput unit, MB/s by default
 	Comparison   *Comparison // optional: computed from Measurements when nil
+	Size         int         // block size of the board-against-board tables; 0 = the largest per algorithm
 }
 
 // WriteHTML renders one self-contained HTML file: inline CSS and inline SVG, no script, no font, no request to
