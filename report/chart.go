@@ -35,6 +35,14 @@ type lineChart struct {
 	LogX    bool
 	XLabels map[float64]string
 	Lines   []chartLine
+	Markers []chartMarker // vertical lines at an x, such as the block size where an accelerator overtakes the CPU
+}
+
+// chartMarker is a dashed vertical line at X with a label, in the colour of line Line (grey when -1).
+type chartMarker struct {
+	X     float64
+	Label string
+	Line  int
 }
 
 const (
@@ -143,6 +151,22 @@ func (c lineChart) svg() string {
 		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"/><circle cx="%d" cy="%d" r="4" fill="%s"/>`,
 			lx, ly, lx+24, ly, color, lx+12, ly, color)
 		fmt.Fprintf(&b, `<text x="%d" y="%d" class="legend">%s</text>`+"\n", lx+30, ly+4, html.EscapeString(l.Name))
+	}
+	for i, m := range c.Markers {
+		color := "#555"
+		if m.Line >= 0 {
+			color = palette[m.Line%len(palette)]
+		}
+		x := fx(m.X)
+		fmt.Fprintf(&b, `<g class="crossover"><line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s" stroke-width="1.5" stroke-dasharray="6 4"/>`,
+			x, padTop, x, chartH-padBot, color)
+		// labels stack from the top of the plot, on the side of the line that has room
+		anchor, dx := "start", 4.0
+		if x > float64(padLeft)+plotW/2 {
+			anchor, dx = "end", -4
+		}
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" class="marker" fill="%s" text-anchor="%s">%s</text></g>`+"\n",
+			x+dx, padTop+14+14*i, color, anchor, html.EscapeString(m.Label))
 	}
 	b.WriteString("</svg>\n")
 	return b.String()

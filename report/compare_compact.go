@@ -24,7 +24,8 @@ type Layout struct {
 	// Wide prints the full tables: one row per algorithm and block size, a column per board × mode, as wide
 	// as the data. Markdown and CSV are always full.
 	Wide bool
-	// Size is the block size of the board-against-board tables; 0 takes the largest measured per algorithm.
+	// Size is the block size of the board-against-board tables; 0 takes, per algorithm, the largest that at
+	// least two boards measured.
 	Size int
 }
 
@@ -48,7 +49,7 @@ func (c *Comparison) compactDocument(l Layout) (document, error) {
 	}
 	legend := false
 	for _, t := range d.Tables {
-		legend = legend || strings.Contains(strings.Join(t.Header, " "), "×cpu")
+		legend = legend || hasSpeedupColumn(t)
 	}
 	if len(boards) > 1 && len(names) > 0 {
 		found := false
@@ -56,7 +57,7 @@ func (c *Comparison) compactDocument(l Layout) (document, error) {
 		for _, n := range names {
 			size := l.Size
 			if size == 0 {
-				size = largestSize(rowsOf[n])
+				size = c.defaultSize(rowsOf[n])
 			}
 			if !hasSize(rowsOf[n], size) {
 				missing = append(missing, n)
@@ -123,7 +124,7 @@ func (c *Comparison) boardTable(board string, rows []CompareRow) (table, bool) {
 			if cell == nil {
 				row = append(row, "-", "-")
 			} else {
-				row = append(row, c.throughput(cell, !uniform), fmt.Sprintf("%.0f%%", cell.CPUPct))
+				row = append(row, c.throughput(cell, !uniform), cpuText(cell))
 			}
 			if withSpeedup[i] {
 				s := "-"
@@ -240,7 +241,7 @@ func (c *Comparison) boardsTable(rows []CompareRow, size int) (table, bool) {
 				if cell.CPUTimed {
 					v += markCPUTimed
 				}
-				return []string{v, fmt.Sprintf("%.0f%%", cell.CPUPct)}
+				return []string{v, cpuText(cell)}
 			}
 		}
 		return []string{"-", "-"}
@@ -296,6 +297,16 @@ func (c *Comparison) boardsTable(rows []CompareRow, size int) (table, bool) {
 		}
 	}
 	return t, true
+}
+
+// hasSpeedupColumn reports whether a table shows speedups over cpu, which the legend explains.
+func hasSpeedupColumn(t table) bool {
+	for _, h := range t.Header {
+		if h == "×cpu" {
+			return true
+		}
+	}
+	return false
 }
 
 // rowsByName groups the block-size rows by algorithm label (algorithm, operation, threads), in row order.
@@ -379,6 +390,15 @@ func (c *Comparison) blockSizes() string {
 	return strings.Join(out, ", ")
 }
 
+// cpuText prints a cell's CPU %, or "-" when nothing accounted for it (an imported capture without time -v):
+// a command that ran always used some CPU, so an exact 0 is unknown rather than free.
+func cpuText(cell *Cell) string {
+	if cell.CPUPct == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f%%", cell.CPUPct)
+}
+
 func crossoverAt(x Crossover) string {
 	if x.Never {
 		return "never"
@@ -395,10 +415,24 @@ func hasSize(rows []CompareRow, size int) bool {
 	return false
 }
 
-func largestSize(rows []CompareRow) int {
-	size := 0
+// defaultSize is where the boards are set against each other when no size is chosen: the largest block size
+// (where accelerators matter most) that at least two boards measured, else the largest measured.
+func (c *Comparison) defaultSize(rows []CompareRow) int {
+	size, shared := 0, 0
 	for _, r := range rows {
 		size = max(size, r.BlockSize)
+		boards := map[string]bool{}
+		for i, cell := range r.Cells {
+			if cell != nil {
+				boards[c.Columns[i].Board] = true
+			}
+		}
+		if len(boards) > 1 {
+			shared = max(shared, r.BlockSize)
+		}
+	}
+	if shared > 0 {
+		return shared
 	}
 	return size
 }

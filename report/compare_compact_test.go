@@ -183,3 +183,24 @@ func TestTableFitSplitsBetweenGroups(t *testing.T) {
 		t.Errorf("titles and notes: %q %q, notes %v %v", parts[0].Title, parts[1].Title, parts[0].Notes, parts[2].Notes)
 	}
 }
+
+// TestBoardsTableDefaultsToSharedSize: with no size chosen, boards are set against each other at the largest
+// block size at least two of them measured (8192 B, the largest of OpenSSL 1.0's), not at a size only one has.
+func TestBoardsTableDefaultsToSharedSize(t *testing.T) {
+	var ss []series
+	for _, size := range []int{16, 1024, 8192, 16384} {
+		ss = append(ss, series{board: "local", mode: "cpu", alg: "aes-256-cbc", op: "encrypt", size: size,
+			values: jitter(float64(size)*1e4, 3, 0), cpu: 100})
+	}
+	c, err := Compare(append(s00(), build(2, "", curStarted, ss)...), CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteCompare(&b, c, "text"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "aes-256-cbc at 8192 B, board against board") {
+		t.Errorf("no board-against-board table at 8192 B:\n%s", b.String())
+	}
+}
