@@ -44,7 +44,9 @@ func writeComparisonHTML(ew *errWriter, c *Comparison, size int) error {
 			for _, n := range names {
 				if t, ok := c.boardTable(b, byName[n]); ok {
 					legend = legend || hasSpeedupColumn(t)
+					ew.printf("<div>\n") // keeps a table's notes under it in the row of tables
 					writeTableHTML(ew, t)
+					ew.printf("</div>\n")
 				}
 			}
 		}
@@ -72,7 +74,9 @@ func writeComparisonHTML(ew *errWriter, c *Comparison, size int) error {
 	if len(asym) > 0 {
 		ew.printf("<h3>Asymmetric operations</h3>\n<div class=\"boards\">\n")
 		for _, t := range asym {
+			ew.printf("<div>\n")
 			writeTableHTML(ew, t)
+			ew.printf("</div>\n")
 		}
 		ew.printf("</div>\n")
 	}
