@@ -57,7 +57,7 @@ func (d document) writeText(w io.Writer) error {
 	if d.Width > 0 {
 		notes = nil
 		for _, n := range d.Notes {
-			notes = append(notes, wrapText(n, d.Width, "  ")...)
+			notes = append(notes, wrapText(n, proseWidth, "  ")...)
 		}
 	}
 	writeNotesText(ew, notes)

@@ -5,25 +5,20 @@ import (
 	"unicode/utf8"
 )
 
-// textWidth is the width of the table's widest line.
-func (t table) textWidth() int {
-	w := spanWidth(t.widths())
-	for _, s := range append([]string{t.Title}, t.Notes...) {
-		w = max(w, utf8.RuneCountInString(s))
-	}
-	return w
-}
+// proseWidth is where titles and notes of a fitted document wrap: prose reads best, and fits the classic
+// terminal, at 80 columns even where a table needs up to the document's width.
+const proseWidth = 80
 
 // fitText splits a grouped table wider than width into tables of whole groups, each repeating the label
 // columns of the first group, and wraps the title and notes. A table without groups is only wrapped.
 func (t table) fitText(width int) []table {
 	wrap := func(t table) table {
 		if t.Title != "" {
-			t.Title = strings.Join(wrapText(t.Title, width, ""), "\n")
+			t.Title = strings.Join(wrapText(t.Title, min(width, proseWidth), ""), "\n")
 		}
 		var notes []string
 		for _, n := range t.Notes {
-			notes = append(notes, wrapText(n, width-2, "  ")...)
+			notes = append(notes, wrapText(n, min(width, proseWidth)-2, "  ")...)
 		}
 		t.Notes = notes
 		return t
