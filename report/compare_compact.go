@@ -27,14 +27,20 @@ type Layout struct {
 	// Size is the block size of the board-against-board tables; 0 takes, per algorithm, the largest that at
 	// least two boards measured.
 	Size int
+	// Width is the widest line of the default text layout; 0 is TextWidth. A terminal's own width fits it better.
+	Width int
 }
 
 // compactDocument is the default text layout: per board, the vendor-guide table of each algorithm (a row per
 // block size; per mode, accelerators first, throughput and CPU % side by side, with the accelerators' speedup
 // over the cpu path and their crossover); then, with several boards, one board-against-board table per
-// algorithm at one block size. Its lines fit TextWidth.
+// algorithm at one block size. Its lines fit l.Width (TextWidth by default): wider tables are split between
+// modes.
 func (c *Comparison) compactDocument(l Layout) (document, error) {
 	d := document{Width: TextWidth}
+	if l.Width > 0 {
+		d.Width = l.Width
+	}
 	names, rowsOf := c.rowsByName()
 	boards := c.boards()
 	for _, b := range boards {

@@ -87,8 +87,8 @@ func TestCompareFourBoardsLayouts(t *testing.T) {
 }
 
 // TestCompareTextFitsTerminal is issue 18's promise: the default text of `fleet compare` and the end of
-// `fleet run` are no wider than 100 columns for four boards × four modes, in every unit, while the wide layout
-// of the same data is not (so the fixture is wide enough to tell).
+// `fleet run` are no wider than 100 columns for four boards × four modes, in every unit (nor than 80 when the
+// terminal is that wide), while the wide layout of the same data is not (so the fixture is wide enough to tell).
 func TestCompareTextFitsTerminal(t *testing.T) {
 	ms := fourBoards()
 	for _, unit := range Units {
@@ -113,6 +113,13 @@ func TestCompareTextFitsTerminal(t *testing.T) {
 			if !strings.Contains(out, "board against board") {
 				t.Errorf("%s in %s: no board-against-board table", name, unit)
 			}
+		}
+		var narrow bytes.Buffer
+		if err := WriteCompareLayout(&narrow, c, "text", Layout{Width: 80}); err != nil {
+			t.Fatal(err)
+		}
+		if w, line := widest(narrow.String()); w > 80 {
+			t.Errorf("compare in %s for an 80-column terminal: a line is %d columns wide:\n%s", unit, w, line)
 		}
 		if w, _ := widest(wide.String()); w <= TextWidth {
 			t.Errorf("wide layout in %s is only %d columns: the fixture does not test the limit", unit, w)

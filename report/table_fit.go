@@ -47,7 +47,8 @@ func (t table) fitText(width int) []table {
 		if i == 0 {
 			parts[i].Title = t.Title
 		} else if t.Title != "" {
-			parts[i].Title = t.Title + " (continued)"
+			short, _, _ := strings.Cut(t.Title, " (") // the first part's title said what the cells are
+			parts[i].Title = short + " (continued)"
 		}
 		if i == len(parts)-1 {
 			parts[i].Notes = t.Notes

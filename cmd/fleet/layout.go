@@ -3,11 +3,14 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 
 	"github.com/fleetlab/fleet/report"
 	"github.com/fleetlab/fleet/store"
@@ -25,13 +28,28 @@ func layoutFlags(sizeName string) []cli.Flag {
 	}
 }
 
-// layoutFromFlags validates the layout flags: the block size is 1 byte to 16 MiB when given.
+// layoutFromFlags validates the layout flags: the block size is 1 byte to 16 MiB when given. On a terminal the
+// tables fit its width; otherwise report.TextWidth.
 func layoutFromFlags(c *cli.Context, sizeName string) (report.Layout, error) {
-	l := report.Layout{Wide: c.Bool("wide"), Size: c.Int(sizeName)}
+	l := report.Layout{Wide: c.Bool("wide"), Size: c.Int(sizeName), Width: terminalWidth(c.App.Writer)}
 	if c.IsSet(sizeName) && (l.Size < 1 || l.Size > maxTableSize) {
 		return l, usageErr("--%s %d: want a block size in bytes from 1 to %d", sizeName, l.Size, maxTableSize)
 	}
 	return l, nil
+}
+
+// terminalWidth is the width of the terminal w writes to, or 0 when it is not one. Below 60 columns tables
+// cannot be split finely enough to help, so narrower terminals get the default.
+func terminalWidth(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return 0
+	}
+	width, _, err := term.GetSize(int(f.Fd()))
+	if err != nil || width < 60 {
+		return 0
+	}
+	return width
 }
 
 // layoutErr names the flag when the chosen block size was not measured.
