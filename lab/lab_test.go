@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // The end-to-end tests boot the QEMU lab (lab/lab) and drive the real fleet CLI against it. They take minutes and
@@ -126,6 +127,21 @@ func TestLabEndToEnd(t *testing.T) {
 	show := fleet("show", "latest")
 	checkPoints(t, points)
 	checkShow(t, show)
+	checkFitsTerminal(t, fleet("compare"))
+}
+
+// checkFitsTerminal is issue 18's promise on the lab's run: `fleet compare` (the same tables `fleet run` ends
+// with) prints nothing wider than 100 columns, and sets the two boards against each other.
+func checkFitsTerminal(t *testing.T, out string) {
+	t.Helper()
+	for _, line := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(line); n > 100 {
+			t.Errorf("compare prints a line %d columns wide, want ≤ 100:\n%s", n, line)
+		}
+	}
+	if !strings.Contains(out, "board against board") {
+		t.Errorf("compare does not set the boards against each other:\n%s", out)
+	}
 }
 
 // notApplicable are the (mode, algorithm) pairs that must be skips, not points: stock OpenSSL's afalg engine

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // palette is eight colours that stay distinct for common colour-vision deficiencies (Okabe-Ito).
@@ -35,7 +36,15 @@ type lineChart struct {
 	LogX    bool
 	XLabels map[float64]string
 	Lines   []chartLine
-	Marks   []chartMark // change points: vertical lines with their delta
+	Marks   []chartMark   // change points on history charts: vertical lines with their delta
+	Markers []chartMarker // crossovers on sweep charts: the block size where an accelerator overtakes the CPU
+}
+
+// chartMarker is a dashed vertical line at X with a label, in the colour of line Line (grey when -1).
+type chartMarker struct {
+	X     float64
+	Label string
+	Line  int
 }
 
 const (
@@ -54,6 +63,18 @@ func (c lineChart) svg() string {
 			ymax = math.Max(ymax, math.Max(p.Y, p.Hi))
 		}
 	}
+	// The plot keeps its size; the legend beside it gets the width of its longest name and the height of its
+	// lines, so that many boards × modes are neither cut off nor overlapping.
+	padRight, chartW, chartH := padRight, chartW, chartH
+	longest := 0
+	for _, l := range c.Lines {
+		longest = max(longest, utf8.RuneCountInString(l.Name))
+	}
+	if need := 16 + 30 + 7*longest + 8; need > padRight {
+		chartW += need - padRight
+		padRight = need
+	}
+	chartH = max(chartH, padTop+20*len(c.Lines)+16)
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="%s" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="%s">`+"\n",
 		c.Class, chartW, chartH, chartW, chartH, html.EscapeString(c.Title))
@@ -102,7 +123,7 @@ func (c lineChart) svg() string {
 	for _, v := range yticks {
 		y := fy(v)
 		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" class="grid"/>`, padLeft, y, chartW-padRight, y)
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" class="ytick">%s</text>`+"\n", padLeft-6, y+4, strconv.FormatFloat(v, 'g', 4, 64))
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" class="ytick">%s</text>`+"\n", padLeft-6, y+4, tickLabel(v))
 	}
 	for _, x := range xs {
 		label := fmtFloat(x)
@@ -123,15 +144,15 @@ func (c lineChart) svg() string {
 		float64(padTop)+plotH/2, float64(padTop)+plotH/2, html.EscapeString(c.YTitle), scale)
 
 	for i, l := range c.Lines {
-		color := palette[i%len(palette)]
+		color, dash := lineStyle(i)
 		pts := append([]chartPoint(nil), l.Points...)
 		sort.Slice(pts, func(a, b int) bool { return pts[a].X < pts[b].X })
 		var coords []string
 		for _, p := range pts {
 			coords = append(coords, fmt.Sprintf("%.1f,%.1f", fx(p.X), fy(p.Y)))
 		}
-		fmt.Fprintf(&b, `<g class="series"><polyline points="%s" fill="none" stroke="%s" stroke-width="2"/>`+"\n",
-			strings.Join(coords, " "), color)
+		fmt.Fprintf(&b, `<g class="series"><polyline points="%s" fill="none" stroke="%s" stroke-width="2"%s/>`+"\n",
+			strings.Join(coords, " "), color, dash)
 		for _, p := range pts {
 			if p.Hi > p.Lo {
 				fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s"/>`, fx(p.X), fy(p.Lo), fx(p.X), fy(p.Hi), color)
@@ -142,12 +163,41 @@ func (c lineChart) svg() string {
 		b.WriteString("</g>\n")
 		ly := padTop + 8 + 20*i
 		lx := chartW - padRight + 16
-		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"/><circle cx="%d" cy="%d" r="4" fill="%s"/>`,
-			lx, ly, lx+24, ly, color, lx+12, ly, color)
+		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"%s/><circle cx="%d" cy="%d" r="4" fill="%s"/>`,
+			lx, ly, lx+24, ly, color, dash, lx+12, ly, color)
 		fmt.Fprintf(&b, `<text x="%d" y="%d" class="legend">%s</text>`+"\n", lx+30, ly+4, html.EscapeString(l.Name))
+	}
+	for i, m := range c.Markers {
+		color := "#555"
+		if m.Line >= 0 {
+			color, _ = lineStyle(m.Line)
+		}
+		x := fx(m.X)
+		fmt.Fprintf(&b, `<g class="crossover"><line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s" stroke-width="1.5" stroke-dasharray="6 4"/>`,
+			x, padTop, x, chartH-padBot, color)
+		// labels stack from the top of the plot, on the side of the line that has room
+		anchor, dx := "start", 4.0
+		if x > float64(padLeft)+plotW/2 {
+			anchor, dx = "end", -4
+		}
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" class="marker" fill="%s" text-anchor="%s">%s</text></g>`+"\n",
+			x+dx, padTop+14+14*i, color, anchor, html.EscapeString(m.Label))
 	}
 	b.WriteString("</svg>\n")
 	return b.String()
+}
+
+// lineStyle is the colour of line i and, once the palette is used up, a dash pattern that tells apart the lines
+// sharing a colour.
+func lineStyle(i int) (color, dash string) {
+	color = palette[i%len(palette)]
+	switch (i / len(palette)) % 3 {
+	case 1:
+		dash = ` stroke-dasharray="7 3"`
+	case 2:
+		dash = ` stroke-dasharray="2 3"`
+	}
+	return color, dash
 }
 
 // bar is one bar of a horizontal bar chart.
@@ -186,6 +236,15 @@ func barChart(title string, bars []bar) string {
 	}
 	b.WriteString("</svg>\n")
 	return b.String()
+}
+
+// tickLabel prints an axis value without exponent notation ("10000", not "1e+04") and without the noise of
+// repeated float steps ("0.6", not "0.6000000000000001").
+func tickLabel(v float64) string {
+	if v >= 1000 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
 }
 
 // niceStep rounds a raw tick step up to 1, 2 or 5 times a power of ten.

@@ -10,7 +10,9 @@
 //
 // Entry points, one per command:
 //
-//   - Compare and WriteCompare: the vendor-guide table (fleet compare), with speedups, crossovers and CPU %.
+//   - Compare, WriteCompare and WriteCompareLayout: the vendor-guide tables (fleet compare), with speedups,
+//     crossovers and CPU %. The default text fits a terminal (per board, then boards against each other at one
+//     block size); Layout.Wide, Markdown and CSV give the full tables.
 //   - Regress, WriteRegression and WriteJUnit: verdicts against a baseline (fleet regress). HasRegression
 //     decides the exit code: regressed, regressed (unconfirmed) and missing all count.
 //   - Changes and WriteChanges: change points over each series' history (fleet changes), E-Divisive means with

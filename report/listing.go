@@ -266,10 +266,10 @@ func ensureNewline(s string) string {
 	return s + "\n"
 }
 
-// WriteSweepTables prints what `fleet run` shows at the end, per board and algorithm: throughput per block size
-// (rows) and mode (columns) as median ±spread, then the CPU % of each mode; asymmetric algorithms in ops/s. The
-// columns fit an 80–120 column terminal for up to five modes. With no measurements it prints "no measurements".
-func WriteSweepTables(w io.Writer, ms []store.Measurement, unit string) error {
+// WriteSweepTables prints what `fleet run` shows at the end: the comparison of the run's measurements in the
+// given layout (by default per board the vendor-guide table of each algorithm, then the boards against each
+// other), throughput in unit. With no measurements it prints "no measurements".
+func WriteSweepTables(w io.Writer, ms []store.Measurement, unit string, l Layout) error {
 	unit, err := canonicalUnit(unit)
 	if err != nil {
 		return fmt.Errorf("sweep tables: %w", err)
@@ -284,104 +284,7 @@ func WriteSweepTables(w io.Writer, ms []store.Measurement, unit string) error {
 	if err != nil {
 		return fmt.Errorf("sweep tables: %w", err)
 	}
-	var d document
-	var boards []string
-	for _, col := range c.Columns {
-		if len(boards) == 0 || boards[len(boards)-1] != col.Board {
-			boards = append(boards, col.Board)
-		}
-	}
-	cpuTimed := false
-	for _, board := range boards {
-		var cols []int
-		for i, col := range c.Columns {
-			if col.Board == board {
-				cols = append(cols, i)
-			}
-		}
-		// used keeps the board's columns that have a cell in any of the rows, so a table has no empty column.
-		used := func(rows []CompareRow) []int {
-			var out []int
-			for _, i := range cols {
-				for _, r := range rows {
-					if r.Cells[i] != nil {
-						out = append(out, i)
-						break
-					}
-				}
-			}
-			return out
-		}
-		header := func(first string, cols []int) []string {
-			h := []string{first}
-			for _, i := range cols {
-				h = append(h, c.Columns[i].Mode)
-			}
-			return h
-		}
-		var names []string
-		rowsOf := map[string][]CompareRow{}
-		for _, r := range c.Rows {
-			n := r.Name()
-			if _, ok := rowsOf[n]; !ok {
-				names = append(names, n)
-			}
-			rowsOf[n] = append(rowsOf[n], r)
-		}
-		for _, name := range names {
-			cols := used(rowsOf[name])
-			tp := table{Title: fmt.Sprintf("%s %s (%s, median ±spread, n)", board, name, unit), Header: header("size", cols), Left: 1}
-			cpu := table{Title: fmt.Sprintf("%s %s CPU %%", board, name), Header: header("size", cols), Left: 1}
-			measured := false
-			for _, r := range rowsOf[name] {
-				row, crow := []string{r.Size()}, []string{r.Size()}
-				for _, i := range cols {
-					cell := r.Cells[i]
-					if cell == nil {
-						row, crow = append(row, "-"), append(crow, "-")
-						continue
-					}
-					measured = true
-					s := formatCell(cell.summary(), unit, false)
-					if cell.CPUTimed {
-						s += markCPUTimed
-						cpuTimed = true
-					}
-					row = append(row, s)
-					crow = append(crow, fmt.Sprintf("%.0f%%", cell.CPUPct))
-				}
-				tp.Rows, cpu.Rows = append(tp.Rows, row), append(cpu.Rows, crow)
-			}
-			if measured {
-				d.Tables = append(d.Tables, tp, cpu)
-			}
-		}
-		asymCols := used(c.AsymRows)
-		asym := table{Title: fmt.Sprintf("%s asymmetric (ops/s, median ±spread, n)", board), Header: header("algorithm", asymCols), Left: 1}
-		for _, r := range c.AsymRows {
-			row := []string{r.Name() + " " + r.Size()}
-			measured := false
-			for _, i := range asymCols {
-				if cell := r.Cells[i]; cell != nil {
-					row = append(row, formatCell(cell.summary(), unit, true))
-					measured = true
-				} else {
-					row = append(row, "-")
-				}
-			}
-			if measured {
-				asym.Rows = append(asym.Rows, row)
-			}
-		}
-		if len(asym.Rows) > 0 {
-			d.Tables = append(d.Tables, asym)
-		}
-	}
-	if cpuTimed {
-		d.Notes = append(d.Notes, noteCPUTimed)
-	}
-	d.Notes = append(d.Notes, c.Warnings...)
-	if err := d.writeText(w); err != nil {
+	if err := WriteCompareLayout(w, c, FormatText, l); err != nil {
 		return fmt.Errorf("sweep tables: %w", err)
 	}
 	return nil

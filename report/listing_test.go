@@ -117,7 +117,7 @@ func TestWriteRunSummary(t *testing.T) {
 
 func TestWriteSweepTables(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteSweepTables(&b, append(baseline(), s00()...), ""); err != nil {
+	if err := WriteSweepTables(&b, append(baseline(), s00()...), "", Layout{}); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "sweep.txt", b.Bytes())
@@ -130,13 +130,13 @@ func TestWriteSweepTables(t *testing.T) {
 
 func TestWriteSweepTablesEmpty(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteSweepTables(&b, nil, "MB/s"); err != nil {
+	if err := WriteSweepTables(&b, nil, "MB/s", Layout{}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := b.String(), "no measurements\n"; got != want {
 		t.Errorf("WriteSweepTables(nil) = %q, want %q", got, want)
 	}
-	if err := WriteSweepTables(&b, s00(), "GB/s"); err == nil {
+	if err := WriteSweepTables(&b, s00(), "GB/s", Layout{}); err == nil {
 		t.Error("WriteSweepTables(unit GB/s) succeeded, want an error")
 	}
 }

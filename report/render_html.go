@@ -5,7 +5,6 @@ import (
 	"html"
 	"io"
 	"sort"
-	"strings"
 
 	"github.com/fleetlab/fleet/store"
 )
@@ -21,6 +20,7 @@ type HTMLReport struct {
 	Unit         string      // throughput unit, MB/s by default
 	Comparison   *Comparison // optional: computed from Measurements when nil
 	Changes      []Change    // change points, marked on the history charts they fall on
+	Size         int         // block size of the board-against-board tables; 0 = the largest per algorithm
 }
 
 // WriteHTML renders one self-contained HTML file: inline CSS and inline SVG, no script, no font, no request to
@@ -48,9 +48,9 @@ func WriteHTML(w io.Writer, data HTMLReport) error {
 	}
 	if c != nil {
 		ew.printf("<h2>Comparison</h2>\n")
-		writeDocumentHTML(ew, c.document())
-		ew.printf("<h2>Throughput versus block size</h2>\n")
-		writeChartsHTML(ew, c)
+		if err := writeComparisonHTML(ew, c, data.Size); err != nil {
+			return fmt.Errorf("write html: %w", err)
+		}
 	}
 	if len(data.History) > 0 {
 		ew.printf("<h2>History</h2>\n")
@@ -78,6 +78,8 @@ svg{display:block;margin:.4em 0 1em;font-family:inherit}
 svg .title{font-size:14px;font-weight:600}svg .grid{stroke:#e4e4e4}svg .frame{fill:none;stroke:#888}
 svg .xtick{font-size:11px;text-anchor:middle}svg .ytick{font-size:11px;text-anchor:end}
 svg .axis{font-size:12px;text-anchor:middle}svg .legend{font-size:12px}svg .value{font-size:11px}
+div.boards{display:flex;flex-wrap:wrap;gap:0 28px;align-items:flex-start}
+svg .marker{font-size:11px;paint-order:stroke;stroke:#fff;stroke-width:3px}
 dl.facts{display:grid;grid-template-columns:max-content auto;gap:2px 14px;font-size:13px}dl.facts dt{font-weight:600}dl.facts dd{margin:0}
 `
 
@@ -88,24 +90,17 @@ func writeRunsHTML(ew *errWriter, runs []store.Run) {
 	writeTableHTML(ew, runsTable(runs))
 }
 
-// writeDocumentHTML prints a document's tables and notes.
-func writeDocumentHTML(ew *errWriter, d document) {
-	for _, t := range d.Tables {
-		writeTableHTML(ew, t)
-	}
-	if len(d.Notes) > 0 {
-		ew.printf("<ul class=\"notes\">\n")
-		for _, n := range d.Notes {
-			ew.printf("<li>%s</li>\n", html.EscapeString(n))
-		}
-		ew.printf("</ul>\n")
-	}
-}
-
 func writeTableHTML(ew *errWriter, t table) {
 	ew.printf("<table>\n")
 	if t.Title != "" {
 		ew.printf("<caption>%s</caption>\n", html.EscapeString(t.Title))
+	}
+	if len(t.Groups) > 0 {
+		ew.printf("<tr>")
+		for _, g := range t.Groups {
+			ew.printf("<th colspan=\"%d\">%s</th>", g.Span, html.EscapeString(g.Label))
+		}
+		ew.printf("</tr>\n")
 	}
 	ew.printf("<tr>")
 	for _, h := range t.Header {
@@ -126,75 +121,6 @@ func writeTableHTML(ew *errWriter, t table) {
 	ew.printf("</table>\n")
 	for _, n := range t.Notes {
 		ew.printf("<p class=\"notes\">%s</p>\n", html.EscapeString(n))
-	}
-}
-
-// writeChartsHTML draws one throughput chart per algorithm (one line per board, mode and, where they vary,
-// operation and threads), then the CPU % of each line at the largest block size.
-func writeChartsHTML(ew *errWriter, c *Comparison) {
-	var algs []string
-	rowsOf := map[string][]CompareRow{}
-	for _, r := range c.Rows {
-		if _, ok := rowsOf[r.Algorithm]; !ok {
-			algs = append(algs, r.Algorithm)
-		}
-		rowsOf[r.Algorithm] = append(rowsOf[r.Algorithm], r)
-	}
-	for _, alg := range algs {
-		rows := rowsOf[alg]
-		type lineKey struct {
-			col     Column
-			op      string
-			threads int
-		}
-		lines := map[lineKey]*chartLine{}
-		var order []lineKey
-		largest := map[lineKey]*Cell{}
-		largestSize := map[lineKey]int{}
-		for _, r := range rows {
-			for _, cell := range r.Cells {
-				if cell == nil {
-					continue
-				}
-				k := lineKey{Column{cell.Board, cell.Mode}, r.Op, r.Threads}
-				l := lines[k]
-				if l == nil {
-					name := cell.Board + " " + cell.Mode
-					if extra := strings.TrimSpace(algoLabel("", r.Op, r.Threads)); extra != "" {
-						name += " " + extra
-					}
-					l = &chartLine{Name: name}
-					lines[k] = l
-					order = append(order, k)
-				}
-				v, lo, hi := inUnit(cell.Median, c.Unit), inUnit(cell.Min, c.Unit), inUnit(cell.Max, c.Unit)
-				tip := fmt.Sprintf("%s %s, %d B: %s %s ±%s (n=%d), CPU %.0f%%", l.Name, alg, r.BlockSize,
-					formatValue(v), c.Unit, formatPct(cell.Spread), cell.N, cell.CPUPct)
-				l.Points = append(l.Points, chartPoint{X: float64(r.BlockSize), Y: v, Lo: lo, Hi: hi, Tooltip: tip})
-				if r.BlockSize >= largestSize[k] {
-					largestSize[k], largest[k] = r.BlockSize, cell
-				}
-			}
-		}
-		sort.SliceStable(order, func(i, j int) bool {
-			a, b := order[i], order[j]
-			if a.col != b.col {
-				return columnIndex(c.Columns, a.col) < columnIndex(c.Columns, b.col)
-			}
-			if a.op != b.op {
-				return opRank(a.op) < opRank(b.op)
-			}
-			return a.threads < b.threads
-		})
-		chart := lineChart{Class: "chart", Title: alg + ": throughput versus block size", XTitle: "block size (bytes, log scale)",
-			YTitle: c.Unit, LogX: true}
-		var bars []bar
-		for _, k := range order {
-			chart.Lines = append(chart.Lines, *lines[k])
-			bars = append(bars, bar{Label: lines[k].Name, Value: largest[k].CPUPct})
-		}
-		ew.printf("<h3>%s</h3>\n%s", html.EscapeString(alg), chart.svg())
-		ew.printf("%s", barChart(fmt.Sprintf("%s: CPU %% at the largest block size (100%% = one core)", alg), bars))
 	}
 }
 

@@ -100,3 +100,82 @@ func TestWriteCompareHTML(t *testing.T) {
 		t.Error("compare --format html lacks the S00 speedup")
 	}
 }
+
+// TestHTMLLeavesOutEmptyRows is issue 18's fourth promise: no table row or column of the report is all "-" (the
+// comparison used to print whole tables of them for the modes a board does not have), and each algorithm leads
+// with its chart.
+func TestHTMLLeavesOutEmptyRows(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteHTML(&b, htmlFixture()); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	cell := regexp.MustCompile(`<td[^>]*>([^<]*)</td>`)
+	for _, row := range regexp.MustCompile(`<tr>(<td.*)</tr>`).FindAllStringSubmatch(page, -1) {
+		cells := cell.FindAllStringSubmatch(row[1], -1)
+		empty := true
+		for _, c := range cells[1:] {
+			empty = empty && (c[1] == "-" || c[1] == "")
+		}
+		if len(cells) > 1 && empty {
+			t.Errorf("row without data: %s", row[0])
+		}
+	}
+	for _, tb := range regexp.MustCompile(`(?s)<table>.*?</table>`).FindAllString(page, -1) {
+		var cols [][]string
+		for _, row := range regexp.MustCompile(`<tr>(<td.*)</tr>`).FindAllStringSubmatch(tb, -1) {
+			for i, c := range cell.FindAllStringSubmatch(row[1], -1) {
+				if i >= len(cols) {
+					cols = append(cols, nil)
+				}
+				cols[i] = append(cols[i], c[1])
+			}
+		}
+		for i, col := range cols {
+			if strings.Trim(strings.Join(col, ""), "-") == "" && strings.Contains(strings.Join(col, ""), "-") {
+				t.Errorf("column %d of a table is all \"-\":\n%s", i, tb)
+			}
+		}
+	}
+	for _, alg := range []string{"aes-128-cbc", "aes-256-cbc", "sha256"} {
+		_, after, ok := strings.Cut(page, "<h3>"+alg+"</h3>\n")
+		if !ok {
+			t.Errorf("no section for %s", alg)
+			continue
+		}
+		if !strings.HasPrefix(after, `<svg class="chart"`) {
+			t.Errorf("the %s section does not start with its chart: %.80q", alg, after)
+		}
+	}
+}
+
+// TestHTMLCrossoverOnChart: the block size from which an accelerator beats the cpu path is a dashed line on the
+// algorithm's chart, at that size's tick, with a label; an accelerator that never crosses over has none.
+func TestHTMLCrossoverOnChart(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteHTML(&b, htmlFixture()); err != nil {
+		t.Fatal(err)
+	}
+	charts := map[string]string{}
+	for _, svg := range regexp.MustCompile(`(?s)<svg class="chart".*?</svg>`).FindAllString(b.String(), -1) {
+		title := regexp.MustCompile(`aria-label="([^:"]*):`).FindStringSubmatch(svg)
+		charts[title[1]] = svg
+	}
+	aes := charts["aes-128-cbc"]
+	markers := regexp.MustCompile(`<g class="crossover"><line x1="([0-9.]+)"[^>]*/><text[^>]*>([^<]*)</text></g>`).FindAllStringSubmatch(aes, -1)
+	if len(markers) != 1 {
+		t.Fatalf("aes-128-cbc chart has %d crossover markers, want 1 (am64x devcrypto at 16384 B):\n%s", len(markers), aes)
+	}
+	if got, want := markers[0][2], "am64x devcrypto beats cpu from 16384 B"; got != want {
+		t.Errorf("marker label = %q, want %q", got, want)
+	}
+	tick := regexp.MustCompile(`<text x="([0-9.]+)" y="[0-9]+" class="xtick">16384</text>`).FindStringSubmatch(aes)
+	if tick == nil || tick[1] != markers[0][1] {
+		t.Errorf("marker at x=%s, the 16384 tick at %v", markers[0][1], tick)
+	}
+	for _, alg := range []string{"aes-256-cbc", "sha256"} {
+		if strings.Contains(charts[alg], `class="crossover"`) {
+			t.Errorf("%s chart marks a crossover, but its accelerator never beats cpu", alg)
+		}
+	}
+}

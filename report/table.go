@@ -16,13 +16,22 @@ type table struct {
 	Left   int      // the first Left columns are labels, aligned left; the rest are numbers, aligned right
 	Align  string   // when set, one letter per column, 'l' or 'r', instead of Left
 	Notes  []string // footnotes printed under the table
+	Groups []group  // when set, a heading row above Header naming runs of columns (a mode over MB/s and CPU)
 }
 
-// document is a titled sequence of tables with footnotes for the whole.
+// group is a heading over Span adjacent columns; an empty Label leaves its columns without one.
+type group struct {
+	Label string
+	Span  int
+}
+
+// document is a titled sequence of tables with footnotes for the whole. Width, when set, is the widest line
+// the text form may print: grouped tables wider than that are split between groups, titles and notes wrapped.
 type document struct {
 	Title  string
 	Tables []table
 	Notes  []string
+	Width  int
 }
 
 // writeText prints the document as aligned columns for a terminal.
@@ -31,13 +40,27 @@ func (d document) writeText(w io.Writer) error {
 	if d.Title != "" {
 		ew.printf("%s\n\n", d.Title)
 	}
-	for i, t := range d.Tables {
+	tables := d.Tables
+	if d.Width > 0 {
+		tables = nil
+		for _, t := range d.Tables {
+			tables = append(tables, t.fitText(d.Width)...)
+		}
+	}
+	for i, t := range tables {
 		if i > 0 {
 			ew.printf("\n")
 		}
 		t.writeText(ew)
 	}
-	writeNotesText(ew, d.Notes)
+	notes := d.Notes
+	if d.Width > 0 {
+		notes = nil
+		for _, n := range d.Notes {
+			notes = append(notes, wrapText(n, proseWidth, "  ")...)
+		}
+	}
+	writeNotesText(ew, notes)
 	return ew.err
 }
 
@@ -55,13 +78,9 @@ func (t table) writeText(ew *errWriter) {
 	if t.Title != "" {
 		ew.printf("%s\n", t.Title)
 	}
-	widths := make([]int, len(t.Header))
-	for _, row := range append([][]string{t.Header}, t.Rows...) {
-		for i, c := range row {
-			if i < len(widths) && utf8.RuneCountInString(c) > widths[i] {
-				widths[i] = utf8.RuneCountInString(c)
-			}
-		}
+	widths := t.widths()
+	if len(t.Groups) > 0 {
+		ew.printf("%s\n", t.groupLine(widths))
 	}
 	line := func(row []string) {
 		var b strings.Builder
@@ -91,6 +110,80 @@ func (t table) writeText(ew *errWriter) {
 	}
 }
 
+// widths is the width of each column in runes, wide enough for every cell and for the group headings.
+func (t table) widths() []int {
+	widths := make([]int, len(t.Header))
+	for _, row := range append([][]string{t.Header}, t.Rows...) {
+		for i, c := range row {
+			if i < len(widths) && utf8.RuneCountInString(c) > widths[i] {
+				widths[i] = utf8.RuneCountInString(c)
+			}
+		}
+	}
+	first := 0
+	for _, g := range t.Groups {
+		last := min(first+g.Span, len(widths)) - 1
+		if g.Label != "" && last >= first {
+			// the label and one rule character on each side
+			if short := utf8.RuneCountInString(g.Label) + 4 - spanWidth(widths[first:last+1]); short > 0 {
+				widths[last] += short
+			}
+		}
+		first += g.Span
+	}
+	return widths
+}
+
+// spanWidth is the width of adjacent columns with the two-space gaps between them.
+func spanWidth(widths []int) int {
+	w := 2 * max(len(widths)-1, 0)
+	for _, x := range widths {
+		w += x
+	}
+	return w
+}
+
+// groupLine centres each group's label in a rule over its columns: "──── devcrypto ────".
+func (t table) groupLine(widths []int) string {
+	var b strings.Builder
+	first := 0
+	for gi, g := range t.Groups {
+		last := min(first+g.Span, len(widths))
+		if last <= first {
+			break
+		}
+		if gi > 0 {
+			b.WriteString("  ")
+		}
+		w := spanWidth(widths[first:last])
+		if g.Label == "" {
+			b.WriteString(strings.Repeat(" ", w))
+		} else {
+			rule := w - utf8.RuneCountInString(g.Label) - 2
+			left := rule / 2
+			b.WriteString(strings.Repeat("─", left) + " " + g.Label + " " + strings.Repeat("─", rule-left))
+		}
+		first = last
+	}
+	return strings.TrimRight(b.String(), " ")
+}
+
+// flatHeader is the header with each group's label in front of its columns' names, for the forms that have
+// no row of group headings (Markdown).
+func (t table) flatHeader() []string {
+	h := append([]string(nil), t.Header...)
+	first := 0
+	for _, g := range t.Groups {
+		for i := first; i < first+g.Span && i < len(h); i++ {
+			if g.Label != "" {
+				h[i] = g.Label + " " + h[i]
+			}
+		}
+		first += g.Span
+	}
+	return h
+}
+
 // leftAligned reports whether column i holds labels rather than numbers.
 func (t table) leftAligned(i int) bool {
 	if i < len(t.Align) {
@@ -118,7 +211,7 @@ func (d document) writeMarkdown(w io.Writer) error {
 			}
 			ew.printf("| %s |\n", strings.Join(esc, " | "))
 		}
-		row(t.Header)
+		row(t.flatHeader())
 		seps := make([]string, len(t.Header))
 		for i := range seps {
 			seps[i] = "---:"

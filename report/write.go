@@ -32,12 +32,26 @@ func errFormat(what, format string, offered ...string) error {
 	return fmt.Errorf("%s: unknown format %q (want %s)", what, format, strings.Join(offered, ", "))
 }
 
-// WriteCompare renders a comparison as text, markdown, csv, json or html.
+// WriteCompare renders a comparison as text (in the default Layout), markdown, csv, json or html.
 func WriteCompare(w io.Writer, c *Comparison, format string) error {
+	return WriteCompareLayout(w, c, format, Layout{})
+}
+
+// WriteCompareLayout renders a comparison as text in the given layout, or as markdown, csv, json (always the
+// full tables) or html (its board-against-board tables at l.Size).
+func WriteCompareLayout(w io.Writer, c *Comparison, format string, l Layout) error {
 	var err error
 	switch f := normalizeFormat(format); f {
 	case FormatText:
-		err = c.document().writeText(w)
+		if l.Wide {
+			err = c.document().writeText(w)
+			break
+		}
+		var d document
+		if d, err = c.compactDocument(l); err != nil {
+			return fmt.Errorf("write comparison: %w", err)
+		}
+		err = d.writeText(w)
 	case FormatMarkdown:
 		err = c.document().writeMarkdown(w)
 	case FormatCSV:
@@ -45,7 +59,7 @@ func WriteCompare(w io.Writer, c *Comparison, format string) error {
 	case FormatJSON:
 		err = writeJSON(w, c)
 	case FormatHTML:
-		err = WriteHTML(w, HTMLReport{Title: "fleet compare", Comparison: c})
+		err = WriteHTML(w, HTMLReport{Title: "fleet compare", Comparison: c, Size: l.Size})
 	default:
 		return errFormat("compare", format, FormatText, FormatMarkdown, FormatCSV, FormatJSON, FormatHTML)
 	}

@@ -26,17 +26,26 @@ func compareCommand() *cli.Command {
 with n. Speedups of each accelerated mode over cpu and soft, and the block size from which the accelerator
 beats the CPU path ("never" when it does not). Defaults to the latest run of each board.
 
+The text fits a terminal (100 columns): per board, a table per algorithm with a row per block size and, per
+mode, MB/s and CPU % side by side; then, for several boards, the boards against each other per algorithm at
+one block size (--size, default the largest that two boards measured). --wide prints the full tables; markdown and csv are always full.
+
    fleet compare --boards am64x,am335x --algorithms aes-128-cbc --unit MB/s
+   fleet compare --size 1024                       boards against each other at 1024 B
    fleet compare --run 12 --format markdown > wiki.md`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "run", Aliases: []string{"r"}, Value: "latest", Usage: "run `ID`, label, or latest (per board)"},
 			&cli.StringSliceFlag{Name: "boards", Aliases: []string{"b"}, Usage: "only these `BOARDS`"},
 			&cli.StringSliceFlag{Name: "modes", Aliases: []string{"m"}, Usage: "only these `MODES`"},
 			&cli.StringSliceFlag{Name: "algorithms", Aliases: []string{"a"}, Usage: "only these `ALGS`"},
 			&cli.StringFlag{Name: "unit", Value: "MB/s", Usage: "`UNIT`: kB/s, MB/s, MiB/s, Mbit/s"},
 			formatFlag("text", "text", "markdown", "csv", "json", "html"),
-		},
+		}, layoutFlags("size")...),
 		Action: withDB(func(c *cli.Context, db *store.DB) error {
+			layout, err := layoutFromFlags(c, "size")
+			if err != nil {
+				return err
+			}
 			ms, err := selectRun(c, db, c.String("run"))
 			if err != nil {
 				return err
@@ -46,7 +55,7 @@ beats the CPU path ("never" when it does not). Defaults to the latest run of eac
 			if err != nil {
 				return usageErr("%w", err)
 			}
-			return report.WriteCompare(c.App.Writer, cmp, c.String("format"))
+			return layoutErr(report.WriteCompareLayout(c.App.Writer, cmp, c.String("format"), layout), "size")
 		}),
 	}
 }

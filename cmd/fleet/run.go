@@ -48,7 +48,7 @@ Boards run in parallel; one failing board never stops the others (exit 3 at the 
    fleet run --boards local                       the host itself, quick profile (about a minute)
    fleet run --boards am335x,am64x --profile full --label nightly
    fleet run --tag ti --modes soft,cpu,devcrypto --algorithms aes-128-cbc --sizes 16,1024,16384 --repeat 5`,
-		Flags: append(append(selectionFlags(), sshFlags()...),
+		Flags: append(append(append(selectionFlags(), sshFlags()...),
 			&cli.StringFlag{Name: "profile", Aliases: []string{"p"}, Value: "quick", Usage: "sweep `PROFILE` (quick, full, or one from boards.toml)"},
 			&cli.StringFlag{Name: "label", Aliases: []string{"l"}, Usage: "label the run (e.g. nightly) for regress --baseline"},
 			&cli.IntFlag{Name: "repeat", Usage: "repeat every point `N` times (interleaved across modes)"},
@@ -58,18 +58,25 @@ Boards run in parallel; one failing board never stops the others (exit 3 at the 
 			&cli.StringSliceFlag{Name: "sizes", Usage: "block `SIZES` in bytes, e.g. 16,1024,16384"},
 			&cli.IntFlag{Name: "threads", Usage: "run `N` openssl processes in parallel (-multi)"},
 			&cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table, csv, json"},
-		),
+		), layoutFlags("at-size")...),
 		Action: runAction,
 	}
 }
 
 func runAction(c *cli.Context) error {
+	layout, err := layoutFromFlags(c, "at-size")
+	if err != nil {
+		return err
+	}
 	inv, boards, err := loadSelection(c, true)
 	if err != nil {
 		return err
 	}
 	sweep, err := sweepFromFlags(c, inv)
 	if err != nil {
+		return err
+	}
+	if err := checkAtSize(layout, sweep.Sizes); err != nil {
 		return err
 	}
 	db, err := openDB(c)
@@ -113,7 +120,7 @@ func runAction(c *cli.Context) error {
 		return usageErr("%w", err)
 	}
 	if c.String("format") == "table" {
-		if err := report.WriteSweepTables(c.App.Writer, ms, "MB/s"); err != nil {
+		if err := writeSweepTables(c, ms, layout); err != nil {
 			return err
 		}
 	} else if err := report.WriteResults(c.App.Writer, ms, c.String("format")); err != nil {

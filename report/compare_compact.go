@@ -1,0 +1,304 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// TextWidth is the widest line the default text layout of a comparison prints, so that it reads in a terminal.
+const TextWidth = 100
+
+// ErrSizeNotMeasured is returned when the board-against-board tables are asked for a block size no algorithm
+// was measured at.
+var ErrSizeNotMeasured = errors.New("no algorithm was measured at that block size")
+
+// noteSpeedup explains the speedup and crossover columns of the default layout.
+const noteSpeedup = "×cpu: the accelerator's median over the cpu path's on the same board (above 1.00× it is faster); " +
+	"crossover: the smallest block size from which it beats cpu at that and every larger size measured"
+
+// Layout chooses how a comparison is printed as text (and, for Size, as HTML).
+type Layout struct {
+	// Wide prints the full tables: one row per algorithm and block size, a column per board × mode, as wide
+	// as the data. Markdown and CSV are always full.
+	Wide bool
+	// Size is the block size of the board-against-board tables; 0 takes, per algorithm, the largest that at
+	// least two boards measured.
+	Size int
+	// Width is the widest line of the default text layout; 0 is TextWidth. A terminal's own width fits it better.
+	Width int
+}
+
+// compactDocument is the default text layout: per board, the vendor-guide table of each algorithm (a row per
+// block size; per mode, accelerators first, throughput and CPU % side by side, with the accelerators' speedup
+// over the cpu path and their crossover); then, with several boards, one board-against-board table per
+// algorithm at one block size. Its lines fit l.Width (TextWidth by default): wider tables are split between
+// modes.
+func (c *Comparison) compactDocument(l Layout) (document, error) {
+	d := document{Width: TextWidth}
+	if l.Width > 0 {
+		d.Width = l.Width
+	}
+	names, rowsOf := c.rowsByName()
+	boards := c.boards()
+	for _, b := range boards {
+		for _, n := range names {
+			if t, ok := c.boardTable(b, rowsOf[n]); ok {
+				d.Tables = append(d.Tables, t)
+			}
+		}
+		if t, ok := c.boardAsymTable(b); ok {
+			d.Tables = append(d.Tables, t)
+		}
+	}
+	legend := false
+	for _, t := range d.Tables {
+		legend = legend || hasSpeedupColumn(t)
+	}
+	if len(boards) > 1 && len(names) > 0 {
+		found := false
+		var missing []string
+		for _, n := range names {
+			size := l.Size
+			if size == 0 {
+				size = c.defaultSize(rowsOf[n])
+			}
+			if !hasSize(rowsOf[n], size) {
+				missing = append(missing, n)
+				continue
+			}
+			found = true
+			if t, ok := c.boardsTable(rowsOf[n], size); ok {
+				d.Tables = append(d.Tables, t)
+				legend = true
+			}
+		}
+		if !found {
+			return d, fmt.Errorf("board-against-board tables at %d B: %w (measured: %s)", l.Size, ErrSizeNotMeasured,
+				c.blockSizes())
+		}
+		if len(missing) > 0 {
+			d.Notes = append(d.Notes, fmt.Sprintf("not measured at %d B, so not set board against board: %s",
+				l.Size, strings.Join(missing, ", ")))
+		}
+	}
+	if legend {
+		d.Notes = append(d.Notes, noteSpeedup)
+	}
+	if c.cpuTimed() {
+		d.Notes = append(d.Notes, noteCPUTimed)
+	}
+	d.Notes = append(d.Notes, c.Warnings...)
+	return d, nil
+}
+
+// boardTable is the vendor-guide table of one board for the rows of one algorithm, or false when the board
+// measured none of them. Modes and rows without a measurement are left out.
+func (c *Comparison) boardTable(board string, rows []CompareRow) (table, bool) {
+	var cols []int
+	for i, col := range c.Columns {
+		if col.Board == board && anyCell(rows, i) {
+			cols = append(cols, i)
+		}
+	}
+	if len(cols) == 0 {
+		return table{}, false
+	}
+	n, uniform := uniformN(rows, cols)
+	t := table{Header: []string{"size"}, Left: 1, Groups: []group{{"", 1}}}
+	withSpeedup := map[int]bool{}
+	for _, i := range cols {
+		col := c.Columns[i]
+		g := group{col.Mode, 2}
+		t.Header = append(t.Header, c.Unit, "CPU")
+		if Accelerated(col.Mode) && anySpeedup(rows, SpeedupColumn{board, col.Mode, "cpu"}) {
+			withSpeedup[i] = true
+			g.Span++
+			t.Header = append(t.Header, "×cpu")
+		}
+		t.Groups = append(t.Groups, g)
+	}
+	for _, r := range rows {
+		if !anyCellOf(r, cols) {
+			continue
+		}
+		row := []string{r.Size()}
+		for _, i := range cols {
+			cell := r.Cells[i]
+			if cell == nil {
+				row = append(row, "-", "-")
+			} else {
+				row = append(row, c.throughput(cell, !uniform), cpuText(cell))
+			}
+			if withSpeedup[i] {
+				s := "-"
+				if v, ok := r.speedup(SpeedupColumn{board, c.Columns[i].Mode, "cpu"}); ok {
+					s = formatSpeedup(v)
+				}
+				row = append(row, s)
+			}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	what := c.Unit + " median ±spread (n)"
+	if uniform {
+		what = fmt.Sprintf("%s median ±spread, n = %d", c.Unit, n)
+		if n == 1 {
+			what = c.Unit + ", n = 1"
+		}
+	}
+	t.Title = fmt.Sprintf("%s %s (%s; CPU %% of one core)", board, rows[0].Name(), what)
+	var xs []string
+	for _, x := range c.crossoversOf(board, rows[0]) {
+		xs = append(xs, x.Mode+" "+crossoverAt(x))
+	}
+	if len(xs) > 0 {
+		t.Notes = []string{"crossover over cpu: " + strings.Join(xs, ", ")}
+	}
+	return t, true
+}
+
+// boardAsymTable is one board's asymmetric operations per second, a column per mode with a measurement.
+func (c *Comparison) boardAsymTable(board string) (table, bool) {
+	var cols []int
+	for i, col := range c.Columns {
+		if col.Board == board && anyCell(c.AsymRows, i) {
+			cols = append(cols, i)
+		}
+	}
+	if len(cols) == 0 {
+		return table{}, false
+	}
+	t := table{Title: board + " asymmetric: ops/s median ±spread (n)", Header: []string{"algorithm"}, Left: 1}
+	for _, i := range cols {
+		t.Header = append(t.Header, c.Columns[i].Mode)
+	}
+	for _, r := range c.AsymRows {
+		if !anyCellOf(r, cols) {
+			continue
+		}
+		row := []string{r.Name() + " " + r.Size()}
+		for _, i := range cols {
+			if cell := r.Cells[i]; cell != nil {
+				row = append(row, formatCell(cell.summary(), c.Unit, true))
+			} else {
+				row = append(row, "-")
+			}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t, true
+}
+
+// boardsTable sets the boards against each other for one algorithm at one block size: a row per board and
+// accelerator with its throughput, CPU %, speedup over the board's cpu path and crossover, beside the board's
+// cpu and soft paths. False when fewer than two boards measured the algorithm at that size.
+func (c *Comparison) boardsTable(rows []CompareRow, size int) (table, bool) {
+	var r *CompareRow
+	for i := range rows {
+		if rows[i].BlockSize == size {
+			r = &rows[i]
+		}
+	}
+	if r == nil {
+		return table{}, false
+	}
+	hasMode := func(pred func(string) bool) bool {
+		for i, cell := range r.Cells {
+			if cell != nil && pred(c.Columns[i].Mode) {
+				return true
+			}
+		}
+		return false
+	}
+	is := func(m string) func(string) bool { return func(x string) bool { return x == m } }
+	boards := map[string]bool{}
+	for i, cell := range r.Cells {
+		if cell != nil {
+			boards[c.Columns[i].Board] = true
+		}
+	}
+	if len(boards) < 2 {
+		return table{}, false // the board's own table says it all
+	}
+	withAcc := hasMode(Accelerated)
+	t := table{Title: fmt.Sprintf("%s at %d B, board against board (%s median; CPU %% of one core)", r.Name(), size, c.Unit),
+		Header: []string{"board"}, Left: 1, Groups: []group{{"", 1}}}
+	if withAcc {
+		t.Header = append(t.Header, "mode", c.Unit, "CPU", "×cpu", "crossover")
+		t.Left, t.Groups[0].Span = 2, 2
+		t.Groups = append(t.Groups, group{"accelerator", 4})
+	}
+	var paths []string
+	for _, p := range []string{"cpu", "soft"} {
+		if hasMode(is(p)) {
+			paths = append(paths, p)
+			t.Header = append(t.Header, c.Unit, "CPU")
+			t.Groups = append(t.Groups, group{p, 2})
+		}
+	}
+	value := func(board, mode string) []string {
+		for i, col := range c.Columns {
+			if col.Board == board && col.Mode == mode && r.Cells[i] != nil {
+				cell := r.Cells[i]
+				v := formatValue(cell.Value)
+				if cell.CPUTimed {
+					v += markCPUTimed
+				}
+				return []string{v, cpuText(cell)}
+			}
+		}
+		return []string{"-", "-"}
+	}
+	for _, board := range c.boards() {
+		var accs []string
+		measured := false
+		for i, col := range c.Columns {
+			if col.Board != board || r.Cells[i] == nil {
+				continue
+			}
+			measured = true
+			if Accelerated(col.Mode) {
+				accs = append(accs, col.Mode)
+			}
+		}
+		if !measured {
+			continue
+		}
+		var pathCells []string
+		for _, p := range paths {
+			pathCells = append(pathCells, value(board, p)...)
+		}
+		if !withAcc {
+			t.Rows = append(t.Rows, append([]string{board}, pathCells...))
+			continue
+		}
+		if len(accs) == 0 {
+			t.Rows = append(t.Rows, append([]string{board, "none", "-", "-", "-", "-"}, pathCells...))
+		}
+		for ai, mode := range accs {
+			row := []string{board, mode}
+			if ai > 0 {
+				row[0] = ""
+			}
+			row = append(row, value(board, mode)...)
+			s, at := "-", "-"
+			if v, ok := r.speedup(SpeedupColumn{board, mode, "cpu"}); ok {
+				s = formatSpeedup(v)
+			}
+			for _, x := range c.crossoversOf(board, *r) {
+				if x.Mode == mode {
+					at = crossoverAt(x)
+				}
+			}
+			row = append(row, s, at)
+			if ai > 0 {
+				row = append(row, make([]string, len(pathCells))...) // the board's paths are on its first row
+			} else {
+				row = append(row, pathCells...)
+			}
+			t.Rows = append(t.Rows, row)
+		}
+	}
+	return t, true
+}
