@@ -15,6 +15,7 @@ type systemSample struct {
 	CPUOK  bool
 	IRQs   []irqLine
 	IRQsOK bool
+	Ev     evidenceSample // validity evidence (issue 12)
 }
 
 // sampleSystem reads /proc/stat and the crypto lines of /proc/interrupts under root ("" for the real /proc).
@@ -31,6 +32,7 @@ func sampleSystem(root string) systemSample {
 		s.IRQsOK = err == nil
 		f.Close()
 	}
+	s.Ev = sampleEvidence(root)
 	return s
 }
 
@@ -67,6 +69,7 @@ func setAccounting(p *protocol.Point, wall, user, sys float64, before, after sys
 	if before.IRQsOK && after.IRQsOK {
 		p.IRQDelta = irqDelta(before.IRQs, after.IRQs)
 	}
+	p.Evidence = evidenceBetween(before.Ev, after.Ev)
 }
 
 func nonNegative(v float64) float64 {

@@ -40,7 +40,10 @@ func sweepWith(ctx context.Context, plan protocol.Plan, enc *protocol.Encoder, r
 	}
 	popts := probeOptionsForPlan(plan)
 	popts.Root = root
+	// the board's state before the sweep: its background load is measured over the probe
+	pre := sampleEvidence(root)
 	facts, opensslPath, version := probeFacts(ctx, popts)
+	facts.Evidence = evidenceBetween(pre, sampleEvidence(root))
 	s := &sweepState{plan: plan, facts: facts, enc: enc, root: root, threads: max(plan.Threads, 1)}
 	if err := enc.Encode(protocol.TypeFacts, &facts); err != nil {
 		return s.done, err

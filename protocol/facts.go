@@ -25,6 +25,9 @@ type Facts struct {
 	Interrupts []string    `json:"crypto_irqs,omitempty"` // /proc/interrupts lines that look like crypto devices
 	Modes      []ModeFact  `json:"modes"`                 // every known mode: available or why not
 	Errors     []string    `json:"errors,omitempty"`
+
+	// Evidence is the board's state before the sweep (validity, issue 12): governor, temperatures, load.
+	Evidence *Evidence `json:"evidence,omitempty"`
 }
 
 // CPUFacts describes the processor.

@@ -73,6 +73,13 @@ type Point struct {
 	Flags  []string `json:"flags,omitempty"`  // notes such as "default-3s: openssl 1.0 has no -seconds"
 	RawID  int      `json:"raw_id,omitempty"` // the raw message (command output) this point came from
 	Line   int      `json:"line,omitempty"`   // source line in the raw output or imported file
+
+	// Evidence is what the agent saw around the point (nil from agents before issue 12 and for imports).
+	Evidence *Evidence `json:"evidence,omitempty"`
+	// Validity is the controller's verdict on the point (ValidityOK, ValiditySuspect, ValidityInvalid; "" when
+	// not judged) and ValidityReasons says why in plain words.
+	Validity        string   `json:"validity,omitempty"`
+	ValidityReasons []string `json:"validity_reasons,omitempty"`
 }
 
 // Skip records a mode or algorithm not measured on this board, with the reason.

@@ -1,0 +1,58 @@
+package protocol
+
+// Evidence is what the agent saw on the board around one point (or before a sweep) that says whether the
+// numbers can be trusted: frequency scaling, background load, temperature, swapping, offline cores, steal time.
+// A figure the board does not expose stays nil or empty and its reason goes to Unknown: missing sysfs is
+// "unknown", never "bad". The controller turns Evidence into a verdict (package validity).
+type Evidence struct {
+	Cores       int    `json:"cores,omitempty"`        // online CPUs
+	OfflineCPUs string `json:"offline_cpus,omitempty"` // /sys/devices/system/cpu/offline, e.g. "2-3"; empty: none or unknown
+
+	// Background CPU over the point: the whole machine's busy time from /proc/stat minus the agent's own process
+	// tree (the agent and the children it waited for), as a share of all cores (100 = every core busy).
+	BackgroundPct *float64 `json:"background_pct,omitempty"`
+	// CoreBusyPct is each core's busy share over the point (agent included; /proc/stat has no per-process split).
+	CoreBusyPct []float64 `json:"core_busy_pct,omitempty"`
+	StealPct    *float64  `json:"steal_pct,omitempty"` // hypervisor steal over the point, share of all cores
+	LoadAvg1    *float64  `json:"loadavg1,omitempty"`  // /proc/loadavg before the point
+
+	SwapIn  *int64 `json:"pswpin,omitempty"` // /proc/vmstat pages swapped in over the point
+	SwapOut *int64 `json:"pswpout,omitempty"`
+
+	CPUFreq []FreqPolicy    `json:"cpufreq,omitempty"`
+	Thermal []ThermalSensor `json:"thermal,omitempty"`
+
+	Unknown []string `json:"unknown,omitempty"` // what could not be read, and why
+}
+
+// FreqPolicy is one cpufreq policy (a cluster of cores that share a clock).
+type FreqPolicy struct {
+	Policy        string  `json:"policy"`         // policy0, or cpu0 on kernels without policy directories
+	CPUs          string  `json:"cpus,omitempty"` // related_cpus
+	Driver        string  `json:"driver,omitempty"`
+	Governor      string  `json:"governor,omitempty"`
+	MinKHz        int64   `json:"scaling_min_khz,omitempty"`
+	MaxKHz        int64   `json:"scaling_max_khz,omitempty"`
+	CPUInfoMaxKHz int64   `json:"cpuinfo_max_khz,omitempty"`
+	CurKHz        []int64 `json:"cur_khz,omitempty"` // scaling_cur_freq samples (before, after)
+	// BelowMaxPct is the share of the time_in_state delta over the point spent below cpuinfo_max_freq; nil when
+	// the kernel has no stats or no time passed.
+	BelowMaxPct *float64 `json:"below_max_pct,omitempty"`
+	LowestKHz   int64    `json:"lowest_khz,omitempty"` // lowest frequency that got time over the point
+}
+
+// ThermalSensor is one temperature: a thermal zone or a hwmon input, in millidegrees Celsius.
+type ThermalSensor struct {
+	Name     string `json:"name"`           // thermal_zone0, hwmon1/temp2
+	Type     string `json:"type,omitempty"` // the zone's type or the hwmon's name (cpu-thermal, soc_thermal)
+	BeforeMC *int64 `json:"before_mc,omitempty"`
+	AfterMC  *int64 `json:"after_mc,omitempty"`
+	TripMC   *int64 `json:"trip_mc,omitempty"` // lowest passive (or else hot/critical) trip point, or hwmon temp*_max
+}
+
+// Validity verdicts of a point or board run, set by the controller.
+const (
+	ValidityOK      = "ok"
+	ValiditySuspect = "suspect"
+	ValidityInvalid = "invalid"
+)
