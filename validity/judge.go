@@ -1,0 +1,180 @@
+package validity
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/fleetlab/fleet/protocol"
+)
+
+// Verdict is ok, suspect or invalid (protocol.Validity*) with the reasons in plain words; Validity is "" when
+// there was no evidence to judge (an old agent, an import).
+type Verdict struct {
+	Validity string
+	Reasons  []string
+}
+
+// worse raises v to level with a reason.
+func (v *Verdict) worse(level, reason string) {
+	if rank(level) > rank(v.Validity) {
+		v.Validity = level
+	}
+	v.Reasons = append(v.Reasons, reason)
+}
+
+func rank(v string) int {
+	switch v {
+	case protocol.ValidityInvalid:
+		return 3
+	case protocol.ValiditySuspect:
+		return 2
+	case protocol.ValidityOK:
+		return 1
+	}
+	return 0
+}
+
+// Worse reports whether verdict a is worse than b (invalid > suspect > ok > not judged).
+func Worse(a, b string) bool { return rank(a) > rank(b) }
+
+// Judge gives a point its verdict from its evidence, with DefaultLimits for the board's online cores and o
+// applied over them:
+//
+//   - background CPU above BackgroundPeakPct: invalid; above BackgroundAvgPct: suspect. For modes that hand work
+//     to the kernel (devcrypto, afalg, kcapi, engines) the kernel's crypto workers count as background, so
+//     there it is at most suspect;
+//   - steal time above BackgroundPeakPct: invalid; above BackgroundAvgPct: suspect;
+//   - more than ThrottlePct of the point's time below the CPU's maximum frequency, in the policy that was
+//     least below it (the one that most likely ran the point): invalid;
+//   - governor powersave (except intel_pstate and amd-pstate, whose powersave still scales up): invalid;
+//   - scaling_max_freq below cpuinfo_max_freq, a temperature at or above a trip point, swapping during the
+//     point, offline CPUs: suspect.
+//
+// Whatever the evidence lacks is not judged.
+func Judge(p protocol.Point, o Overrides) Verdict {
+	ev := p.Evidence
+	if ev == nil {
+		return Verdict{}
+	}
+	l := DefaultLimits(ev.Cores).Apply(o)
+	v := Verdict{Validity: protocol.ValidityOK}
+	if bg := ev.BackgroundPct; bg != nil {
+		hard := protocol.ValidityInvalid
+		note := ""
+		if protocol.IsAccelerated(p.Mode) {
+			hard, note = protocol.ValiditySuspect, "; kernel crypto workers count as background in "+p.Mode
+		}
+		switch {
+		case *bg > l.BackgroundPeakPct:
+			v.worse(hard, fmt.Sprintf("background CPU %s %% (limit %s %%%s)", pct(*bg), pct(l.BackgroundPeakPct), note))
+		case *bg > l.BackgroundAvgPct:
+			v.worse(protocol.ValiditySuspect, fmt.Sprintf("background CPU %s %% (suspect above %s %%%s)", pct(*bg),
+				pct(l.BackgroundAvgPct), note))
+		}
+	}
+	if st := ev.StealPct; st != nil {
+		switch {
+		case *st > l.BackgroundPeakPct:
+			v.worse(protocol.ValidityInvalid, fmt.Sprintf("steal %s %% (limit %s %%)", pct(*st), pct(l.BackgroundPeakPct)))
+		case *st > l.BackgroundAvgPct:
+			v.worse(protocol.ValiditySuspect, fmt.Sprintf("steal %s %% (suspect above %s %%)", pct(*st), pct(l.BackgroundAvgPct)))
+		}
+	}
+	judgeFreq(&v, ev.CPUFreq, l)
+	for _, t := range ev.Thermal {
+		if t.AfterMC != nil && t.TripMC != nil && *t.AfterMC >= *t.TripMC {
+			name := t.Name
+			if t.Type != "" {
+				name += " (" + t.Type + ")"
+			}
+			v.worse(protocol.ValiditySuspect, fmt.Sprintf("%s at %s °C, trip point %s °C", name,
+				pct(float64(*t.AfterMC)/1000), pct(float64(*t.TripMC)/1000)))
+		}
+	}
+	if ev.SwapIn != nil && ev.SwapOut != nil && *ev.SwapIn+*ev.SwapOut > 0 {
+		v.worse(protocol.ValiditySuspect, fmt.Sprintf("swapping: %d pages in, %d out", *ev.SwapIn, *ev.SwapOut))
+	}
+	if ev.OfflineCPUs != "" {
+		v.worse(protocol.ValiditySuspect, "CPUs "+ev.OfflineCPUs+" offline")
+	}
+	return v
+}
+
+// judgeFreq judges governors, capped maxima and throttling.
+func judgeFreq(v *Verdict, policies []protocol.FreqPolicy, l Limits) {
+	var best *protocol.FreqPolicy
+	for i := range policies {
+		fp := &policies[i]
+		if fp.Governor == "powersave" && !dynamicPowersave(fp.Driver) {
+			v.worse(protocol.ValidityInvalid, "governor powersave ("+fp.Policy+")")
+		}
+		if fp.MaxKHz > 0 && fp.CPUInfoMaxKHz > 0 && fp.MaxKHz < fp.CPUInfoMaxKHz {
+			v.worse(protocol.ValiditySuspect, fmt.Sprintf("scaling_max_freq %s MHz below the CPU's %s MHz (%s)",
+				pct(float64(fp.MaxKHz)/1000), pct(float64(fp.CPUInfoMaxKHz)/1000), fp.Policy))
+		}
+		if fp.BelowMaxPct != nil && (best == nil || *fp.BelowMaxPct < *best.BelowMaxPct) {
+			best = fp
+		}
+	}
+	if best != nil && *best.BelowMaxPct > l.ThrottlePct {
+		v.worse(protocol.ValidityInvalid, fmt.Sprintf("throttled: %s %% of the time below %s MHz (limit %s %%)",
+			pct(*best.BelowMaxPct), pct(float64(best.CPUInfoMaxKHz)/1000), pct(l.ThrottlePct)))
+	}
+}
+
+// dynamicPowersave reports drivers whose "powersave" governor still runs at full speed under load.
+func dynamicPowersave(driver string) bool {
+	return driver == "intel_pstate" || strings.HasPrefix(driver, "amd-pstate")
+}
+
+// JudgeRun gives a board run its verdict from its points' verdicts (set by Judge): the worst of them, with a
+// count per verdict as reasons, and suspect when the mean background CPU over the points is above
+// BackgroundAvgPct. Points without a verdict are left out; a run without any is not judged ("").
+func JudgeRun(points []protocol.Point, o Overrides) Verdict {
+	var v Verdict
+	counts := map[string]int{}
+	firstReason := map[string]string{}
+	var bgSum float64
+	var bgN, cores int
+	for _, p := range points {
+		if p.Validity == "" {
+			continue
+		}
+		counts[p.Validity]++
+		if _, ok := firstReason[p.Validity]; !ok && len(p.ValidityReasons) > 0 {
+			firstReason[p.Validity] = p.ValidityReasons[0]
+		}
+		if rank(p.Validity) > rank(v.Validity) {
+			v.Validity = p.Validity
+		}
+		if ev := p.Evidence; ev != nil && ev.BackgroundPct != nil && !protocol.IsAccelerated(p.Mode) {
+			bgSum += *ev.BackgroundPct
+			bgN++
+			cores = ev.Cores
+		}
+	}
+	total := counts[protocol.ValidityOK] + counts[protocol.ValiditySuspect] + counts[protocol.ValidityInvalid]
+	for _, level := range []string{protocol.ValidityInvalid, protocol.ValiditySuspect} {
+		if n := counts[level]; n > 0 {
+			v.Reasons = append(v.Reasons, fmt.Sprintf("%d of %d points %s (first: %s)", n, total, level, firstReason[level]))
+		}
+	}
+	if bgN > 0 {
+		l := DefaultLimits(cores).Apply(o)
+		if mean := bgSum / float64(bgN); mean > l.BackgroundAvgPct {
+			v.worse(protocol.ValiditySuspect, fmt.Sprintf("mean background CPU %s %% over %d points (suspect above %s %%)",
+				pct(mean), bgN, pct(l.BackgroundAvgPct)))
+		}
+	}
+	return v
+}
+
+// pct formats a figure for a reason: whole numbers plainly, others with one decimal.
+func pct(v float64) string {
+	if math.Abs(v-math.Round(v)) < 0.05 {
+		return strconv.FormatFloat(math.Round(v), 'f', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64)
+}
