@@ -149,6 +149,7 @@ func (b *builder) board(name string, d boardDoc, defaults *boardDoc) (Board, boo
 		b.ps.add(headerOff, ctx, "invalid board name (%s)", msg)
 	}
 	b.checkBoardDoc(base, ctx, &d)
+	limits := b.validityLimits(base, ctx, d.Validity)
 	local := name == LocalBoard
 	if local {
 		for _, key := range setKeys(&d, localRefused) {
@@ -181,6 +182,7 @@ func (b *builder) board(name string, d boardDoc, defaults *boardDoc) (Board, boo
 	bd.Tags = cloneStrings(derefSlice(first(d.Tags, defaults.Tags)))
 	bd.Modes = cloneStrings(derefSlice(first(d.Modes, defaults.Modes)))
 	bd.Env = mergeEnv(defaults.Env, d.Env)
+	bd.Validity = limits
 	return bd, true
 }
 

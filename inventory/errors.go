@@ -166,6 +166,9 @@ func unknownKey(path []string) (string, []string) {
 	if depth < len(path) && !slices.Contains(allowed, path[depth]) {
 		return path[depth], allowed
 	}
+	if depth+1 < len(path) && path[depth] == "validity" && !slices.Contains(validityKeys, path[depth+1]) {
+		return path[depth+1], validityKeys
+	}
 	return path[len(path)-1], nil
 }
 

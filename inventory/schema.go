@@ -39,6 +39,7 @@ type boardDoc struct {
 	Modes        *[]string         `toml:"modes"`
 	Env          map[string]string `toml:"env"`
 	OpenSSL      *string           `toml:"openssl"`
+	Validity     *validityDoc      `toml:"validity"`
 }
 
 // profileDoc is one [profiles.NAME] table.
@@ -49,14 +50,16 @@ type profileDoc struct {
 	Seconds    *float64  `toml:"seconds"`
 	Threads    *int64    `toml:"threads"`
 	Repeats    *int64    `toml:"repeats"`
+
+	Validity *validityDoc `toml:"validity"`
 }
 
 // The keys each table accepts, in the order the messages list them.
 var (
 	rootKeys     = []string{"defaults", "boards", "profiles"}
 	defaultsKeys = []string{"user", "port", "identity_file", "known_hosts", "proxy_jump", "tags", "modes", "env", "openssl"}
-	boardKeys    = []string{"host", "port", "user", "identity_file", "known_hosts", "proxy_jump", "arch", "soc", "tags", "modes", "env", "openssl"}
-	profileKeys  = []string{"algorithms", "modes", "sizes", "seconds", "threads", "repeats"}
+	boardKeys    = []string{"host", "port", "user", "identity_file", "known_hosts", "proxy_jump", "arch", "soc", "tags", "modes", "env", "openssl", "validity"}
+	profileKeys  = []string{"algorithms", "modes", "sizes", "seconds", "threads", "repeats", "validity"}
 	// localRefused are the board keys that make no sense for the built-in local board: it is reached without SSH.
 	localRefused = []string{"host", "port", "user", "identity_file", "known_hosts", "proxy_jump", "arch"}
 )
@@ -71,6 +74,8 @@ func expectedType(path []string) string {
 		return "a table"
 	case path[n-2] == "env":
 		return "a string"
+	case path[n-2] == "validity":
+		return "a number"
 	case strings.HasPrefix(path[n-1], "["):
 		if path[n-2] == "sizes" {
 			return "an integer"
@@ -86,6 +91,8 @@ func expectedType(path []string) string {
 		return "an array of strings"
 	case "sizes":
 		return "an array of integers"
+	case "validity":
+		return `a table of limits, such as validity = { background_peak_pct = 8, background_avg_pct = 2 }`
 	case "env":
 		return `a table of strings, such as env = { OPENSSL_CONF = "/etc/ssl/openssl.cnf" }`
 	}

@@ -1,0 +1,61 @@
+package inventory
+
+import (
+	"testing"
+)
+
+func TestValidityLimitsInBoardsToml(t *testing.T) {
+	doc := `[boards.am64x]
+host = "192.0.2.64"
+validity = { background_peak_pct = 4, throttle_pct = 20 }
+
+[profiles.strict]
+algorithms = ["sha256"]
+[profiles.strict.validity]
+background_peak_pct = 1
+background_avg_pct = 0.5
+`
+	inv, err := Parse("boards.toml", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := inv.Boards()[0]
+	p, err := inv.Profile("strict")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := ValidityFor(b, p)
+	if *o.BackgroundPeakPct != 4 || *o.BackgroundAvgPct != 0.5 || *o.ThrottlePct != 20 {
+		t.Errorf("limits of am64x under strict = peak %v avg %v throttle %v, want the board's 4 and 20 over the profile's 0.5",
+			*o.BackgroundPeakPct, *o.BackgroundAvgPct, *o.ThrottlePct)
+	}
+	q, _ := inv.Profile(QuickProfile)
+	if o := ValidityFor(inv.Boards()[1], q); !o.IsZero() {
+		t.Errorf("local under quick has limits %+v, want the defaults", o)
+	}
+}
+
+func TestValidityLimitsRefused(t *testing.T) {
+	const board = "[boards.b]\nhost = \"h\"\n"
+	for _, tc := range []struct{ name, doc, want string }{
+		{"above 100", board + "validity = { background_peak_pct = 120 }\n",
+			`boards.toml:3:36: board "b": validity.background_peak_pct 120 is out of range (expected a percentage from 0 to 100)`},
+		{"negative in a profile", "[profiles.p]\nalgorithms = [\"sha256\"]\n[profiles.p.validity]\nthrottle_pct = -1\n",
+			`boards.toml:4:16: profile "p": validity.throttle_pct -1 is out of range (expected a percentage from 0 to 100)`},
+		{"nan", board + "[boards.b.validity]\nbackground_avg_pct = nan\n",
+			`boards.toml:4:22: board "b": validity.background_avg_pct NaN is out of range (expected a percentage from 0 to 100)`},
+		{"a string", board + "[boards.b.validity]\nthrottle_pct = \"5%\"\n",
+			`boards.toml:4:16: board "b": validity.throttle_pct: expected a number, got a string`},
+		{"unknown key", board + "[boards.b.validity]\nbackground_peak = 5\n",
+			`boards.toml:4:1: board "b": unknown key "background_peak", did you mean "background_peak_pct"? (expected one of background_peak_pct, background_avg_pct, throttle_pct)`},
+		{"not a table", board + "validity = 5\n",
+			`boards.toml:3:12: board "b": validity: expected a table of limits, such as validity = { background_peak_pct = 8, background_avg_pct = 2 }, got an integer`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("boards.toml", []byte(tc.doc))
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("Parse error:\n got %v\nwant %s", err, tc.want)
+			}
+		})
+	}
+}
