@@ -84,6 +84,7 @@ func Run(ctx context.Context, opts RunOptions, sink Sink) ([]BoardOutcome, error
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
 	}
+	sink = withValidity(sink, opts.Boards, opts.Sweep) // issue 12: every point and board run gets a verdict
 	limit := concurrency(opts.Concurrency)
 	outcomes := make([]BoardOutcome, len(opts.Boards))
 	var g errgroup.Group

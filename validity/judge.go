@@ -129,43 +129,63 @@ func dynamicPowersave(driver string) bool {
 	return driver == "intel_pstate" || strings.HasPrefix(driver, "amd-pstate")
 }
 
-// JudgeRun gives a board run its verdict from its points' verdicts (set by Judge): the worst of them, with a
-// count per verdict as reasons, and suspect when the mean background CPU over the points is above
-// BackgroundAvgPct. Points without a verdict are left out; a run without any is not judged ("").
+// JudgeRun gives a board run its verdict from its points' verdicts (set by Judge); see Tally.
 func JudgeRun(points []protocol.Point, o Overrides) Verdict {
-	var v Verdict
-	counts := map[string]int{}
-	firstReason := map[string]string{}
-	var bgSum float64
-	var bgN, cores int
+	var t Tally
 	for _, p := range points {
-		if p.Validity == "" {
-			continue
-		}
-		counts[p.Validity]++
-		if _, ok := firstReason[p.Validity]; !ok && len(p.ValidityReasons) > 0 {
-			firstReason[p.Validity] = p.ValidityReasons[0]
-		}
-		if rank(p.Validity) > rank(v.Validity) {
-			v.Validity = p.Validity
-		}
-		if ev := p.Evidence; ev != nil && ev.BackgroundPct != nil && !protocol.IsAccelerated(p.Mode) {
-			bgSum += *ev.BackgroundPct
-			bgN++
-			cores = ev.Cores
-		}
+		t.Add(p)
 	}
-	total := counts[protocol.ValidityOK] + counts[protocol.ValiditySuspect] + counts[protocol.ValidityInvalid]
+	return t.Verdict(o)
+}
+
+// Tally gathers a board run's points one at a time, so that a run's verdict needs no list of its points.
+// The zero value is ready to use.
+type Tally struct {
+	counts      map[string]int
+	firstReason map[string]string
+	worst       string
+	bgSum       float64
+	bgN, cores  int
+}
+
+// Add counts a judged point; points without a verdict are left out.
+func (t *Tally) Add(p protocol.Point) {
+	if p.Validity == "" {
+		return
+	}
+	if t.counts == nil {
+		t.counts, t.firstReason = map[string]int{}, map[string]string{}
+	}
+	t.counts[p.Validity]++
+	if _, ok := t.firstReason[p.Validity]; !ok && len(p.ValidityReasons) > 0 {
+		t.firstReason[p.Validity] = p.ValidityReasons[0]
+	}
+	if rank(p.Validity) > rank(t.worst) {
+		t.worst = p.Validity
+	}
+	if ev := p.Evidence; ev != nil && ev.BackgroundPct != nil && !protocol.IsAccelerated(p.Mode) {
+		t.bgSum += *ev.BackgroundPct
+		t.bgN++
+		t.cores = ev.Cores
+	}
+}
+
+// Verdict is the worst of the points' verdicts, with a count per verdict as reasons, and suspect when the mean
+// background CPU over the points (unaccelerated modes) is above BackgroundAvgPct. A run without judged points
+// is not judged ("").
+func (t *Tally) Verdict(o Overrides) Verdict {
+	v := Verdict{Validity: t.worst}
+	total := t.counts[protocol.ValidityOK] + t.counts[protocol.ValiditySuspect] + t.counts[protocol.ValidityInvalid]
 	for _, level := range []string{protocol.ValidityInvalid, protocol.ValiditySuspect} {
-		if n := counts[level]; n > 0 {
-			v.Reasons = append(v.Reasons, fmt.Sprintf("%d of %d points %s (first: %s)", n, total, level, firstReason[level]))
+		if n := t.counts[level]; n > 0 {
+			v.Reasons = append(v.Reasons, fmt.Sprintf("%d of %d points %s (first: %s)", n, total, level, t.firstReason[level]))
 		}
 	}
-	if bgN > 0 {
-		l := DefaultLimits(cores).Apply(o)
-		if mean := bgSum / float64(bgN); mean > l.BackgroundAvgPct {
+	if t.bgN > 0 {
+		l := DefaultLimits(t.cores).Apply(o)
+		if mean := t.bgSum / float64(t.bgN); mean > l.BackgroundAvgPct {
 			v.worse(protocol.ValiditySuspect, fmt.Sprintf("mean background CPU %s %% over %d points (suspect above %s %%)",
-				pct(mean), bgN, pct(l.BackgroundAvgPct)))
+				pct(mean), t.bgN, pct(l.BackgroundAvgPct)))
 		}
 	}
 	return v

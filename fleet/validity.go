@@ -1,0 +1,66 @@
+package fleet
+
+import (
+	"context"
+	"sync"
+
+	"github.com/fleetlab/fleet/inventory"
+	"github.com/fleetlab/fleet/protocol"
+	"github.com/fleetlab/fleet/validity"
+)
+
+// ValidityRecorder is implemented by a sink that stores the verdict on a board run (the store does). The
+// verdict arrives just before BoardFinished; a sink without the method gets verdicts on points only.
+type ValidityRecorder interface {
+	BoardValidity(ctx context.Context, board, verdict string, reasons []string) error
+}
+
+// judgingSink gives every point its validity verdict before the inner sink sees it, and each board run its
+// verdict when the board finishes.
+type judgingSink struct {
+	Sink
+	limits map[string]validity.Overrides // board → the limits boards.toml sets for it under the profile
+
+	mu      sync.Mutex
+	tallies map[string]*validity.Tally
+}
+
+var _ Sink = (*judgingSink)(nil)
+
+// withValidity wraps sink so that points and board runs are judged with the limits of each board and profile.
+func withValidity(sink Sink, boards []inventory.Board, profile inventory.Profile) *judgingSink {
+	j := &judgingSink{Sink: sink, limits: map[string]validity.Overrides{}, tallies: map[string]*validity.Tally{}}
+	for _, b := range boards {
+		j.limits[b.Name] = inventory.ValidityFor(b, profile)
+	}
+	return j
+}
+
+func (j *judgingSink) Point(ctx context.Context, board string, p protocol.Point) error {
+	v := validity.Judge(p, j.limits[board])
+	p.Validity, p.ValidityReasons = v.Validity, v.Reasons
+	j.mu.Lock()
+	t := j.tallies[board]
+	if t == nil {
+		t = new(validity.Tally)
+		j.tallies[board] = t
+	}
+	t.Add(p)
+	j.mu.Unlock()
+	return j.Sink.Point(ctx, board, p)
+}
+
+func (j *judgingSink) BoardFinished(ctx context.Context, board string, status protocol.Status, cause string) error {
+	j.mu.Lock()
+	t := j.tallies[board]
+	delete(j.tallies, board)
+	j.mu.Unlock()
+	if rec, ok := j.Sink.(ValidityRecorder); ok && t != nil {
+		if v := t.Verdict(j.limits[board]); v.Validity != "" {
+			if err := rec.BoardValidity(ctx, board, v.Validity, v.Reasons); err != nil {
+				return err
+			}
+		}
+	}
+	return j.Sink.BoardFinished(ctx, board, status, cause)
+}
