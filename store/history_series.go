@@ -82,6 +82,7 @@ type Night struct {
 	Values  []float64 // bytes/s, or ops/s for asymmetric series (block size 0), of the points not failed
 	Failed  int       // failed points, left out of Values
 	Drivers []string  // distinct kernel drivers the points name
+	Invalid int       // points judged invalid (busy, throttled board), left out of Values
 }
 
 // HistoryRun is what a night needs to know about its run.
@@ -106,8 +107,7 @@ type BoardRunKey struct {
 // SeriesHistories reads every selected series over its runs in two queries — the board runs with their facts,
 // then their points — whatever the number of series. Failed points are counted, not used.
 //
-// Validity (issue 12) does not exist yet; when it does, its verdict belongs in usablePoint so that invalid
-// points are left out here, in one place, for every reader of histories.
+// Points judged invalid (issue 12) are left out here too, in one place (usablePoint), for every reader.
 func (db *DB) SeriesHistories(ctx context.Context, f HistoryFilter) (*Histories, error) {
 	h := &Histories{Runs: map[int64]HistoryRun{}, Boards: map[string]HistoryBoard{}, factsJSON: map[BoardRunKey]string{}}
 	cte, args := boardRunWindow(f)
@@ -194,7 +194,7 @@ func (db *DB) readHistoryPoints(ctx context.Context, h *Histories, cte string, a
 		w.in("m.block_size", sizes)
 	}
 	rows, err := db.db.QueryContext(ctx, cte+` SELECT m.run_id, m.board, m.mode, m.algorithm, m.op, m.block_size,
-			m.key_bits, m.curve, m.threads, m.bytes_per_sec, m.ops_per_sec, m.driver, m.failed
+			m.key_bits, m.curve, m.threads, m.bytes_per_sec, m.ops_per_sec, m.driver, m.failed, m.validity
 		FROM w CROSS JOIN measurements m ON m.run_id = w.run_id AND m.board = w.board`+w.sql(),
 		append(append([]any{}, args...), w.args...)...)
 	if err != nil {
@@ -216,8 +216,9 @@ func (db *DB) readHistoryPoints(ctx context.Context, h *Histories, cte string, a
 		var bps, ops float64
 		var driver string
 		var failed bool
+		var validity string
 		if err := rows.Scan(&run, &k.Board, &k.Mode, &k.Algorithm, &k.Op, &k.BlockSize, &k.KeyBits, &k.Curve,
-			&k.Threads, &bps, &ops, &driver, &failed); err != nil {
+			&k.Threads, &bps, &ops, &driver, &failed, &validity); err != nil {
 			return err
 		}
 		k.Board, k.Mode, k.Algorithm, k.Op, k.Curve = in(k.Board), in(k.Mode), in(k.Algorithm), in(k.Op), in(k.Curve)
@@ -243,9 +244,12 @@ func (db *DB) readHistoryPoints(ctx context.Context, h *Histories, cte string, a
 		if k.BlockSize == 0 {
 			v = ops
 		}
-		if !usablePoint(failed) {
+		switch {
+		case failed:
 			night.Failed++
-		} else {
+		case !usablePoint(failed, validity):
+			night.Invalid++
+		default:
 			night.Values = append(night.Values, v)
 		}
 		if driver != "" && !contains(night.Drivers, driver) {
@@ -269,9 +273,11 @@ func (db *DB) readHistoryPoints(ctx context.Context, h *Histories, cte string, a
 	return nil
 }
 
-// usablePoint says whether a point enters a night's sample. Failed points never do (they are counted).
-// Hook for issue 12: an "invalid" validity verdict will be read with the point and refused here too.
-func usablePoint(failed bool) bool { return !failed }
+// usablePoint says whether a point enters a night's sample. Failed points never do, nor points judged invalid
+// (they are counted); suspect points do.
+func usablePoint(failed bool, validity string) bool {
+	return !failed && validity != protocol.ValidityInvalid
+}
 
 // in adds "col IN (?, ?, …)".
 func (w *where) in(col string, vals []any) {

@@ -97,7 +97,8 @@ func (db *DB) BoardRuns(ctx context.Context, runID int64) ([]BoardRun, error) {
 		return nil, err
 	}
 	rows, err := db.db.QueryContext(ctx, `SELECT b.board, b.status, b.error, b.facts, b.started, b.finished,
-			(SELECT count(*) FROM measurements m WHERE m.run_id = b.run_id AND m.board = b.board)
+			(SELECT count(*) FROM measurements m WHERE m.run_id = b.run_id AND m.board = b.board),
+			b.validity, b.validity_reasons
 		FROM board_runs b WHERE b.run_id = ? ORDER BY b.board`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("read boards of run %d: %w", runID, classify(err))
@@ -107,14 +108,20 @@ func (db *DB) BoardRuns(ctx context.Context, runID int64) ([]BoardRun, error) {
 	index := map[string]int{}
 	for rows.Next() {
 		br := BoardRun{RunID: runID}
-		var facts, started, finished sql.NullString
-		if err := rows.Scan(&br.Board, &br.Status, &br.Error, &facts, &started, &finished, &br.Points); err != nil {
+		var facts, started, finished, reasons sql.NullString
+		if err := rows.Scan(&br.Board, &br.Status, &br.Error, &facts, &started, &finished, &br.Points,
+			&br.Validity, &reasons); err != nil {
 			return nil, fmt.Errorf("read boards of run %d: %w", runID, err)
 		}
 		if facts.Valid {
 			br.Facts = new(protocol.Facts)
 			if err := json.Unmarshal([]byte(facts.String), br.Facts); err != nil {
 				return nil, fmt.Errorf("read facts of %s in run %d: %w", br.Board, runID, err)
+			}
+		}
+		if reasons.Valid {
+			if err := json.Unmarshal([]byte(reasons.String), &br.ValidityReasons); err != nil {
+				return nil, fmt.Errorf("read validity of %s in run %d: %w", br.Board, runID, err)
 			}
 		}
 		if br.Started, err = parseTime(started); err != nil {

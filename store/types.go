@@ -49,6 +49,9 @@ type BoardRun struct {
 
 	Started  time.Time
 	Finished time.Time // zero while running or when the controller died
+
+	Validity        string   // the controller's verdict on the board run: ok, suspect, invalid; "" not judged
+	ValidityReasons []string // why, in plain words
 }
 
 // Measurement is one stored point with where it came from.
