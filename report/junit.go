@@ -12,6 +12,7 @@ type junitSuites struct {
 	Name     string       `xml:"name,attr"`
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr,omitempty"`
 	Suites   []junitSuite `xml:"testsuite"`
 }
 
@@ -19,6 +20,7 @@ type junitSuite struct {
 	Name       string          `xml:"name,attr"`
 	Tests      int             `xml:"tests,attr"`
 	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr,omitempty"`
 	Skipped    int             `xml:"skipped,attr"`
 	Properties *junitProps     `xml:"properties,omitempty"`
 	Cases      []junitTestCase `xml:"testcase"`
@@ -37,6 +39,7 @@ type junitTestCase struct {
 	Name      string        `xml:"name,attr"`
 	ClassName string        `xml:"classname,attr"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
+	Error     *junitFailure `xml:"error,omitempty"` // not judged: the run's points were invalid (issue 12)
 	Skipped   *junitSkipped `xml:"skipped,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
 }
@@ -54,7 +57,8 @@ type junitFailure struct {
 // WriteJUnit renders a regression as JUnit XML for CI: one testsuite per board, one testcase per series named
 // "mode/algorithm/size" (for example "cpu/aes-128-cbc/16384"), and a failure carrying both numbers and the
 // change for every regression, unconfirmed regression and missing series. A board without a baseline is a
-// suite with one skipped test case "baseline" giving the reason. Environment changes become suite properties.
+// suite with one skipped test case "baseline" giving the reason. A series whose points were all judged invalid
+// is an error (the check could not run), not a failure. Environment changes become suite properties.
 func WriteJUnit(w io.Writer, r *Regression) error {
 	all := junitSuites{Name: "fleet regress"}
 	index := map[string]int{}
@@ -76,6 +80,13 @@ func WriteJUnit(w io.Writer, r *Regression) error {
 			}
 			s.Failures++
 			all.Failures++
+		}
+		if row.Verdict == VerdictInvalid {
+			msg := fmt.Sprintf("%s %s %s: not judged, points invalid", algoLabel(row.Algorithm, row.Op, row.Threads),
+				row.Size(), row.Mode)
+			tc.Error = &junitFailure{Message: msg, Type: "invalid", Text: msg + "\n" + strings.Join(row.Notes, "\n")}
+			s.Errors++
+			all.Errors++
 		}
 		s.Cases = append(s.Cases, tc)
 		s.Tests++

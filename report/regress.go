@@ -2,8 +2,10 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/fleetlab/fleet/protocol"
 
@@ -23,6 +25,9 @@ const (
 	VerdictMissing     = "missing"                 // the baseline had it, the run does not: counts as a regression
 	VerdictNew         = "new"
 	VerdictNoBaseline  = "no baseline" // a board of the run with no baseline run: not judged (Regression.NoBaseline)
+	// VerdictInvalid: every point of the run in the series was judged invalid (busy, throttled board): not judged,
+	// neither a regression nor a pass (exit 4 when nothing regressed).
+	VerdictInvalid = "not judged: invalid"
 )
 
 // RegressOptions tunes a regression check. Zero values take the defaults.
@@ -33,6 +38,9 @@ type RegressOptions struct {
 	// NoBaseline names the boards of the run that have no baseline, with the reason (store.Baselines.Missing):
 	// their points are not judged, and the result lists them as "no baseline".
 	NoBaseline map[string]string
+	// SkippedBaselines names, per board, the newer runs passed over as invalid when the baseline was resolved
+	// (store.Baselines.Skipped); they become notes.
+	SkippedBaselines map[string][]string
 }
 
 // RegressRow is the verdict on one series. Base and Cur summarize bytes per second, or operations per second for
@@ -86,6 +94,9 @@ func (r *Regression) HasRegression() bool {
 	return false
 }
 
+// HasInvalid reports whether any series was left unjudged because the run's points were invalid.
+func (r *Regression) HasInvalid() bool { return r.Count(VerdictInvalid) > 0 }
+
 // Count returns how many rows have the verdict.
 func (r *Regression) Count(verdict string) int {
 	n := 0
@@ -123,6 +134,11 @@ func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*prot
 		}
 		sort.Slice(r.NoBaseline, func(i, j int) bool { return r.NoBaseline[i].Board < r.NoBaseline[j].Board })
 	}
+	for _, board := range slices.Sorted(maps.Keys(opts.SkippedBaselines)) {
+		for _, s := range opts.SkippedBaselines[board] {
+			r.Notes = append(r.Notes, fmt.Sprintf("%s: baseline skips %s", board, s))
+		}
+	}
 	baseSamples, w1 := Group(base)
 	curSamples, w2 := Group(cur)
 	for _, w := range w1 {
@@ -140,7 +156,8 @@ func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*prot
 		seen[b.Key] = true
 		c := curByKey[b.Key]
 		if len(b.Values) == 0 {
-			r.Notes = append(r.Notes, fmt.Sprintf("%s: all %d baseline points failed; not judged", b.Key.Label(), b.Failed))
+			r.Notes = append(r.Notes, fmt.Sprintf("%s: all %d baseline points failed or invalid; not judged",
+				b.Key.Label(), b.Failed+b.Invalid))
 			continue
 		}
 		r.Rows = append(r.Rows, judge(b, c, opts))
@@ -179,6 +196,15 @@ func judge(b, c *Sample, opts RegressOptions) RegressRow {
 	if b.Failed > 0 {
 		row.Notes = append(row.Notes, fmt.Sprintf("%d failed baseline points excluded", b.Failed))
 	}
+	if b.Invalid > 0 {
+		row.Notes = append(row.Notes, fmt.Sprintf("%d invalid baseline points excluded", b.Invalid))
+	}
+	if c != nil && len(c.Values) == 0 && c.Invalid > 0 {
+		// the board was busy, throttled or hot: its numbers say nothing about the code, either way
+		row.Verdict, row.Delta = VerdictInvalid, "invalid"
+		row.Notes = append(row.Notes, fmt.Sprintf("%d points invalid: %s", c.Invalid, strings.Join(c.InvalidReasons, "; ")))
+		return row
+	}
 	if c == nil || len(c.Values) == 0 {
 		row.Verdict, row.Delta = VerdictMissing, "missing"
 		if c != nil {
@@ -192,6 +218,9 @@ func judge(b, c *Sample, opts RegressOptions) RegressRow {
 	}
 	if c.Failed > 0 {
 		row.Notes = append(row.Notes, fmt.Sprintf("%d failed points excluded", c.Failed))
+	}
+	if c.Invalid > 0 {
+		row.Notes = append(row.Notes, fmt.Sprintf("%d invalid points excluded: %s", c.Invalid, strings.Join(c.InvalidReasons, "; ")))
 	}
 	cs := c.Summary()
 	row.Cur = &cs

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/store"
 )
 
@@ -93,6 +94,11 @@ type Sample struct {
 	Failed   int       // failed points, excluded from Values
 	Drivers  []string  // distinct kernel drivers named by the points
 	Errors   []string  // distinct errors of the failed points
+
+	// Validity (issue 12): points judged invalid are excluded from Values like failed ones; suspect points stay.
+	Invalid        int      // points judged invalid, excluded from Values
+	InvalidReasons []string // distinct reasons of the invalid points
+	Suspect        int      // points judged suspect, in Values
 }
 
 // Summary is the centre and spread of a sample, benchstat style.
@@ -141,7 +147,8 @@ func (s *Sample) CPU() float64 { return median(s.CPUPct) }
 func (s *Sample) Pooled() bool { return len(s.Runs) > 1 }
 
 // Group gathers measurements into samples by board, mode, algorithm, operation, size and threads, over repeats.
-// Failed points are counted, not used. The warnings say which samples pool points of several runs.
+// Failed points and points judged invalid are counted, not used. The warnings say which samples pool points of
+// several runs.
 func Group(ms []store.Measurement) ([]*Sample, []string) {
 	byKey := map[SampleKey]*Sample{}
 	var order []SampleKey
@@ -159,6 +166,16 @@ func Group(ms []store.Measurement) ([]*Sample, []string) {
 				s.Errors = addString(s.Errors, m.Error)
 			}
 			continue
+		}
+		switch m.Validity {
+		case protocol.ValidityInvalid:
+			s.Invalid++
+			for _, r := range m.ValidityReasons {
+				s.InvalidReasons = addString(s.InvalidReasons, r)
+			}
+			continue
+		case protocol.ValiditySuspect:
+			s.Suspect++
 		}
 		v := m.BytesPerSec
 		if k.Asym() {

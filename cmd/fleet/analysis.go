@@ -96,7 +96,11 @@ without one is listed as "no baseline" and not judged, and only when no board ha
    fleet regress --baseline previous --junit regress.xml
    fleet regress --baseline 41 --run 42 --threshold 10%
 
-Exit 0 no regression, 1 regression, 3 the run had failed boards.`,
+Points judged invalid (a busy, throttled or hot board: see fleet results --format json) are never judged,
+either side; a labelled baseline is the newest run of the label that was not invalid.
+
+Exit 0 no regression, 1 regression, 3 the run had failed boards, 4 no regression but series not judged because
+the run's points were invalid.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "baseline", Required: true, Usage: "run `ID`, a label (its newest run per board before the judged one), previous, or latest (each board's newest other run)"},
 			&cli.StringFlag{Name: "run", Aliases: []string{"r"}, Value: "latest", Usage: "run `ID`, label, or latest (per board)"},
@@ -153,7 +157,7 @@ func regressAction(c *cli.Context) error {
 		}
 	}
 	r := report.Regress(base, cur, baseFacts, curFacts, report.RegressOptions{Threshold: th, Alpha: c.Float64("alpha"),
-		NoBaseline: bl.Missing})
+		NoBaseline: bl.Missing, SkippedBaselines: bl.Skipped})
 	if err := report.WriteRegression(c.App.Writer, r, c.String("format")); err != nil {
 		return usageErr("%w", err)
 	}
@@ -167,6 +171,9 @@ func regressAction(c *cli.Context) error {
 	}
 	if r.HasRegression() {
 		return errRegression
+	}
+	if n := r.Count(report.VerdictInvalid); n > 0 {
+		return &exitError{code: exitInvalid, err: fmt.Errorf("%d series not judged: the run's points were invalid (busy, throttled or hot board)", n)}
 	}
 	return nil
 }
