@@ -245,6 +245,7 @@ func (c *Comparison) boardsTable(rows []CompareRow, size int) (table, bool) {
 				if cell.CPUTimed {
 					v += markCPUTimed
 				}
+				v += validityMark(cell)
 				return []string{v, cpuText(cell)}
 			}
 		}

@@ -40,6 +40,7 @@ func (c *Comparison) document() document {
 			if cell.CPUTimed {
 				s += markCPUTimed
 			}
+			s += validityMark(cell)
 			return s
 		}
 	}

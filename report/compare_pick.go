@@ -68,6 +68,7 @@ func (c *Comparison) throughput(cell *Cell, withN bool) string {
 	if cell.CPUTimed {
 		s += markCPUTimed
 	}
+	s += validityMark(cell)
 	return s
 }
 

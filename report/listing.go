@@ -133,6 +133,21 @@ type resultJSON struct {
 	Error       string  `json:"error,omitempty"`
 	Driver      string  `json:"driver,omitempty"`
 	Engine      string  `json:"engine,omitempty"`
+	// Validity is ok, suspect or invalid, or "unknown" for points judged by nobody (imports, older agents).
+	Validity        string   `json:"validity"`
+	ValidityReasons []string `json:"validity_reasons"`
+}
+
+// validityOf is a point's verdict for listings: "unknown" when it was not judged, reasons never null.
+func validityOf(p protocol.Point) (string, []string) {
+	v, r := p.Validity, p.ValidityReasons
+	if v == "" {
+		v = "unknown"
+	}
+	if r == nil {
+		r = []string{}
+	}
+	return v, r
 }
 
 // WriteResults lists measurements one per line. Formats: text (table, MB/s), markdown, csv, json.
@@ -152,6 +167,9 @@ func WriteResults(w io.Writer, ms []store.Measurement, format string) error {
 			if m.Failed {
 				note = strings.TrimSpace("failed " + m.Error)
 			}
+			if m.Validity == protocol.ValiditySuspect || m.Validity == protocol.ValidityInvalid {
+				note = strings.TrimSpace(note + " " + m.Validity + ": " + strings.Join(m.ValidityReasons, "; "))
+			}
 			t.Rows = append(t.Rows, []string{fmt.Sprint(m.RunID), m.Board, m.Mode, algoLabel(m.Algorithm, m.Op, 1), k.Size(),
 				fmt.Sprint(k.Threads), fmt.Sprint(m.Repeat), v, fmt.Sprintf("%.0f", m.CPUPct), fmt.Sprintf("%.2f", m.WallS),
 				fmt.Sprintf("%.2f", m.UserS), fmt.Sprintf("%.2f", m.SysS), m.Timing, note})
@@ -165,22 +183,24 @@ func WriteResults(w io.Writer, ms []store.Measurement, format string) error {
 	case FormatJSON:
 		out := make([]resultJSON, 0, len(ms))
 		for _, m := range ms {
+			v, reasons := validityOf(m.Point)
 			out = append(out, resultJSON{Run: m.RunID, RunLabel: m.RunLabel, SampleKey: keyOf(m),
 				Repeat: m.Repeat, BytesPerSec: m.BytesPerSec, OpsPerSec: m.OpsPerSec,
 				WallS: m.WallS, UserS: m.UserS, SysS: m.SysS, CPUPct: m.CPUPct, Timing: m.Timing, Failed: m.Failed,
-				Error: m.Error, Driver: m.Driver, Engine: m.Engine})
+				Error: m.Error, Driver: m.Driver, Engine: m.Engine, Validity: v, ValidityReasons: reasons})
 		}
 		err = writeJSON(w, out)
 	case FormatCSV:
 		cw := csv.NewWriter(w)
 		cw.Write([]string{"run", "run_label", "board", "mode", "algorithm", "op", "block_size", "key_bits", "curve",
 			"threads", "repeat", "bytes_per_sec", "ops_per_sec", "wall_s", "user_s", "sys_s", "cpu_pct", "timing",
-			"failed", "error", "driver", "engine"})
+			"failed", "error", "driver", "engine", "validity", "validity_reasons"})
 		for _, m := range ms {
 			cw.Write([]string{fmt.Sprint(m.RunID), m.RunLabel, m.Board, m.Mode, m.Algorithm, m.Op, strconv.Itoa(m.BlockSize),
 				strconv.Itoa(m.KeyBits), m.Curve, strconv.Itoa(keyOf(m).Threads), strconv.Itoa(m.Repeat),
 				fmtFloat(m.BytesPerSec), fmtFloat(m.OpsPerSec), fmtFloat(m.WallS), fmtFloat(m.UserS), fmtFloat(m.SysS),
-				fmtFloat(m.CPUPct), m.Timing, strconv.FormatBool(m.Failed), m.Error, m.Driver, m.Engine})
+				fmtFloat(m.CPUPct), m.Timing, strconv.FormatBool(m.Failed), m.Error, m.Driver, m.Engine,
+				validityCSV(m.Point), strings.Join(m.ValidityReasons, "; ")})
 		}
 		cw.Flush()
 		err = cw.Error()
@@ -288,4 +308,9 @@ func WriteSweepTables(w io.Writer, ms []store.Measurement, unit string, l Layout
 		return fmt.Errorf("sweep tables: %w", err)
 	}
 	return nil
+}
+
+func validityCSV(p protocol.Point) string {
+	v, _ := validityOf(p)
+	return v
 }

@@ -139,6 +139,14 @@ func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*prot
 			r.Notes = append(r.Notes, fmt.Sprintf("%s: baseline skips %s", board, s))
 		}
 	}
+	// invalid points are never judged, either side; the run's are grouped apart to say what was not judged
+	base, baseInvalid := splitInvalid(base)
+	cur, curInvalid := splitInvalid(cur)
+	invalidSamples, _ := Group(curInvalid)
+	invalidByKey := map[SampleKey]*Sample{}
+	for _, s := range invalidSamples {
+		invalidByKey[s.Key] = s
+	}
 	baseSamples, w1 := Group(base)
 	curSamples, w2 := Group(cur)
 	for _, w := range w1 {
@@ -152,15 +160,25 @@ func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*prot
 		curByKey[s.Key] = s
 	}
 	seen := map[SampleKey]bool{}
+	baseValid := map[SampleKey]bool{}
+	for _, b := range baseSamples {
+		baseValid[b.Key] = true
+	}
+	invalidBase, _ := Group(baseInvalid)
+	for _, b := range invalidBase {
+		if !baseValid[b.Key] {
+			seen[b.Key] = true
+			r.Notes = append(r.Notes, fmt.Sprintf("%s: all %d baseline points invalid; not judged", b.Key.Label(), b.Invalid))
+		}
+	}
 	for _, b := range baseSamples {
 		seen[b.Key] = true
 		c := curByKey[b.Key]
 		if len(b.Values) == 0 {
-			r.Notes = append(r.Notes, fmt.Sprintf("%s: all %d baseline points failed or invalid; not judged",
-				b.Key.Label(), b.Failed+b.Invalid))
+			r.Notes = append(r.Notes, fmt.Sprintf("%s: all %d baseline points failed; not judged", b.Key.Label(), b.Failed))
 			continue
 		}
-		r.Rows = append(r.Rows, judge(b, c, opts))
+		r.Rows = append(r.Rows, judge(b, c, invalidByKey[b.Key], opts))
 	}
 	for _, c := range curSamples {
 		if seen[c.Key] {
@@ -189,20 +207,30 @@ func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*prot
 	return r
 }
 
-// judge gives the verdict on one series present in the baseline; cur may be nil.
-func judge(b, c *Sample, opts RegressOptions) RegressRow {
+// splitInvalid separates the points judged invalid from the others.
+func splitInvalid(ms []store.Measurement) (judgeable, invalid []store.Measurement) {
+	for _, m := range ms {
+		if m.Validity == protocol.ValidityInvalid {
+			invalid = append(invalid, m)
+		} else {
+			judgeable = append(judgeable, m)
+		}
+	}
+	return judgeable, invalid
+}
+
+// judge gives the verdict on one series present in the baseline; cur may be nil, and inv holds the run's points
+// of the series that were judged invalid (nil when none).
+func judge(b, c, inv *Sample, opts RegressOptions) RegressRow {
 	bs := b.Summary()
 	row := RegressRow{SampleKey: b.Key, Base: &bs, P: 1}
 	if b.Failed > 0 {
 		row.Notes = append(row.Notes, fmt.Sprintf("%d failed baseline points excluded", b.Failed))
 	}
-	if b.Invalid > 0 {
-		row.Notes = append(row.Notes, fmt.Sprintf("%d invalid baseline points excluded", b.Invalid))
-	}
-	if c != nil && len(c.Values) == 0 && c.Invalid > 0 {
+	if inv != nil && (c == nil || len(c.Values) == 0) {
 		// the board was busy, throttled or hot: its numbers say nothing about the code, either way
 		row.Verdict, row.Delta = VerdictInvalid, "invalid"
-		row.Notes = append(row.Notes, fmt.Sprintf("%d points invalid: %s", c.Invalid, strings.Join(c.InvalidReasons, "; ")))
+		row.Notes = append(row.Notes, fmt.Sprintf("%d points invalid: %s", inv.Invalid, strings.Join(inv.InvalidReasons, "; ")))
 		return row
 	}
 	if c == nil || len(c.Values) == 0 {
@@ -219,8 +247,8 @@ func judge(b, c *Sample, opts RegressOptions) RegressRow {
 	if c.Failed > 0 {
 		row.Notes = append(row.Notes, fmt.Sprintf("%d failed points excluded", c.Failed))
 	}
-	if c.Invalid > 0 {
-		row.Notes = append(row.Notes, fmt.Sprintf("%d invalid points excluded: %s", c.Invalid, strings.Join(c.InvalidReasons, "; ")))
+	if inv != nil {
+		row.Notes = append(row.Notes, fmt.Sprintf("%d invalid points excluded: %s", inv.Invalid, strings.Join(inv.InvalidReasons, "; ")))
 	}
 	cs := c.Summary()
 	row.Cur = &cs

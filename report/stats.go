@@ -95,10 +95,12 @@ type Sample struct {
 	Drivers  []string  // distinct kernel drivers named by the points
 	Errors   []string  // distinct errors of the failed points
 
-	// Validity (issue 12): points judged invalid are excluded from Values like failed ones; suspect points stay.
-	Invalid        int      // points judged invalid, excluded from Values
+	// Validity (issue 12): tables show every point and mark the sample; Regress leaves invalid points out
+	// before it groups.
+	Invalid        int      // points judged invalid, in Values
 	InvalidReasons []string // distinct reasons of the invalid points
 	Suspect        int      // points judged suspect, in Values
+	SuspectReasons []string // distinct reasons of the suspect points
 }
 
 // Summary is the centre and spread of a sample, benchstat style.
@@ -147,8 +149,8 @@ func (s *Sample) CPU() float64 { return median(s.CPUPct) }
 func (s *Sample) Pooled() bool { return len(s.Runs) > 1 }
 
 // Group gathers measurements into samples by board, mode, algorithm, operation, size and threads, over repeats.
-// Failed points and points judged invalid are counted, not used. The warnings say which samples pool points of
-// several runs.
+// Failed points are counted, not used; points judged suspect or invalid are used and counted. The warnings say
+// which samples pool points of several runs.
 func Group(ms []store.Measurement) ([]*Sample, []string) {
 	byKey := map[SampleKey]*Sample{}
 	var order []SampleKey
@@ -173,9 +175,11 @@ func Group(ms []store.Measurement) ([]*Sample, []string) {
 			for _, r := range m.ValidityReasons {
 				s.InvalidReasons = addString(s.InvalidReasons, r)
 			}
-			continue
 		case protocol.ValiditySuspect:
 			s.Suspect++
+			for _, r := range m.ValidityReasons {
+				s.SuspectReasons = addString(s.SuspectReasons, r)
+			}
 		}
 		v := m.BytesPerSec
 		if k.Asym() {

@@ -1,0 +1,74 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// markValidity is the footnote mark of a cell with points judged suspect or invalid (issue 12).
+const markValidity = "‡"
+
+// validityMark is the mark of a cell whose sample has suspect or invalid points, or "".
+func validityMark(cell *Cell) string {
+	if cell.Suspect > 0 || cell.Invalid > 0 {
+		return markValidity
+	}
+	return ""
+}
+
+// validityNotes says, per board, how many of the points shown were judged suspect or invalid and the first
+// reasons: one footnote line per board, however many cells are marked.
+func validityNotes(samples []*Sample) []string {
+	type tally struct {
+		points, suspect, invalid int
+		reasons                  []string
+	}
+	boards := map[string]*tally{}
+	for _, s := range samples {
+		t := boards[s.Key.Board]
+		if t == nil {
+			t = &tally{}
+			boards[s.Key.Board] = t
+		}
+		t.points += len(s.Values)
+		t.suspect += s.Suspect
+		t.invalid += s.Invalid
+		for _, r := range append(append([]string{}, s.InvalidReasons...), s.SuspectReasons...) {
+			if len(t.reasons) < 2 && !contains(t.reasons, r) {
+				t.reasons = append(t.reasons, r)
+			}
+		}
+	}
+	names := make([]string, 0, len(boards))
+	for b := range boards {
+		names = append(names, b)
+	}
+	sort.Strings(names)
+	var notes []string
+	for _, b := range names {
+		t := boards[b]
+		if t.suspect+t.invalid == 0 {
+			continue
+		}
+		var parts []string
+		if t.invalid > 0 {
+			parts = append(parts, fmt.Sprintf("%d invalid", t.invalid))
+		}
+		if t.suspect > 0 {
+			parts = append(parts, fmt.Sprintf("%d suspect", t.suspect))
+		}
+		notes = append(notes, fmt.Sprintf("%s %s: %s of %d points (%s); regress never judges invalid points",
+			markValidity, b, strings.Join(parts, ", "), t.points, strings.Join(t.reasons, "; ")))
+	}
+	return notes
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
