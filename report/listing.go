@@ -236,6 +236,9 @@ func WriteRunSummary(w io.Writer, run store.Run, boards []store.BoardRun, raws [
 	for _, br := range boards {
 		ew.printf("\nboard %s\n", br.Board)
 		writeFactsText(ew, boardFacts(br), "  ")
+		if br.Validity != "" {
+			ew.printf("  validity: %s\n", strings.TrimSuffix(br.Validity+": "+strings.Join(br.ValidityReasons, "; "), ": "))
+		}
 		if emulated := emulationNotes([]store.BoardRun{br}); len(emulated) > 0 {
 			ew.printf("  note: %s\n", emulated[0])
 		}

@@ -31,6 +31,14 @@ func TestOutputsMarkInvalidPoints(t *testing.T) {
 	}
 
 	out.Reset()
+	if err := WriteHTML(&out, HTMLReport{Title: "t", Measurements: ms}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), markValidity) || !strings.Contains(out.String(), "background CPU 38 % (limit 8 %)") {
+		t.Error("the HTML report does not mark the invalid point")
+	}
+
+	out.Reset()
 	if err := WriteResults(&out, ms, "json"); err != nil {
 		t.Fatal(err)
 	}
