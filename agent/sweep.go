@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/fleetlab/fleet/protocol"
 )
@@ -40,10 +41,24 @@ func sweepWith(ctx context.Context, plan protocol.Plan, enc *protocol.Encoder, r
 	}
 	popts := probeOptionsForPlan(plan)
 	popts.Root = root
+	var prepared []string
+	if plan.Governor != "" {
+		changes, notes := setGovernor(root, plan.Governor)
+		prepared = append(prepared, notes...)
+		defer func() {
+			if err := restoreGovernors(changes); err != nil {
+				_ = enc.Encode(protocol.TypeLog, &protocol.Log{Level: "warn", Msg: err.Error()})
+			}
+		}()
+	}
+	if plan.QuietWaitS > 0 {
+		prepared = append(prepared, waitQuiet(ctx, root, time.Duration(plan.QuietWaitS*float64(time.Second)), plan.QuietLimitPct))
+	}
 	// the board's state before the sweep: its background load is measured over the probe
 	pre := sampleEvidence(root)
 	facts, opensslPath, version := probeFacts(ctx, popts)
 	facts.Evidence = evidenceBetween(pre, sampleEvidence(root))
+	facts.Prepared = prepared
 	s := &sweepState{plan: plan, facts: facts, enc: enc, root: root, threads: max(plan.Threads, 1)}
 	if err := enc.Encode(protocol.TypeFacts, &facts); err != nil {
 		return s.done, err

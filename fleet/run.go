@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/fleetlab/fleet/protocol"
 
@@ -28,6 +29,11 @@ type RunOptions struct {
 
 	Progress Progress
 	Logf     func(format string, args ...any)
+
+	// QuietWait and Governor prepare each board (issue 12) and win over boards.toml: nil and "" leave it to
+	// each board's and profile's validity table.
+	QuietWait *time.Duration
+	Governor  string
 }
 
 // BoardOutcome is how one board's part of a run ended.
@@ -161,6 +167,7 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 	ev(Event{Stage: StageDeploy, Msg: msg})
 
 	plan := boardPlan(opts, b)
+	preparePlan(&plan, opts, b)
 	ev(Event{Stage: StageProbe})
 	facts, err := probe(ctx, t, d.remote, b, plan.Modes)
 	if err != nil {

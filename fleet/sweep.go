@@ -240,6 +240,11 @@ func consume(ctx context.Context, dec *protocol.Decoder, plan protocol.Plan, rec
 			if err := rec.sink.Raw(ctx, rec.board, *m.Raw); err != nil {
 				return fmt.Errorf("store raw output: %w", err)
 			}
+		case protocol.TypeFacts:
+			// the sweep's own probe adds what the board looked like before it (validity evidence, preparation)
+			if err := rec.facts(ctx, *m.Facts); err != nil {
+				return err
+			}
 		case protocol.TypeError:
 			*agentErrs = append(*agentErrs, m.Error)
 		case protocol.TypeDone:

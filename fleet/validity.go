@@ -64,3 +64,22 @@ func (j *judgingSink) BoardFinished(ctx context.Context, board string, status pr
 	}
 	return j.Sink.BoardFinished(ctx, board, status, cause)
 }
+
+// preparePlan adds how the agent prepares the board before its sweep: the command line's quiet wait and
+// governor, else the board's and profile's, and the background limit the quiet wait aims at.
+func preparePlan(p *protocol.Plan, opts RunOptions, b inventory.Board) {
+	pr := inventory.PrepareFor(b, opts.Sweep)
+	if opts.QuietWait != nil {
+		pr.QuietWait = opts.QuietWait
+	}
+	if opts.Governor != "" {
+		pr.Governor = opts.Governor
+	}
+	if pr.QuietWait != nil {
+		p.QuietWaitS = pr.QuietWait.Seconds()
+	}
+	p.Governor = pr.Governor
+	if o := inventory.ValidityFor(b, opts.Sweep); o.BackgroundPeakPct != nil {
+		p.QuietLimitPct = *o.BackgroundPeakPct
+	}
+}

@@ -150,6 +150,7 @@ func (b *builder) board(name string, d boardDoc, defaults *boardDoc) (Board, boo
 	}
 	b.checkBoardDoc(base, ctx, &d)
 	limits := b.validityLimits(base, ctx, d.Validity)
+	prep := b.preparation(base, ctx, d.Validity)
 	local := name == LocalBoard
 	if local {
 		for _, key := range setKeys(&d, localRefused) {
@@ -183,6 +184,7 @@ func (b *builder) board(name string, d boardDoc, defaults *boardDoc) (Board, boo
 	bd.Modes = cloneStrings(derefSlice(first(d.Modes, defaults.Modes)))
 	bd.Env = mergeEnv(defaults.Env, d.Env)
 	bd.Validity = limits
+	bd.Prepare = prep
 	return bd, true
 }
 

@@ -85,6 +85,7 @@ func (b *builder) profile(name string, d profileDoc) (Profile, bool) {
 	p.Threads = b.count(at("threads"), ctx, "threads", d.Threads, maxThreads)
 	p.Repeats = b.count(at("repeats"), ctx, "repeats", d.Repeats, maxRepeats)
 	p.Validity = b.validityLimits(base, ctx, d.Validity)
+	p.Prepare = b.preparation(base, ctx, d.Validity)
 	return p, len(b.ps.errs) == before
 }
 

@@ -74,6 +74,8 @@ func expectedType(path []string) string {
 		return "a table"
 	case path[n-2] == "env":
 		return "a string"
+	case path[n-2] == "validity" && (path[n-1] == "quiet_wait" || path[n-1] == "governor"):
+		return "a string"
 	case path[n-2] == "validity":
 		return "a number"
 	case strings.HasPrefix(path[n-1], "["):

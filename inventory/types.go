@@ -18,6 +18,7 @@ type Board struct {
 	Env          map[string]string  `toml:"env"`     // extra environment for openssl, merged over [defaults] env
 	OpenSSL      string             `toml:"openssl"` // path of openssl on the board; empty: "openssl" from PATH
 	Validity     validity.Overrides `toml:"-"`       // [boards.NAME.validity]: limits of the validity verdict
+	Prepare      Preparation        `toml:"-"`       // [boards.NAME.validity]: quiet_wait, governor
 	Local        bool               `toml:"-"`       // the built-in local board
 	Source       string             `toml:"-"`       // "file:line" where the board is defined, for messages; empty if built in
 }
@@ -33,6 +34,7 @@ type Profile struct {
 	Repeats    int      `toml:"repeats"`
 
 	Validity validity.Overrides `toml:"-"` // [profiles.NAME.validity]; a board's own limits win over these
+	Prepare  Preparation        `toml:"-"` // [profiles.NAME.validity]: quiet_wait, governor; a board's own win
 }
 
 // LocalBoard is the name of the built-in board that is the host itself.

@@ -1,6 +1,12 @@
 package inventory
 
-import "github.com/fleetlab/fleet/validity"
+import (
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/fleetlab/fleet/validity"
+)
 
 // validityDoc is a board's or profile's validity table: the limits of the verdict on its points, in percent.
 //
@@ -12,10 +18,80 @@ type validityDoc struct {
 	BackgroundPeakPct *float64 `toml:"background_peak_pct"`
 	BackgroundAvgPct  *float64 `toml:"background_avg_pct"`
 	ThrottlePct       *float64 `toml:"throttle_pct"`
+	QuietWait         *string  `toml:"quiet_wait"` // "60s": wait up to this for background CPU to fall below the peak limit
+	Governor          *string  `toml:"governor"`   // "performance": set for the sweep where the agent may, then restored
 }
 
 // validityKeys are the keys of a validity table, in the order messages list them.
-var validityKeys = []string{"background_peak_pct", "background_avg_pct", "throttle_pct"}
+var validityKeys = []string{"background_peak_pct", "background_avg_pct", "throttle_pct", "quiet_wait", "governor"}
+
+// Preparation is how the agent prepares a board before its sweep (opt-in; the run records what it did).
+type Preparation struct {
+	QuietWait *time.Duration // nil: do not wait
+	Governor  string         // "": leave the governor alone
+}
+
+// MaxQuietWait bounds quiet_wait and --quiet-wait: a board busy for longer is measured and judged.
+const MaxQuietWait = time.Hour
+
+// CheckQuietWait refuses a wait that is negative or longer than MaxQuietWait.
+func CheckQuietWait(d time.Duration) error {
+	if d < 0 || d > MaxQuietWait {
+		return fmt.Errorf("quiet wait %v is out of range (expected 0s, which does not wait, to %v)", d, MaxQuietWait)
+	}
+	return nil
+}
+
+// CheckGovernor refuses a governor name that is not a cpufreq governor's shape.
+func CheckGovernor(g string) error {
+	if !governorRE.MatchString(g) {
+		return fmt.Errorf("governor %q is invalid (expected a cpufreq governor name such as performance: lower-case letters, digits and _)", g)
+	}
+	return nil
+}
+
+var governorRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
+
+// preparation checks the quiet_wait and governor keys of a validity table.
+func (b *builder) preparation(base []string, ctx string, d *validityDoc) Preparation {
+	var p Preparation
+	if d == nil {
+		return p
+	}
+	if d.QuietWait != nil {
+		wait, err := time.ParseDuration(*d.QuietWait)
+		if err == nil {
+			err = CheckQuietWait(wait)
+		} else {
+			err = fmt.Errorf("quiet wait %q is not a duration (expected such as \"60s\" or \"2m\")", *d.QuietWait)
+		}
+		if err != nil {
+			b.ps.add(b.ps.pos.valueAt(appendPath(base, "validity", "quiet_wait")...), ctx, "validity.%v", err)
+		} else {
+			p.QuietWait = &wait
+		}
+	}
+	if d.Governor != nil {
+		if err := CheckGovernor(*d.Governor); err != nil {
+			b.ps.add(b.ps.pos.valueAt(appendPath(base, "validity", "governor")...), ctx, "validity.%v", err)
+		} else {
+			p.Governor = *d.Governor
+		}
+	}
+	return p
+}
+
+// PrepareFor is how board is prepared under profile: the board's own settings over the profile's.
+func PrepareFor(board Board, profile Profile) Preparation {
+	p := profile.Prepare
+	if board.Prepare.QuietWait != nil {
+		p.QuietWait = board.Prepare.QuietWait
+	}
+	if board.Prepare.Governor != "" {
+		p.Governor = board.Prepare.Governor
+	}
+	return p
+}
 
 // validityLimits checks a validity table: each limit a percentage from 0 to 100, reported at its value.
 func (b *builder) validityLimits(base []string, ctx string, d *validityDoc) validity.Overrides {

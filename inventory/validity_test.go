@@ -29,6 +29,9 @@ background_avg_pct = 0.5
 		t.Errorf("limits of am64x under strict = peak %v avg %v throttle %v, want the board's 4 and 20 over the profile's 0.5",
 			*o.BackgroundPeakPct, *o.BackgroundAvgPct, *o.ThrottlePct)
 	}
+	if pr := PrepareFor(b, p); pr.QuietWait != nil || pr.Governor != "" {
+		t.Errorf("preparation without opting in = %+v, want none", pr)
+	}
 	q, _ := inv.Profile(QuickProfile)
 	if o := ValidityFor(inv.Boards()[1], q); !o.IsZero() {
 		t.Errorf("local under quick has limits %+v, want the defaults", o)
@@ -47,7 +50,15 @@ func TestValidityLimitsRefused(t *testing.T) {
 		{"a string", board + "[boards.b.validity]\nthrottle_pct = \"5%\"\n",
 			`boards.toml:4:16: board "b": validity.throttle_pct: expected a number, got a string`},
 		{"unknown key", board + "[boards.b.validity]\nbackground_peak = 5\n",
-			`boards.toml:4:1: board "b": unknown key "background_peak", did you mean "background_peak_pct"? (expected one of background_peak_pct, background_avg_pct, throttle_pct)`},
+			`boards.toml:4:1: board "b": unknown key "background_peak", did you mean "background_peak_pct"? (expected one of background_peak_pct, background_avg_pct, throttle_pct, quiet_wait, governor)`},
+		{"quiet_wait not a duration", board + "validity = { quiet_wait = \"soon\" }\n",
+			`boards.toml:3:27: board "b": validity.quiet wait "soon" is not a duration (expected such as "60s" or "2m")`},
+		{"quiet_wait too long", board + "validity = { quiet_wait = \"2h\" }\n",
+			`boards.toml:3:27: board "b": validity.quiet wait 2h0m0s is out of range (expected 0s, which does not wait, to 1h0m0s)`},
+		{"quiet_wait a number", board + "validity = { quiet_wait = 60 }\n",
+			`boards.toml:3:27: board "b": validity.quiet_wait: expected a string, got an integer`},
+		{"governor with a slash", board + "validity = { governor = \"../x\" }\n",
+			`boards.toml:3:25: board "b": validity.governor "../x" is invalid (expected a cpufreq governor name such as performance: lower-case letters, digits and _)`},
 		{"not a table", board + "validity = 5\n",
 			`boards.toml:3:12: board "b": validity: expected a table of limits, such as validity = { background_peak_pct = 8, background_avg_pct = 2 }, got an integer`},
 	} {
@@ -57,5 +68,25 @@ func TestValidityLimitsRefused(t *testing.T) {
 				t.Errorf("Parse error:\n got %v\nwant %s", err, tc.want)
 			}
 		})
+	}
+}
+
+func TestPreparationInBoardsToml(t *testing.T) {
+	doc := `[boards.am64x]
+host = "192.0.2.64"
+validity = { governor = "performance" }
+
+[profiles.nightly]
+algorithms = ["sha256"]
+validity = { quiet_wait = "90s", governor = "schedutil" }
+`
+	inv, err := Parse("boards.toml", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := inv.Profile("nightly")
+	pr := PrepareFor(inv.Boards()[0], p)
+	if pr.QuietWait == nil || pr.QuietWait.String() != "1m30s" || pr.Governor != "performance" {
+		t.Errorf("preparation of am64x under nightly = %+v, want the profile's 90 s and the board's performance", pr)
 	}
 }

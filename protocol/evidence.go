@@ -50,6 +50,14 @@ type ThermalSensor struct {
 	TripMC   *int64 `json:"trip_mc,omitempty"` // lowest passive (or else hot/critical) trip point, or hwmon temp*_max
 }
 
+// DefaultBackgroundPeakPct is the background CPU above which a point is invalid, as a share of the whole machine:
+// sbc-bench's rule of thumb scaled with the online cores, 16 %/cores (2 cores: 8 %, 8 cores: 2 %).
+func DefaultBackgroundPeakPct(cores int) float64 { return 16 / float64(max(cores, 1)) }
+
+// DefaultBackgroundAvgPct is the background CPU above which a point is suspect: 4 %/cores (2 cores: 2 %,
+// 8 cores: 0.5 %, where sbc-bench rounds to 0 %, which no real machine meets).
+func DefaultBackgroundAvgPct(cores int) float64 { return 4 / float64(max(cores, 1)) }
+
 // Validity verdicts of a point or board run, set by the controller.
 const (
 	ValidityOK      = "ok"

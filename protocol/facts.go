@@ -28,6 +28,8 @@ type Facts struct {
 
 	// Evidence is the board's state before the sweep (validity, issue 12): governor, temperatures, load.
 	Evidence *Evidence `json:"evidence,omitempty"`
+	// Prepared says what the agent did to prepare the board (quiet wait, governor) and how it went.
+	Prepared []string `json:"prepared,omitempty"`
 }
 
 // CPUFacts describes the processor.

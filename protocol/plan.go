@@ -11,6 +11,13 @@ type Plan struct {
 	Threads    int               `json:"threads,omitempty"` // -multi N when > 1
 	Repeats    int               `json:"repeats,omitempty"` // at least 1; interleaved across modes
 	Decrypt    bool              `json:"decrypt,omitempty"` // also measure decryption
+
+	// Preparing the board (issue 12). QuietWaitS: wait up to this many seconds before the sweep for background
+	// CPU to fall to QuietLimitPct (0: DefaultBackgroundPeakPct of the board's cores). Governor: set this
+	// cpufreq governor for the sweep where the agent may, and restore the previous one when the sweep ends.
+	QuietWaitS    float64 `json:"quiet_wait_s,omitempty"`
+	QuietLimitPct float64 `json:"quiet_limit_pct,omitempty"`
+	Governor      string  `json:"governor,omitempty"`
 }
 
 // DefaultSizes are the block sizes OpenSSL 1.1.1+ measures by default.

@@ -239,6 +239,11 @@ func WriteRunSummary(w io.Writer, run store.Run, boards []store.BoardRun, raws [
 		if br.Validity != "" {
 			ew.printf("  validity: %s\n", strings.TrimSuffix(br.Validity+": "+strings.Join(br.ValidityReasons, "; "), ": "))
 		}
+		if br.Facts != nil {
+			for _, p := range br.Facts.Prepared {
+				ew.printf("  prepared: %s\n", p)
+			}
+		}
 		if emulated := emulationNotes([]store.BoardRun{br}); len(emulated) > 0 {
 			ew.printf("  note: %s\n", emulated[0])
 		}

@@ -3,6 +3,8 @@ package validity
 import (
 	"fmt"
 	"math"
+
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // Limits are the thresholds of a verdict, in percent.
@@ -23,8 +25,8 @@ type Limits struct {
 // throttle limit is 10 % of the point's time, whatever the core count: a 1-s point whose governor ramps up from
 // idle spends a few 10-ms ticks below the maximum. cores < 1 is taken as 1.
 func DefaultLimits(cores int) Limits {
-	c := float64(max(cores, 1))
-	return Limits{BackgroundPeakPct: round2(16 / c), BackgroundAvgPct: round2(4 / c), ThrottlePct: 10}
+	return Limits{BackgroundPeakPct: round2(protocol.DefaultBackgroundPeakPct(cores)),
+		BackgroundAvgPct: round2(protocol.DefaultBackgroundAvgPct(cores)), ThrottlePct: 10}
 }
 
 // Overrides are limits set in boards.toml for a board or profile; nil keeps the default.

@@ -58,7 +58,7 @@ Boards run in parallel; one failing board never stops the others (exit 3 at the 
 			&cli.StringSliceFlag{Name: "sizes", Usage: "block `SIZES` in bytes, e.g. 16,1024,16384"},
 			&cli.IntFlag{Name: "threads", Usage: "run `N` openssl processes in parallel (-multi)"},
 			&cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table, csv, json"},
-		), layoutFlags("at-size")...),
+		), append(layoutFlags("at-size"), prepareFlags()...)...),
 		Action: runAction,
 	}
 }
@@ -77,6 +77,10 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	if err := checkAtSize(layout, sweep.Sizes); err != nil {
+		return err
+	}
+	quietWait, governor, err := prepareFromFlags(c)
+	if err != nil {
 		return err
 	}
 	db, err := openDB(c)
@@ -102,6 +106,8 @@ func runAction(c *cli.Context) error {
 		Agent:       agents.For,
 		Progress:    progress,
 		Logf:        progress.Logf,
+		QuietWait:   quietWait,
+		Governor:    governor,
 	}, w)
 	progress.Wait()
 
@@ -114,6 +120,7 @@ func runAction(c *cli.Context) error {
 		return usageErr("%w", err)
 	}
 	printOutcomes(c.App.ErrWriter, w.RunID(), outcomes)
+	printValidity(context.WithoutCancel(c.Context), c.App.ErrWriter, db, w.RunID())
 
 	ms, err := db.Measurements(context.WithoutCancel(c.Context), store.Filter{RunID: w.RunID()})
 	if err != nil {

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/fleetlab/fleet/inventory"
+	"github.com/fleetlab/fleet/store"
+)
+
+// prepareFlags are run's flags that prepare each board before its sweep (issue 12).
+func prepareFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.DurationFlag{Name: "quiet-wait", Usage: "before each board's sweep, wait up to `DURATION` for its background CPU to fall below " +
+			"the validity limit (0s: do not wait; default: the board's or profile's validity.quiet_wait, else no wait)"},
+		&cli.StringFlag{Name: "governor", Usage: "set cpufreq `GOVERNOR` (e.g. performance) for each board's sweep where the agent may, " +
+			"and restore the previous one afterwards, also on Ctrl-C or a lost link"},
+	}
+}
+
+// prepareFromFlags returns the command line's quiet wait (nil: not given) and governor ("": not given).
+func prepareFromFlags(c *cli.Context) (*time.Duration, string, error) {
+	var wait *time.Duration
+	if c.IsSet("quiet-wait") {
+		d := c.Duration("quiet-wait")
+		if err := inventory.CheckQuietWait(d); err != nil {
+			return nil, "", usageErr("--quiet-wait: %w", err)
+		}
+		wait = &d
+	}
+	gov := c.String("governor")
+	if c.IsSet("governor") {
+		if err := inventory.CheckGovernor(gov); err != nil {
+			return nil, "", usageErr("--governor: %w", err)
+		}
+	}
+	return wait, gov, nil
+}
+
+// printValidity prints each board run's validity verdict under the run's outcomes, when it is not ok: what a
+// nightly's reader must see before trusting its numbers.
+func printValidity(ctx context.Context, w io.Writer, db *store.DB, runID int64) {
+	brs, err := db.BoardRuns(ctx, runID)
+	if err != nil {
+		return // the outcomes above already said what went wrong
+	}
+	for _, br := range brs {
+		if br.Validity == "" || br.Validity == "ok" {
+			continue
+		}
+		fmt.Fprintf(w, "  %-14s %s: %s\n", br.Board, br.Validity, strings.Join(br.ValidityReasons, "; "))
+	}
+}
