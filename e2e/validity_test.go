@@ -1,0 +1,149 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fleetlab/fleet/protocol"
+	"github.com/fleetlab/fleet/store"
+)
+
+// validitySweep is short: 2 modes × 2 sizes × 1 s.
+var validitySweep = []string{"--seconds", "1", "--algorithms", "sha256", "--sizes", "1024,16384", "--modes", "soft,cpu"}
+
+// TestValidityLocalEndToEnd is issue 12's end-to-end case on the local board: a quiet run is ok; the same run
+// with a CPU hog on every core is not ok and names the load; regress against the quiet run then exits 4 (not
+// judged: invalid), with a JUnit error, not a failure.
+func TestValidityLocalEndToEnd(t *testing.T) {
+	needOpenSSL(t)
+	if testing.Short() {
+		t.Skip("runs openssl with CPU hogs for half a minute")
+	}
+	w := newWorld(t)
+	cores := runtime.NumCPU()
+	peak := protocol.DefaultBackgroundPeakPct(cores)
+
+	// The baseline: a run labelled nightly. On a machine that is not quiet (other tests, other jobs), its points
+	// are invalid by the default limits; the quiet case then says so and skips, and the baseline is taken with
+	// limits that accept anything, so that regress below has a valid baseline either way.
+	bg := machineBackground(t, 2*time.Second)
+	quiet := bg < peak/2
+	if !quiet {
+		w.writeInventory("[boards.local]\nvalidity = { background_peak_pct = 100, background_avg_pct = 100 }\n")
+	}
+	r := w.fleet(append([]string{"run", "--boards", "local", "--label", "nightly", "--quiet-wait", "30s"}, validitySweep...)...)
+	if r.code != 0 {
+		t.Fatalf("baseline run:\n%s", r)
+	}
+	db := w.openDB()
+	runs := w.runs(db)
+	base := runs[len(runs)-1].ID
+	t.Run("quiet run is ok", func(t *testing.T) {
+		if !quiet {
+			t.Skipf("this machine is not quiet (background CPU %.1f %% over 2 s, needs below %.1f %% of %d cores): the quiet case needs an idle machine", bg, peak/2, cores)
+		}
+		for _, m := range w.measurements(db, store.Filter{RunID: base}) {
+			if m.Validity == protocol.ValidityInvalid || m.Validity == "" {
+				t.Errorf("%s %s %d on a quiet machine: %q %q, want ok (or at worst suspect)", m.Mode, m.Algorithm, m.BlockSize, m.Validity, m.ValidityReasons)
+			}
+		}
+	})
+
+	// The same run with a hog on every core, by the default limits.
+	w.writeInventory("")
+	startHogs(t, cores)
+	r = w.fleet(append([]string{"run", "--boards", "local", "--label", "nightly", "--quiet-wait", "0s"}, validitySweep...)...)
+	if r.code != 0 {
+		t.Fatalf("hogged run:\n%s", r)
+	}
+	if !strings.Contains(r.stderr, "local") || !strings.Contains(r.stderr, "background CPU") {
+		t.Errorf("the run's summary does not name the load:\n%s", r.stderr)
+	}
+	res := w.fleet("results", "--run", "latest", "--format", "json")
+	if res.code != 0 {
+		t.Fatalf("results:\n%s", res)
+	}
+	var points []struct {
+		Mode     string   `json:"mode"`
+		Validity string   `json:"validity"`
+		Reasons  []string `json:"validity_reasons"`
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &points); err != nil || len(points) != 4 {
+		t.Fatalf("results --format json: %d points, %v:\n%s", len(points), err, res.stdout)
+	}
+	for _, p := range points {
+		if p.Validity == protocol.ValidityOK || !strings.Contains(strings.Join(p.Reasons, "; "), "background CPU") {
+			t.Errorf("%s point under %d hogs: %q %q, want not ok, naming the background CPU", p.Mode, cores, p.Validity, p.Reasons)
+		}
+	}
+
+	junit := filepath.Join(w.dir, "regress.xml")
+	reg := w.fleet("regress", "--baseline", "nightly", "--junit", junit)
+	if reg.code != 4 {
+		t.Fatalf("regress against run %d: exit %d, want 4 (not judged: invalid)\n%s", base, reg.code, reg)
+	}
+	if !strings.Contains(reg.stdout, "not judged: invalid") {
+		t.Errorf("regress output lacks the verdict:\n%s", reg.stdout)
+	}
+	x, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(x), "<error ") || strings.Contains(string(x), "<failure ") {
+		t.Errorf("JUnit: want errors and no failures:\n%s", x)
+	}
+}
+
+// machineBackground is the share of all cores busy over d, from /proc/stat: how quiet the machine is before
+// the test measures on it.
+func machineBackground(t *testing.T, d time.Duration) float64 {
+	t.Helper()
+	read := func() (busy, total float64) {
+		b, err := os.ReadFile("/proc/stat")
+		if err != nil {
+			t.Skipf("no /proc/stat: %v", err)
+		}
+		line, _, _ := strings.Cut(string(b), "\n")
+		for i, f := range strings.Fields(line)[1:] {
+			if i >= 8 {
+				break
+			}
+			v, _ := strconv.ParseFloat(f, 64)
+			total += v
+			if i != 3 && i != 4 {
+				busy += v
+			}
+		}
+		return busy, total
+	}
+	b0, t0 := read()
+	time.Sleep(d)
+	b1, t1 := read()
+	if t1 <= t0 {
+		return 100
+	}
+	return (b1 - b0) / (t1 - t0) * 100
+}
+
+// startHogs starts n busy loops, one per core, and stops them when the test ends.
+func startHogs(t *testing.T, n int) {
+	t.Helper()
+	for range n {
+		cmd := exec.CommandContext(context.Background(), "sh", "-c", "while :; do :; done")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			cmd.Process.Kill()
+			cmd.Wait()
+		})
+	}
+}
