@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -137,13 +138,24 @@ func machineBackground(t *testing.T, d time.Duration) float64 {
 func startHogs(t *testing.T, n int) {
 	t.Helper()
 	for range n {
-		cmd := exec.CommandContext(context.Background(), "sh", "-c", "while :; do :; done")
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
+		startHog(t)
+	}
+}
+
+// startHog starts one busy loop and returns what stops it (at the latest when the test ends).
+func startHog(t *testing.T) func() {
+	t.Helper()
+	cmd := exec.CommandContext(context.Background(), "sh", "-c", "while :; do :; done")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
 			cmd.Process.Kill()
 			cmd.Wait()
 		})
 	}
+	t.Cleanup(stop)
+	return stop
 }

@@ -58,7 +58,8 @@ type RegressRow struct {
 
 // Regressed reports whether the row counts as a regression for the exit code.
 func (r RegressRow) Regressed() bool {
-	return r.Verdict == VerdictRegressed || r.Verdict == VerdictUnconfirmed || r.Verdict == VerdictMissing
+	return r.Verdict == VerdictRegressed || r.Verdict == VerdictUnconfirmed || r.Verdict == VerdictMissing ||
+		r.Verdict == VerdictConfirmed
 }
 
 // EnvChange lists what differs between the facts of a board's baseline and current run.

@@ -41,7 +41,7 @@ func (f *footnotes) lines() []string {
 func (r *Regression) summaryLine() string {
 	var parts []string
 	for _, v := range []string{VerdictRegressed, VerdictUnconfirmed, VerdictMissing, VerdictImproved, VerdictMaybeBetter,
-		VerdictUnchanged, VerdictNew, VerdictInvalid} {
+		VerdictUnchanged, VerdictNew, VerdictInvalid, VerdictConfirmed, VerdictTransient} {
 		if n := r.Count(v); n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, v))
 		}

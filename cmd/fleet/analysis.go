@@ -95,20 +95,21 @@ without one is listed as "no baseline" and not judged, and only when no board ha
    fleet regress --baseline nightly                  latest run vs the last run labelled nightly, per board
    fleet regress --baseline previous --junit regress.xml
    fleet regress --baseline 41 --run 42 --threshold 10%
+   fleet regress --baseline nightly --confirm        measure what regressed again: transient or confirmed
 
 Points judged invalid (a busy, throttled or hot board: see fleet results --format json) are never judged,
 either side; a labelled baseline is the newest run of the label that was not invalid.
 
 Exit 0 no regression, 1 regression, 3 the run had failed boards, 4 no regression but series not judged because
 the run's points were invalid.`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "baseline", Required: true, Usage: "run `ID`, a label (its newest run per board before the judged one), previous, or latest (each board's newest other run)"},
 			&cli.StringFlag{Name: "run", Aliases: []string{"r"}, Value: "latest", Usage: "run `ID`, label, or latest (per board)"},
 			&cli.StringFlag{Name: "threshold", Value: "5%", Usage: "smallest change that counts, `PCT`"},
 			&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "significance level"},
 			&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE`"},
 			formatFlag("text", "text", "markdown", "csv", "json"),
-		},
+		}, confirmFlags()...),
 		Action: regressAction,
 	}
 }
@@ -156,8 +157,14 @@ func regressAction(c *cli.Context) error {
 			failedBoards++
 		}
 	}
-	r := report.Regress(base, cur, baseFacts, curFacts, report.RegressOptions{Threshold: th, Alpha: c.Float64("alpha"),
-		NoBaseline: bl.Missing, SkippedBaselines: bl.Skipped})
+	ropts := report.RegressOptions{Threshold: th, Alpha: c.Float64("alpha"), NoBaseline: bl.Missing,
+		SkippedBaselines: bl.Skipped}
+	r := report.Regress(base, cur, baseFacts, curFacts, ropts)
+	if c.Bool("confirm") {
+		if err := confirmRegressions(c, db, r, base, cur, ropts); err != nil {
+			return err
+		}
+	}
 	if err := report.WriteRegression(c.App.Writer, r, c.String("format")); err != nil {
 		return usageErr("%w", err)
 	}
