@@ -1,5 +1,10 @@
 package protocol
 
+import (
+	"errors"
+	"fmt"
+)
+
 // Evidence is what the agent saw on the board around one point (or before a sweep) that says whether the
 // numbers can be trusted: frequency scaling, background load, temperature, swapping, offline cores, steal time.
 // A figure the board does not expose stays nil or empty and its reason goes to Unknown: missing sysfs is
@@ -64,3 +69,31 @@ const (
 	ValiditySuspect = "suspect"
 	ValidityInvalid = "invalid"
 )
+
+// Validate rejects evidence no board can produce: shares outside 0–100, negative counts. nil is valid (no
+// evidence). A verdict is only as good as its evidence, so an agent's nonsense never reaches the store.
+func (e *Evidence) Validate() error {
+	if e == nil {
+		return nil
+	}
+	share := func(name string, v *float64) error {
+		if v != nil && !(*v >= 0 && *v <= 100) {
+			return fmt.Errorf("evidence %s = %v, want 0 to 100", name, *v)
+		}
+		return nil
+	}
+	errs := []error{share("background_pct", e.BackgroundPct), share("steal_pct", e.StealPct)}
+	for _, c := range e.CoreBusyPct {
+		errs = append(errs, share("core_busy_pct", &c))
+	}
+	for _, p := range e.CPUFreq {
+		errs = append(errs, share("below_max_pct", p.BelowMaxPct))
+	}
+	if e.LoadAvg1 != nil && !(*e.LoadAvg1 >= 0 && *e.LoadAvg1 < 1e6) {
+		errs = append(errs, fmt.Errorf("evidence loadavg1 = %v", *e.LoadAvg1))
+	}
+	if e.SwapIn != nil && *e.SwapIn < 0 || e.SwapOut != nil && *e.SwapOut < 0 || e.Cores < 0 {
+		errs = append(errs, fmt.Errorf("evidence with a negative count"))
+	}
+	return errors.Join(errs...)
+}

@@ -305,5 +305,8 @@ func (p *Point) Validate() error {
 	if p.Algorithm == "" || p.Mode == "" {
 		return fmt.Errorf("point without mode or algorithm")
 	}
+	if err := p.Evidence.Validate(); err != nil {
+		return fmt.Errorf("point %s %s: %w", p.Mode, p.Algorithm, err)
+	}
 	return nil
 }

@@ -1,0 +1,25 @@
+package agent
+
+import "testing"
+
+// BenchmarkEvidencePerPoint is the agent's extra work per point for validity: two readings of /proc and /sys
+// (before and after) and the evidence between them. bench/README.md compares it with a 1-s point.
+func BenchmarkEvidencePerPoint(b *testing.B) {
+	for b.Loop() {
+		before := sampleEvidence("")
+		after := sampleEvidence("")
+		if ev := evidenceBetween(before, after); ev == nil {
+			b.Fatal("no evidence")
+		}
+	}
+}
+
+// BenchmarkEvidenceBoardTree is the same over the 4-core fixture board with cpufreq, thermal and hwmon: what
+// a board that exposes everything costs in parsing.
+func BenchmarkEvidenceBoardTree(b *testing.B) {
+	for b.Loop() {
+		before := sampleEvidence("testdata/evidence/rk3399-before")
+		after := sampleEvidence("testdata/evidence/rk3399-after")
+		evidenceBetween(before, after)
+	}
+}
