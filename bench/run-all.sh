@@ -41,6 +41,11 @@ if want store; then
 	run store go run ./bench/store -points 1000000
 	run store-gobench go test -run '^$' -bench . -benchmem ./store
 fi
+if want validity; then
+	run validity-evidence-cost go test -run '^$' -bench Evidence -benchmem -count 3 ./agent
+	run false-alarms-tolerant bench/validity/false-alarms.sh "$out/fleet" 20 tolerant
+	run false-alarms-default bench/validity/false-alarms.sh "$out/fleet" 20 default
+fi
 if want fuzz; then
 	# One target at a time, one worker: the machine is shared.
 	run fuzz-parsespeed go test -run '^$' -fuzz '^FuzzParseSpeed$' -fuzztime 1000000x -fuzzminimizetime 2s -parallel 1 ./opensslspeed

@@ -27,10 +27,10 @@ for n in $(seq 1 "$nights"); do
 	verdict=$(grep -o 'local *\(suspect\|invalid\):.*' "$dir/run.err" | cut -c1-90)
 	[ "$n" -eq 1 ] && { echo "night 1: baseline ${verdict:-ok}"; continue; }
 	"$fleet" regress --inventory "$dir/boards.toml" --db "$dir/fleet.db" --baseline nightly --run nightly \
-		>"$dir/plain.out" 2>&1
+		>"$dir/plain.out" 2>"$dir/plain.err"
 	a=$?
 	"$fleet" regress --inventory "$dir/boards.toml" --db "$dir/fleet.db" --baseline nightly --run nightly --confirm \
-		>"$dir/confirm.out" 2>&1
+		>"$dir/confirm.out" 2>"$dir/confirm.err"
 	b=$?
 	plain="$plain $a" confirm="$confirm $b"
 	echo "night $n: regress exit $a, with --confirm exit $b; $(head -1 "$dir/plain.out" | sed 's/.*: //') → $(head -1 "$dir/confirm.out" | sed 's/.*: //')${verdict:+; run $verdict}"
