@@ -4,23 +4,24 @@ import "github.com/fleetlab/fleet/validity"
 
 // Board is one board after defaults are applied. The board named "local" is the host itself (no SSH).
 type Board struct {
-	Name         string             `toml:"-"`
-	Host         string             `toml:"host"` // address or an alias from ~/.ssh/config
-	Port         int                `toml:"port"` // 0: from ~/.ssh/config, else 22
-	User         string             `toml:"user"`
-	IdentityFile string             `toml:"identity_file"` // "~" expanded by the loader
-	KnownHosts   string             `toml:"known_hosts"`   // "~" expanded by the loader
-	ProxyJump    string             `toml:"proxy_jump"`    // "gw1,gw2" like OpenSSH ProxyJump
-	Arch         string             `toml:"arch"`          // armv5, armv6, armv7, arm64, amd64, 386; empty: detect
-	SoC          string             `toml:"soc"`
-	Tags         []string           `toml:"tags"`
-	Modes        []string           `toml:"modes"`   // what to sweep on this board; empty: what the profile asks for
-	Env          map[string]string  `toml:"env"`     // extra environment for openssl, merged over [defaults] env
-	OpenSSL      string             `toml:"openssl"` // path of openssl on the board; empty: "openssl" from PATH
-	Validity     validity.Overrides `toml:"-"`       // [boards.NAME.validity]: limits of the validity verdict
-	Prepare      Preparation        `toml:"-"`       // [boards.NAME.validity]: quiet_wait, governor
-	Local        bool               `toml:"-"`       // the built-in local board
-	Source       string             `toml:"-"`       // "file:line" where the board is defined, for messages; empty if built in
+	Name         string            `toml:"-"`
+	Host         string            `toml:"host"` // address or an alias from ~/.ssh/config
+	Port         int               `toml:"port"` // 0: from ~/.ssh/config, else 22
+	User         string            `toml:"user"`
+	IdentityFile string            `toml:"identity_file"` // "~" expanded by the loader
+	KnownHosts   string            `toml:"known_hosts"`   // "~" expanded by the loader
+	ProxyJump    string            `toml:"proxy_jump"`    // "gw1,gw2" like OpenSSH ProxyJump
+	Arch         string            `toml:"arch"`          // armv5, armv6, armv7, arm64, amd64, 386; empty: detect
+	SoC          string            `toml:"soc"`
+	Tags         []string          `toml:"tags"`
+	Modes        []string          `toml:"modes"`   // what to sweep on this board; empty: what the profile asks for
+	Env          map[string]string `toml:"env"`     // extra environment for openssl, merged over [defaults] env
+	OpenSSL      string            `toml:"openssl"` // path of openssl on the board; empty: "openssl" from PATH
+	Local        bool              `toml:"-"`       // the built-in local board
+	Source       string            `toml:"-"`       // "file:line" where the board is defined, for messages; empty if built in
+
+	Validity validity.Overrides `toml:"-"` // [boards.NAME.validity]: limits of the validity verdict
+	Prepare  Preparation        `toml:"-"` // [boards.NAME.validity]: quiet_wait, governor
 }
 
 // Profile is a named sweep: what to measure and how long.
