@@ -25,17 +25,20 @@ func TestConfirmTransient(t *testing.T) {
 	if r := w.fleet(nightly...); r.code != 0 {
 		t.Fatalf("baseline:\n%s", r)
 	}
-	stop := startHogsUntil(t, 2*runtime.NumCPU())
+	// four hogs a core leave openssl a fifth of a core or less: a drop of about 80 %, far beyond what the load of
+	// other tests (this package runs beside the rest of go test ./...) does to the re-measure
+	stop := startHogsUntil(t, 4*runtime.NumCPU())
 	r := w.fleet(nightly...)
 	stop()
 	if r.code != 0 {
 		t.Fatalf("hogged nightly:\n%s", r)
 	}
-	reg := w.fleet("regress", "--baseline", "nightly", "--run", "nightly", "--threshold", "20%")
+	// the threshold is high because the baseline is one sample on a shared machine: only the hog's drop counts
+	reg := w.fleet("regress", "--baseline", "nightly", "--run", "nightly", "--threshold", "60%")
 	if reg.code != 1 {
-		t.Skipf("the hog did not slow the nightly by 20 %% on this machine (exit %d):\n%s", reg.code, reg.stdout)
+		t.Skipf("the hogs did not slow the nightly by 60 %% on this machine (exit %d):\n%s", reg.code, reg.stdout)
 	}
-	reg = w.fleet("regress", "--baseline", "nightly", "--run", "nightly", "--threshold", "20%", "--confirm")
+	reg = w.fleet("regress", "--baseline", "nightly", "--run", "nightly", "--threshold", "60%", "--confirm")
 	t.Logf("%s", reg.stdout)
 	if reg.code != 0 || !strings.Contains(reg.stdout, "transient") {
 		t.Errorf("regress --confirm after a one-off drop: want exit 0 and transient\n%s", reg)

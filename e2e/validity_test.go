@@ -37,6 +37,7 @@ func TestValidityLocalEndToEnd(t *testing.T) {
 	// limits that accept anything, so that regress below has a valid baseline either way.
 	bg := machineBackground(t, 2*time.Second)
 	quiet := bg < peak/2
+	w.writeInventory("") // the default limits
 	if !quiet {
 		w.writeInventory("[boards.local]\nvalidity = { background_peak_pct = 100, background_avg_pct = 100 }\n")
 	}
@@ -52,6 +53,7 @@ func TestValidityLocalEndToEnd(t *testing.T) {
 			t.Skipf("this machine is not quiet (background CPU %.1f %% over 2 s, needs below %.1f %% of %d cores): the quiet case needs an idle machine", bg, peak/2, cores)
 		}
 		for _, m := range w.measurements(db, store.Filter{RunID: base}) {
+			t.Logf("%s %s %d: %s %q", m.Mode, m.Algorithm, m.BlockSize, m.Validity, m.ValidityReasons)
 			if m.Validity == protocol.ValidityInvalid || m.Validity == "" {
 				t.Errorf("%s %s %d on a quiet machine: %q %q, want ok (or at worst suspect)", m.Mode, m.Algorithm, m.BlockSize, m.Validity, m.ValidityReasons)
 			}
