@@ -27,15 +27,13 @@ func normalizeFormat(format string) string {
 	}
 }
 
-// errFormat reports a format a command does not offer.
-func errFormat(what, format string, offered ...string) error {
-	return fmt.Errorf("%s: unknown format %q (want %s)", what, format, strings.Join(offered, ", "))
-}
-
 // WriteCompare renders a comparison as text, markdown, csv, json or html.
 func WriteCompare(w io.Writer, c *Comparison, format string) error {
-	var err error
-	switch f := normalizeFormat(format); f {
+	f, err := ViewCompare.CheckFormat(format)
+	if err != nil {
+		return err
+	}
+	switch f {
 	case FormatText:
 		err = c.document().writeText(w)
 	case FormatMarkdown:
@@ -47,7 +45,7 @@ func WriteCompare(w io.Writer, c *Comparison, format string) error {
 	case FormatHTML:
 		err = WriteHTML(w, HTMLReport{Title: "fleet compare", Comparison: c})
 	default:
-		return errFormat("compare", format, FormatText, FormatMarkdown, FormatCSV, FormatJSON, FormatHTML)
+		return fmt.Errorf("compare: format %q offered but not rendered", f)
 	}
 	if err != nil {
 		return fmt.Errorf("write comparison: %w", err)
@@ -60,8 +58,11 @@ const FormatJUnit = "junit"
 
 // WriteRegression renders a regression as text, markdown, csv, json or junit.
 func WriteRegression(w io.Writer, r *Regression, format string) error {
-	var err error
-	switch f := normalizeFormat(format); f {
+	f, err := ViewRegress.CheckFormat(format)
+	if err != nil {
+		return err
+	}
+	switch f {
 	case FormatText:
 		err = r.document().writeText(w)
 	case FormatMarkdown:
@@ -70,10 +71,10 @@ func WriteRegression(w io.Writer, r *Regression, format string) error {
 		err = writeRegressCSV(w, r)
 	case FormatJSON:
 		err = writeJSON(w, r)
-	case FormatJUnit, "xml":
+	case FormatJUnit:
 		return WriteJUnit(w, r)
 	default:
-		return errFormat("regress", format, FormatText, FormatMarkdown, FormatCSV, FormatJSON, FormatJUnit)
+		return fmt.Errorf("regress: format %q offered but not rendered", f)
 	}
 	if err != nil {
 		return fmt.Errorf("write regression: %w", err)
