@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/fleetlab/fleet/inventory"
 	"github.com/fleetlab/fleet/report"
 	"github.com/fleetlab/fleet/store"
 )
@@ -28,10 +29,10 @@ beats the CPU path ("never" when it does not). Defaults to the latest run of eac
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "run", Aliases: []string{"r"}, Value: "latest", Usage: "run `ID`, label, or latest (per board)"},
 			&cli.StringSliceFlag{Name: "boards", Aliases: []string{"b"}, Usage: "only these `BOARDS`"},
-			&cli.StringSliceFlag{Name: "modes", Aliases: []string{"m"}, Usage: "only these `MODES`"},
-			&cli.StringSliceFlag{Name: "algorithms", Aliases: []string{"a"}, Usage: "only these `ALGS`"},
-			&cli.StringFlag{Name: "unit", Value: "MB/s", Usage: "`UNIT`: kB/s, MB/s, MiB/s, Mbit/s"},
-			formatFlag("text", "text", "markdown", "csv", "json", "html"),
+			modesFlag("only these `MODES`"),
+			algorithmsFlag("algorithms", []string{"a"}, "only these `ALGS`"),
+			unitFlag(),
+			formatFlag(report.ViewCompare),
 		},
 		Action: withDB(func(c *cli.Context, db *store.DB) error {
 			ms, err := selectRun(c, db, c.String("run"))
@@ -86,19 +87,19 @@ Exit 0 no regression, 1 regression, 3 the run had failed boards.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "baseline", Required: true, Usage: "run `ID`, a label (its latest run per board), or previous"},
 			&cli.StringFlag{Name: "run", Aliases: []string{"r"}, Value: "latest", Usage: "run `ID`, label, or latest (per board)"},
-			&cli.StringFlag{Name: "threshold", Value: "5%", Usage: "smallest change that counts, `PCT`"},
-			&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "significance level"},
+			thresholdFlag(),
+			alphaFlag(),
 			&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE`"},
-			formatFlag("text", "text", "markdown", "csv", "json"),
+			formatFlag(report.ViewRegress),
 		},
 		Action: regressAction,
 	}
 }
 
 func regressAction(c *cli.Context) error {
-	th, err := parsePercent(c.String("threshold"))
+	th, err := parseThreshold(c.String("threshold"))
 	if err != nil {
-		return usageErr("--threshold: %w", err)
+		return err
 	}
 	db, err := openExistingDB(c)
 	if err != nil {
@@ -214,14 +215,6 @@ func boardFacts(c *cli.Context, db *store.DB, runID int64, board string) (*proto
 	return nil, "", nil
 }
 
-func parsePercent(s string) (float64, error) {
-	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
-	if err != nil || v < 0 || v >= 100 {
-		return 0, fmt.Errorf("%q is not a percentage such as 5%%", s)
-	}
-	return v / 100, nil
-}
-
 func isInt(s string) bool {
 	_, err := strconv.ParseInt(s, 10, 64)
 	return err == nil
@@ -234,7 +227,7 @@ func reportCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "run", Aliases: []string{"r"}, Value: "latest", Usage: "run `ID`, label, or latest (per board)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "report.html", Usage: "write to `FILE` (- for stdout)"},
-			&cli.StringSliceFlag{Name: "history", Usage: "history charts for these `ALGS` (default: every algorithm at its largest block size, per board and mode)"},
+			algorithmsFlag("history", nil, "history charts for these `ALGS` (default: every algorithm at its largest block size, per board and mode)"),
 		},
 		Action: withDB(func(c *cli.Context, db *store.DB) error {
 			ms, err := selectRun(c, db, c.String("run"))
@@ -258,6 +251,9 @@ func reportCommand() *cli.Command {
 					}
 				}
 			}
+			if err := checkMeasured(ms, "history", splitList(c.StringSlice("history")), c.String("run")); err != nil {
+				return err
+			}
 			if err := addHistories(c, db, ms, data.History, c.StringSlice("history")); err != nil {
 				return err
 			}
@@ -274,6 +270,24 @@ func reportCommand() *cli.Command {
 			return report.WriteHTML(out, data)
 		}),
 	}
+}
+
+// checkMeasured refuses algorithms (of the flag named flag) that the run did not measure: they would draw nothing.
+func checkMeasured(ms []store.Measurement, flag string, algs []string, run string) error {
+	var measured []string
+	for _, m := range ms {
+		if !slices.Contains(measured, m.Algorithm) {
+			measured = append(measured, m.Algorithm)
+		}
+	}
+	for _, a := range algs {
+		if !slices.Contains(measured, a) {
+			slices.Sort(measured)
+			return usageErr("--%s: run %s has no algorithm %q%s (it has %s)", flag, run, a,
+				inventory.DidYouMean(a, measured), strings.Join(measured, ", "))
+		}
+	}
+	return nil
 }
 
 // addHistories adds a history chart per (board, mode, algorithm) at the largest block size measured (the size
