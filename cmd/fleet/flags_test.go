@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fleetlab/fleet/report"
 )
 
 // seededDB is a database with a nightly run and a later unlabelled rerun of board am64x, as runs 1 and 2.
@@ -232,4 +234,40 @@ func captureFile(t *testing.T, name string) string {
 		t.Fatalf("capture %s: %v", name, err)
 	}
 	return path
+}
+
+// TestFormatFlagsComeFromTheViews: each command's --format help lists exactly what its report view offers, and the
+// query commands accept every one of them.
+func TestFormatFlagsComeFromTheViews(t *testing.T) {
+	db := seededDB(t)
+	for _, tc := range []struct {
+		view report.View
+		args []string
+	}{
+		{report.ViewCompare, []string{"compare"}},
+		{report.ViewRegress, []string{"regress", "--baseline", "nightly"}},
+		{report.ViewRuns, []string{"runs"}},
+		{report.ViewResults, []string{"results"}},
+		{report.ViewHistory, []string{"history", "--board", "am64x", "--algorithm", "aes-128-cbc"}},
+		{report.ViewShow, []string{"show", "1"}},
+		{report.ViewRun, []string{"run"}},
+		{report.ViewImport, []string{"import"}},
+	} {
+		t.Run(string(tc.view), func(t *testing.T) {
+			help, _, _ := runFleet(t, tc.args[0], "--help")
+			want := "output FORMAT: " + strings.Join(tc.view.Formats(), ", ") + " (default: \"" + tc.view.Formats()[0] + "\")"
+			if !strings.Contains(help, want) {
+				t.Errorf("fleet %s --help lacks %q:\n%s", tc.args[0], want, help)
+			}
+			if tc.view == report.ViewRun || tc.view == report.ViewImport {
+				return // measured or read from files: covered elsewhere
+			}
+			for _, f := range tc.view.Formats() {
+				stdout, stderr, code := runFleet(t, append(tc.args, "--db", db, "--format", f)...)
+				if code != 0 || stdout == "" {
+					t.Errorf("fleet %s --format %s: exit %d, %d bytes out: %s", tc.args[0], f, code, len(stdout), stderr)
+				}
+			}
+		})
+	}
 }
