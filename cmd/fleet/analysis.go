@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -89,7 +90,13 @@ Exit 0 no regression, 1 regression, 3 the run had failed boards.`,
 			&cli.StringFlag{Name: "run", Aliases: []string{"r"}, Value: "latest", Usage: "run `ID`, label, or latest (per board)"},
 			thresholdFlag(),
 			alphaFlag(),
-			&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE`"},
+			&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE`", Action: func(c *cli.Context, path string) error {
+				// Known before the database is read, not after the verdicts are printed.
+				if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
+					return usageErr("--junit %q: its directory does not exist: %v", path, statErr(fi, err))
+				}
+				return nil
+			}},
 			formatFlag(report.ViewRegress),
 		},
 		Action: regressAction,

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 
@@ -160,4 +162,15 @@ func quoteAll(args []string) string {
 		q[i] = strconv.Quote(a)
 	}
 	return strings.Join(q, " ")
+}
+
+// statErr is what a flag's path check says when the path is there but of the wrong kind.
+func statErr(fi os.FileInfo, err error) error {
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() {
+		return fmt.Errorf("it is a directory")
+	}
+	return fmt.Errorf("it is not a regular file")
 }

@@ -138,6 +138,8 @@ func TestRunValidatesEveryFlagBeforeMeasuring(t *testing.T) {
 		{"algorithms", []string{"--algorithms", "aes;rm -rf"}, "--algorithms"},
 		{"repeat", []string{"--repeat", "0"}, "repeats 0 is out of range"},
 		{"extra argument", []string{"now"}, "run takes no arguments"},
+		{"agent", []string{"--agent", "testdata"}, "--agent"},
+		{"agent missing", []string{"--agent", "no-such-agent"}, "--agent"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			db := filepath.Join(t.TempDir(), "fleet.db")
@@ -200,6 +202,7 @@ func TestSilentlyIgnoredValuesRefused(t *testing.T) {
 		{[]string{"compare", "--unit", "furlongs"}, []string{"--unit", "MB/s"}},
 		{[]string{"compare", "--format", "xml"}, []string{`unknown format "xml" for compare (want text, markdown, csv, json or html)`}},
 		{[]string{"--db", "", "runs"}, []string{"--db: empty path"}},
+		{[]string{"regress", "--baseline", "nightly", "--junit", "no-such-dir/regress.xml"}, []string{"--junit", "directory does not exist"}},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			wantUsage(t, append(tc.args, "--db", db), tc.wants...)

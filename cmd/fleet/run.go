@@ -31,7 +31,13 @@ func selectionFlags() []cli.Flag {
 func sshFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "accept-new", Usage: "trust a board's host key on first use and add it to known_hosts (a changed key is always refused)"},
-		&cli.StringFlag{Name: "agent", Usage: "use this prebuilt fleet-agent `PATH` instead of building one with the Go toolchain"},
+		&cli.StringFlag{Name: "agent", Usage: "use this prebuilt fleet-agent `PATH` instead of building one with the Go toolchain",
+			Action: func(c *cli.Context, path string) error {
+				if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+					return usageErr("--agent %q: want a fleet-agent binary (a regular file): %v", path, statErr(fi, err))
+				}
+				return nil
+			}},
 		&cli.IntFlag{Name: "concurrency", Aliases: []string{"j"}, Value: 8, Usage: "`N` boards at once", Action: func(c *cli.Context, n int) error {
 			if n < 1 {
 				return usageErr("--concurrency %d: want at least 1 board at once", n)
