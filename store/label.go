@@ -9,7 +9,7 @@ import (
 )
 
 // MaxLabelLen is the longest label, in bytes: a label is a short name for people (nightly, v2.1-rc1).
-const MaxLabelLen = 64
+const MaxLabelLen = 128
 
 // runIDRE matches what ResolveRun would read as a run id rather than a label (also beyond int64, so that
 // 99999999999999999999 cannot pass for a label either).

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fleetlab/fleet/report"
+	"github.com/fleetlab/fleet/store"
 )
 
 // seededDB is a database with a nightly run and a later unlabelled rerun of board am64x, as runs 1 and 2.
@@ -156,7 +157,7 @@ func TestRunValidatesEveryFlagBeforeMeasuring(t *testing.T) {
 func TestLabelsWithControlCharactersOrRunReferencesRefused(t *testing.T) {
 	capture := captureFile(t, "L01_local-3.0-evp-aes128cbc-elapsed.txt")
 	for _, label := range []string{"x\nnightly", "\x1b[31mred", "a\x00b", "tab\there", "del\x7f", "latest", "previous", "7", "007", "+7", "-3",
-		"99999999999999999999", strings.Repeat("n", 65)} {
+		"99999999999999999999", strings.Repeat("n", store.MaxLabelLen+1)} {
 		t.Run(label, func(t *testing.T) {
 			for _, cmd := range [][]string{
 				{"import", "--board", "am335x", capture},
