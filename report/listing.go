@@ -62,12 +62,25 @@ type runJSON struct {
 	Source      string    `json:"source,omitempty"`
 }
 
+func newRunJSON(r store.Run, current ...int64) runJSON {
+	boards := r.Boards
+	if boards == nil {
+		boards = []string{}
+	}
+	return runJSON{ID: r.ID, Started: r.Started.UTC(), Finished: r.Finished.UTC(), Label: r.Label,
+		Status: string(r.Status), Incomplete: runStatus(r, current...) == "incomplete", Boards: boards, Points: r.Points,
+		ToolVersion: r.ToolVersion, Host: r.Host, CommandLine: r.CommandLine, Source: r.Source}
+}
+
 // WriteRuns lists runs: id, start time (UTC), label, status, boards and points. A run still marked running is
 // shown as "incomplete" unless its id is among current (the runs of the calling process, if it has any).
 // Formats: text (table), markdown, csv, json.
 func WriteRuns(w io.Writer, runs []store.Run, format string, current ...int64) error {
-	var err error
-	switch f := normalizeFormat(format); f {
+	f, err := ViewRuns.CheckFormat(format)
+	if err != nil {
+		return err
+	}
+	switch f {
 	case FormatText, FormatMarkdown:
 		d := document{Tables: []table{runsTable(runs, current...)}}
 		for _, r := range runs {
@@ -84,13 +97,7 @@ func WriteRuns(w io.Writer, runs []store.Run, format string, current ...int64) e
 	case FormatJSON:
 		out := make([]runJSON, 0, len(runs))
 		for _, r := range runs {
-			boards := r.Boards
-			if boards == nil {
-				boards = []string{}
-			}
-			out = append(out, runJSON{ID: r.ID, Started: r.Started.UTC(), Finished: r.Finished.UTC(), Label: r.Label,
-				Status: string(r.Status), Incomplete: runStatus(r, current...) == "incomplete", Boards: boards, Points: r.Points,
-				ToolVersion: r.ToolVersion, Host: r.Host, CommandLine: r.CommandLine, Source: r.Source})
+			out = append(out, newRunJSON(r, current...))
 		}
 		err = writeJSON(w, out)
 	case FormatCSV:
@@ -107,7 +114,7 @@ func WriteRuns(w io.Writer, runs []store.Run, format string, current ...int64) e
 		cw.Flush()
 		err = cw.Error()
 	default:
-		return errFormat("runs", format, FormatText, FormatMarkdown, FormatCSV, FormatJSON)
+		return fmt.Errorf("runs: format %q offered but not rendered", f)
 	}
 	if err != nil {
 		return fmt.Errorf("write runs: %w", err)
@@ -137,8 +144,11 @@ type resultJSON struct {
 
 // WriteResults lists measurements one per line. Formats: text (table, MB/s), markdown, csv, json.
 func WriteResults(w io.Writer, ms []store.Measurement, format string) error {
-	var err error
-	switch f := normalizeFormat(format); f {
+	f, err := ViewResults.CheckFormat(format)
+	if err != nil {
+		return err
+	}
+	switch f {
 	case FormatText, FormatMarkdown:
 		t := table{Header: []string{"run", "board", "mode", "algorithm", "size", "threads", "repeat", "throughput",
 			"cpu %", "wall s", "user s", "sys s", "timing", "note"}, Align: "rllllrrrrrrrll"}
@@ -185,7 +195,7 @@ func WriteResults(w io.Writer, ms []store.Measurement, format string) error {
 		cw.Flush()
 		err = cw.Error()
 	default:
-		return errFormat("results", format, FormatText, FormatMarkdown, FormatCSV, FormatJSON)
+		return fmt.Errorf("results: format %q offered but not rendered", f)
 	}
 	if err != nil {
 		return fmt.Errorf("write results: %w", err)

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +17,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/fleetlab/fleet/internal/atomicfile"
+	"github.com/fleetlab/fleet/inventory"
 	"github.com/fleetlab/fleet/report"
 	"github.com/fleetlab/fleet/store"
 )
@@ -36,10 +40,10 @@ one block size (--size, default the largest that two boards measured). --wide pr
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "run", Aliases: []string{"r"}, Value: "latest", Usage: "run `ID`, label, or latest (per board)"},
 			&cli.StringSliceFlag{Name: "boards", Aliases: []string{"b"}, Usage: "only these `BOARDS`"},
-			&cli.StringSliceFlag{Name: "modes", Aliases: []string{"m"}, Usage: "only these `MODES`"},
-			&cli.StringSliceFlag{Name: "algorithms", Aliases: []string{"a"}, Usage: "only these `ALGS`"},
-			&cli.StringFlag{Name: "unit", Value: "MB/s", Usage: "`UNIT`: kB/s, MB/s, MiB/s, Mbit/s"},
-			formatFlag("text", "text", "markdown", "csv", "json", "html"),
+			modesFlag("only these `MODES`"),
+			algorithmsFlag("algorithms", []string{"a"}, "only these `ALGS`"),
+			unitFlag(),
+			formatFlag(report.ViewCompare),
 		}, layoutFlags("size")...),
 		Action: withDB(func(c *cli.Context, db *store.DB) error {
 			layout, err := layoutFromFlags(c, "size")
@@ -100,19 +104,25 @@ Exit 0 no regression, 1 regression, 3 the run had failed boards.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "baseline", Required: true, Usage: "run `ID`, a label (its newest run per board before the judged one), previous, or latest (each board's newest other run)"},
 			&cli.StringFlag{Name: "run", Aliases: []string{"r"}, Value: "latest", Usage: "run `ID`, label, or latest (per board)"},
-			&cli.StringFlag{Name: "threshold", Value: "5%", Usage: "smallest change that counts, `PCT`"},
-			&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "significance level"},
-			&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE`"},
-			formatFlag("text", "text", "markdown", "csv", "json"),
+			thresholdFlag(),
+			alphaFlag(),
+			&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE`", Action: func(c *cli.Context, path string) error {
+				// Known before the database is read, not after the verdicts are printed.
+				if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
+					return usageErr("--junit %q: its directory does not exist: %v", path, statErr(fi, err))
+				}
+				return nil
+			}},
+			formatFlag(report.ViewRegress),
 		},
 		Action: regressAction,
 	}
 }
 
 func regressAction(c *cli.Context) error {
-	th, err := parsePercent(c.String("threshold"))
+	th, err := parseThreshold(c.String("threshold"))
 	if err != nil {
-		return usageErr("--threshold: %w", err)
+		return err
 	}
 	db, err := openExistingDB(c)
 	if err != nil {
@@ -192,10 +202,11 @@ func boardFacts(c *cli.Context, db *store.DB, runID int64, board string) (*proto
 	return nil, "", nil
 }
 
+// parsePercent reads a percentage ("5%" or "5") as a fraction (0.05): at least 0 and below 100, never NaN.
 func parsePercent(s string) (float64, error) {
 	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
-	if err != nil || v < 0 || v >= 100 {
-		return 0, fmt.Errorf("%q is not a percentage such as 5%%", s)
+	if err != nil || math.IsNaN(v) || v < 0 || v >= 100 {
+		return 0, fmt.Errorf("%q is not a percentage from 0%% to below 100%%, such as 5%%", s)
 	}
 	return v / 100, nil
 }
@@ -207,7 +218,7 @@ func reportCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "run", Aliases: []string{"r"}, Value: "latest", Usage: "run `ID`, label, or latest (per board)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "report.html", Usage: "write to `FILE` (- for stdout)"},
-			&cli.StringSliceFlag{Name: "history", Usage: "history charts for these `ALGS` (default: every algorithm at its largest block size, per board and mode)"},
+			algorithmsFlag("history", nil, "history charts for these `ALGS` (default: every algorithm at its largest block size, per board and mode)"),
 		},
 		Action: withDB(func(c *cli.Context, db *store.DB) error {
 			ms, err := selectRun(c, db, c.String("run"))
@@ -231,6 +242,9 @@ func reportCommand() *cli.Command {
 					}
 				}
 			}
+			if err := checkMeasured(ms, "history", splitList(c.StringSlice("history")), c.String("run")); err != nil {
+				return err
+			}
 			if err := addHistories(c, db, ms, data.History, c.StringSlice("history")); err != nil {
 				return err
 			}
@@ -248,6 +262,24 @@ func reportCommand() *cli.Command {
 			return nil
 		}),
 	}
+}
+
+// checkMeasured refuses algorithms (of the flag named flag) that the run did not measure: they would draw nothing.
+func checkMeasured(ms []store.Measurement, flag string, algs []string, run string) error {
+	var measured []string
+	for _, m := range ms {
+		if !slices.Contains(measured, m.Algorithm) {
+			measured = append(measured, m.Algorithm)
+		}
+	}
+	for _, a := range algs {
+		if !slices.Contains(measured, a) {
+			slices.Sort(measured)
+			return usageErr("--%s: run %s has no algorithm %q%s (it has %s)", flag, run, a,
+				inventory.DidYouMean(a, measured), strings.Join(measured, ", "))
+		}
+	}
+	return nil
 }
 
 // addHistories adds a history chart per (board, mode, algorithm) at the largest block size measured (the size

@@ -45,7 +45,7 @@ id); the search still reads the history before it. Exit 1 with --fail-on-drop wh
 			&cli.StringFlag{Name: "min-change", Value: "5%", Usage: "smallest step reported, `PCT`"},
 			&cli.StringFlag{Name: "fail-on-drop", Usage: "exit 1 when a drop of at least `PCT` starts in the window"},
 			&cli.IntFlag{Name: "max-runs", Value: defaultMaxRuns, Usage: "read at most the newest `N` runs of each board"},
-			formatFlag("text", "text", "markdown", "json"),
+			formatFlag(report.ViewChanges),
 		},
 		Action: changesAction,
 	}

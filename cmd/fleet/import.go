@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,11 +31,11 @@ Runs timed on CPU time (no -elapsed) keep OpenSSL's figure and are re-derived on
    fleet import --board am335x --dry-run --format json capture.txt      print the points, store nothing`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "board", Required: true, Usage: "the board the captures came from"},
-			&cli.StringFlag{Name: "label", Usage: "label the run(s)"},
+			&cli.StringFlag{Name: "label", Usage: "`LABEL` the run(s) (e.g. wiki-2019)", Action: checkLabelFlag},
 			&cli.StringFlag{Name: "date", Usage: "when the captures were taken, `DATE` (2026-01-31 or 2026-01-31T02:00 UTC; default now)"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "parse and print, store nothing"},
 			&cli.BoolFlag{Name: "split", Usage: "one run per openssl command instead of one per file"},
-			formatFlag("table", "table", "json"),
+			formatFlag(report.ViewImport),
 		},
 		Action: importAction,
 	}
@@ -154,36 +153,23 @@ func storeImport(ctx context.Context, db *store.DB, info store.RunInfo, board st
 	return w.RunID(), n, nil
 }
 
-// importRecord is one measurement of --dry-run --format json.
-type importRecord struct {
-	File string `json:"file"`
-	protocol.Point
-}
-
 func printImport(c *cli.Context, files []importedFile) error {
-	if c.String("format") == "json" {
-		enc := json.NewEncoder(c.App.Writer)
-		for _, f := range files {
-			for _, r := range f.runs {
-				for _, p := range r.Points {
-					if err := enc.Encode(importRecord{File: f.path, Point: p}); err != nil {
-						return err
-					}
-				}
-			}
-		}
-		return nil
+	format, err := report.ViewImport.CheckFormat(c.String("format"))
+	if err != nil {
+		return usageErr("--format: %w", err)
 	}
-	var ms []store.Measurement
+	var pts []report.ImportedPoint
 	for _, f := range files {
 		for _, r := range f.runs {
-			fmt.Fprintf(c.App.ErrWriter, "%s:%d: %s, %d points, timing %s%s\n", f.path, r.Line, dash(r.Mode), len(r.Points), dash(r.Timing), failedNote(r.Failed))
+			if format == report.FormatText {
+				fmt.Fprintf(c.App.ErrWriter, "%s:%d: %s, %d points, timing %s%s\n", f.path, r.Line, dash(r.Mode), len(r.Points), dash(r.Timing), failedNote(r.Failed))
+			}
 			for _, p := range r.Points {
-				ms = append(ms, store.Measurement{Board: c.String("board"), Point: p})
+				pts = append(pts, report.ImportedPoint{File: f.path, Point: p})
 			}
 		}
 	}
-	return report.WriteResults(c.App.Writer, ms, "table")
+	return report.WriteImport(c.App.Writer, c.String("board"), pts, format)
 }
 
 func failedNote(s string) string {
