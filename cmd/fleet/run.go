@@ -132,7 +132,13 @@ func printOutcomes(w io.Writer, runID int64, outs []fleet.BoardOutcome) {
 		if o.Summary != "" {
 			line += "  (" + o.Summary + ")"
 		}
+		if o.Summary != "" { // the probe spoke: say what became of every mode
+			line += "\n" + strings.Join(modeSummary(o.Modes, true, "      "), "\n")
+		}
 		for _, s := range o.Skipped {
+			if !unexplained(o.Modes, s.Mode, s.Algorithm) {
+				continue
+			}
 			what := s.Mode
 			if s.Algorithm != "" {
 				what += " " + s.Algorithm
