@@ -190,15 +190,3 @@ func TestPlannedPoints(t *testing.T) {
 		}
 	}
 }
-
-func TestBoardPlanModes(t *testing.T) {
-	b := inventory.Board{Name: "am64x", Modes: []string{"soft", "cpu", "devcrypto"}}
-	opts := RunOptions{Sweep: inventory.Profile{Modes: []string{"soft", "cpu"}}}
-	if got := boardPlan(opts, b).Modes; len(got) != 3 {
-		t.Errorf("board modes not used: %v", got)
-	}
-	opts.ModesSet = true
-	if got := boardPlan(opts, b).Modes; len(got) != 2 {
-		t.Errorf("--modes did not win over the board's modes: %v", got)
-	}
-}

@@ -3,8 +3,10 @@ package fleet
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -70,6 +72,60 @@ func TestSSHEncryptedIdentity(t *testing.T) {
 				t.Errorf("DialSSH = %v, want ErrAuthFailed saying %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestSSHRefusesKeyReadableByOthers: a private key that group or others may read is refused with the chmod that
+// fixes it, as OpenSSH refuses it; a default identity that is too open is passed over, like ssh does, and named
+// in the failure.
+func TestSSHRefusesKeyReadableByOthers(t *testing.T) {
+	srv := sshtest.Start(t, sshtest.Options{})
+	tests := []struct {
+		name     string
+		mode     os.FileMode
+		explicit bool
+		refused  bool
+	}{
+		{name: "0644 explicit", mode: 0o644, explicit: true, refused: true},
+		{name: "0666 explicit", mode: 0o666, explicit: true, refused: true},
+		{name: "0640 explicit", mode: 0o640, explicit: true, refused: true},
+		{name: "0644 default identity", mode: 0o644, refused: true},
+		{name: "0600 explicit", mode: 0o600, explicit: true},
+		{name: "0400 default identity", mode: 0o400},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := testSSHOptions(t)
+			b := testBoard(t, srv)
+			path := filepath.Join(opts.Home, ".ssh", "id_ed25519")
+			sshtest.WriteIdentity(t, path, srv.ClientKey(), "")
+			if err := os.Chmod(path, tc.mode); err != nil {
+				t.Fatal(err)
+			}
+			b.IdentityFile = ""
+			if tc.explicit {
+				b.IdentityFile = path
+			}
+			tr, err := DialSSH(context.Background(), b, opts)
+			if !tc.refused {
+				if err != nil {
+					t.Fatalf("DialSSH with a key of mode %04o = %v, want it used", tc.mode, err)
+				}
+				tr.Close()
+				return
+			}
+			want := fmt.Sprintf("permissions %04o are too open", tc.mode)
+			fix := "chmod 600 ~/.ssh/id_ed25519"
+			if !errors.Is(err, ErrAuthFailed) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), fix) {
+				t.Errorf("DialSSH = %v, want ErrAuthFailed saying %q and %q", err, want, fix)
+			}
+			if err == nil {
+				tr.Close()
+			}
+		})
+	}
+	if got := srv.Connections(); got != 2 {
+		t.Errorf("connections = %d, want 2: a refused key is never offered", got)
 	}
 }
 

@@ -154,15 +154,21 @@ func printOutcomes(w io.Writer, runID int64, outs []fleet.BoardOutcome) {
 		if o.Summary != "" {
 			line += "  (" + o.Summary + ")"
 		}
+		if o.Err != nil {
+			line += "\n      cause: " + o.Err.Error()
+		}
+		if o.Summary != "" { // the probe spoke: say what became of every mode
+			line += "\n" + strings.Join(modeSummary(o.Modes, true, "      "), "\n")
+		}
 		for _, s := range o.Skipped {
+			if !unexplained(o.Modes, s.Mode, s.Algorithm) {
+				continue
+			}
 			what := s.Mode
 			if s.Algorithm != "" {
 				what += " " + s.Algorithm
 			}
 			line += fmt.Sprintf("\n      not measured: %s: %s", what, s.Reason)
-		}
-		if o.Err != nil {
-			line += "\n      cause: " + o.Err.Error()
 		}
 		fmt.Fprintln(w, line)
 	}
