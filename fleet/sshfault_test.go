@@ -286,6 +286,34 @@ func TestSSHKeepalivesUnanswered(t *testing.T) {
 	}
 }
 
+// TestSSHKeepaliveWaitsWhileDataFlows: a keepalive reply that is late while the board keeps sending (a push or
+// a sweep on a loaded machine: seen in the e2e suite at load 12 on 2 cores) is not a lost link; the same silence
+// with nothing arriving is (TestSSHKeepalivesUnanswered), and so is a reply missing beyond keepaliveMaxWait.
+func TestSSHKeepaliveWaitsWhileDataFlows(t *testing.T) {
+	srv := sshtest.Start(t, sshtest.Options{IgnoreKeepalives: true})
+	opts := testSSHOptions(t)
+	opts.KeepaliveInterval, opts.KeepaliveTimeout = 100*time.Millisecond, 300*time.Millisecond
+	tr := dialTest(t, testBoard(t, srv), opts)
+	// 0.5 s of output every 20 ms: longer than the timeout, shorter than keepaliveMaxWait × timeout (1.2 s).
+	var out strings.Builder
+	err := tr.Run(context.Background(), Command{Args: []string{"sh", "-c", "i=0; while [ $i -lt 25 ]; do echo x; sleep 0.02; i=$((i+1)); done"}, Stdout: &out})
+	if err != nil {
+		t.Fatalf("Run while data flows = %v, want nil", err)
+	}
+	if got, want := strings.Count(out.String(), "x"), 25; got != want {
+		t.Errorf("output lines = %d, want %d", got, want)
+	}
+	// A reply never comes: even with data flowing the link is declared lost after keepaliveMaxWait × timeout.
+	start := time.Now()
+	err = tr.Run(context.Background(), Command{Args: []string{"sh", "-c", "while :; do echo x; sleep 0.02; done"}, Stdout: io.Discard})
+	if !errors.Is(err, ErrConnectionLost) {
+		t.Errorf("Run with keepalives never answered = %v, want ErrConnectionLost", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("lost after %v, want within about keepaliveMaxWait × timeout", d)
+	}
+}
+
 func TestSSHMissingIdentity(t *testing.T) {
 	srv := sshtest.Start(t, sshtest.Options{})
 	b := testBoard(t, srv)
