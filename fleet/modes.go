@@ -154,3 +154,20 @@ func unavailableList(un []protocol.ModeFact, modes []string) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// unavailableModes are the modes the probe found unavailable on the board.
+func unavailableModes(f *protocol.Facts) map[string]bool {
+	m := map[string]bool{}
+	for _, mf := range f.Modes {
+		if !mf.Available {
+			m[mf.Mode] = true
+		}
+	}
+	return m
+}
+
+// withoutModes is plan without the modes in drop.
+func withoutModes(plan protocol.Plan, drop map[string]bool) protocol.Plan {
+	plan.Modes = slices.DeleteFunc(slices.Clone(plan.Modes), func(m string) bool { return drop[m] })
+	return plan
+}

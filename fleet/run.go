@@ -179,7 +179,9 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 	}
 	modes = func() ModeReport { return modeReport(facts, plan.Modes, rec.goodByMode()) }
 
-	total := plannedPoints(plan)
+	// Progress counts what will be measured: a mode the probe found unavailable is one skip, not a run of slots.
+	rec.unavailable = unavailableModes(facts)
+	total := plannedPoints(withoutModes(plan, rec.unavailable))
 	ev(Event{Stage: StageSweep, Total: total})
 	err = sweep(ctx, t, d.remote, plan, rec, func(p progressKey) {
 		ev(Event{Stage: StageSweep, Done: rec.done(), Total: total, Mode: p.mode, Algorithm: p.alg, Size: p.size})
@@ -218,7 +220,8 @@ type recorder struct {
 	good                  map[string]int // points not marked failed, per mode
 	skipped               []protocol.Skip
 	slots                 map[progressKey]bool
-	slotsSkipped          int // planned slots covered by skips
+	slotsSkipped          int             // planned slots covered by skips
+	unavailable           map[string]bool // modes the probe found unavailable: not in the progress total
 }
 
 func (r *recorder) facts(ctx context.Context, f protocol.Facts) error {

@@ -277,9 +277,12 @@ func (r *recorder) skip(ctx context.Context, s protocol.Skip, plan protocol.Plan
 		return fmt.Errorf("store skip: %w", err)
 	}
 	n := 0
-	if s.Algorithm != "" {
+	switch {
+	case s.Algorithm != "":
 		n = slotsPerAlgorithm(plan, s.Algorithm)
-	} else {
+	case r.unavailable[s.Mode]:
+		// left out of the progress total already
+	default:
 		for _, alg := range plan.Algorithms {
 			n += slotsPerAlgorithm(plan, alg)
 		}
