@@ -33,6 +33,7 @@ type speedParser struct {
 	runs    []*speedRunBuilder
 	prev    int         // number of the previous logical line
 	pending *speedAttrs // run-level lines after a finished run, not yet settled (see speed_attrs.go)
+	early   []string    // warnings from before the first run, given to it
 }
 
 var (
@@ -61,6 +62,10 @@ func (p *speedParser) start(line int, cmd []string) *speedRunBuilder {
 	}
 	b := &speedRunBuilder{line: line, cmd: cmd}
 	b.evidence = cmd != nil
+	for _, w := range p.early {
+		b.warn(w)
+	}
+	p.early = nil
 	argv, env := cmd, []string(nil)
 	if cmd == nil {
 		argv, env = p.hint.Command, p.hint.Env
@@ -79,6 +84,16 @@ func (p *speedParser) start(line int, cmd []string) *speedRunBuilder {
 func (p *speedParser) line(l speedLine) {
 	t := l.text
 	defer func() { p.prev = l.num }()
+	if l.note != "" {
+		if len(p.runs) > 0 {
+			p.cur(l.num).warn(l.note)
+		} else {
+			if len(p.early) < 32 {
+				p.early = append(p.early, l.note)
+			}
+		}
+		return
+	}
 	if t == "" {
 		return
 	}
