@@ -38,6 +38,10 @@ type Hint struct {
 // ErrNotFound means a text holds no `openssl speed` output at all.
 var ErrNotFound = errors.New("no openssl speed output found")
 
+// ErrUnnamedEVP is the Problem of a row labelled "evp" (OpenSSL 1.1.1 -multi prints its total so) in a text
+// without an `openssl speed ... -evp ALG` command line, parsed without Hint.Algorithm: its algorithm is unknown.
+var ErrUnnamedEVP = errors.New(`row "evp": no "openssl speed ... -evp ALG" command line in the text names its algorithm`)
+
 // A Problem is a value in the output that no measurement can have (see the bounds in the package doc), or an
 // algorithm name with control characters. It gives no point; the run that holds it is Failed.
 type Problem struct {

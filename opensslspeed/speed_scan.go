@@ -58,7 +58,7 @@ func (s *Scanner) emit(n int) {
 		return
 	}
 	for _, b := range s.p.runs[:n] {
-		if b.evidence || len(b.slots) > 0 {
+		if b.evidence || len(b.slots) > 0 || len(b.problems) > 0 {
 			s.ready = append(s.ready, b.finish(s.p.hint))
 		}
 	}
