@@ -21,9 +21,9 @@ var (
 	speedResultRE  = regexp.MustCompile(`(?:^|\s)(` + speedNumPat + `)\s(?:.*\s)?in\s+(-?\d+(?:\.\d+)?)s\s*$`)
 	speedAsymResRE = regexp.MustCompile(`(?:^|\s)(` + speedNumPat + `)\s+\d+[- ]bits?\s.*\sin\s+(-?\d+(?:\.\d+)?)s\s*$`)
 	speedKEMResRE  = regexp.MustCompile(`(?:^|\s)(` + speedNumPat + `)\s+\S+\s+(KEM|signature)\s.*\sin\s+(-?\d+(?:\.\d+)?)s\s*$`)
-	speedValueRE    = regexp.MustCompile(`^\d+\.\d+k?$`)
-	speedGluedRE    = regexp.MustCompile(`^(.*?[^\d.])(\d+\.\d{2}k?)$`)
-	speedRowNameRE  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9 ()/_.,+-]*$`)
+	speedValueRE   = regexp.MustCompile(`^\d+\.\d+k?$`)
+	speedGluedRE   = regexp.MustCompile(`^(.*?[^\d.])(\d+\.\d{2}k?)$`)
+	speedRowNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9 ()/_.,+-]*$`)
 )
 
 // speedNumPat is a count as openssl prints it, or as a hand-edited capture may spell it.
