@@ -29,7 +29,7 @@ type document struct {
 func (d document) writeText(w io.Writer) error {
 	ew := &errWriter{w: w}
 	if d.Title != "" {
-		ew.printf("%s\n\n", d.Title)
+		ew.printf("%s\n\n", Printable(d.Title))
 	}
 	for i, t := range d.Tables {
 		if i > 0 {
@@ -47,14 +47,15 @@ func writeNotesText(ew *errWriter, notes []string) {
 	}
 	ew.printf("\n")
 	for _, n := range notes {
-		ew.printf("%s\n", n)
+		ew.printf("%s\n", Printable(n))
 	}
 }
 
 func (t table) writeText(ew *errWriter) {
 	if t.Title != "" {
-		ew.printf("%s\n", t.Title)
+		ew.printf("%s\n", Printable(t.Title))
 	}
+	t = t.printable()
 	widths := make([]int, len(t.Header))
 	for _, row := range append([][]string{t.Header}, t.Rows...) {
 		for i, c := range row {
@@ -89,6 +90,24 @@ func (t table) writeText(ew *errWriter) {
 	for _, n := range t.Notes {
 		ew.printf("  %s\n", n)
 	}
+}
+
+// printable returns t with every cell and note made Printable (a copy: the caller's rows stay as they are).
+func (t table) printable() table {
+	cells := func(row []string) []string {
+		out := make([]string, len(row))
+		for i, c := range row {
+			out[i] = Printable(c)
+		}
+		return out
+	}
+	t.Header = cells(t.Header)
+	rows := make([][]string, len(t.Rows))
+	for i, r := range t.Rows {
+		rows[i] = cells(r)
+	}
+	t.Rows, t.Notes = rows, cells(t.Notes)
+	return t
 }
 
 // leftAligned reports whether column i holds labels rather than numbers.
@@ -149,7 +168,7 @@ func (d document) writeMarkdown(w io.Writer) error {
 // mdEscape keeps table syntax and emphasis characters literal.
 func mdEscape(s string) string {
 	r := strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`, "<", "&lt;", ">", "&gt;")
-	return r.Replace(s)
+	return r.Replace(Printable(s))
 }
 
 // errWriter remembers the first write error so renderers can print freely and check once.
