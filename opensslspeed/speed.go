@@ -47,6 +47,7 @@ var ErrUnnamedEVP = errors.New(`row "evp": no "openssl speed ... -evp ALG" comma
 type Problem struct {
 	Line int    // 1-based line of the text
 	Text string // what is wrong and what is accepted
+	Err  error  // the sentinel callers decide on (ErrUnnamedEVP), else nil
 }
 
 func (p Problem) String() string { return "line " + strconv.Itoa(p.Line) + ": " + p.Text }

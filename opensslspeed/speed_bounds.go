@@ -31,10 +31,12 @@ const (
 )
 
 // problem records a refused value: the run gives no point for it and is Failed.
-func (b *speedRunBuilder) problem(line int, text string) {
+func (b *speedRunBuilder) problem(line int, text string) { b.problemErr(line, text, nil) }
+
+func (b *speedRunBuilder) problemErr(line int, text string, err error) {
 	b.fail("refused: line " + strconv.Itoa(line) + ": " + text)
 	if len(b.problems) < speedMaxProbs {
-		b.problems = append(b.problems, Problem{Line: line, Text: text})
+		b.problems = append(b.problems, Problem{Line: line, Text: text, Err: err})
 	}
 }
 

@@ -284,7 +284,7 @@ func (b *speedRunBuilder) resolve(name string, line int) string {
 	case b.hintAlg != "":
 		return CanonicalAlgorithm(b.hintAlg)
 	}
-	b.problem(line, ErrUnnamedEVP.Error())
+	b.problemErr(line, ErrUnnamedEVP.Error(), ErrUnnamedEVP)
 	return ""
 }
 
