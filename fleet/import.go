@@ -96,7 +96,7 @@ func Import(ctx context.Context, opts ImportOptions, sink ImportSink) (runs []Im
 
 // importSeries identifies a series within a file, to number its repeats.
 type importSeries struct {
-	mode, alg, op, curve  string
+	mode, alg, op, curve string
 	block, bits, threads int
 }
 
