@@ -43,6 +43,10 @@ func (p *speedParser) mrLine(t string, line, child int) {
 		if alg == "" {
 			return
 		}
+		if msg := speedBadName(alg); msg != "" {
+			b.problem(line, "algorithm "+msg)
+			return
+		}
 		b.lastDT = speedDoing{key: speedKey{alg: alg, op: speedSymOp(alg, b.decrypt()), block: size}, name: f[1], nominal: secs}
 		b.hasLastDT = true
 	case tag == "+DTP" && len(f) >= 5:

@@ -38,7 +38,7 @@ type ImportTx struct {
 func (db *DB) BeginImport(ctx context.Context, info RunInfo) (*ImportTx, error) {
 	tx, err := db.db.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, fmt.Errorf("begin import into %s: %w", db.Path, fullDisk(db.Path, classify(err)))
+		return nil, fmt.Errorf("begin import in %s: %w", db.Path, fullDisk(db.Path, classify(err)))
 	}
 	return &ImportTx{db: db, ctx: ctx, tx: tx, info: info}, nil
 }
@@ -143,9 +143,9 @@ func (t *ImportTx) Commit() error {
 	t.done = true
 	if err := t.tx.Commit(); err != nil {
 		if ctxErr := t.ctx.Err(); ctxErr != nil {
-			return fmt.Errorf("import into %s: %w", t.db.Path, ctxErr)
+			return fmt.Errorf("write %s: %w", t.db.Path, ctxErr)
 		}
-		return fmt.Errorf("import into %s: commit: %w", t.db.Path, fullDisk(t.db.Path, classify(err)))
+		return fmt.Errorf("write %s: commit: %w", t.db.Path, fullDisk(t.db.Path, classify(err)))
 	}
 	return nil
 }
@@ -154,7 +154,7 @@ func (t *ImportTx) Commit() error {
 func (t *ImportTx) Rollback() error {
 	t.done = true
 	if err := t.tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
-		return fmt.Errorf("roll back import into %s: %w", t.db.Path, err)
+		return fmt.Errorf("roll back import in %s: %w", t.db.Path, err)
 	}
 	return nil
 }
@@ -164,7 +164,7 @@ func (t *ImportTx) usable() error {
 		return t.err
 	}
 	if t.done {
-		return fmt.Errorf("import into %s: %w", t.db.Path, sql.ErrTxDone)
+		return fmt.Errorf("write %s: %w", t.db.Path, sql.ErrTxDone)
 	}
 	return nil
 }
@@ -186,7 +186,7 @@ func (t *ImportTx) fail(err error) error {
 		if ctxErr := t.ctx.Err(); ctxErr != nil {
 			err = fmt.Errorf("%w (%v)", ctxErr, err)
 		}
-		t.err = fmt.Errorf("import into %s: %w", t.db.Path, fullDisk(t.db.Path, err))
+		t.err = fmt.Errorf("write %s: %w", t.db.Path, fullDisk(t.db.Path, err))
 	}
 	return t.err
 }
