@@ -16,6 +16,9 @@ import (
 	"github.com/fleetlab/fleet/store"
 )
 
+// store.ImportTx is the sink of a real import: one transaction for all its files.
+var _ fleet.ImportSink = (*store.ImportTx)(nil)
+
 func importCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "import",
