@@ -11,7 +11,7 @@ set -eu
 cd "$(dirname "$0")/.."
 out=${BENCH_OUT:-$(mktemp -d /tmp/fleet-bench-XXXXXX)}
 mkdir -p "$out"
-only=${ONLY:-"accuracy overhead push ansible store"}
+only=${ONLY:-"accuracy overhead push ansible store import"}
 [ "${FUZZ:-0}" = 1 ] && only="$only fuzz"
 echo "results in $out"
 
@@ -41,6 +41,7 @@ if want store; then
 	run store go run ./bench/store -points 1000000
 	run store-gobench go test -run '^$' -bench . -benchmem ./store
 fi
+want import && run import go run ./bench/import -fleet "$out/fleet" -size 200MB
 if want fuzz; then
 	# One target at a time, one worker: the machine is shared.
 	run fuzz-parsespeed go test -run '^$' -fuzz '^FuzzParseSpeed$' -fuzztime 1000000x -fuzzminimizetime 2s -parallel 1 ./opensslspeed

@@ -209,7 +209,7 @@ func WriteRunSummary(w io.Writer, run store.Run, boards []store.BoardRun, raws [
 	ew := &errWriter{w: w}
 	ew.printf("run %d", run.ID)
 	if run.Label != "" {
-		ew.printf(" (%s)", run.Label)
+		ew.printf(" (%s)", Printable(run.Label))
 	}
 	ew.printf(": %s\n", runStatus(run))
 	head := []fact{{"started", run.Started.UTC().Format(time.RFC3339)}}
@@ -224,10 +224,10 @@ func WriteRunSummary(w io.Writer, run store.Run, boards []store.BoardRun, raws [
 		ew.printf("  %s\n", noteIncomplete)
 	}
 	for _, br := range boards {
-		ew.printf("\nboard %s\n", br.Board)
+		ew.printf("\nboard %s\n", Printable(br.Board))
 		writeFactsText(ew, boardFacts(br), "  ")
 		if emulated := emulationNotes([]store.BoardRun{br}); len(emulated) > 0 {
-			ew.printf("  note: %s\n", emulated[0])
+			ew.printf("  note: %s\n", Printable(emulated[0]))
 		}
 		if len(br.Skips) > 0 {
 			ew.printf("  not measured:\n")
@@ -236,18 +236,18 @@ func WriteRunSummary(w io.Writer, run store.Run, boards []store.BoardRun, raws [
 				if alg == "" {
 					alg = "(all)"
 				}
-				ew.printf("    %s %s: %s\n", s.Mode, alg, s.Reason)
+				ew.printf("    %s %s: %s\n", Printable(s.Mode), Printable(alg), Printable(s.Reason))
 			}
 		}
 	}
 	for _, r := range raws {
-		ew.printf("\nraw output %d on %s: %s (exit %d)\n", r.ID, r.Board, strings.Join(r.Command, " "), r.Exit)
+		ew.printf("\nraw output %d on %s: %s (exit %d)\n", r.ID, Printable(r.Board), Printable(strings.Join(r.Command, " ")), r.Exit)
 		if len(r.Env) > 0 {
-			ew.printf("env: %s\n", strings.Join(r.Env, " "))
+			ew.printf("env: %s\n", Printable(strings.Join(r.Env, " ")))
 		}
-		ew.printf("--- stdout\n%s", ensureNewline(r.Stdout))
+		ew.printf("--- stdout\n%s", ensureNewline(printableText(r.Stdout)))
 		if r.Stderr != "" {
-			ew.printf("--- stderr\n%s", ensureNewline(r.Stderr))
+			ew.printf("--- stderr\n%s", ensureNewline(printableText(r.Stderr)))
 		}
 	}
 	if ew.err != nil {
@@ -265,7 +265,7 @@ func writeFactsText(ew *errWriter, facts []fact, indent string) {
 		if f.Value == "" {
 			continue
 		}
-		ew.printf("%s%-*s  %s\n", indent, width+1, f.Name+":", f.Value)
+		ew.printf("%s%-*s  %s\n", indent, width+1, Printable(f.Name)+":", Printable(f.Value))
 	}
 }
 
