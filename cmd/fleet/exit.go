@@ -24,7 +24,7 @@ const exitCodesHelp = `EXIT CODES:
    1    regression found (fleet regress), or a drop in the window (fleet changes --fail-on-drop)
    2    usage, configuration or input error (bad flag, boards.toml, database)
    3    one or more boards failed (run, boards check, regress on a run with failed boards)
-   130  interrupted (Ctrl-C or SIGTERM; what was measured so far is stored)`
+   130  interrupted (Ctrl-C or SIGTERM): a run keeps what was measured, an import stores nothing`
 
 // errRegression is returned by regress when any series regressed.
 var errRegression = errors.New("regression found")
