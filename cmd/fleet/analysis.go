@@ -4,12 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/fleetlab/fleet/protocol"
 
 	"github.com/urfave/cli/v2"
 
@@ -114,37 +111,14 @@ func regressAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	curRuns := runsByBoard(cur)
-	bl, err := db.ResolveBaselines(c.Context, c.String("baseline"), curRuns)
+	in, err := db.ReadRegressionInput(c.Context, c.String("baseline"), cur)
 	if errors.Is(err, store.ErrNotFound) {
 		return usageErr("--baseline: %w", err)
 	} else if err != nil {
 		return err
 	}
-	var base []store.Measurement
-	baseFacts, curFacts := map[string]*protocol.Facts{}, map[string]*protocol.Facts{}
-	failedBoards := 0
-	for _, board := range slices.Sorted(maps.Keys(bl.Runs)) {
-		id := bl.Runs[board]
-		ms, err := db.Measurements(c.Context, store.Filter{RunID: id, Board: board})
-		if err != nil {
-			return err
-		}
-		base = append(base, ms...)
-		if baseFacts[board], _, err = boardFacts(c, db, id, board); err != nil {
-			return err
-		}
-		// Only judged boards decide the exit code; the others are listed as "no baseline".
-		var st protocol.Status
-		if curFacts[board], st, err = boardFacts(c, db, curRuns[board], board); err != nil {
-			return err
-		}
-		if st == protocol.StatusFailed || st == protocol.StatusPartial {
-			failedBoards++
-		}
-	}
-	r := report.Regress(base, cur, baseFacts, curFacts, report.RegressOptions{Threshold: th, Alpha: c.Float64("alpha"),
-		NoBaseline: bl.Missing})
+	r := report.Regress(in.Base, cur, in.BaseFacts, in.CurFacts, report.RegressOptions{Threshold: th,
+		Alpha: c.Float64("alpha"), NoBaseline: in.Missing})
 	if err := report.WriteRegression(c.App.Writer, r, c.String("format")); err != nil {
 		return usageErr("%w", err)
 	}
@@ -153,34 +127,13 @@ func regressAction(c *cli.Context) error {
 			return usageErr("--junit: %w", err)
 		}
 	}
-	if failedBoards > 0 {
-		return &exitError{code: exitBoardFailed, err: fmt.Errorf("%d board(s) of the run failed", failedBoards)}
+	if in.FailedBoards > 0 {
+		return &exitError{code: exitBoardFailed, err: fmt.Errorf("%d board(s) of the run failed", in.FailedBoards)}
 	}
 	if r.HasRegression() {
 		return errRegression
 	}
 	return nil
-}
-
-func runsByBoard(ms []store.Measurement) map[string]int64 {
-	out := map[string]int64{}
-	for _, m := range ms {
-		out[m.Board] = m.RunID
-	}
-	return out
-}
-
-func boardFacts(c *cli.Context, db *store.DB, runID int64, board string) (*protocol.Facts, protocol.Status, error) {
-	brs, err := db.BoardRuns(c.Context, runID)
-	if err != nil {
-		return nil, "", err
-	}
-	for _, br := range brs {
-		if br.Board == board {
-			return br.Facts, br.Status, nil
-		}
-	}
-	return nil, "", nil
 }
 
 func parsePercent(s string) (float64, error) {
@@ -206,8 +159,8 @@ func reportCommand() *cli.Command {
 				return err
 			}
 			data := report.HTMLReport{Title: "fleet report", Measurements: ms, History: map[string][]store.Measurement{}}
-			for board, id := range runsByBoard(ms) {
-				run, err := runByID(c, db, id)
+			for board, id := range store.RunsByBoard(ms) {
+				run, err := db.Run(c.Context, id)
 				if err != nil {
 					return err
 				}
