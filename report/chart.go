@@ -22,6 +22,13 @@ type chartPoint struct {
 	X, Y    float64
 	Lo, Hi  float64 // whisker (min, max); equal to Y when there is none
 	Tooltip string
+	Href    string // when set, the point links there (a history point to its run)
+}
+
+// chartMark is a vertical line across the plot at X, labelled: a change point in a history.
+type chartMark struct {
+	X     float64
+	Label string
 }
 
 // lineChart is an inline SVG chart. LogX puts x on a log2 scale with a tick at every x that has a point (block
@@ -35,6 +42,7 @@ type lineChart struct {
 	LogX    bool
 	XLabels map[float64]string
 	Lines   []chartLine
+	Marks   []chartMark
 }
 
 const (
@@ -120,6 +128,11 @@ func (c lineChart) svg() string {
 	fmt.Fprintf(&b, `<text x="14" y="%.0f" class="axis" transform="rotate(-90 14 %.0f)">%s (%s)</text>`+"\n",
 		float64(padTop)+plotH/2, float64(padTop)+plotH/2, html.EscapeString(c.YTitle), scale)
 
+	for _, m := range c.Marks {
+		fmt.Fprintf(&b, `<g class="mark"><line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#C00" stroke-dasharray="4 3"/>`+
+			`<text x="%.1f" y="%d" class="mark">%s</text><title>%s</title></g>`+"\n",
+			fx(m.X), padTop, fx(m.X), chartH-padBot, fx(m.X)+3, padTop+12, html.EscapeString(m.Label), html.EscapeString(m.Label))
+	}
 	for i, l := range c.Lines {
 		color := palette[i%len(palette)]
 		pts := append([]chartPoint(nil), l.Points...)
@@ -134,8 +147,12 @@ func (c lineChart) svg() string {
 			if p.Hi > p.Lo {
 				fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s"/>`, fx(p.X), fy(p.Lo), fx(p.X), fy(p.Hi), color)
 			}
-			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="4" fill="%s"><title>%s</title></circle>`+"\n",
+			circle := fmt.Sprintf(`<circle cx="%.1f" cy="%.1f" r="4" fill="%s"><title>%s</title></circle>`,
 				fx(p.X), fy(p.Y), color, html.EscapeString(p.Tooltip))
+			if p.Href != "" {
+				circle = `<a href="` + html.EscapeString(p.Href) + `">` + circle + `</a>`
+			}
+			b.WriteString(circle + "\n")
 		}
 		b.WriteString("</g>\n")
 		ly := padTop + 8 + 20*i
