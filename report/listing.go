@@ -84,13 +84,7 @@ func WriteRuns(w io.Writer, runs []store.Run, format string, current ...int64) e
 	case FormatJSON:
 		out := make([]runJSON, 0, len(runs))
 		for _, r := range runs {
-			boards := r.Boards
-			if boards == nil {
-				boards = []string{}
-			}
-			out = append(out, runJSON{ID: r.ID, Started: r.Started.UTC(), Finished: r.Finished.UTC(), Label: r.Label,
-				Status: string(r.Status), Incomplete: runStatus(r, current...) == "incomplete", Boards: boards, Points: r.Points,
-				ToolVersion: r.ToolVersion, Host: r.Host, CommandLine: r.CommandLine, Source: r.Source})
+			out = append(out, newRunJSON(r, current...))
 		}
 		err = writeJSON(w, out)
 	case FormatCSV:

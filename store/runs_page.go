@@ -96,3 +96,18 @@ func (db *DB) SeriesRuns(ctx context.Context, ms []Measurement) ([]Run, []BoardR
 	}
 	return runs, boards, nil
 }
+
+// SelectRun reads the points a user's run reference names: "latest" (or empty) is the latest run of each board
+// (store.Filter.Latest), anything else is resolved with ResolveRun (an id or a label's newest run). An unknown
+// reference wraps ErrNotFound; a run without points gives none and no error.
+func (db *DB) SelectRun(ctx context.Context, ref string) ([]Measurement, error) {
+	f := Filter{Latest: ref == "latest" || ref == ""}
+	if !f.Latest {
+		id, err := db.ResolveRun(ctx, ref)
+		if err != nil {
+			return nil, err
+		}
+		f.RunID = id
+	}
+	return db.Measurements(ctx, f)
+}

@@ -50,16 +50,10 @@ beats the CPU path ("never" when it does not). Defaults to the latest run of eac
 
 // selectRun loads a run's points: "latest" is the latest run of each board.
 func selectRun(c *cli.Context, db *store.DB, ref string) ([]store.Measurement, error) {
-	f := store.Filter{Latest: ref == "latest"}
-	if !f.Latest {
-		id, err := db.ResolveRun(c.Context, ref)
-		if err != nil {
-			return nil, usageErr("%w", err)
-		}
-		f.RunID = id
-	}
-	ms, err := db.Measurements(c.Context, f)
-	if err != nil {
+	ms, err := db.SelectRun(c.Context, ref)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, usageErr("%w", err)
+	} else if err != nil {
 		return nil, err
 	}
 	if len(ms) == 0 {

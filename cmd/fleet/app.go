@@ -47,6 +47,7 @@ with the user and system CPU it cost. Results go to a SQLite file for comparison
 			compareCommand(),
 			regressCommand(),
 			reportCommand(),
+			serveCommand(),
 		},
 	}
 	for _, cmd := range app.Commands {
