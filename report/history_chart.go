@@ -40,7 +40,7 @@ func historyChart(name string, points []historyPoint, unit string, href func(run
 			}
 			return inUnit(v, unit)
 		}
-		chart.XLabels[x] = runLabel(p.RunID, p.Label)
+		chart.XLabels[x] = shorten(runLabel(p.RunID, p.Label), 20) // long labels would overlap their neighbours
 		cp := chartPoint{X: x, Y: scale(s.Median), Lo: scale(s.Min), Hi: scale(s.Max),
 			Tooltip: fmt.Sprintf("run %s: %s", runLabel(p.RunID, p.Label), formatCell(s, unit, p.Key.Asym()))}
 		if href != nil {
@@ -63,4 +63,13 @@ func historyRunIndex(points []historyPoint) map[int64]float64 {
 		}
 	}
 	return runIndex
+}
+
+// shorten cuts s to at most n runes, marking the cut with an ellipsis.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }

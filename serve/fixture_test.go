@@ -97,6 +97,17 @@ func must(t testing.TB, err error) {
 	}
 }
 
+// openFixture opens a new fixture database read-only.
+func openFixture(t testing.TB) *store.DB {
+	t.Helper()
+	db, err := store.OpenReadOnly(context.Background(), writeFixture(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
 // startServer serves the database at path read-only, as `fleet serve` does.
 func startServer(t testing.TB, path string) *httptest.Server {
 	t.Helper()
@@ -114,4 +125,3 @@ func startServer(t testing.TB, path string) *httptest.Server {
 	t.Cleanup(srv.Close)
 	return srv
 }
-

@@ -2,6 +2,10 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
 
 	"github.com/fleetlab/fleet/protocol"
 )
@@ -58,14 +62,22 @@ func (db *DB) ReadRegressionInput(ctx context.Context, ref string, cur []Measure
 
 // boardFacts is one board's facts and status in a run; nil and "" when the run has no such board.
 func (db *DB) boardFacts(ctx context.Context, runID int64, board string) (*protocol.Facts, protocol.Status, error) {
-	brs, err := db.BoardRuns(ctx, runID)
+	var facts sql.NullString
+	var st protocol.Status
+	err := db.db.QueryRowContext(ctx, `SELECT facts, status FROM board_runs WHERE run_id = ? AND board = ?`, runID, board).
+		Scan(&facts, &st)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, "", nil
+	}
 	if err != nil {
-		return nil, "", err
+		return nil, "", fmt.Errorf("read facts of %s in run %d: %w", board, runID, classify(err))
 	}
-	for _, br := range brs {
-		if br.Board == board {
-			return br.Facts, br.Status, nil
-		}
+	if !facts.Valid {
+		return nil, st, nil
 	}
-	return nil, "", nil
+	f := new(protocol.Facts)
+	if err := json.Unmarshal([]byte(facts.String), f); err != nil {
+		return nil, "", fmt.Errorf("read facts of %s in run %d: %w", board, runID, err)
+	}
+	return f, st, nil
 }

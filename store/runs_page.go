@@ -2,7 +2,10 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"sort"
+	"strings"
 )
 
 // runConds is the WHERE of Runs and CountRuns over runs r, with RunFilter's label, board, status and id as
@@ -72,29 +75,101 @@ type ExpectedCount struct {
 	FromRun int64
 }
 
-// SeriesRuns returns the runs and board runs behind a series' points (as History returns them), so its
-// history can say where the kernel, OpenSSL or fleet version changed. Each run is read once.
+// SeriesRuns returns what a history needs to know of the runs behind a series' points (as History returns
+// them): each run's row, without its board list and point count (not needed there, and costly over hundreds
+// of runs), and the facts of each board in each run, as BoardRuns with only RunID, Board and Facts set. The
+// history says from them where the kernel, OpenSSL or fleet version changed.
 func (db *DB) SeriesRuns(ctx context.Context, ms []Measurement) ([]Run, []BoardRun, error) {
-	var runs []Run
-	var boards []BoardRun
+	var ids []int64
 	seen := map[int64]bool{}
+	perBoard := map[string][]int64{}
+	seenBoard := map[string]map[int64]bool{}
 	for _, m := range ms {
-		if seen[m.RunID] {
-			continue
+		if !seen[m.RunID] {
+			seen[m.RunID] = true
+			ids = append(ids, m.RunID)
 		}
-		seen[m.RunID] = true
-		r, err := db.Run(ctx, m.RunID)
+		if seenBoard[m.Board] == nil {
+			seenBoard[m.Board] = map[int64]bool{}
+		}
+		if !seenBoard[m.Board][m.RunID] {
+			seenBoard[m.Board][m.RunID] = true
+			perBoard[m.Board] = append(perBoard[m.Board], m.RunID)
+		}
+	}
+	runs, err := db.runRows(ctx, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	var boards []BoardRun
+	for _, board := range sortedKeysOfLists(perBoard) {
+		facts, err := db.FactsOfRuns(ctx, board, perBoard[board])
 		if err != nil {
 			return nil, nil, err
 		}
-		runs = append(runs, r)
-		brs, err := db.BoardRuns(ctx, m.RunID)
-		if err != nil {
-			return nil, nil, err
+		for _, id := range perBoard[board] {
+			if f, ok := facts[id]; ok {
+				boards = append(boards, BoardRun{RunID: id, Board: board, Facts: f})
+			}
 		}
-		boards = append(boards, brs...)
 	}
 	return runs, boards, nil
+}
+
+// runRows reads the rows of runs by id, in the order of ids, without board lists and point counts.
+func (db *DB) runRows(ctx context.Context, ids []int64) ([]Run, error) {
+	byID := map[int64]Run{}
+	for rest := ids; len(rest) > 0; {
+		n := min(len(rest), 500)
+		args := make([]any, n)
+		for i, id := range rest[:n] {
+			args[i] = id
+		}
+		rows, err := db.db.QueryContext(ctx, `SELECT id, started, finished, label, tool_version, host, command_line,
+				source, status FROM runs WHERE id IN (`+strings.TrimSuffix(strings.Repeat("?, ", n), ", ")+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("read runs in %s: %w", db.Path, classify(err))
+		}
+		for rows.Next() {
+			var r Run
+			var started, finished sql.NullString
+			if err := rows.Scan(&r.ID, &started, &finished, &r.Label, &r.ToolVersion, &r.Host, &r.CommandLine,
+				&r.Source, &r.Status); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("read runs in %s: %w", db.Path, err)
+			}
+			if r.Started, err = parseTime(started); err == nil {
+				r.Finished, err = parseTime(finished)
+			}
+			if err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("read runs in %s: run %d: %w", db.Path, r.ID, err)
+			}
+			byID[r.ID] = r
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("read runs in %s: %w", db.Path, classify(err))
+		}
+		rest = rest[n:]
+	}
+	out := make([]Run, 0, len(ids))
+	for _, id := range ids {
+		if r, ok := byID[id]; ok {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+func sortedKeysOfLists(m map[string][]int64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // SelectRun reads the points a user's run reference names: "latest" (or empty) is the latest run of each board
