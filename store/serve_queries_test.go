@@ -164,3 +164,39 @@ func TestHistoryPageIsBounded(t *testing.T) {
 		t.Errorf("SeriesRuns boards = %+v, want the facts of a in r1 (6.1) and r2 (6.6)", boards)
 	}
 }
+
+// TestOpenReadOnlySeesLiveRun: a reader opened before a run starts sees its points as the writer commits them,
+// which is what lets the dashboard follow a run in progress.
+func TestOpenReadOnlySeesLiveRun(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "fleet.db")
+	seed(t, path)
+	w := openAt(t, path)
+	ro, err := OpenReadOnly(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	before, err := ro.CountRuns(ctx, RunFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rw, err := w.BeginRun(ctx, RunInfo{Label: "live"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(rw.BoardStarted(ctx, "a"), rw.Point(ctx, "a", pt("cpu", "aes-128-cbc", 16, 0, 1)),
+		rw.BoardFinished(ctx, "a", protocol.StatusOK, "")); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := ro.Runs(ctx, RunFilter{Label: "live"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 1 || runs[0].Points != 1 || runs[0].Status != protocol.StatusRunning {
+		t.Errorf("reader sees %+v (had %d runs before), want the live run with 1 point, running", runs, before)
+	}
+	if err := rw.Finish(ctx, protocol.StatusOK); err != nil {
+		t.Fatal(err)
+	}
+}
