@@ -37,7 +37,7 @@ func (db *DB) Measurements(ctx context.Context, f Filter) ([]Measurement, error)
 	if f.RunID != 0 {
 		return nil, fmt.Errorf("read measurements: a run id and latest exclude each other")
 	}
-	newest, err := db.newestRunPerBoard(ctx, f.Board, f.Label, 0)
+	newest, err := db.newestRunPerBoardFast(ctx, f.Board, f.Label)
 	if err != nil {
 		return nil, fmt.Errorf("read latest measurements in %s: %w", db.Path, err)
 	}
