@@ -88,7 +88,6 @@ func BenchmarkPages(b *testing.B) {
 	}
 }
 
-
 // cpuTime is the user and system CPU time of this process so far.
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
