@@ -94,3 +94,23 @@ func TestRoutes(t *testing.T) {
 		})
 	}
 }
+
+// TestRunInProgressRefreshes: a running run's page (and the runs list showing it) reloads itself; a finished
+// run's page does not.
+func TestRunInProgressRefreshes(t *testing.T) {
+	srv := startServer(t, writeFixture(t))
+	for _, tc := range []struct {
+		path    string
+		refresh bool
+	}{{"/runs/4", true}, {"/", true}, {"/runs/3", false}, {"/?status=ok", false}} {
+		resp, err := http.Get(srv.URL + tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if got := strings.Contains(string(body), `<meta http-equiv="refresh" content="5">`); got != tc.refresh {
+			t.Errorf("GET %s: refreshes = %v, want %v", tc.path, got, tc.refresh)
+		}
+	}
+}
