@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every test of fleet: unit and fuzz tests of the parsers, the CLI end to end on this machine, real OpenSSH
-# boards in network namespaces (root), headless Chromium for the HTML report, and the emulated ARM lab
+# boards in network namespaces (root), headless Chromium for the HTML report and the `fleet serve` dashboard, and the emulated ARM lab
 # (QEMU). What this machine lacks is skipped with a message saying what is missing; .ci/install-deps
 # installs it all on Debian.
 set -euo pipefail

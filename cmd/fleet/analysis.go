@@ -4,15 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/fleetlab/fleet/protocol"
 
 	"github.com/urfave/cli/v2"
 
@@ -66,16 +63,10 @@ one block size (--size, default the largest that two boards measured). --wide pr
 
 // selectRun loads a run's points: "latest" is the latest run of each board.
 func selectRun(c *cli.Context, db *store.DB, ref string) ([]store.Measurement, error) {
-	f := store.Filter{Latest: ref == "latest"}
-	if !f.Latest {
-		id, err := db.ResolveRun(c.Context, ref)
-		if err != nil {
-			return nil, usageErr("%w", err)
-		}
-		f.RunID = id
-	}
-	ms, err := db.Measurements(c.Context, f)
-	if err != nil {
+	ms, err := db.SelectRun(c.Context, ref)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, usageErr("%w", err)
+	} else if err != nil {
 		return nil, err
 	}
 	if len(ms) == 0 {
@@ -133,37 +124,14 @@ func regressAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	curRuns := runsByBoard(cur)
-	bl, err := db.ResolveBaselines(c.Context, c.String("baseline"), curRuns)
+	in, err := db.ReadRegressionInput(c.Context, c.String("baseline"), cur)
 	if errors.Is(err, store.ErrNotFound) {
 		return usageErr("--baseline: %w", err)
 	} else if err != nil {
 		return err
 	}
-	var base []store.Measurement
-	baseFacts, curFacts := map[string]*protocol.Facts{}, map[string]*protocol.Facts{}
-	failedBoards := 0
-	for _, board := range slices.Sorted(maps.Keys(bl.Runs)) {
-		id := bl.Runs[board]
-		ms, err := db.Measurements(c.Context, store.Filter{RunID: id, Board: board})
-		if err != nil {
-			return err
-		}
-		base = append(base, ms...)
-		if baseFacts[board], _, err = boardFacts(c, db, id, board); err != nil {
-			return err
-		}
-		// Only judged boards decide the exit code; the others are listed as "no baseline".
-		var st protocol.Status
-		if curFacts[board], st, err = boardFacts(c, db, curRuns[board], board); err != nil {
-			return err
-		}
-		if st == protocol.StatusFailed || st == protocol.StatusPartial {
-			failedBoards++
-		}
-	}
-	r := report.Regress(base, cur, baseFacts, curFacts, report.RegressOptions{Threshold: th, Alpha: c.Float64("alpha"),
-		NoBaseline: bl.Missing})
+	r := report.Regress(in.Base, cur, in.BaseFacts, in.CurFacts, report.RegressOptions{Threshold: th,
+		Alpha: c.Float64("alpha"), NoBaseline: in.Missing})
 	if err := report.WriteRegression(c.App.Writer, r, c.String("format")); err != nil {
 		return usageErr("%w", err)
 	}
@@ -172,34 +140,13 @@ func regressAction(c *cli.Context) error {
 			return usageErr("--junit: %w", err)
 		}
 	}
-	if failedBoards > 0 {
-		return &exitError{code: exitBoardFailed, err: fmt.Errorf("%d board(s) of the run failed", failedBoards)}
+	if in.FailedBoards > 0 {
+		return &exitError{code: exitBoardFailed, err: fmt.Errorf("%d board(s) of the run failed", in.FailedBoards)}
 	}
 	if r.HasRegression() {
 		return errRegression
 	}
 	return nil
-}
-
-func runsByBoard(ms []store.Measurement) map[string]int64 {
-	out := map[string]int64{}
-	for _, m := range ms {
-		out[m.Board] = m.RunID
-	}
-	return out
-}
-
-func boardFacts(c *cli.Context, db *store.DB, runID int64, board string) (*protocol.Facts, protocol.Status, error) {
-	brs, err := db.BoardRuns(c.Context, runID)
-	if err != nil {
-		return nil, "", err
-	}
-	for _, br := range brs {
-		if br.Board == board {
-			return br.Facts, br.Status, nil
-		}
-	}
-	return nil, "", nil
 }
 
 // parsePercent reads a percentage ("5%" or "5") as a fraction (0.05): at least 0 and below 100, never NaN.
@@ -226,8 +173,8 @@ func reportCommand() *cli.Command {
 				return err
 			}
 			data := report.HTMLReport{Title: "fleet report", Measurements: ms, History: map[string][]store.Measurement{}}
-			for board, id := range runsByBoard(ms) {
-				run, err := runByID(c, db, id)
+			for board, id := range store.RunsByBoard(ms) {
+				run, err := db.Run(c.Context, id)
 				if err != nil {
 					return err
 				}

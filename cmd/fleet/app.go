@@ -49,6 +49,7 @@ with the user and system CPU it cost. Results go to a SQLite file for comparison
 			regressCommand(),
 			changesCommand(),
 			reportCommand(),
+			serveCommand(),
 		},
 	}
 	for _, cmd := range app.Commands {

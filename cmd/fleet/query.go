@@ -87,52 +87,13 @@ Shows each run's median, with its label, and notes where the kernel, OpenSSL or 
 			if len(ms) == 0 {
 				return usageErr("no points for %s %s %s %d B in %s", key.Board, key.Mode, key.Algorithm, key.BlockSize, globalString(c, "db"))
 			}
-			runs, boards, err := historyContext(c, db, ms)
+			runs, boards, err := db.SeriesRuns(c.Context, ms)
 			if err != nil {
 				return err
 			}
 			return report.WriteHistory(c.App.Writer, ms, runs, boards, c.String("format"))
 		}),
 	}
-}
-
-// historyContext loads the runs and board runs behind a series, so the history can say where the kernel,
-// OpenSSL or fleet version changed.
-func historyContext(c *cli.Context, db *store.DB, ms []store.Measurement) ([]store.Run, []store.BoardRun, error) {
-	var runs []store.Run
-	var boards []store.BoardRun
-	seen := map[int64]bool{}
-	for _, m := range ms {
-		if seen[m.RunID] {
-			continue
-		}
-		seen[m.RunID] = true
-		r, err := runByID(c, db, m.RunID)
-		if err != nil {
-			return nil, nil, err
-		}
-		runs = append(runs, r)
-		brs, err := db.BoardRuns(c.Context, m.RunID)
-		if err != nil {
-			return nil, nil, err
-		}
-		boards = append(boards, brs...)
-	}
-	return runs, boards, nil
-}
-
-// runByID is one run's row.
-func runByID(c *cli.Context, db *store.DB, id int64) (store.Run, error) {
-	runs, err := db.Runs(c.Context, store.RunFilter{})
-	if err != nil {
-		return store.Run{}, err
-	}
-	for _, r := range runs {
-		if r.ID == id {
-			return r, nil
-		}
-	}
-	return store.Run{}, usageErr("no run %d in %s", id, globalString(c, "db"))
 }
 
 func showCommand() *cli.Command {
@@ -160,9 +121,9 @@ func showCommand() *cli.Command {
 			if err != nil {
 				return usageErr("%w", err)
 			}
-			run, err := runByID(c, db, id)
+			run, err := db.Run(c.Context, id)
 			if err != nil {
-				return err
+				return usageErr("%w", err)
 			}
 			brs, err := db.BoardRuns(c.Context, id)
 			if err != nil {
