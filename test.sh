@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every test of fleet: unit and fuzz tests of the parsers, the CLI end to end on this machine, real OpenSSH
-# boards in network namespaces (root), headless Chromium for the HTML report, and the emulated ARM lab
+# boards in network namespaces (root), headless Chromium for the HTML report and the `fleet serve` dashboard, and the emulated ARM lab
 # (QEMU). What this machine lacks is skipped with a message saying what is missing; .ci/install-deps
 # installs it all on Debian.
 set -euo pipefail
@@ -19,7 +19,7 @@ stage "go test -race ./..." go test -race -count=1 -timeout 60m ./...
 scale=${FLEET_FUZZ_SCALE:-1}
 for target in "FuzzParseSpeed ./opensslspeed 40000" "FuzzDecodeLine ./protocol 100000" "FuzzParse ./inventory 20000" \
 	"FuzzParseProcCrypto ./agent 20000" "FuzzParseCPUInfo ./agent 20000" "FuzzProcStatAndInterrupts ./agent 20000" \
-	"FuzzParseOpenSSLVersion ./agent 20000" "FuzzEvidenceParsers ./agent 20000" "FuzzSSHShellQuote ./fleet 20000"; do
+	"FuzzParseOpenSSLVersion ./agent 20000" "FuzzEvidenceParsers ./agent 20000" "FuzzSSHShellQuote ./fleet 3000"; do
   set -- $target
   n=$(awk -v n="$3" -v s="$scale" 'BEGIN { v = int(n * s); if (v < 100) v = 100; print v }')
   stage "fuzz $1 (${n}x)" go test -run '^$' -fuzz "^$1\$" -fuzztime "${n}x" -fuzzminimizetime 100x -parallel 1 "$2"

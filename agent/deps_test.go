@@ -34,3 +34,23 @@ func TestAgentDependencies(t *testing.T) {
 		t.Errorf("go list -deps listed %d non-standard packages (%q), want at least the agent and its main", n, out)
 	}
 }
+
+// TestSharedPackagesDoNotImportAgent keeps the board-side code out of the controller's packages: store, report,
+// inventory and serve read the shared types from protocol, never from agent.
+func TestSharedPackagesDoNotImportAgent(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		goBin = "/usr/local/go/bin/go"
+	}
+	for _, pkg := range []string{"store", "report", "inventory", "serve", "protocol", "opensslspeed"} {
+		out, err := exec.Command(goBin, "list", "-deps", "github.com/fleetlab/fleet/"+pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
+		}
+		for _, p := range strings.Fields(string(out)) {
+			if p == "github.com/fleetlab/fleet/agent" {
+				t.Errorf("%s imports the agent package; use protocol's types", pkg)
+			}
+		}
+	}
+}

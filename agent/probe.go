@@ -107,17 +107,38 @@ func probeFacts(ctx context.Context, opts ProbeOptions) (protocol.Facts, string,
 		openssl = "openssl"
 	}
 	var version *opensslVersion
+	var noOpenSSL string // why no openssl mode can be measured, as every such mode's reason
 	if p, err := exec.LookPath(openssl); err != nil {
 		addErr("find openssl: %v", err)
+		label := "openssl" // the default name alone; a configured one beside it
+		if openssl != label {
+			label += " " + openssl
+		}
+		noOpenSSL = label + ": " + lookPathReason(err)
 	} else {
 		f.OpenSSLPath = p
 		engines := append(append([]string{}, standardEngines...), opts.Engines...)
-		if v, ok := probeOpenSSL(ctx, &f, p, engines, opts); ok {
+		v, why := probeOpenSSL(ctx, &f, p, engines, opts)
+		if why == "" {
 			version = &v
 		}
+		noOpenSSL = why
 	}
-	f.Modes = probeModes(ctx, &f, version, opts)
+	f.Modes = probeModes(ctx, &f, version, noOpenSSL, opts)
 	return f, f.OpenSSLPath, version
+}
+
+// lookPathReason says briefly why exec.LookPath found no openssl: the path a user configured is named beside it.
+func lookPathReason(err error) string {
+	switch {
+	case errors.Is(err, exec.ErrNotFound):
+		return "not found in $PATH"
+	case errors.Is(err, fs.ErrNotExist):
+		return "not found"
+	case errors.Is(err, fs.ErrPermission):
+		return "not executable (permission denied)"
+	}
+	return err.Error()
 }
 
 func probeUname(f *protocol.Facts, addErr func(string, ...any)) {

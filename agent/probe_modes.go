@@ -8,12 +8,9 @@ import (
 )
 
 // probeModes decides, for every standard mode and every engine or provider asked for, whether it can be
-// measured and why not.
-func probeModes(ctx context.Context, f *protocol.Facts, v *opensslVersion, opts ProbeOptions) []protocol.ModeFact {
-	noOpenSSL := "openssl not found"
-	if f.OpenSSLPath != "" {
-		noOpenSSL = "openssl version unknown"
-	}
+// measured and why not. v is nil when openssl cannot be used, and noOpenSSL says why (e.g. "openssl
+// /opt/bin/openssl: not found"): cpu is available exactly when openssl is, which the controller relies on.
+func probeModes(ctx context.Context, f *protocol.Facts, v *opensslVersion, noOpenSSL string, opts ProbeOptions) []protocol.ModeFact {
 	engineMode := func(mode, engine string) protocol.ModeFact {
 		st, ok := f.Engines[engine]
 		switch {

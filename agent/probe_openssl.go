@@ -130,22 +130,25 @@ func probeProvider(ctx context.Context, openssl, name string, opts ProbeOptions)
 	return true, ""
 }
 
-// probeOpenSSL fills the OpenSSL facts and engines; it returns the parsed version (ok false when unknown).
-func probeOpenSSL(ctx context.Context, f *protocol.Facts, path string, engines []string, opts ProbeOptions) (opensslVersion, bool) {
+// probeOpenSSL fills the OpenSSL facts and engines; it returns the parsed version, or why openssl cannot be used
+// (then the version is unknown and every openssl mode carries that reason).
+func probeOpenSSL(ctx context.Context, f *protocol.Facts, path string, engines []string, opts ProbeOptions) (opensslVersion, string) {
 	cctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	res := runChild(cctx, []string{path, "version", "-a"}, opts.Env)
 	cancel()
 	if res.Err != nil || res.Exit != 0 {
-		f.Errors = append(f.Errors, fmt.Sprintf("openssl version -a: exit %d: %v %s", res.Exit, res.Err, firstErrorLine(res.Stderr)))
-		return opensslVersion{}, false
+		why := fmt.Sprintf("version -a: exit %d: %v %s", res.Exit, res.Err, firstErrorLine(res.Stderr))
+		f.Errors = append(f.Errors, "openssl "+why)
+		return opensslVersion{}, "openssl " + path + ": " + why
 	}
 	f.OpenSSLBuild = strings.TrimSpace(res.Stdout)
 	first, _, _ := strings.Cut(f.OpenSSLBuild, "\n")
 	f.OpenSSL = strings.TrimSpace(first)
 	v, printed, ok := parseOpenSSLVersion(first)
 	if !ok {
-		f.Errors = append(f.Errors, fmt.Sprintf("openssl version: cannot parse %q", first))
-		return v, false
+		why := fmt.Sprintf("version: cannot parse %q", first)
+		f.Errors = append(f.Errors, "openssl "+why)
+		return v, "openssl " + path + ": " + why
 	}
 	f.OpenSSLVersion = printed
 	f.Engines = map[string]string{}
@@ -154,5 +157,5 @@ func probeOpenSSL(ctx context.Context, f *protocol.Facts, path string, engines [
 			f.Engines[e] = probeEngine(ctx, path, e, opts)
 		}
 	}
-	return v, true
+	return v, ""
 }

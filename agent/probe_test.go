@@ -88,9 +88,11 @@ func TestProbeNothingThere(t *testing.T) {
 	root := t.TempDir() // no /proc, no /etc, no openssl: every fact fails, the probe does not
 	f := Probe(context.Background(), ProbeOptions{OpenSSL: filepath.Join(root, "no-openssl"), Root: root})
 	modes := modeMap(f)
+	// the reason names the path the user configured, so a typo in boards.toml is seen at once
+	want := "openssl " + filepath.Join(root, "no-openssl") + ": not found"
 	for _, m := range []string{"soft", "cpu", "devcrypto", "afalg"} {
-		if modes[m].Available || modes[m].Reason != "openssl not found" {
-			t.Errorf("mode %s = %+v, want unavailable: openssl not found", m, modes[m])
+		if modes[m].Available || modes[m].Reason != want {
+			t.Errorf("mode %s = %+v, want unavailable: %s", m, modes[m], want)
 		}
 	}
 	if len(f.Errors) < 4 {
@@ -99,8 +101,14 @@ func TestProbeNothingThere(t *testing.T) {
 	if f.Kernel == "" || f.CPU.Cores < 1 {
 		t.Errorf("uname and core count come from the kernel, not files: kernel %q, cores %d", f.Kernel, f.CPU.Cores)
 	}
-	if modes["devcrypto"].Reason != "openssl not found" {
-		t.Errorf("devcrypto %+v", modes["devcrypto"])
+}
+
+// TestProbeOpenSSLNotInPath: the default openssl missing from PATH is "openssl: not found in $PATH".
+func TestProbeOpenSSLNotInPath(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	f := Probe(context.Background(), ProbeOptions{OpenSSL: "openssl", Root: t.TempDir()})
+	if m, want := modeMap(f)["cpu"], "openssl: not found in $PATH"; m.Available || m.Reason != want {
+		t.Errorf("cpu mode %+v, want unavailable: %s", m, want)
 	}
 }
 

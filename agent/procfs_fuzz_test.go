@@ -10,9 +10,11 @@ import (
 func FuzzParseProcCrypto(f *testing.F) {
 	f.Add(procCryptoFull)
 	for _, name := range []string{"qemu-arm64-max-proc-crypto.txt", "qemu-armv7-a15-proc-crypto.txt"} {
-		if b, err := os.ReadFile(filepath.Join("..", "..", "shared", "fixtures", "proc", name)); err == nil {
-			f.Add(string(b))
+		b, err := os.ReadFile(filepath.Join("testdata", "proc", name))
+		if err != nil {
+			f.Fatalf("seed corpus: %v", err)
 		}
+		f.Add(string(b))
 	}
 	f.Fuzz(func(t *testing.T, in string) {
 		algs, _ := ParseProcCrypto(strings.NewReader(in))

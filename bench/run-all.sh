@@ -11,7 +11,7 @@ set -eu
 cd "$(dirname "$0")/.."
 out=${BENCH_OUT:-$(mktemp -d /tmp/fleet-bench-XXXXXX)}
 mkdir -p "$out"
-only=${ONLY:-"accuracy overhead push ansible store"}
+only=${ONLY:-"accuracy overhead push ansible store import"}
 [ "${FUZZ:-0}" = 1 ] && only="$only fuzz"
 echo "results in $out"
 
@@ -41,6 +41,7 @@ if want store; then
 	run store go run ./bench/store -points 1000000
 	run store-gobench go test -run '^$' -bench . -benchmem ./store
 fi
+want import && run import go run ./bench/import -fleet "$out/fleet" -size 200MB
 if want validity; then
 	run validity-evidence-cost go test -run '^$' -bench Evidence -benchmem -count 3 ./agent
 	run false-alarms-tolerant bench/validity/false-alarms.sh "$out/fleet" 20 tolerant

@@ -21,9 +21,10 @@ type CheckOptions struct {
 // CheckResult is one board's readiness.
 type CheckResult struct {
 	Board   string
-	Err     error  // the cause: unreachable, auth failed, host key mismatch, push failed, probe failed
-	Summary string // arch, kernel, OpenSSL version, modes available
-	Deploy  string // "pushed N bytes" or "agent already there"
+	Err     error      // the cause: unreachable, auth failed, host key mismatch, push failed, probe failed, no usable openssl
+	Summary string     // arch, kernel, OpenSSL version
+	Modes   ModeReport // what a run would measure (Available), what is not available and why; empty before the probe
+	Deploy  string     // "pushed N bytes" or "agent already there"
 	Pushed  int64
 }
 
@@ -71,5 +72,17 @@ func checkBoard(ctx context.Context, opts RunOptions, b inventory.Board) CheckRe
 		return r
 	}
 	r.Summary = factsSummary(f)
+	// A board whose run could measure nothing it would be asked to is not ready. The profile is not known
+	// here: the board's own modes, else every mode the probe finds.
+	modes := b.Modes
+	if len(modes) == 0 {
+		modes = planModes(f)
+	}
+	r.Modes = modeReport(f, modes, nil)
+	if err := opensslProblem(f, modes); err != nil {
+		r.Err = fmt.Errorf("%s: %w", b.Name, err)
+	} else if err := nothingAvailable(r.Modes, modes); err != nil {
+		r.Err = fmt.Errorf("%s: %w", b.Name, err)
+	}
 	return r
 }

@@ -47,7 +47,8 @@ type BoardOutcome struct {
 	Failed  int             // points the agent marked failed (engine fallback, 0.00 s, ...)
 	Arch    string
 	Pushed  int64
-	Summary string // e.g. "x86_64, Linux 6.1, OpenSSL 3.0.19"
+	Summary string     // e.g. "x86_64, Linux 6.1, OpenSSL 3.0.19"
+	Modes   ModeReport // what was measured, what is not available and why, what was not asked for; empty before the probe
 }
 
 // DefaultConcurrency is how many boards are measured at once when the caller does not say.
@@ -118,8 +119,12 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 	out := BoardOutcome{Board: b.Name}
 	rec := &recorder{sink: sink, board: b.Name}
 	ev := func(e Event) { e.Board = b.Name; opts.Progress.Event(e) }
+	var modes func() ModeReport // set once the probe has spoken
 	finish := func(err error) BoardOutcome {
 		out.Points, out.Skips, out.Failed = rec.counts()
+		if modes != nil {
+			out.Modes = modes()
+		}
 		out.Skipped = rec.skipList()
 		out.Err = err
 		switch {
@@ -177,14 +182,28 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 	if err := rec.facts(ctx, *facts); err != nil {
 		return finish(err)
 	}
+	if len(plan.Modes) == 0 {
+		plan.Modes = planModes(facts)
+	}
+	modes = func() ModeReport { return modeReport(facts, plan.Modes, rec.goodByMode()) }
 
-	total := plannedPoints(plan)
+	// Progress counts what will be measured: a mode the probe found unavailable is one skip, not a run of slots.
+	rec.unavailable = unavailableModes(facts)
+	total := plannedPoints(withoutModes(plan, rec.unavailable))
 	ev(Event{Stage: StageSweep, Total: total})
 	err = sweep(ctx, t, d.remote, plan, rec, func(p progressKey) {
 		ev(Event{Stage: StageSweep, Done: rec.done(), Total: total, Mode: p.mode, Algorithm: p.alg, Size: p.size})
 	})
 	if err != nil {
 		return finish(fmt.Errorf("sweep %s: %w", b.Name, err))
+	}
+	// A sweep that ran to its end can still have measured nothing it was asked to: that board is not ok.
+	if err := opensslProblem(facts, plan.Modes); err != nil {
+		return finish(fmt.Errorf("%s: %w", b.Name, err))
+	}
+	_, _, failed := rec.counts()
+	if err := nothingMeasured(plan, rec.goodByMode(), failed, rec.skipList()); err != nil {
+		return finish(fmt.Errorf("%s: %w", b.Name, err))
 	}
 	return finish(nil)
 }
@@ -206,9 +225,11 @@ type recorder struct {
 
 	mu                    sync.Mutex
 	points, skips, failed int
+	good                  map[string]int // points not marked failed, per mode
 	skipped               []protocol.Skip
 	slots                 map[progressKey]bool
-	slotsSkipped          int // planned slots covered by skips
+	slotsSkipped          int             // planned slots covered by skips
+	unavailable           map[string]bool // modes the probe found unavailable: not in the progress total
 }
 
 func (r *recorder) facts(ctx context.Context, f protocol.Facts) error {
@@ -228,6 +249,16 @@ func (r *recorder) skipList() []protocol.Skip {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.skipped)
+}
+
+func (r *recorder) goodByMode() map[string]int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m := make(map[string]int, len(r.good))
+	for k, v := range r.good {
+		m[k] = v
+	}
+	return m
 }
 
 func (r *recorder) done() int {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"runtime"
 	"strings"
@@ -191,14 +192,39 @@ func TestPlannedPoints(t *testing.T) {
 	}
 }
 
-func TestBoardPlanModes(t *testing.T) {
-	b := inventory.Board{Name: "am64x", Modes: []string{"soft", "cpu", "devcrypto"}}
-	opts := RunOptions{Sweep: inventory.Profile{Modes: []string{"soft", "cpu"}}}
-	if got := boardPlan(opts, b).Modes; len(got) != 3 {
-		t.Errorf("board modes not used: %v", got)
+// TestProgressTotalLeavesOutUnavailableModes: a mode the probe finds unavailable (devcrypto without /dev/crypto)
+// is one skip, not slots that jump the bar ahead at the start ("37/60" as the first point); the progress starts
+// at 1 and ends at its total.
+func TestProgressTotalLeavesOutUnavailableModes(t *testing.T) {
+	opts := runOptions(t, inventory.Board{Name: "local", Local: true})
+	opts.Sweep.Modes = []string{"cpu", "devcrypto"}
+	var mu sync.Mutex
+	var sweeps []Event
+	opts.Progress = ProgressFunc(func(e Event) {
+		if e.Stage == StageSweep && e.Algorithm != "" {
+			mu.Lock()
+			sweeps = append(sweeps, e)
+			mu.Unlock()
+		}
+	})
+	sink := newMemSink()
+	if _, err := Run(context.Background(), opts, sink); err != nil {
+		t.Fatalf("Run: %v", err)
 	}
-	opts.ModesSet = true
-	if got := boardPlan(opts, b).Modes; len(got) != 2 {
-		t.Errorf("--modes did not win over the board's modes: %v", got)
+	if _, err := os.Stat("/dev/crypto"); err == nil {
+		t.Skip("this host has /dev/crypto: devcrypto is available here")
+	}
+	if len(sweeps) == 0 {
+		t.Fatal("no sweep progress")
+	}
+	first, last := sweeps[0], sweeps[len(sweeps)-1]
+	if got, want := first.Done, 1; got != want {
+		t.Errorf("first progress = %d/%d, want %d/…", first.Done, first.Total, want)
+	}
+	if got, want := last.Total, 2; got != want {
+		t.Errorf("total = %d, want %d (sha256 at two sizes in cpu; devcrypto unavailable)", got, want)
+	}
+	if last.Done != last.Total {
+		t.Errorf("last progress = %d/%d, want it complete", last.Done, last.Total)
 	}
 }

@@ -86,8 +86,9 @@ type SSHTransport struct {
 	clients []*ssh.Client // jump hosts first, the board last
 	logf    func(string, ...any)
 
-	done chan struct{} // closed when the board's connection has ended
-	wg   sync.WaitGroup
+	lastRead *activity     // when the board last sent a byte (the keepalive waits longer while it does)
+	done     chan struct{} // closed when the board's connection has ended
+	wg       sync.WaitGroup
 
 	mu     sync.Mutex
 	closed bool
@@ -121,6 +122,7 @@ func DialSSH(ctx context.Context, b inventory.Board, opts SSHOptions) (*SSHTrans
 		hops:       hops,
 		knownHosts: cfg.knownHostsFiles(b),
 		hash:       strings.EqualFold(cfg.get(b.Host, "HashKnownHosts"), "yes"),
+		lastRead:   &activity{},
 	}
 	target := hops[len(hops)-1]
 	var clients []*ssh.Client
@@ -131,7 +133,8 @@ func DialSSH(ctx context.Context, b inventory.Board, opts SSHOptions) (*SSHTrans
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s (%s): %w", name, target, err)
 	}
-	t := &SSHTransport{board: name, target: target, clients: clients, logf: opts.Logf, done: make(chan struct{})}
+	t := &SSHTransport{board: name, target: target, clients: clients, logf: opts.Logf, lastRead: d.lastRead,
+		done: make(chan struct{})}
 	last := clients[len(clients)-1]
 	t.wg.Add(1)
 	go func() {

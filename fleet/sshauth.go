@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
@@ -116,12 +118,15 @@ func (a *sshAuth) close() {
 var (
 	errEncrypted = errors.New("encrypted")
 	errInAgent   = errors.New("held by the agent")
+	// errTooOpen is a private key that others may read: OpenSSH refuses to use it ("UNPROTECTED PRIVATE KEY
+	// FILE"), so a key that works with fleet must also work with ssh, and a leaked key is the user's to fix.
+	errTooOpen = errors.New("too open")
 )
 
 // readIdentity parses a private key file. An encrypted key is errInAgent when the agent holds it, else errEncrypted
 // with the message users need.
 func readIdentity(path, home string, agentKeys []ssh.Signer) (ssh.Signer, error) {
-	b, err := os.ReadFile(path)
+	b, fi, err := readFileStat(path)
 	if err != nil {
 		return nil, fmt.Errorf("identity %s: %w", tildePath(path, home), err)
 	}
@@ -133,6 +138,11 @@ func readIdentity(path, home string, agentKeys []ssh.Signer) (ssh.Signer, error)
 				return nil, errInAgent
 			}
 		}
+	}
+	if err := checkKeyMode(fi, tildePath(path, home)); err != nil {
+		return nil, err
+	}
+	if missing != nil {
 		return nil, fmt.Errorf("identity %s is %w: add it to ssh-agent (ssh-add) or use an unencrypted key",
 			tildePath(path, home), errEncrypted)
 	}
@@ -140,6 +150,35 @@ func readIdentity(path, home string, agentKeys []ssh.Signer) (ssh.Signer, error)
 		return nil, fmt.Errorf("identity %s: %w", tildePath(path, home), err)
 	}
 	return s, nil
+}
+
+// readFileStat reads a file and stats the file it read (not a path that may have changed in between).
+func readFileStat(path string) ([]byte, fs.FileInfo, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := io.ReadAll(f)
+	return b, fi, err
+}
+
+// checkKeyMode refuses a private key that group or others may access, as OpenSSH's sshkey_perm_ok does: only for
+// a file of the user running fleet (root reading another user's key is not refused by ssh either).
+func checkKeyMode(fi fs.FileInfo, shown string) error {
+	perm := fi.Mode().Perm()
+	if perm&0o077 == 0 {
+		return nil
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return nil
+	}
+	return fmt.Errorf("identity %s: permissions %04o are %w: others can read this private key, and OpenSSH refuses "+
+		"such a key; fix with: chmod 600 %s", shown, perm, errTooOpen, shown)
 }
 
 // tildePath shows paths under home as ~/..., as users write them.

@@ -21,6 +21,7 @@ type chainDialer struct {
 	hops       []sshHop
 	knownHosts []string
 	hash       bool
+	lastRead   *activity // reads from the board's hop, for the keepalive; nil: not tracked
 }
 
 // dial connects hop after hop: TCP to the first, then a direct-tcpip channel through each client to the next,
@@ -51,6 +52,9 @@ func (d *chainDialer) dial(ctx context.Context) ([]*ssh.Client, error) {
 		if err != nil {
 			auth.close()
 			return fail(i, err)
+		}
+		if i == len(d.hops)-1 && d.lastRead != nil {
+			conn = &activityConn{Conn: conn, last: d.lastRead}
 		}
 		c, err := d.handshake(ctx, conn, h, auth)
 		auth.close()

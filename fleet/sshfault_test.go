@@ -3,8 +3,10 @@ package fleet
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -70,6 +72,60 @@ func TestSSHEncryptedIdentity(t *testing.T) {
 				t.Errorf("DialSSH = %v, want ErrAuthFailed saying %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestSSHRefusesKeyReadableByOthers: a private key that group or others may read is refused with the chmod that
+// fixes it, as OpenSSH refuses it; a default identity that is too open is passed over, like ssh does, and named
+// in the failure.
+func TestSSHRefusesKeyReadableByOthers(t *testing.T) {
+	srv := sshtest.Start(t, sshtest.Options{})
+	tests := []struct {
+		name     string
+		mode     os.FileMode
+		explicit bool
+		refused  bool
+	}{
+		{name: "0644 explicit", mode: 0o644, explicit: true, refused: true},
+		{name: "0666 explicit", mode: 0o666, explicit: true, refused: true},
+		{name: "0640 explicit", mode: 0o640, explicit: true, refused: true},
+		{name: "0644 default identity", mode: 0o644, refused: true},
+		{name: "0600 explicit", mode: 0o600, explicit: true},
+		{name: "0400 default identity", mode: 0o400},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := testSSHOptions(t)
+			b := testBoard(t, srv)
+			path := filepath.Join(opts.Home, ".ssh", "id_ed25519")
+			sshtest.WriteIdentity(t, path, srv.ClientKey(), "")
+			if err := os.Chmod(path, tc.mode); err != nil {
+				t.Fatal(err)
+			}
+			b.IdentityFile = ""
+			if tc.explicit {
+				b.IdentityFile = path
+			}
+			tr, err := DialSSH(context.Background(), b, opts)
+			if !tc.refused {
+				if err != nil {
+					t.Fatalf("DialSSH with a key of mode %04o = %v, want it used", tc.mode, err)
+				}
+				tr.Close()
+				return
+			}
+			want := fmt.Sprintf("permissions %04o are too open", tc.mode)
+			fix := "chmod 600 ~/.ssh/id_ed25519"
+			if !errors.Is(err, ErrAuthFailed) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), fix) {
+				t.Errorf("DialSSH = %v, want ErrAuthFailed saying %q and %q", err, want, fix)
+			}
+			if err == nil {
+				tr.Close()
+			}
+		})
+	}
+	if got := srv.Connections(); got != 2 {
+		t.Errorf("connections = %d, want 2: a refused key is never offered", got)
 	}
 }
 
@@ -227,6 +283,34 @@ func TestSSHKeepalivesUnanswered(t *testing.T) {
 				t.Errorf("Run returned after %v, want within interval+timeout", d)
 			}
 		})
+	}
+}
+
+// TestSSHKeepaliveWaitsWhileDataFlows: a keepalive reply that is late while the board keeps sending (a push or
+// a sweep on a loaded machine: seen in the e2e suite at load 12 on 2 cores) is not a lost link; the same silence
+// with nothing arriving is (TestSSHKeepalivesUnanswered), and so is a reply missing beyond keepaliveMaxWait.
+func TestSSHKeepaliveWaitsWhileDataFlows(t *testing.T) {
+	srv := sshtest.Start(t, sshtest.Options{IgnoreKeepalives: true})
+	opts := testSSHOptions(t)
+	opts.KeepaliveInterval, opts.KeepaliveTimeout = 100*time.Millisecond, 300*time.Millisecond
+	tr := dialTest(t, testBoard(t, srv), opts)
+	// 0.5 s of output every 20 ms: longer than the timeout, shorter than keepaliveMaxWait × timeout (1.2 s).
+	var out strings.Builder
+	err := tr.Run(context.Background(), Command{Args: []string{"sh", "-c", "i=0; while [ $i -lt 25 ]; do echo x; sleep 0.02; i=$((i+1)); done"}, Stdout: &out})
+	if err != nil {
+		t.Fatalf("Run while data flows = %v, want nil", err)
+	}
+	if got, want := strings.Count(out.String(), "x"), 25; got != want {
+		t.Errorf("output lines = %d, want %d", got, want)
+	}
+	// A reply never comes: even with data flowing the link is declared lost after keepaliveMaxWait × timeout.
+	start := time.Now()
+	err = tr.Run(context.Background(), Command{Args: []string{"sh", "-c", "while :; do echo x; sleep 0.02; done"}, Stdout: io.Discard})
+	if !errors.Is(err, ErrConnectionLost) {
+		t.Errorf("Run with keepalives never answered = %v, want ErrConnectionLost", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("lost after %v, want within about keepaliveMaxWait × timeout", d)
 	}
 }
 

@@ -2,13 +2,40 @@ package fleet
 
 import (
 	"fmt"
+	"net"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/crypto/ssh"
 )
 
-// keepalive sends keepalive@openssh.com every interval; an error or no reply within timeout ends the connection.
-// Without it a cut link is never noticed (TCP keepalive takes minutes).
+// activity is when bytes last arrived from the board, in Unix nanoseconds.
+type activity struct{ nanos atomic.Int64 }
+
+func (a *activity) touch()               { a.nanos.Store(time.Now().UnixNano()) }
+func (a *activity) since() time.Duration { return time.Since(time.Unix(0, a.nanos.Load())) }
+
+// activityConn records every successful read of the board's connection.
+type activityConn struct {
+	net.Conn
+	last *activity
+}
+
+func (c *activityConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 {
+		c.last.touch()
+	}
+	return n, err
+}
+
+// keepaliveMaxWait caps how long one keepalive reply may be waited for while the board keeps sending other data.
+const keepaliveMaxWait = 4
+
+// keepalive sends keepalive@openssh.com every interval; an error, or no reply and no other byte from the board
+// within timeout, ends the connection. Without it a cut link is never noticed (TCP keepalive takes minutes).
+// A reply queued behind a bulk transfer (the agent's push on a loaded machine, seen to take over 5 s) is not a
+// lost link: while bytes keep arriving the wait goes on, up to keepaliveMaxWait × timeout.
 func (t *SSHTransport) keepalive(c *ssh.Client, interval, timeout time.Duration) {
 	defer t.wg.Done()
 	tick := time.NewTicker(interval)
@@ -26,20 +53,35 @@ func (t *SSHTransport) keepalive(c *ssh.Client, interval, timeout time.Duration)
 			_, _, err := c.SendRequest("keepalive@openssh.com", true, nil)
 			reply <- err
 		}()
-		timer := time.NewTimer(timeout)
+		if !t.awaitKeepalive(reply, timeout) {
+			return
+		}
+	}
+}
+
+// awaitKeepalive waits for one keepalive reply; false when the connection is over (lost, or closed).
+func (t *SSHTransport) awaitKeepalive(reply <-chan error, timeout time.Duration) bool {
+	start := time.Now()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	for {
 		select {
 		case err := <-reply:
-			timer.Stop()
 			if err != nil {
 				t.fail(fmt.Errorf("%w: keepalive: %v", ErrConnectionLost, err))
-				return
+				return false
 			}
+			return true
 		case <-timer.C:
-			t.fail(fmt.Errorf("%w: no keepalive reply within %v", ErrConnectionLost, timeout))
-			return
+			waited := time.Since(start)
+			if t.lastRead != nil && t.lastRead.since() < timeout && waited < keepaliveMaxWait*timeout {
+				timer.Reset(timeout - t.lastRead.since())
+				continue
+			}
+			t.fail(fmt.Errorf("%w: no keepalive reply within %v", ErrConnectionLost, waited.Round(100*time.Millisecond)))
+			return false
 		case <-t.done:
-			timer.Stop()
-			return
+			return false
 		}
 	}
 }

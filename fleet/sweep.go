@@ -95,7 +95,7 @@ func modeNames(modes []string, prefix string) []string {
 }
 
 // boardPlan is the sweep for one board: the run's profile, with the board's own modes unless the command line
-// named modes.
+// named modes. Modes left empty by all three mean every mode the probe finds: runBoard fills them from the facts.
 func boardPlan(opts RunOptions, b inventory.Board) protocol.Plan {
 	s := opts.Sweep
 	modes := s.Modes
@@ -262,6 +262,11 @@ func (r *recorder) point(ctx context.Context, p protocol.Point, onPoint func(pro
 	r.points++
 	if p.Failed {
 		r.failed++
+	} else {
+		if r.good == nil {
+			r.good = map[string]int{}
+		}
+		r.good[p.Mode]++
 	}
 	if r.slots == nil {
 		r.slots = map[progressKey]bool{}
@@ -277,9 +282,12 @@ func (r *recorder) skip(ctx context.Context, s protocol.Skip, plan protocol.Plan
 		return fmt.Errorf("store skip: %w", err)
 	}
 	n := 0
-	if s.Algorithm != "" {
+	switch {
+	case s.Algorithm != "":
 		n = slotsPerAlgorithm(plan, s.Algorithm)
-	} else {
+	case r.unavailable[s.Mode]:
+		// left out of the progress total already
+	default:
 		for _, alg := range plan.Algorithms {
 			n += slotsPerAlgorithm(plan, alg)
 		}
@@ -300,15 +308,7 @@ func factsSummary(f *protocol.Facts) string {
 	if f.OpenSSLVersion != "" {
 		parts = append(parts, "OpenSSL "+f.OpenSSLVersion)
 	}
-	var avail []string
-	for _, m := range f.Modes {
-		if m.Available {
-			avail = append(avail, m.Mode)
-		}
-	}
-	if len(avail) > 0 {
-		parts = append(parts, "modes "+strings.Join(avail, ","))
-	}
+	// the modes are not listed here: ModeReport says which were measured, which are missing and why
 	return strings.Join(parts, ", ")
 }
 

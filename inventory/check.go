@@ -84,6 +84,15 @@ func checkLine(key, s, example string) string {
 	return ""
 }
 
+// CheckAlgorithm reports whether a is spelled like an algorithm name (lower-case letters, digits and '-', such
+// as aes-128-cbc), by the rule boards.toml follows. The command line uses it for --algorithms and --history.
+func CheckAlgorithm(a string) error {
+	if msg := checkAlgorithm(a); msg != "" {
+		return fmt.Errorf("%s", msg)
+	}
+	return nil
+}
+
 // CheckMode reports whether m names a sweep mode: soft, cpu, devcrypto, afalg, kcapi, engine:NAME or
 // provider:NAME. The command line uses it for --modes.
 func CheckMode(m string) error {

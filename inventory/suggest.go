@@ -67,3 +67,7 @@ func quoteOr(names []string) string {
 	}
 	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }
+
+// DidYouMean is ": did you mean "x"?" when some of known is close to name (at most two edits away, or a prefix),
+// else "". The command line uses it for names outside boards.toml too, such as stored algorithms.
+func DidYouMean(name string, known []string) string { return didYouMean(name, known) }

@@ -14,7 +14,7 @@ type Board struct {
 	Arch         string            `toml:"arch"`          // armv5, armv6, armv7, arm64, amd64, 386; empty: detect
 	SoC          string            `toml:"soc"`
 	Tags         []string          `toml:"tags"`
-	Modes        []string          `toml:"modes"`   // what to sweep on this board; empty: what the profile asks for
+	Modes        []string          `toml:"modes"`   // what to sweep on this board; empty: what the profile asks for, else every mode the probe finds
 	Env          map[string]string `toml:"env"`     // extra environment for openssl, merged over [defaults] env
 	OpenSSL      string            `toml:"openssl"` // path of openssl on the board; empty: "openssl" from PATH
 	Local        bool              `toml:"-"`       // the built-in local board
@@ -28,7 +28,7 @@ type Board struct {
 type Profile struct {
 	Name       string   `toml:"-"`
 	Algorithms []string `toml:"algorithms"`
-	Modes      []string `toml:"modes"` // empty: each board's own modes
+	Modes      []string `toml:"modes"` // for boards without modes of their own; empty: every mode the probe finds
 	Sizes      []int    `toml:"sizes"` // block sizes in bytes; public-key algorithms ignore them
 	Seconds    float64  `toml:"seconds"`
 	Threads    int      `toml:"threads"`
@@ -41,8 +41,9 @@ type Profile struct {
 // LocalBoard is the name of the built-in board that is the host itself.
 const LocalBoard = "local"
 
-// localBoard is the built-in local board when boards.toml does not list it: software, the CPU path, and the
-// kernel's accelerators where the host has them (the others are recorded as skips with the reason).
+// localBoard is the built-in local board when boards.toml does not list it. It has no modes of its own, like
+// any board: software, the CPU path and the kernel's accelerators where the host has them (the others are
+// recorded as skips with the reason).
 func localBoard() Board {
-	return Board{Name: LocalBoard, Local: true, Modes: []string{"soft", "cpu", "devcrypto", "afalg", "kcapi"}}
+	return Board{Name: LocalBoard, Local: true}
 }

@@ -2,6 +2,8 @@ package opensslspeed
 
 import (
 	"errors"
+	"strconv"
+	"strings"
 
 	"github.com/fleetlab/fleet/protocol"
 )
@@ -19,6 +21,7 @@ type Run struct {
 	Points   []protocol.Point // Mode, Algorithm, BlockSize/KeyBits, Count, Seconds, BytesPerSec/OpsPerSec, Timing, Line, Flags
 	Failed   string           // non-empty when the run's numbers must not be trusted (engine fell back to software, usage error)
 	Warnings []string         // things a person should know (e.g. "ran default 3 s: OpenSSL 1.0 has no -seconds")
+	Problems []Problem        // values refused (out of bounds, control characters); the run is Failed when any
 }
 
 // Hint is what the caller knows that the output may not say.
@@ -27,12 +30,30 @@ type Hint struct {
 	Seconds float64  // nominal seconds per point, when known
 	Env     []string // NAME=value entries openssl ran with, e.g. "OPENSSL_armcap=0" (decides the soft mode)
 	Version string   // OpenSSL version from the probe; decides the units of 1.0.x -mr asymmetric lines
+	// Algorithm names the rows labelled "evp" when the text has no `-evp ALG` command line (OpenSSL 1.1.1
+	// -multi prints its total so); without either such a row is a Problem that says to pass it.
+	Algorithm string
 }
 
 // ErrNotFound means a text holds no `openssl speed` output at all.
 var ErrNotFound = errors.New("no openssl speed output found")
 
-// Parse finds every `openssl speed` run in text and returns its points.
+// ErrUnnamedEVP is the Problem of a row labelled "evp" (OpenSSL 1.1.1 -multi prints its total so) in a text
+// without an `openssl speed ... -evp ALG` command line, parsed without Hint.Algorithm: its algorithm is unknown.
+var ErrUnnamedEVP = errors.New(`row "evp": no "openssl speed ... -evp ALG" command line in the text names its algorithm`)
+
+// A Problem is a value in the output that no measurement can have (see the bounds in the package doc), or an
+// algorithm name with control characters. It gives no point; the run that holds it is Failed.
+type Problem struct {
+	Line int    // 1-based line of the text
+	Text string // what is wrong and what is accepted
+	Err  error  // the sentinel callers decide on (ErrUnnamedEVP), else nil
+}
+
+func (p Problem) String() string { return "line " + strconv.Itoa(p.Line) + ": " + p.Text }
+
+// Parse finds every `openssl speed` run in text and returns its points. It is Scanner over a string, for
+// outputs already in memory; ErrNotFound when there is no run.
 //
 // It reads the output of every OpenSSL from 1.0.0 to 3.6: human tables, "Doing ..." progress lines, -mr lines,
 // -multi output and asymmetric tables, alone or pasted into logs with shell prompts, `time -v` output, email
@@ -51,18 +72,13 @@ var ErrNotFound = errors.New("no openssl speed output found")
 // cryptodev are "devcrypto", afalg and af_alg "afalg", others "engine:NAME"), -provider NAME, soft when
 // OPENSSL_armcap=0 (or an OPENSSL_ia32cap mask) is in the command's or hint's environment, else cpu.
 func Parse(text string, hint Hint) ([]Run, error) {
-	p := &speedParser{hint: hint}
-	for _, l := range speedJoinWrapped(speedSplitLines(text)) {
-		p.line(l)
-	}
-	if len(p.runs) > 0 {
-		p.settle(p.runs[len(p.runs)-1])
-	}
+	s := NewScanner(strings.NewReader(text), hint)
 	var runs []Run
-	for _, b := range p.runs {
-		if b.evidence || len(b.slots) > 0 {
-			runs = append(runs, b.finish(hint))
-		}
+	for s.Scan() {
+		runs = append(runs, s.Run())
+	}
+	if err := s.Err(); err != nil {
+		return runs, err
 	}
 	if len(runs) == 0 {
 		return nil, ErrNotFound

@@ -23,6 +23,7 @@ type speedCmd struct {
 	hmac     string
 	cmac     string
 	algs     []string // positional algorithm arguments
+	bad      string   // a value out of bounds (see Max*), refused
 }
 
 // speedValueOpts are the options of `openssl speed` that take a value.
@@ -86,12 +87,16 @@ func parseSpeedCmd(argv []string, env []string) *speedCmd {
 				c.seconds = f
 			}
 		case "multi":
-			if n, err := strconv.Atoi(val); err == nil && n > 0 && n < 1<<16 {
+			if n, err := strconv.Atoi(val); err == nil && n > 0 && n <= MaxThreads {
 				c.multi = n
+			} else if err == nil || len(val) > 0 && val[0] >= '0' && val[0] <= '9' {
+				c.bad = "-multi " + val + " is out of range: refused (accepted 1 to " + strconv.Itoa(MaxThreads) + ")"
 			}
 		case "bytes":
-			if n, err := strconv.Atoi(val); err == nil && n > 0 {
+			if n, err := strconv.Atoi(val); err == nil && n > 0 && n <= MaxBlockSize {
 				c.bytes = n
+			} else if err == nil || len(val) > 0 && val[0] >= '0' && val[0] <= '9' {
+				c.bad = "-bytes " + val + " is out of range: refused (accepted 1 to " + strconv.Itoa(MaxBlockSize) + ")"
 			}
 		case "engine":
 			c.engine = val

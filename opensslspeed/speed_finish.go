@@ -62,6 +62,9 @@ func (b *speedRunBuilder) finish(hint Hint) Run {
 		}
 	}
 	sort.SliceStable(r.Points, func(i, j int) bool { return r.Points[i].Line < r.Points[j].Line })
+	if r.Failed == "" {
+		r.Failed = b.failed // a rate out of bounds was found just now
+	}
 	if r.Failed == "" && len(r.Points) == 0 {
 		r.Failed = "no measurements in the output"
 	}
@@ -72,6 +75,7 @@ func (b *speedRunBuilder) finish(hint Hint) Run {
 		}
 	}
 	r.Warnings = b.warnings
+	r.Problems = b.problems
 	return r
 }
 
@@ -158,6 +162,14 @@ func (b *speedRunBuilder) point(s *speedSlot, r Run, nominal float64) (protocol.
 		rate = 0
 		pt.Failed = true
 		pt.Error = "rate not computable"
+	}
+	maxRate, what := MaxBytesPerSec, "rate (B/s)"
+	if asym {
+		maxRate, what = MaxOpsPerSec, "rate (ops/s)"
+	}
+	if msg := speedCheck(rate, what, maxRate); msg != "" {
+		b.problem(pt.Line, k.alg+": "+msg)
+		return pt, false
 	}
 	if math.IsNaN(pt.Seconds) || math.IsInf(pt.Seconds, 0) || math.IsNaN(pt.Count) || math.IsInf(pt.Count, 0) {
 		pt.Count, pt.Seconds = 0, 0

@@ -17,13 +17,17 @@ var (
 	speedDoingAsymRE = regexp.MustCompile(`^Doing (\d+) bits? (.*?)(?:'s| ops) for (\d+(?:\.\d+)?)s:(.*)$`)
 	// Doing rsa2048 keygen ops for 10s: 390 rsa2048 KEM keygen ops in 9.93s              (3.5+ KEM and signatures)
 	speedDoingKEMRE = regexp.MustCompile(`^Doing (\S+) (keygen|encaps|decaps|signs|sign|verify) ops for (\d+(?:\.\d+)?)s:(.*)$`)
-	speedResultRE   = regexp.MustCompile(`(?:^|\s)(\d+)\s(?:.*\s)?in\s+(-?\d+(?:\.\d+)?)s\s*$`)
-	speedAsymResRE  = regexp.MustCompile(`(?:^|\s)(\d+)\s+\d+[- ]bits?\s.*\sin\s+(-?\d+(?:\.\d+)?)s\s*$`)
-	speedKEMResRE   = regexp.MustCompile(`(?:^|\s)(\d+)\s+\S+\s+(KEM|signature)\s.*\sin\s+(-?\d+(?:\.\d+)?)s\s*$`)
-	speedValueRE    = regexp.MustCompile(`^\d+\.\d+k?$`)
-	speedGluedRE    = regexp.MustCompile(`^(.*?[^\d.])(\d+\.\d{2}k?)$`)
-	speedRowNameRE  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9 ()/_.,+-]*$`)
+	// counts are read as any number, so that a negative or absurd one is refused rather than missed
+	speedResultRE  = regexp.MustCompile(`(?:^|\s)(` + speedNumPat + `)\s(?:.*\s)?in\s+(-?\d+(?:\.\d+)?)s\s*$`)
+	speedAsymResRE = regexp.MustCompile(`(?:^|\s)(` + speedNumPat + `)\s+\d+[- ]bits?\s.*\sin\s+(-?\d+(?:\.\d+)?)s\s*$`)
+	speedKEMResRE  = regexp.MustCompile(`(?:^|\s)(` + speedNumPat + `)\s+\S+\s+(KEM|signature)\s.*\sin\s+(-?\d+(?:\.\d+)?)s\s*$`)
+	speedValueRE   = regexp.MustCompile(`^\d+\.\d+k?$`)
+	speedGluedRE   = regexp.MustCompile(`^(.*?[^\d.])(\d+\.\d{2}k?)$`)
+	speedRowNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9 ()/_.,+-]*$`)
 )
+
+// speedNumPat is a count as openssl prints it, or as a hand-edited capture may spell it.
+const speedNumPat = `-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?`
 
 // speedHeaderSizes reads the block sizes of a "type 16 bytes 64 bytes ..." header.
 func speedHeaderSizes(line string) []int {
@@ -87,6 +91,18 @@ type speedDoing struct {
 	seconds  float64
 	hasCount bool
 	tail     string // whatever came between the colon and the result (error text from an engine, ...)
+	problem  string // a value out of bounds: the line gives no measurement
+}
+
+// result reads the count and seconds of a result, refusing what no measurement can have.
+func (d *speedDoing) result(count, seconds string) {
+	var msg, msg2 string
+	d.count, msg = speedNumber(count, "count", MaxCount)
+	d.seconds, msg2 = speedNumber(seconds, "seconds", MaxSeconds)
+	d.hasCount = true
+	if msg != "" || msg2 != "" {
+		d.problem = strings.TrimPrefix(msg+"; "+msg2, "; ")
+	}
 }
 
 // parseSpeedDoing parses a "Doing ..." line; ok is false when the line is not one.
@@ -96,16 +112,18 @@ func parseSpeedDoing(line string, decrypt bool) (d speedDoing, ok bool) {
 		d.name = m[1]
 		d.nominal, _ = strconv.ParseFloat(m[2], 64)
 		size, err := strconv.Atoi(m[3])
-		if err != nil || size <= 0 {
-			return d, false
+		if err != nil {
+			size = -1
+		}
+		if msg := speedCheckSize(size); msg != "" {
+			d.problem = msg
+			return d, true
 		}
 		alg := CanonicalAlgorithm(d.name)
 		d.key = speedKey{alg: alg, op: speedSymOp(alg, decrypt), block: size}
 		d.tail = strings.TrimSpace(m[4])
 		if r := speedResultRE.FindStringSubmatch(m[4]); r != nil {
-			d.count, _ = strconv.ParseFloat(r[1], 64)
-			d.seconds, _ = strconv.ParseFloat(r[2], 64)
-			d.hasCount = true
+			d.result(r[1], r[2])
 			d.tail = strings.TrimSpace(strings.TrimSuffix(m[4], r[0]))
 		}
 		return d, true
@@ -115,9 +133,7 @@ func parseSpeedDoing(line string, decrypt bool) (d speedDoing, ok bool) {
 		d.nominal, _ = strconv.ParseFloat(m[3], 64)
 		kind := "kem"
 		if r := speedKEMResRE.FindStringSubmatch(m[4]); r != nil {
-			d.count, _ = strconv.ParseFloat(r[1], 64)
-			d.seconds, _ = strconv.ParseFloat(r[3], 64)
-			d.hasCount = true
+			d.result(r[1], r[3])
 			if r[2] == "signature" {
 				kind = "sig"
 			}
@@ -139,9 +155,7 @@ func parseSpeedDoing(line string, decrypt bool) (d speedDoing, ok bool) {
 		d.name = m[2]
 		d.nominal, _ = strconv.ParseFloat(m[3], 64)
 		if r := speedAsymResRE.FindStringSubmatch(m[4]); r != nil {
-			d.count, _ = strconv.ParseFloat(r[1], 64)
-			d.seconds, _ = strconv.ParseFloat(r[2], 64)
-			d.hasCount = true
+			d.result(r[1], r[2])
 		}
 		return d, true
 	}

@@ -1,6 +1,7 @@
 package opensslspeed
 
 import (
+	"math"
 	"strconv"
 	"strings"
 )
@@ -30,10 +31,22 @@ func (p *speedParser) mrLine(t string, line, child int) {
 	case tag == "+DT" && len(f) == 4:
 		size, err := strconv.Atoi(f[3])
 		secs, err2 := strconv.ParseFloat(f[2], 64)
-		if err != nil || err2 != nil || size <= 0 {
+		if err != nil || err2 != nil {
 			return
 		}
-		alg := b.resolve(f[1])
+		b.hasLastDT = false
+		if msg := speedCheckSize(size); msg != "" {
+			b.problem(line, msg)
+			return
+		}
+		alg := b.resolve(f[1], line)
+		if alg == "" {
+			return
+		}
+		if msg := speedBadName(alg); msg != "" {
+			b.problem(line, "algorithm "+msg)
+			return
+		}
 		b.lastDT = speedDoing{key: speedKey{alg: alg, op: speedSymOp(alg, b.decrypt()), block: size}, name: f[1], nominal: secs}
 		b.hasLastDT = true
 	case tag == "+DTP" && len(f) >= 5:
@@ -72,22 +85,33 @@ func (p *speedParser) mrLine(t string, line, child int) {
 		var sizes []int
 		for _, s := range f[1:] {
 			n, err := strconv.Atoi(s)
-			if err != nil || n <= 0 {
+			if err != nil {
+				n = -1
+			}
+			if msg := speedCheckSize(n); msg != "" {
+				b.problem(line, "+H "+msg)
 				return
 			}
 			sizes = append(sizes, n)
 		}
 		b.sizes = sizes
 	case tag == "+F" && len(f) >= 4:
-		alg := b.resolve(f[2])
+		alg := b.resolve(f[2], line)
+		if alg == "" {
+			return
+		}
 		op := speedSymOp(alg, b.decrypt())
 		for i, s := range f[3:] {
 			if i >= len(b.sizes) {
 				b.warn("-mr +F line with more values than +H sizes")
 				break
 			}
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil || v <= 0 {
+			v, msg := speedNumber(s, "rate (B/s)", MaxBytesPerSec)
+			if msg != "" {
+				b.problem(line, alg+" at "+strconv.Itoa(b.sizes[i])+" bytes: "+msg)
+				continue
+			}
+			if v == 0 {
 				continue
 			}
 			p.mrValue(speedKey{alg: alg, op: op, block: b.sizes[i]}, v, line, child)
@@ -112,15 +136,17 @@ func (p *speedParser) mrResult(b *speedRunBuilder, f []string, line int, matches
 	}
 	d := b.lastDT
 	if b.multi {
-		s := b.slot(d.key, false)
+		s := b.slot(d.key, false, line)
 		if s.nominal == 0 {
 			s.nominal = d.nominal
 		}
 		return
 	}
-	count, err := strconv.ParseFloat(f[1], 64)
-	secs, err2 := strconv.ParseFloat(f[len(f)-1], 64)
-	if err != nil || err2 != nil || count < 0 || secs < 0 {
+	count, msg := speedNumber(f[1], "count", MaxCount)
+	secs, msg2 := speedNumber(f[len(f)-1], "seconds", MaxSeconds)
+	if msg != "" || msg2 != "" {
+		b.hasLastDT = false
+		b.problem(line, strings.TrimPrefix(msg+"; "+msg2, "; "))
 		return
 	}
 	b.hasLastDT = false
@@ -131,7 +157,7 @@ func (p *speedParser) mrResult(b *speedRunBuilder, f []string, line int, matches
 // mrValue records a +F rate: a child's share under -multi, else the run's own result (or the parent's total).
 func (p *speedParser) mrValue(key speedKey, v float64, line, child int) {
 	if child >= 0 {
-		s := p.cur(line).slot(key, false)
+		s := p.cur(line).slot(key, false, line)
 		if s.children == nil {
 			s.children = map[int]float64{}
 		}
@@ -186,8 +212,9 @@ func (p *speedParser) mrAsymResult(b *speedRunBuilder, tag string, f []string, l
 	}
 	vals := make([]float64, 0, len(rest))
 	for _, s := range rest {
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil || v < 0 {
+		v, msg := speedNumber(s, tag+" value", math.MaxFloat64)
+		if msg != "" {
+			b.problem(line, key.alg+": "+msg)
 			return
 		}
 		vals = append(vals, v)
@@ -216,6 +243,10 @@ func (p *speedParser) mrAsymResult(b *speedRunBuilder, tag string, f []string, l
 	}
 	for i, op := range ops {
 		if rates[i] <= 0 {
+			continue
+		}
+		if msg := speedCheck(rates[i], key.alg+" "+op+" rate (ops/s)", MaxOpsPerSec); msg != "" {
+			b.problem(line, msg)
 			continue
 		}
 		k := key

@@ -25,6 +25,8 @@ type speedRunBuilder struct {
 	hasLastDT bool
 	timeV     speedTimeV
 	refused   bool // openssl refused the command line: it printed no results and anything after is another run
+	problems  []Problem
+	hintAlg   string // Hint.Algorithm: names "evp" rows when the command line does not
 	speedAttrs
 }
 
@@ -33,6 +35,7 @@ type speedParser struct {
 	runs    []*speedRunBuilder
 	prev    int         // number of the previous logical line
 	pending *speedAttrs // run-level lines after a finished run, not yet settled (see speed_attrs.go)
+	early   []string    // warnings from before the first run, given to it
 }
 
 var (
@@ -59,8 +62,12 @@ func (p *speedParser) start(line int, cmd []string) *speedRunBuilder {
 	if cmd != nil && len(p.runs) > 0 {
 		p.settle(p.runs[len(p.runs)-1]) // what came before a command line belongs to the run before it
 	}
-	b := &speedRunBuilder{line: line, cmd: cmd}
+	b := &speedRunBuilder{line: line, cmd: cmd, hintAlg: p.hint.Algorithm}
 	b.evidence = cmd != nil
+	for _, w := range p.early {
+		b.warn(w)
+	}
+	p.early = nil
 	argv, env := cmd, []string(nil)
 	if cmd == nil {
 		argv, env = p.hint.Command, p.hint.Env
@@ -69,6 +76,9 @@ func (p *speedParser) start(line int, cmd []string) *speedRunBuilder {
 		b.cmdInfo = parseSpeedCmd(argv, env)
 		if b.cmdInfo.multi > 0 {
 			b.multi = true
+		}
+		if b.cmdInfo.bad != "" {
+			b.problem(line, b.cmdInfo.bad)
 		}
 	}
 	p.runs = append(p.runs, b)
@@ -79,6 +89,16 @@ func (p *speedParser) start(line int, cmd []string) *speedRunBuilder {
 func (p *speedParser) line(l speedLine) {
 	t := l.text
 	defer func() { p.prev = l.num }()
+	if l.note != "" {
+		if len(p.runs) > 0 {
+			p.cur(l.num).warn(l.note)
+		} else {
+			if len(p.early) < 32 {
+				p.early = append(p.early, l.note)
+			}
+		}
+		return
+	}
 	if t == "" {
 		return
 	}
@@ -87,8 +107,12 @@ func (p *speedParser) line(l speedLine) {
 		return
 	}
 	if m := speedGotRE.FindStringSubmatch(t); m != nil {
-		child, _ := strconv.Atoi(m[2])
+		child, err := strconv.Atoi(m[2])
 		b := p.cur(l.num)
+		if err != nil || child >= MaxThreads {
+			b.problem(l.num, "-multi child "+m[2]+" is out of range: refused (accepted 0 to "+strconv.Itoa(MaxThreads-1)+")")
+			return
+		}
 		b.evidence = true
 		b.multi = true
 		b.children = max(b.children, child+1)
@@ -96,8 +120,12 @@ func (p *speedParser) line(l speedLine) {
 		return
 	}
 	if m := speedForkedRE.FindStringSubmatch(t); m != nil {
-		child, _ := strconv.Atoi(m[1])
+		child, err := strconv.Atoi(m[1])
 		b := p.cur(l.num)
+		if err != nil || child >= MaxThreads {
+			b.problem(l.num, "-multi child "+m[1]+" is out of range: refused (accepted 0 to "+strconv.Itoa(MaxThreads-1)+")")
+			return
+		}
 		if b.finished() && (child == 0 || !b.multi) {
 			b = p.start(l.num, nil)
 		}
@@ -157,6 +185,16 @@ func (p *speedParser) line(l speedLine) {
 				b = p.start(l.num, nil)
 			}
 			b.sizes, b.symTable, b.lastRow = sizes, true, 0
+			for _, n := range sizes {
+				if msg := speedCheckSize(n); msg != "" {
+					b.problem(l.num, "table header: "+msg)
+					b.sizes = nil
+					break
+				}
+			}
+		} else {
+			p.cur(l.num).problem(l.num, "table header "+strconv.Quote(t)+": block sizes are not numbers from 1 to "+
+				strconv.Itoa(MaxBlockSize)+": refused")
 		}
 		return
 	}
@@ -231,21 +269,23 @@ func (b *speedRunBuilder) warn(w string) {
 
 func (b *speedRunBuilder) decrypt() bool { return b.cmdInfo != nil && b.cmdInfo.decrypt }
 
-// resolve turns a row name into a canonical algorithm, "evp" into the -evp argument of the command.
-func (b *speedRunBuilder) resolve(name string) string {
+// resolve turns a row name into a canonical algorithm: "evp" into the -evp argument of the command, else
+// Hint.Algorithm. An "evp" that neither names is a Problem (ErrUnnamedEVP) and resolves to "".
+func (b *speedRunBuilder) resolve(name string, line int) string {
 	alg := CanonicalAlgorithm(name)
-	if alg == "evp" && b.cmdInfo != nil {
-		switch {
-		case b.cmdInfo.evp != "":
-			return CanonicalAlgorithm(b.cmdInfo.evp)
-		case b.cmdInfo.hmac != "":
-			return "hmac-" + CanonicalAlgorithm(b.cmdInfo.hmac)
-		}
+	if alg != "evp" {
+		return alg
 	}
-	if alg == "evp" {
-		b.warn(`row "evp": no -evp on the command line to name its algorithm`)
+	switch {
+	case b.cmdInfo != nil && b.cmdInfo.evp != "":
+		return CanonicalAlgorithm(b.cmdInfo.evp)
+	case b.cmdInfo != nil && b.cmdInfo.hmac != "":
+		return "hmac-" + CanonicalAlgorithm(b.cmdInfo.hmac)
+	case b.hintAlg != "":
+		return CanonicalAlgorithm(b.hintAlg)
 	}
-	return alg
+	b.problemErr(line, ErrUnnamedEVP.Error(), ErrUnnamedEVP)
+	return ""
 }
 
 func (p *speedParser) doing(t string, line int) {
@@ -254,12 +294,18 @@ func (p *speedParser) doing(t string, line int) {
 	if !ok {
 		return
 	}
+	if d.problem != "" {
+		b.problem(line, d.problem)
+		return
+	}
 	if d.key.block > 0 {
-		d.key.alg = b.resolve(d.name)
+		if d.key.alg = b.resolve(d.name, line); d.key.alg == "" {
+			return
+		}
 		d.key.op = speedSymOp(d.key.alg, b.decrypt())
 	}
 	if !d.hasCount {
-		b.slot(d.key, true).nominal = d.nominal
+		b.slot(d.key, true, line).nominal = d.nominal
 	} else {
 		var s *speedSlot
 		b, s = p.countSlot(d.key, line)
@@ -279,7 +325,7 @@ func (p *speedParser) symRow(name string, vals []float64, line int) {
 	}
 	sizes := b.sizes
 	if len(sizes) != len(vals) {
-		if b.cmdInfo != nil && b.cmdInfo.bytes > 0 && len(vals) == 1 {
+		if b.cmdInfo != nil && b.cmdInfo.bytes > 0 && b.cmdInfo.bad == "" && len(vals) == 1 {
 			sizes = []int{b.cmdInfo.bytes}
 		} else if len(vals) == len(protocol.DefaultSizes) || len(vals) == len(protocol.DefaultSizes)-1 {
 			// OpenSSL before 1.1.1 printed no 16384 column: the first five default sizes.
@@ -290,7 +336,10 @@ func (p *speedParser) symRow(name string, vals []float64, line int) {
 		}
 	}
 	b.lastRow = line
-	alg := b.resolve(name)
+	alg := b.resolve(name, line)
+	if alg == "" {
+		return
+	}
 	op := speedSymOp(alg, b.decrypt())
 	allZero := true
 	for _, v := range vals {
@@ -306,6 +355,10 @@ func (p *speedParser) symRow(name string, vals []float64, line int) {
 			b.warn(alg + " at " + strconv.Itoa(sizes[i]) + " bytes: openssl printed 0.00; no point")
 			continue
 		}
+		if msg := speedCheck(v, "rate (B/s)", MaxBytesPerSec); msg != "" {
+			b.problem(line, alg+" at "+strconv.Itoa(sizes[i])+" bytes: "+msg)
+			continue
+		}
 		nb, s := p.valueSlot(key, line)
 		b, b.lastRow = nb, line
 		s.value, s.hasValue, s.valueLine, s.valueMR = v, true, line, false
@@ -316,6 +369,10 @@ func (p *speedParser) asymRow(r speedAsymRow, line int) {
 	for i, key := range r.keys {
 		if r.rates[i] <= 0 {
 			p.cur(line).warn(key.alg + " " + key.op + ": openssl printed a zero rate; no point")
+			continue
+		}
+		if msg := speedCheck(r.rates[i], key.alg+" "+key.op+" rate (ops/s)", MaxOpsPerSec); msg != "" {
+			p.cur(line).problem(line, msg)
 			continue
 		}
 		_, s := p.valueSlot(key, line)

@@ -1,5 +1,7 @@
 package opensslspeed
 
+import "strconv"
+
 // The slots of a run: one per measurement, filled by progress lines and result tables in either order.
 
 // speedKey identifies one measurement inside a run.
@@ -60,11 +62,24 @@ func (b *speedRunBuilder) find(key speedKey, forCount bool) *speedSlot {
 	return nil
 }
 
-func (b *speedRunBuilder) slot(key speedKey, forCount bool) *speedSlot {
+// slot returns the slot of key, adding it. A key that cannot be a measurement (a name with control characters,
+// more measurements than a run can have) is a Problem at line and gets a slot outside the run, which the caller
+// fills to no effect.
+func (b *speedRunBuilder) slot(key speedKey, forCount bool, line int) *speedSlot {
 	if s := b.find(key, forCount); s != nil {
 		return s
 	}
 	s := &speedSlot{key: key}
+	for _, name := range []string{key.alg, key.curve} {
+		if msg := speedBadName(name); msg != "" {
+			b.problem(line, "algorithm "+msg)
+			return s
+		}
+	}
+	if len(b.slots) >= speedMaxSlots {
+		b.problem(line, "more than "+strconv.Itoa(speedMaxSlots)+" measurements in one run: not openssl speed output")
+		return s
+	}
 	b.slots = append(b.slots, s)
 	return s
 }
@@ -78,7 +93,7 @@ func (p *speedParser) countSlot(key speedKey, line int) (*speedRunBuilder, *spee
 		b = p.start(line, nil)
 	}
 	p.settle(b)
-	return b, b.slot(key, true)
+	return b, b.slot(key, true, line)
 }
 
 // valueSlot returns the slot a table cell or +F value fills, starting a new run when it is already filled.
@@ -88,7 +103,7 @@ func (p *speedParser) valueSlot(key speedKey, line int) (*speedRunBuilder, *spee
 		b = p.start(line, nil)
 	}
 	p.settle(b)
-	return b, b.slot(key, false)
+	return b, b.slot(key, false, line)
 }
 
 func (b *speedRunBuilder) symTableMR() bool {

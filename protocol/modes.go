@@ -6,7 +6,7 @@ import "strings"
 //
 // Adding a mode: add its constant here and to StandardModes; teach the probe when it is available
 // (agent/probe_modes.go) and the sweep how to measure it (agent/sweep_argv.go for an openssl flag or environment,
-// or a runner of its own like agent/sweep_kcapi.go); say in report.ModeRole whether it is an accelerator; and add
+// or a runner of its own like agent/sweep_kcapi.go); IsAccelerated below decides whether report treats it as an accelerator (speedups, crossover); and add
 // it to the README's list of modes. inventory validates mode names against StandardModes, and the CLI's --modes
 // help lists them from here.
 const (

@@ -11,8 +11,11 @@ import (
 // run grouped into one table, with the board facts that changed under it) or JSON (an array with one object per
 // change, see Change).
 func WriteChanges(w io.Writer, r *ChangeReport, format string) error {
-	var err error
-	switch f := normalizeFormat(format); f {
+	f, err := ViewChanges.CheckFormat(format)
+	if err != nil {
+		return err
+	}
+	switch f {
 	case FormatText:
 		err = r.document().writeText(w)
 	case FormatMarkdown:
@@ -24,7 +27,7 @@ func WriteChanges(w io.Writer, r *ChangeReport, format string) error {
 		}
 		err = writeJSON(w, cs)
 	default:
-		return errFormat("changes", format, FormatText, FormatMarkdown, FormatJSON)
+		return fmt.Errorf("changes: format %q offered but not rendered", f)
 	}
 	if err != nil {
 		return fmt.Errorf("write changes: %w", err)

@@ -23,6 +23,7 @@ type chartPoint struct {
 	X, Y    float64
 	Lo, Hi  float64 // whisker (min, max); equal to Y when there is none
 	Tooltip string
+	Href    string // when set, the point links there (a history point to its run)
 }
 
 // lineChart is an inline SVG chart. LogX puts x on a log2 scale with a tick at every x that has a point (block
@@ -157,8 +158,12 @@ func (c lineChart) svg() string {
 			if p.Hi > p.Lo {
 				fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s"/>`, fx(p.X), fy(p.Lo), fx(p.X), fy(p.Hi), color)
 			}
-			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="4" fill="%s"><title>%s</title></circle>`+"\n",
+			circle := fmt.Sprintf(`<circle cx="%.1f" cy="%.1f" r="4" fill="%s"><title>%s</title></circle>`,
 				fx(p.X), fy(p.Y), color, html.EscapeString(p.Tooltip))
+			if p.Href != "" {
+				circle = `<a href="` + html.EscapeString(p.Href) + `">` + circle + `</a>`
+			}
+			b.WriteString(circle + "\n")
 		}
 		b.WriteString("</g>\n")
 		ly := padTop + 8 + 20*i

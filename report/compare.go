@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/fleetlab/fleet/protocol"
+
 	"github.com/fleetlab/fleet/store"
 )
 
@@ -220,7 +222,7 @@ func (c *Comparison) addSpeedups() {
 	type pair struct{ acc, base int }
 	var pairs []pair
 	for i, col := range c.Columns {
-		if !Accelerated(col.Mode) {
+		if !protocol.IsAccelerated(col.Mode) {
 			continue
 		}
 		for _, over := range []string{"cpu", "soft"} {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // TextWidth is the widest line the default text layout of a comparison prints, so that it reads in a terminal.
@@ -111,7 +113,7 @@ func (c *Comparison) boardTable(board string, rows []CompareRow) (table, bool) {
 		col := c.Columns[i]
 		g := group{col.Mode, 2}
 		t.Header = append(t.Header, c.Unit, "CPU")
-		if Accelerated(col.Mode) && anySpeedup(rows, SpeedupColumn{board, col.Mode, "cpu"}) {
+		if protocol.IsAccelerated(col.Mode) && anySpeedup(rows, SpeedupColumn{board, col.Mode, "cpu"}) {
 			withSpeedup[i] = true
 			g.Span++
 			t.Header = append(t.Header, "×cpu")
@@ -221,7 +223,7 @@ func (c *Comparison) boardsTable(rows []CompareRow, size int) (table, bool) {
 	if len(boards) < 2 {
 		return table{}, false // the board's own table says it all
 	}
-	withAcc := hasMode(Accelerated)
+	withAcc := hasMode(protocol.IsAccelerated)
 	t := table{Title: fmt.Sprintf("%s at %d B, board against board (%s median; CPU %% of one core)", r.Name(), size, c.Unit),
 		Header: []string{"board"}, Left: 1, Groups: []group{{"", 1}}}
 	if withAcc {
@@ -259,7 +261,7 @@ func (c *Comparison) boardsTable(rows []CompareRow, size int) (table, bool) {
 				continue
 			}
 			measured = true
-			if Accelerated(col.Mode) {
+			if protocol.IsAccelerated(col.Mode) {
 				accs = append(accs, col.Mode)
 			}
 		}

@@ -18,6 +18,9 @@
 //   - Changes and WriteChanges: change points over each series' history (fleet changes), E-Divisive means with
 //     a seeded permutation test (changes_detect.go says why), with the board facts that changed at each.
 //   - WriteHTML: one self-contained page with inline SVG charts (fleet report).
-//   - WriteRuns, WriteResults, WriteHistory, WriteRunSummary and WriteSweepTables: the query commands and the
-//     end of fleet run.
+//   - WriteRuns, WriteResults, WriteHistory, WriteRunDetail (WriteRunSummary as text), WriteImport and WriteSweep
+//     (WriteSweepTables as text): the query commands, import's dry run and the end of fleet run.
+//
+// Each of these is a View, which lists its output formats (View.Formats) in one place: its Write function refuses
+// any other, and the command line builds its --format flags from the same list.
 package report

@@ -11,7 +11,7 @@ import (
 // t0 is the fixed clock of the fixtures, so golden files do not depend on the day they were made.
 var t0 = time.Date(2026, 11, 2, 3, 0, 0, 0, time.UTC)
 
-// s00 is /work/shared/fixtures/openssl-speed/S00_am335x-1.0.0d-sw-and-cryptodev-time-v.txt as the parser stores it:
+// s00 is opensslspeed/testdata/captures/S00_am335x-1.0.0d-sw-and-cryptodev-time-v.txt as the parser stores it:
 // an AM335x (Cortex-A8) with OpenSSL 1.0.0d, `openssl speed aes-256-cbc` (cpu mode), then `openssl speed -evp
 // aes-256-cbc -engine cryptodev` (devcrypto mode), both without -elapsed, both wrapped in GNU time -v. Without
 // -elapsed OpenSSL divides by user CPU seconds, which makes the cryptodev run absurd (2460 × 8192 B in 0.01 s); the

@@ -130,8 +130,11 @@ func History(ms []store.Measurement, runs []store.Run, boards []store.BoardRun) 
 // csv, json.
 func WriteHistory(w io.Writer, ms []store.Measurement, runs []store.Run, boards []store.BoardRun, format string) error {
 	hist := History(ms, runs, boards)
-	var err error
-	switch f := normalizeFormat(format); f {
+	f, err := ViewHistory.CheckFormat(format)
+	if err != nil {
+		return err
+	}
+	switch f {
 	case FormatText, FormatMarkdown:
 		d := historyDocument(hist)
 		if f == FormatText {
@@ -147,7 +150,7 @@ func WriteHistory(w io.Writer, ms []store.Measurement, runs []store.Run, boards 
 	case FormatCSV:
 		err = writeHistoryCSV(w, hist)
 	default:
-		return errFormat("history", format, FormatText, FormatMarkdown, FormatCSV, FormatJSON)
+		return fmt.Errorf("history: format %q offered but not rendered", f)
 	}
 	if err != nil {
 		return fmt.Errorf("write history: %w", err)

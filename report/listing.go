@@ -62,12 +62,25 @@ type runJSON struct {
 	Source      string    `json:"source,omitempty"`
 }
 
+func newRunJSON(r store.Run, current ...int64) runJSON {
+	boards := r.Boards
+	if boards == nil {
+		boards = []string{}
+	}
+	return runJSON{ID: r.ID, Started: r.Started.UTC(), Finished: r.Finished.UTC(), Label: r.Label,
+		Status: string(r.Status), Incomplete: runStatus(r, current...) == "incomplete", Boards: boards, Points: r.Points,
+		ToolVersion: r.ToolVersion, Host: r.Host, CommandLine: r.CommandLine, Source: r.Source}
+}
+
 // WriteRuns lists runs: id, start time (UTC), label, status, boards and points. A run still marked running is
 // shown as "incomplete" unless its id is among current (the runs of the calling process, if it has any).
 // Formats: text (table), markdown, csv, json.
 func WriteRuns(w io.Writer, runs []store.Run, format string, current ...int64) error {
-	var err error
-	switch f := normalizeFormat(format); f {
+	f, err := ViewRuns.CheckFormat(format)
+	if err != nil {
+		return err
+	}
+	switch f {
 	case FormatText, FormatMarkdown:
 		d := document{Tables: []table{runsTable(runs, current...)}}
 		for _, r := range runs {
@@ -84,13 +97,7 @@ func WriteRuns(w io.Writer, runs []store.Run, format string, current ...int64) e
 	case FormatJSON:
 		out := make([]runJSON, 0, len(runs))
 		for _, r := range runs {
-			boards := r.Boards
-			if boards == nil {
-				boards = []string{}
-			}
-			out = append(out, runJSON{ID: r.ID, Started: r.Started.UTC(), Finished: r.Finished.UTC(), Label: r.Label,
-				Status: string(r.Status), Incomplete: runStatus(r, current...) == "incomplete", Boards: boards, Points: r.Points,
-				ToolVersion: r.ToolVersion, Host: r.Host, CommandLine: r.CommandLine, Source: r.Source})
+			out = append(out, newRunJSON(r, current...))
 		}
 		err = writeJSON(w, out)
 	case FormatCSV:
@@ -107,7 +114,7 @@ func WriteRuns(w io.Writer, runs []store.Run, format string, current ...int64) e
 		cw.Flush()
 		err = cw.Error()
 	default:
-		return errFormat("runs", format, FormatText, FormatMarkdown, FormatCSV, FormatJSON)
+		return fmt.Errorf("runs: format %q offered but not rendered", f)
 	}
 	if err != nil {
 		return fmt.Errorf("write runs: %w", err)
@@ -152,8 +159,11 @@ func validityOf(p protocol.Point) (string, []string) {
 
 // WriteResults lists measurements one per line. Formats: text (table, MB/s), markdown, csv, json.
 func WriteResults(w io.Writer, ms []store.Measurement, format string) error {
-	var err error
-	switch f := normalizeFormat(format); f {
+	f, err := ViewResults.CheckFormat(format)
+	if err != nil {
+		return err
+	}
+	switch f {
 	case FormatText, FormatMarkdown:
 		t := table{Header: []string{"run", "board", "mode", "algorithm", "size", "threads", "repeat", "throughput",
 			"cpu %", "wall s", "user s", "sys s", "timing", "note"}, Align: "rllllrrrrrrrll"}
@@ -205,7 +215,7 @@ func WriteResults(w io.Writer, ms []store.Measurement, format string) error {
 		cw.Flush()
 		err = cw.Error()
 	default:
-		return errFormat("results", format, FormatText, FormatMarkdown, FormatCSV, FormatJSON)
+		return fmt.Errorf("results: format %q offered but not rendered", f)
 	}
 	if err != nil {
 		return fmt.Errorf("write results: %w", err)
@@ -219,7 +229,7 @@ func WriteRunSummary(w io.Writer, run store.Run, boards []store.BoardRun, raws [
 	ew := &errWriter{w: w}
 	ew.printf("run %d", run.ID)
 	if run.Label != "" {
-		ew.printf(" (%s)", run.Label)
+		ew.printf(" (%s)", Printable(run.Label))
 	}
 	ew.printf(": %s\n", runStatus(run))
 	head := []fact{{"started", run.Started.UTC().Format(time.RFC3339)}}
@@ -234,7 +244,7 @@ func WriteRunSummary(w io.Writer, run store.Run, boards []store.BoardRun, raws [
 		ew.printf("  %s\n", noteIncomplete)
 	}
 	for _, br := range boards {
-		ew.printf("\nboard %s\n", br.Board)
+		ew.printf("\nboard %s\n", Printable(br.Board))
 		writeFactsText(ew, boardFacts(br), "  ")
 		if br.Validity != "" {
 			ew.printf("  validity: %s\n", strings.TrimSuffix(br.Validity+": "+strings.Join(br.ValidityReasons, "; "), ": "))
@@ -245,7 +255,7 @@ func WriteRunSummary(w io.Writer, run store.Run, boards []store.BoardRun, raws [
 			}
 		}
 		if emulated := emulationNotes([]store.BoardRun{br}); len(emulated) > 0 {
-			ew.printf("  note: %s\n", emulated[0])
+			ew.printf("  note: %s\n", Printable(emulated[0]))
 		}
 		if len(br.Skips) > 0 {
 			ew.printf("  not measured:\n")
@@ -254,18 +264,18 @@ func WriteRunSummary(w io.Writer, run store.Run, boards []store.BoardRun, raws [
 				if alg == "" {
 					alg = "(all)"
 				}
-				ew.printf("    %s %s: %s\n", s.Mode, alg, s.Reason)
+				ew.printf("    %s %s: %s\n", Printable(s.Mode), Printable(alg), Printable(s.Reason))
 			}
 		}
 	}
 	for _, r := range raws {
-		ew.printf("\nraw output %d on %s: %s (exit %d)\n", r.ID, r.Board, strings.Join(r.Command, " "), r.Exit)
+		ew.printf("\nraw output %d on %s: %s (exit %d)\n", r.ID, Printable(r.Board), Printable(strings.Join(r.Command, " ")), r.Exit)
 		if len(r.Env) > 0 {
-			ew.printf("env: %s\n", strings.Join(r.Env, " "))
+			ew.printf("env: %s\n", Printable(strings.Join(r.Env, " ")))
 		}
-		ew.printf("--- stdout\n%s", ensureNewline(r.Stdout))
+		ew.printf("--- stdout\n%s", ensureNewline(printableText(r.Stdout)))
 		if r.Stderr != "" {
-			ew.printf("--- stderr\n%s", ensureNewline(r.Stderr))
+			ew.printf("--- stderr\n%s", ensureNewline(printableText(r.Stderr)))
 		}
 	}
 	if ew.err != nil {
@@ -283,7 +293,7 @@ func writeFactsText(ew *errWriter, facts []fact, indent string) {
 		if f.Value == "" {
 			continue
 		}
-		ew.printf("%s%-*s  %s\n", indent, width+1, f.Name+":", f.Value)
+		ew.printf("%s%-*s  %s\n", indent, width+1, Printable(f.Name)+":", Printable(f.Value))
 	}
 }
 

@@ -146,55 +146,12 @@ func writeHistoryHTML(ew *errWriter, hist map[string][]store.Measurement, c *Com
 	sort.Strings(names)
 	for _, name := range names {
 		points := historyPoints(hist[name])
-		if len(points) == 0 {
+		chart, ok := historyChart(name, points, unit, nil)
+		if !ok {
 			continue
 		}
-		chart := lineChart{Class: "history", Title: name, XTitle: "run", YTitle: unit, XLabels: map[float64]string{}}
-		lines := map[SampleKey]*chartLine{}
-		var order []SampleKey
-		runIndex := map[int64]float64{}
-		for _, p := range points {
-			if _, ok := runIndex[p.RunID]; !ok {
-				runIndex[p.RunID] = float64(len(runIndex) + 1)
-			}
-		}
-		sameSeries := true // then the legend only needs board and mode
-		for _, p := range points {
-			k := p.Key
-			first := points[0].Key
-			if k.Algorithm != first.Algorithm || k.Op != first.Op || k.BlockSize != first.BlockSize ||
-				k.KeyBits != first.KeyBits || k.Curve != first.Curve || k.Threads != first.Threads {
-				sameSeries = false
-			}
-		}
-		for _, p := range points {
-			l := lines[p.Key]
-			if l == nil {
-				name := p.Key.Label()
-				if sameSeries {
-					name = p.Key.Board + " " + p.Key.Mode
-				}
-				l = &chartLine{Name: name}
-				lines[p.Key] = l
-				order = append(order, p.Key)
-			}
-			x := runIndex[p.RunID]
-			s := p.Summary
-			scale := func(v float64) float64 {
-				if p.Key.Asym() {
-					return v
-				}
-				return inUnit(v, unit)
-			}
-			chart.XLabels[x] = runLabel(p.RunID, p.Label)
-			l.Points = append(l.Points, chartPoint{X: x, Y: scale(s.Median), Lo: scale(s.Min), Hi: scale(s.Max),
-				Tooltip: fmt.Sprintf("run %s: %s", runLabel(p.RunID, p.Label), formatCell(s, unit, p.Key.Asym()))})
-		}
-		for _, k := range order {
-			chart.Lines = append(chart.Lines, *lines[k])
-		}
 		var changeLines []string
-		chart.Marks, changeLines = historyChanges(points, runIndex, changes)
+		chart.Marks, changeLines = historyChanges(points, historyRunIndex(points), changes)
 		ew.printf("%s", chart.svg())
 		writeChangeList(ew, changeLines)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fleetlab/fleet/protocol"
+
 	"github.com/fleetlab/fleet/store"
 )
 
@@ -245,18 +246,16 @@ func modeLess(a, b string) bool {
 	return a < b
 }
 
+// modeRank orders modes as the vendor guides do: accelerators first, then the CPU path, then software.
 func modeRank(m string) int {
 	switch m {
-	case "cpu":
+	case protocol.ModeCPU:
 		return 1
-	case "soft":
+	case protocol.ModeSoft:
 		return 2
 	}
 	return 0
 }
-
-// Accelerated reports whether a mode is anything other than the CPU paths (cpu, soft).
-func Accelerated(mode string) bool { return mode != "cpu" && mode != "soft" }
 
 func opRank(op string) int {
 	switch op {

@@ -38,7 +38,7 @@ type document struct {
 func (d document) writeText(w io.Writer) error {
 	ew := &errWriter{w: w}
 	if d.Title != "" {
-		ew.printf("%s\n\n", d.Title)
+		ew.printf("%s\n\n", Printable(d.Title))
 	}
 	tables := d.Tables
 	if d.Width > 0 {
@@ -70,14 +70,15 @@ func writeNotesText(ew *errWriter, notes []string) {
 	}
 	ew.printf("\n")
 	for _, n := range notes {
-		ew.printf("%s\n", n)
+		ew.printf("%s\n", Printable(n))
 	}
 }
 
 func (t table) writeText(ew *errWriter) {
 	if t.Title != "" {
-		ew.printf("%s\n", t.Title)
+		ew.printf("%s\n", Printable(t.Title))
 	}
+	t = t.printable()
 	widths := t.widths()
 	if len(t.Groups) > 0 {
 		ew.printf("%s\n", t.groupLine(widths))
@@ -184,6 +185,24 @@ func (t table) flatHeader() []string {
 	return h
 }
 
+// printable returns t with every cell and note made Printable (a copy: the caller's rows stay as they are).
+func (t table) printable() table {
+	cells := func(row []string) []string {
+		out := make([]string, len(row))
+		for i, c := range row {
+			out[i] = Printable(c)
+		}
+		return out
+	}
+	t.Header = cells(t.Header)
+	rows := make([][]string, len(t.Rows))
+	for i, r := range t.Rows {
+		rows[i] = cells(r)
+	}
+	t.Rows, t.Notes = rows, cells(t.Notes)
+	return t
+}
+
 // leftAligned reports whether column i holds labels rather than numbers.
 func (t table) leftAligned(i int) bool {
 	if i < len(t.Align) {
@@ -242,7 +261,7 @@ func (d document) writeMarkdown(w io.Writer) error {
 // mdEscape keeps table syntax and emphasis characters literal.
 func mdEscape(s string) string {
 	r := strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`, "<", "&lt;", ">", "&gt;")
-	return r.Replace(s)
+	return r.Replace(Printable(s))
 }
 
 // errWriter remembers the first write error so renderers can print freely and check once.

@@ -108,3 +108,9 @@ func formatThroughput(v float64, unit string, asym bool) string {
 	}
 	return formatValue(inUnit(v, unit)) + " " + unit
 }
+
+// CheckUnit returns an error naming the accepted units when unit is not one of Units (in any case).
+func CheckUnit(unit string) error {
+	_, err := canonicalUnit(unit)
+	return err
+}

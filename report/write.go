@@ -27,11 +27,6 @@ func normalizeFormat(format string) string {
 	}
 }
 
-// errFormat reports a format a command does not offer.
-func errFormat(what, format string, offered ...string) error {
-	return fmt.Errorf("%s: unknown format %q (want %s)", what, format, strings.Join(offered, ", "))
-}
-
 // WriteCompare renders a comparison as text (in the default Layout), markdown, csv, json or html.
 func WriteCompare(w io.Writer, c *Comparison, format string) error {
 	return WriteCompareLayout(w, c, format, Layout{})
@@ -40,8 +35,11 @@ func WriteCompare(w io.Writer, c *Comparison, format string) error {
 // WriteCompareLayout renders a comparison as text in the given layout, or as markdown, csv, json (always the
 // full tables) or html (its board-against-board tables at l.Size).
 func WriteCompareLayout(w io.Writer, c *Comparison, format string, l Layout) error {
-	var err error
-	switch f := normalizeFormat(format); f {
+	f, err := ViewCompare.CheckFormat(format)
+	if err != nil {
+		return err
+	}
+	switch f {
 	case FormatText:
 		if l.Wide {
 			err = c.document().writeText(w)
@@ -61,7 +59,7 @@ func WriteCompareLayout(w io.Writer, c *Comparison, format string, l Layout) err
 	case FormatHTML:
 		err = WriteHTML(w, HTMLReport{Title: "fleet compare", Comparison: c, Size: l.Size})
 	default:
-		return errFormat("compare", format, FormatText, FormatMarkdown, FormatCSV, FormatJSON, FormatHTML)
+		return fmt.Errorf("compare: format %q offered but not rendered", f)
 	}
 	if err != nil {
 		return fmt.Errorf("write comparison: %w", err)
@@ -74,8 +72,11 @@ const FormatJUnit = "junit"
 
 // WriteRegression renders a regression as text, markdown, csv, json or junit.
 func WriteRegression(w io.Writer, r *Regression, format string) error {
-	var err error
-	switch f := normalizeFormat(format); f {
+	f, err := ViewRegress.CheckFormat(format)
+	if err != nil {
+		return err
+	}
+	switch f {
 	case FormatText:
 		err = r.document().writeText(w)
 	case FormatMarkdown:
@@ -84,10 +85,10 @@ func WriteRegression(w io.Writer, r *Regression, format string) error {
 		err = writeRegressCSV(w, r)
 	case FormatJSON:
 		err = writeJSON(w, r)
-	case FormatJUnit, "xml":
+	case FormatJUnit:
 		return WriteJUnit(w, r)
 	default:
-		return errFormat("regress", format, FormatText, FormatMarkdown, FormatCSV, FormatJSON, FormatJUnit)
+		return fmt.Errorf("regress: format %q offered but not rendered", f)
 	}
 	if err != nil {
 		return fmt.Errorf("write regression: %w", err)

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/fleetlab/fleet/protocol"
@@ -55,4 +56,33 @@ const (
 
 func upsertLatest(n int) string {
 	return multiRowSQL(upsertLatestHead, upsertLatestRow, upsertLatestTail, n)
+}
+
+// newestRunPerBoardFast is newestRunPerBoard without a "before" run: without a label it reads the latest table
+// (the newest run of every series; the newest of those per board is the newest run with points of the board),
+// about a thousand rows instead of every board run with a probe into measurements each.
+func (db *DB) newestRunPerBoardFast(ctx context.Context, board, label string) (map[string]int64, error) {
+	if label != "" {
+		return db.newestRunPerBoard(ctx, board, label, 0)
+	}
+	rows, err := db.db.QueryContext(ctx, `SELECT board, run_id FROM (SELECT board, run_id,
+			row_number() OVER (PARTITION BY board ORDER BY run_started DESC, run_id DESC) AS n
+		FROM latest WHERE ?1 = '' OR board = ?1) WHERE n = 1`, board)
+	if err != nil {
+		return nil, fmt.Errorf("find newest runs: %w", classify(err))
+	}
+	defer rows.Close()
+	newest := map[string]int64{}
+	for rows.Next() {
+		var b string
+		var id int64
+		if err := rows.Scan(&b, &id); err != nil {
+			return nil, fmt.Errorf("find newest runs: %w", err)
+		}
+		newest[b] = id
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("find newest runs: %w", classify(err))
+	}
+	return newest, nil
 }

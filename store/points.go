@@ -37,7 +37,7 @@ func (db *DB) Measurements(ctx context.Context, f Filter) ([]Measurement, error)
 	if f.RunID != 0 {
 		return nil, fmt.Errorf("read measurements: a run id and latest exclude each other")
 	}
-	newest, err := db.newestRunPerBoard(ctx, f.Board, f.Label, 0)
+	newest, err := db.newestRunPerBoardFast(ctx, f.Board, f.Label)
 	if err != nil {
 		return nil, fmt.Errorf("read latest measurements in %s: %w", db.Path, err)
 	}
@@ -95,23 +95,7 @@ func (db *DB) History(ctx context.Context, k SeriesKey) ([]Measurement, error) {
 	if k.Board == "" || k.Mode == "" || k.Algorithm == "" {
 		return nil, fmt.Errorf("read history: board, mode and algorithm are required")
 	}
-	var w where
-	w.add("b.board = ?", k.Board)
-	w.add("m.mode = ?", k.Mode)
-	w.add("m.algorithm = ?", k.Algorithm)
-	w.add("m.block_size = ?", k.BlockSize)
-	if k.Threads != 0 {
-		w.add("m.threads = ?", k.Threads)
-	}
-	if k.Op != "" {
-		w.add("m.op = ?", k.Op)
-	}
-	if k.KeyBits != 0 {
-		w.add("m.key_bits = ?", k.KeyBits)
-	}
-	if k.Curve != "" {
-		w.add("m.curve = ?", k.Curve)
-	}
+	w := seriesWhere(k)
 	return db.queryMeasurements(ctx, "read history", `SELECT `+measurementCols+fromBoardRuns+w.sql()+`
 		ORDER BY r.started, r.id, m.id`, w.args...)
 }

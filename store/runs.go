@@ -21,8 +21,8 @@ func (db *DB) Runs(ctx context.Context, f RunFilter) ([]Run, error) {
 			r.command_line, r.source, r.status,
 			(SELECT json_group_array(board) FROM (SELECT board FROM board_runs WHERE run_id = r.id ORDER BY board)),
 			(SELECT count(*) FROM measurements m WHERE m.run_id = r.id)
-		FROM runs r WHERE (?1 = '' OR r.label = ?1)
-		ORDER BY r.started DESC, r.id DESC LIMIT ?2`, f.Label, limit)
+		FROM runs r WHERE `+runConds+`
+		ORDER BY r.started DESC, r.id DESC LIMIT ?5 OFFSET ?6`, f.Label, f.Board, string(f.Status), f.ID, limit, max(f.Offset, 0))
 	if err != nil {
 		return nil, fmt.Errorf("list runs in %s: %w", db.Path, classify(err))
 	}

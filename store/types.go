@@ -18,8 +18,12 @@ type RunInfo struct {
 
 // RunFilter selects runs. Zero fields match everything.
 type RunFilter struct {
-	Label string
-	Limit int // newest N; 0: all
+	Label  string
+	Board  string          // only runs with this board
+	Status protocol.Status // only runs with this status
+	ID     int64           // only this run
+	Limit  int             // newest N; 0: all
+	Offset int             // skip the newest Offset runs first (paging)
 }
 
 // Run is one row of runs.

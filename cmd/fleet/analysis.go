@@ -4,16 +4,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
+	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/fleetlab/fleet/protocol"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/fleetlab/fleet/internal/atomicfile"
+	"github.com/fleetlab/fleet/inventory"
 	"github.com/fleetlab/fleet/report"
 	"github.com/fleetlab/fleet/store"
 )
@@ -36,10 +37,10 @@ one block size (--size, default the largest that two boards measured). --wide pr
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "run", Aliases: []string{"r"}, Value: "latest", Usage: "run `ID`, label, or latest (per board)"},
 			&cli.StringSliceFlag{Name: "boards", Aliases: []string{"b"}, Usage: "only these `BOARDS`"},
-			&cli.StringSliceFlag{Name: "modes", Aliases: []string{"m"}, Usage: "only these `MODES`"},
-			&cli.StringSliceFlag{Name: "algorithms", Aliases: []string{"a"}, Usage: "only these `ALGS`"},
-			&cli.StringFlag{Name: "unit", Value: "MB/s", Usage: "`UNIT`: kB/s, MB/s, MiB/s, Mbit/s"},
-			formatFlag("text", "text", "markdown", "csv", "json", "html"),
+			modesFlag("only these `MODES`"),
+			algorithmsFlag("algorithms", []string{"a"}, "only these `ALGS`"),
+			unitFlag(),
+			formatFlag(report.ViewCompare),
 		}, layoutFlags("size")...),
 		Action: withDB(func(c *cli.Context, db *store.DB) error {
 			layout, err := layoutFromFlags(c, "size")
@@ -62,16 +63,10 @@ one block size (--size, default the largest that two boards measured). --wide pr
 
 // selectRun loads a run's points: "latest" is the latest run of each board.
 func selectRun(c *cli.Context, db *store.DB, ref string) ([]store.Measurement, error) {
-	f := store.Filter{Latest: ref == "latest"}
-	if !f.Latest {
-		id, err := db.ResolveRun(c.Context, ref)
-		if err != nil {
-			return nil, usageErr("%w", err)
-		}
-		f.RunID = id
-	}
-	ms, err := db.Measurements(c.Context, f)
-	if err != nil {
+	ms, err := db.SelectRun(c.Context, ref)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, usageErr("%w", err)
+	} else if err != nil {
 		return nil, err
 	}
 	if len(ms) == 0 {
@@ -105,19 +100,25 @@ the run's points were invalid.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "baseline", Required: true, Usage: "run `ID`, a label (its newest run per board before the judged one), previous, or latest (each board's newest other run)"},
 			&cli.StringFlag{Name: "run", Aliases: []string{"r"}, Value: "latest", Usage: "run `ID`, label, or latest (per board)"},
-			&cli.StringFlag{Name: "threshold", Value: "5%", Usage: "smallest change that counts, `PCT`"},
-			&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "significance level"},
-			&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE`"},
-			formatFlag("text", "text", "markdown", "csv", "json"),
+			thresholdFlag(),
+			alphaFlag(),
+			&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE`", Action: func(c *cli.Context, path string) error {
+				// Known before the database is read, not after the verdicts are printed.
+				if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
+					return usageErr("--junit %q: its directory does not exist: %v", path, statErr(fi, err))
+				}
+				return nil
+			}},
+			formatFlag(report.ViewRegress),
 		}, confirmFlags()...),
 		Action: regressAction,
 	}
 }
 
 func regressAction(c *cli.Context) error {
-	th, err := parsePercent(c.String("threshold"))
+	th, err := parseThreshold(c.String("threshold"))
 	if err != nil {
-		return usageErr("--threshold: %w", err)
+		return err
 	}
 	db, err := openExistingDB(c)
 	if err != nil {
@@ -128,40 +129,17 @@ func regressAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	curRuns := runsByBoard(cur)
-	bl, err := db.ResolveBaselines(c.Context, c.String("baseline"), curRuns)
+	in, err := db.ReadRegressionInput(c.Context, c.String("baseline"), cur)
 	if errors.Is(err, store.ErrNotFound) {
 		return usageErr("--baseline: %w", err)
 	} else if err != nil {
 		return err
 	}
-	var base []store.Measurement
-	baseFacts, curFacts := map[string]*protocol.Facts{}, map[string]*protocol.Facts{}
-	failedBoards := 0
-	for _, board := range slices.Sorted(maps.Keys(bl.Runs)) {
-		id := bl.Runs[board]
-		ms, err := db.Measurements(c.Context, store.Filter{RunID: id, Board: board})
-		if err != nil {
-			return err
-		}
-		base = append(base, ms...)
-		if baseFacts[board], _, err = boardFacts(c, db, id, board); err != nil {
-			return err
-		}
-		// Only judged boards decide the exit code; the others are listed as "no baseline".
-		var st protocol.Status
-		if curFacts[board], st, err = boardFacts(c, db, curRuns[board], board); err != nil {
-			return err
-		}
-		if st == protocol.StatusFailed || st == protocol.StatusPartial {
-			failedBoards++
-		}
-	}
-	ropts := report.RegressOptions{Threshold: th, Alpha: c.Float64("alpha"), NoBaseline: bl.Missing,
-		SkippedBaselines: bl.Skipped}
-	r := report.Regress(base, cur, baseFacts, curFacts, ropts)
+	ropts := report.RegressOptions{Threshold: th, Alpha: c.Float64("alpha"), NoBaseline: in.Missing,
+		SkippedBaselines: in.Skipped}
+	r := report.Regress(in.Base, cur, in.BaseFacts, in.CurFacts, ropts)
 	if c.Bool("confirm") {
-		if err := confirmRegressions(c, db, r, base, cur, ropts); err != nil {
+		if err := confirmRegressions(c, db, r, in.Base, cur, ropts); err != nil {
 			return err
 		}
 	}
@@ -173,8 +151,8 @@ func regressAction(c *cli.Context) error {
 			return usageErr("--junit: %w", err)
 		}
 	}
-	if failedBoards > 0 {
-		return &exitError{code: exitBoardFailed, err: fmt.Errorf("%d board(s) of the run failed", failedBoards)}
+	if in.FailedBoards > 0 {
+		return &exitError{code: exitBoardFailed, err: fmt.Errorf("%d board(s) of the run failed", in.FailedBoards)}
 	}
 	if r.HasRegression() {
 		return errRegression
@@ -185,31 +163,11 @@ func regressAction(c *cli.Context) error {
 	return nil
 }
 
-func runsByBoard(ms []store.Measurement) map[string]int64 {
-	out := map[string]int64{}
-	for _, m := range ms {
-		out[m.Board] = m.RunID
-	}
-	return out
-}
-
-func boardFacts(c *cli.Context, db *store.DB, runID int64, board string) (*protocol.Facts, protocol.Status, error) {
-	brs, err := db.BoardRuns(c.Context, runID)
-	if err != nil {
-		return nil, "", err
-	}
-	for _, br := range brs {
-		if br.Board == board {
-			return br.Facts, br.Status, nil
-		}
-	}
-	return nil, "", nil
-}
-
+// parsePercent reads a percentage ("5%" or "5") as a fraction (0.05): at least 0 and below 100, never NaN.
 func parsePercent(s string) (float64, error) {
 	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
-	if err != nil || v < 0 || v >= 100 {
-		return 0, fmt.Errorf("%q is not a percentage such as 5%%", s)
+	if err != nil || math.IsNaN(v) || v < 0 || v >= 100 {
+		return 0, fmt.Errorf("%q is not a percentage from 0%% to below 100%%, such as 5%%", s)
 	}
 	return v / 100, nil
 }
@@ -221,7 +179,7 @@ func reportCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "run", Aliases: []string{"r"}, Value: "latest", Usage: "run `ID`, label, or latest (per board)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "report.html", Usage: "write to `FILE` (- for stdout)"},
-			&cli.StringSliceFlag{Name: "history", Usage: "history charts for these `ALGS` (default: every algorithm at its largest block size, per board and mode)"},
+			algorithmsFlag("history", nil, "history charts for these `ALGS` (default: every algorithm at its largest block size, per board and mode)"),
 		},
 		Action: withDB(func(c *cli.Context, db *store.DB) error {
 			ms, err := selectRun(c, db, c.String("run"))
@@ -229,8 +187,8 @@ func reportCommand() *cli.Command {
 				return err
 			}
 			data := report.HTMLReport{Title: "fleet report", Measurements: ms, History: map[string][]store.Measurement{}}
-			for board, id := range runsByBoard(ms) {
-				run, err := runByID(c, db, id)
+			for board, id := range store.RunsByBoard(ms) {
+				run, err := db.Run(c.Context, id)
 				if err != nil {
 					return err
 				}
@@ -244,6 +202,9 @@ func reportCommand() *cli.Command {
 						data.BoardRuns = append(data.BoardRuns, br)
 					}
 				}
+			}
+			if err := checkMeasured(ms, "history", splitList(c.StringSlice("history")), c.String("run")); err != nil {
+				return err
 			}
 			if err := addHistories(c, db, ms, data.History, c.StringSlice("history")); err != nil {
 				return err
@@ -262,6 +223,24 @@ func reportCommand() *cli.Command {
 			return nil
 		}),
 	}
+}
+
+// checkMeasured refuses algorithms (of the flag named flag) that the run did not measure: they would draw nothing.
+func checkMeasured(ms []store.Measurement, flag string, algs []string, run string) error {
+	var measured []string
+	for _, m := range ms {
+		if !slices.Contains(measured, m.Algorithm) {
+			measured = append(measured, m.Algorithm)
+		}
+	}
+	for _, a := range algs {
+		if !slices.Contains(measured, a) {
+			slices.Sort(measured)
+			return usageErr("--%s: run %s has no algorithm %q%s (it has %s)", flag, run, a,
+				inventory.DidYouMean(a, measured), strings.Join(measured, ", "))
+		}
+	}
+	return nil
 }
 
 // addHistories adds a history chart per (board, mode, algorithm) at the largest block size measured (the size

@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -48,10 +49,11 @@ with the user and system CPU it cost. Results go to a SQLite file for comparison
 			regressCommand(),
 			changesCommand(),
 			reportCommand(),
+			serveCommand(),
 		},
 	}
 	for _, cmd := range app.Commands {
-		withGlobalFlags(cmd)
+		withGlobalFlags(cmd, cmd.Name)
 	}
 	return app
 }
@@ -62,10 +64,20 @@ var globals = []struct{ name, alias, env, def, usage string }{
 	{"db", "", "FLEET_DB", "./fleet.db", "the results database `PATH` (SQLite)"},
 }
 
+// globalFlags are the global flags, for the app and again for each command. None reads the environment itself:
+// urfave/cli would count a variable as the flag given, so a command's copy would beat the flag typed before the
+// command name. globalString reads the environment after every typed flag instead.
 func globalFlags() []cli.Flag {
 	var flags []cli.Flag
 	for _, g := range globals {
-		f := &cli.StringFlag{Name: g.name, Value: g.def, EnvVars: []string{g.env}, Usage: g.usage}
+		name := g.name
+		f := &cli.StringFlag{Name: name, Value: g.def, Usage: g.usage + " (env " + g.env + ")",
+			Action: func(c *cli.Context, v string) error {
+				if strings.TrimSpace(v) == "" {
+					return usageErr("--%s: empty path", name)
+				}
+				return nil
+			}}
 		if g.alias != "" {
 			f.Aliases = []string{g.alias}
 		}
@@ -75,20 +87,23 @@ func globalFlags() []cli.Flag {
 }
 
 // withGlobalFlags lets --inventory and --db follow the command name too, as users type them.
-func withGlobalFlags(cmd *cli.Command) {
+// It also refuses positional arguments for the commands that take none.
+// name is the command's name as typed after fleet ("boards list").
+func withGlobalFlags(cmd *cli.Command, name string) {
 	cmd.Flags = append(cmd.Flags, globalFlags()...)
+	refuseArgs(cmd, name)
 	if cmd.OnUsageError == nil {
 		cmd.OnUsageError = func(c *cli.Context, err error, isSub bool) error {
-			return usageErr("%w (see fleet %s --help)", err, cmd.Name)
+			return usageErr("%w (see fleet %s --help)", err, name)
 		}
 	}
 	for _, sub := range cmd.Subcommands {
-		withGlobalFlags(sub)
+		withGlobalFlags(sub, name+" "+sub.Name)
 	}
 }
 
-// globalString is the value of a global flag wherever it was given: after the command name, before it, in the
-// environment, or its default.
+// globalString is the value of a global flag wherever it was given, in this order: after the command name, before
+// it, in the environment, or its default. A flag the user typed always beats the environment.
 func globalString(c *cli.Context, name string) string {
 	for _, cc := range c.Lineage() {
 		if slices.Contains(cc.LocalFlagNames(), name) {

@@ -74,6 +74,11 @@ auth failed, host key mismatch (with the known_hosts line), push failed, probe f
 						} else {
 							fmt.Fprintf(c.App.Writer, "%-14s ok    %s (%s)\n", r.Board, r.Summary, r.Deploy)
 						}
+						if r.Summary != "" { // the probe spoke: what a run would measure, and what it cannot
+							for _, l := range modeSummary(r.Modes, false, strings.Repeat(" ", 21)) {
+								fmt.Fprintln(c.App.Writer, l)
+							}
+						}
 					}
 					if c.Context.Err() != nil {
 						return c.Context.Err()

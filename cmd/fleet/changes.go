@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -45,7 +46,7 @@ id); the search still reads the history before it. Exit 1 with --fail-on-drop wh
 			&cli.StringFlag{Name: "min-change", Value: "5%", Usage: "smallest step reported, `PCT`"},
 			&cli.StringFlag{Name: "fail-on-drop", Usage: "exit 1 when a drop of at least `PCT` starts in the window"},
 			&cli.IntFlag{Name: "max-runs", Value: defaultMaxRuns, Usage: "read at most the newest `N` runs of each board"},
-			formatFlag("text", "text", "markdown", "json"),
+			formatFlag(report.ViewChanges),
 		},
 		Action: changesAction,
 	}
@@ -179,7 +180,7 @@ func resolveSince(c *cli.Context, db *store.DB, s string, now time.Time) (time.T
 		if id <= 0 {
 			return time.Time{}, usageErr("--since %s: a run id is a positive number", s)
 		}
-		r, err := runByID(c, db, id)
+		r, err := db.Run(c.Context, id)
 		if err != nil {
 			return time.Time{}, usageErr("--since: %w", err)
 		}
@@ -217,8 +218,10 @@ func formatPercent(f float64) string { return strconv.FormatFloat(100*f, 'f', -1
 // reportChanges finds the change points of the boards fleet report shows, to mark them on its history charts.
 func reportChanges(c *cli.Context, db *store.DB, ms []store.Measurement) ([]report.Change, error) {
 	var boards []string
-	for b := range runsByBoard(ms) {
-		boards = append(boards, b)
+	for _, m := range ms {
+		if !slices.Contains(boards, m.Board) {
+			boards = append(boards, m.Board)
+		}
 	}
 	h, err := db.SeriesHistories(c.Context, store.HistoryFilter{Boards: boards, MaxRuns: defaultMaxRuns})
 	if err != nil {

@@ -280,3 +280,30 @@ func TestReportMarksChanges(t *testing.T) {
 		}
 	}
 }
+
+// TestServeHistoryMarksChanges: fleet serve's history pages get the change points of fleet changes for the
+// series they show (the run where the step starts, with its size), and none for a series without a step.
+func TestServeHistoryMarksChanges(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "fleet.db")
+	importNights(t, path)
+	db, err := store.OpenReadOnly(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	marks := changeMarks(db)
+	got, err := marks(context.Background(), store.SeriesKey{Board: "am64x", Mode: "cpu", Algorithm: "aes-128-cbc", BlockSize: 16384}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Run != 18 || !strings.HasPrefix(got[0].Label, "−1") {
+		t.Errorf("marks at 16384 B = %+v, want one at run 18 labelled with a drop of about 12%%", got)
+	}
+	got, err = marks(context.Background(), store.SeriesKey{Board: "am64x", Mode: "cpu", Algorithm: "aes-128-cbc", BlockSize: 16}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 0 {
+		t.Errorf("marks at 16 B (no step there) = %+v, want none", got)
+	}
+}

@@ -26,7 +26,7 @@ const exitCodesHelp = `EXIT CODES:
    2    usage, configuration or input error (bad flag, boards.toml, database)
    3    one or more boards failed (run, boards check, regress on a run with failed boards)
    4    regress: no regression, but series not judged because the run's points were invalid (busy, throttled board)
-   130  interrupted (Ctrl-C or SIGTERM; what was measured so far is stored)`
+   130  interrupted (Ctrl-C or SIGTERM): a run keeps what was measured, an import stores nothing`
 
 // errRegression is returned by regress when any series regressed.
 var errRegression = errors.New("regression found")

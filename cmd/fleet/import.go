@@ -2,21 +2,23 @@ package main
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/fleetlab/fleet/opensslspeed"
-	"github.com/fleetlab/fleet/protocol"
+	"unicode"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/fleetlab/fleet/fleet"
+	"github.com/fleetlab/fleet/opensslspeed"
 	"github.com/fleetlab/fleet/report"
 	"github.com/fleetlab/fleet/store"
 )
+
+// store.ImportTx is the sink of a real import: one transaction for all its files.
+var _ fleet.ImportSink = (*store.ImportTx)(nil)
 
 func importCommand() *cli.Command {
 	return &cli.Command{
@@ -28,34 +30,34 @@ command found in the text contributes its points, with the mode taken from its c
 "engine ... set" line (cpu when none), so a paste of a software run and an engine run compares as two modes.
 Runs timed on CPU time (no -elapsed) keep OpenSSL's figure and are re-derived on wall time, marked timing=cpu.
 
+An import is all or nothing, in one transaction: a file without any measurement, a value no measurement can
+have (see the bounds in the opensslspeed package), a full disk or Ctrl-C store nothing of any FILE (exit 2,
+or 130 when interrupted). Files of any size are read as streams.
+
    fleet import --board am335x --label wiki-2019 am335x-speed.txt
-   fleet import --board am335x --dry-run --format json capture.txt      print the points, store nothing`,
+   fleet import --board am335x --dry-run --format json capture.txt      print the points, store nothing
+   fleet import --board imx8 --algorithm aes-128-cbc multi.txt          name 1.1.1's "evp" rows`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "board", Required: true, Usage: "the board the captures came from"},
-			&cli.StringFlag{Name: "label", Usage: "label the run(s)"},
+			&cli.StringFlag{Name: "label", Usage: "`LABEL` the run(s) (e.g. wiki-2019)", Action: checkLabelFlag},
 			&cli.StringFlag{Name: "date", Usage: "when the captures were taken, `DATE` (2026-01-31 or 2026-01-31T02:00 UTC; default now)"},
+			&cli.StringFlag{Name: "algorithm", Usage: "the `ALG` of -evp ALG, for rows labelled \"evp\" when the capture does not show the command"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "parse and print, store nothing"},
 			&cli.BoolFlag{Name: "split", Usage: "one run per openssl command instead of one per file"},
-			formatFlag("table", "table", "json"),
+			formatFlag(report.ViewImport),
 		},
 		Action: importAction,
 	}
-}
-
-// importedFile is one file's parse.
-type importedFile struct {
-	path string
-	text string
-	runs []opensslspeed.Run
 }
 
 func importAction(c *cli.Context) error {
 	if c.NArg() == 0 {
 		return usageErr("import: name at least one FILE")
 	}
-	board := c.String("board")
-	if !validBoardName(board) {
-		return usageErr("import: board name %q: use letters, digits, '.', '_' and '-'", board)
+	opts := fleet.ImportOptions{Board: c.String("board"), Files: c.Args().Slice(), Split: c.Bool("split"),
+		Algorithm: c.String("algorithm")}
+	if !validBoardName(opts.Board) {
+		return usageErr("import: board name %q: use letters, digits, '.', '_' and '-'", opts.Board)
 	}
 	var started time.Time
 	if d := c.String("date"); d != "" {
@@ -65,132 +67,61 @@ func importAction(c *cli.Context) error {
 		}
 		started = t
 	}
-	var files []importedFile
-	for _, path := range c.Args().Slice() {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return usageErr("import: %w", err)
-		}
-		runs, err := opensslspeed.Parse(string(data), opensslspeed.Hint{})
-		if err != nil {
-			return usageErr("import %s: %w", path, err)
-		}
-		files = append(files, importedFile{path: path, text: string(data), runs: runs})
+	if alg := opts.Algorithm; alg != "" && (hasControl(alg) || strings.ContainsAny(alg, " :") || len(alg) > 64) {
+		return usageErr("import: --algorithm %s: want an algorithm name such as aes-128-cbc (up to 64 characters, no spaces)",
+			report.Printable(alg))
+	}
+	format, err := report.ViewImport.CheckFormat(c.String("format"))
+	if err != nil {
+		return usageErr("--format: %w", err)
 	}
 	if c.Bool("dry-run") {
-		return printImport(c, files)
+		p := &importPrinter{out: c.App.Writer, errw: c.App.ErrWriter, json: format == report.FormatJSON, board: opts.Board}
+		opts.Parsed = p.run
+		if _, err := fleet.Import(c.Context, opts, fleet.DiscardImport{}); err != nil {
+			return importErr(c.Context, err)
+		}
+		return p.flush()
 	}
 	db, err := openDB(c)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	ctx := c.Context
-	for _, f := range files {
-		groups := [][]opensslspeed.Run{f.runs}
-		if c.Bool("split") {
-			groups = nil
-			for _, r := range f.runs {
-				groups = append(groups, []opensslspeed.Run{r})
-			}
-		}
-		for _, g := range groups {
-			id, n, err := storeImport(ctx, db, store.RunInfo{Label: c.String("label"), Started: started}, board, f, g)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(c.App.ErrWriter, "%s: run %d, %d points from %d openssl command(s)\n", f.path, id, n, len(g))
-		}
+	tx, err := db.BeginImport(c.Context, store.RunInfo{Label: c.String("label"), ToolVersion: toolVersion(),
+		CommandLine: strings.Join(os.Args, " "), Started: started})
+	if err != nil {
+		return importErr(c.Context, err)
+	}
+	runs, err := fleet.Import(c.Context, opts, tx)
+	if err != nil {
+		return importErr(c.Context, err)
+	}
+	for _, r := range runs {
+		fmt.Fprintf(c.App.ErrWriter, "%s: run %d, %d points from %d openssl command(s)\n", r.File, r.RunID, r.Points, r.Commands)
 	}
 	return nil
 }
 
-func storeImport(ctx context.Context, db *store.DB, info store.RunInfo, board string, f importedFile, runs []opensslspeed.Run) (int64, int, error) {
-	abs, _ := filepath.Abs(f.path)
-	info.ToolVersion, info.Source, info.CommandLine = toolVersion(), "imported from "+abs, strings.Join(os.Args, " ")
-	w, err := db.BeginRun(ctx, info)
-	if err != nil {
-		return 0, 0, usageErr("%w", err)
+// importErr maps what fleet.Import returned to what the user reads: every failure stored nothing.
+func importErr(ctx context.Context, err error) error {
+	switch {
+	case ctx.Err() != nil || errors.Is(err, context.Canceled):
+		return fmt.Errorf("import interrupted, nothing stored: %w", err)
+	case errors.Is(err, opensslspeed.ErrUnnamedEVP):
+		return usageErr("import: %w; pass --algorithm ALG, the -evp argument of the command that printed it (nothing stored)", err)
 	}
-	if err := w.BoardStarted(ctx, board); err != nil {
-		return 0, 0, err
-	}
-	if err := w.Raw(ctx, board, protocol.Raw{ID: 1, Command: []string{"import", abs}, Stdout: f.text}); err != nil {
-		return 0, 0, err
-	}
-	n, failed := 0, 0
-	seen := map[string]int{} // repeats of one series within the file
-	for _, r := range runs {
-		if r.Failed != "" && len(r.Points) == 0 {
-			if err := w.Skip(ctx, board, protocol.Skip{Mode: r.Mode, Reason: fmt.Sprintf("line %d: %s", r.Line, r.Failed)}); err != nil {
-				return 0, 0, err
-			}
-			continue
-		}
-		for _, p := range r.Points {
-			key := fmt.Sprint(p.Mode, p.Algorithm, p.Op, p.BlockSize, p.KeyBits, p.Curve, p.Threads)
-			p.Repeat = seen[key]
-			seen[key]++
-			p.RawID = 1
-			if p.Failed {
-				failed++
-			}
-			if err := w.Point(ctx, board, p); err != nil {
-				return 0, 0, err
-			}
-			n++
-		}
-	}
-	status, cause := protocol.StatusOK, ""
-	if n == 0 {
-		status, cause = protocol.StatusFailed, "no openssl speed output found"
-	}
-	if err := w.BoardFinished(ctx, board, status, cause); err != nil {
-		return 0, 0, err
-	}
-	if err := w.Finish(ctx, protocol.StatusImported); err != nil {
-		return 0, 0, err
-	}
-	return w.RunID(), n, nil
+	return usageErr("import: %w (nothing stored)", err)
 }
 
-// importRecord is one measurement of --dry-run --format json.
-type importRecord struct {
-	File string `json:"file"`
-	protocol.Point
-}
-
-func printImport(c *cli.Context, files []importedFile) error {
-	if c.String("format") == "json" {
-		enc := json.NewEncoder(c.App.Writer)
-		for _, f := range files {
-			for _, r := range f.runs {
-				for _, p := range r.Points {
-					if err := enc.Encode(importRecord{File: f.path, Point: p}); err != nil {
-						return err
-					}
-				}
-			}
-		}
-		return nil
-	}
-	var ms []store.Measurement
-	for _, f := range files {
-		for _, r := range f.runs {
-			fmt.Fprintf(c.App.ErrWriter, "%s:%d: %s, %d points, timing %s%s\n", f.path, r.Line, dash(r.Mode), len(r.Points), dash(r.Timing), failedNote(r.Failed))
-			for _, p := range r.Points {
-				ms = append(ms, store.Measurement{Board: c.String("board"), Point: p})
-			}
+// hasControl reports control characters (or bytes that are not UTF-8), which would break tables and terminals.
+func hasControl(s string) bool {
+	for _, r := range s {
+		if unicode.IsControl(r) || r == unicode.ReplacementChar {
+			return true
 		}
 	}
-	return report.WriteResults(c.App.Writer, ms, "table")
-}
-
-func failedNote(s string) string {
-	if s == "" {
-		return ""
-	}
-	return " — FAILED: " + s
+	return false
 }
 
 func validBoardName(s string) bool {

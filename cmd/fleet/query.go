@@ -1,17 +1,11 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/fleetlab/fleet/report"
 	"github.com/fleetlab/fleet/store"
 )
-
-func formatFlag(def string, formats ...string) *cli.StringFlag {
-	return &cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: def, Usage: fmt.Sprintf("output `FORMAT`: %v", formats)}
-}
 
 func runsCommand() *cli.Command {
 	return &cli.Command{
@@ -19,8 +13,8 @@ func runsCommand() *cli.Command {
 		Usage: "list runs, newest first",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "label", Usage: "only runs labelled `LABEL`"},
-			&cli.IntFlag{Name: "limit", Value: 20, Usage: "at most `N` runs"},
-			formatFlag("table", "table", "csv", "json"),
+			intFlag("limit", 20, 0, "at most `N` runs (0: all)", "0 lists every run"),
+			formatFlag(report.ViewRuns),
 		},
 		Action: withDB(func(c *cli.Context, db *store.DB) error {
 			runs, err := db.Runs(c.Context, store.RunFilter{Label: c.String("label"), Limit: c.Int("limit")})
@@ -44,8 +38,8 @@ func resultsCommand() *cli.Command {
 			&cli.StringFlag{Name: "board", Usage: "only `BOARD`"},
 			&cli.StringFlag{Name: "mode", Usage: "only `MODE`"},
 			&cli.StringFlag{Name: "algorithm", Usage: "only `ALG`"},
-			&cli.IntFlag{Name: "size", Usage: "only block size `N` bytes"},
-			formatFlag("table", "table", "csv", "json"),
+			sizeFlag(0, "only block size `N` bytes (0: asymmetric algorithms)", "any"),
+			formatFlag(report.ViewResults),
 		},
 		Action: withDB(func(c *cli.Context, db *store.DB) error {
 			f := store.Filter{Board: c.String("board"), Mode: c.String("mode"), Algorithm: c.String("algorithm"),
@@ -79,9 +73,9 @@ Shows each run's median, with its label, and notes where the kernel, OpenSSL or 
 			&cli.StringFlag{Name: "board", Required: true, Usage: "`BOARD`"},
 			&cli.StringFlag{Name: "algorithm", Required: true, Usage: "`ALG`"},
 			&cli.StringFlag{Name: "mode", Value: "cpu", Usage: "`MODE`"},
-			&cli.IntFlag{Name: "size", Value: 16384, Usage: "block size `N` in bytes (0 for asymmetric)"},
-			&cli.IntFlag{Name: "threads", Usage: "only -multi `N` (0: any)"},
-			formatFlag("table", "table", "csv", "json"),
+			sizeFlag(16384, "block size `N` in bytes (0 for asymmetric)", ""),
+			intFlag("threads", 0, 0, "only -multi `N` (0: any)", "0 is any number of threads"),
+			formatFlag(report.ViewHistory),
 		},
 		Action: withDB(func(c *cli.Context, db *store.DB) error {
 			key := store.SeriesKey{Board: c.String("board"), Mode: c.String("mode"), Algorithm: c.String("algorithm"),
@@ -93,7 +87,7 @@ Shows each run's median, with its label, and notes where the kernel, OpenSSL or 
 			if len(ms) == 0 {
 				return usageErr("no points for %s %s %s %d B in %s", key.Board, key.Mode, key.Algorithm, key.BlockSize, globalString(c, "db"))
 			}
-			runs, boards, err := historyContext(c, db, ms)
+			runs, boards, err := db.SeriesRuns(c.Context, ms)
 			if err != nil {
 				return err
 			}
@@ -102,53 +96,16 @@ Shows each run's median, with its label, and notes where the kernel, OpenSSL or 
 	}
 }
 
-// historyContext loads the runs and board runs behind a series, so the history can say where the kernel,
-// OpenSSL or fleet version changed.
-func historyContext(c *cli.Context, db *store.DB, ms []store.Measurement) ([]store.Run, []store.BoardRun, error) {
-	var runs []store.Run
-	var boards []store.BoardRun
-	seen := map[int64]bool{}
-	for _, m := range ms {
-		if seen[m.RunID] {
-			continue
-		}
-		seen[m.RunID] = true
-		r, err := runByID(c, db, m.RunID)
-		if err != nil {
-			return nil, nil, err
-		}
-		runs = append(runs, r)
-		brs, err := db.BoardRuns(c.Context, m.RunID)
-		if err != nil {
-			return nil, nil, err
-		}
-		boards = append(boards, brs...)
-	}
-	return runs, boards, nil
-}
-
-// runByID is one run's row.
-func runByID(c *cli.Context, db *store.DB, id int64) (store.Run, error) {
-	runs, err := db.Runs(c.Context, store.RunFilter{})
-	if err != nil {
-		return store.Run{}, err
-	}
-	for _, r := range runs {
-		if r.ID == id {
-			return r, nil
-		}
-	}
-	return store.Run{}, usageErr("no run %d in %s", id, globalString(c, "db"))
-}
-
 func showCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "show",
 		Usage:     "one run: its boards' facts and status, skips with reasons, raw output with --raw",
 		ArgsUsage: "RUN (an id, a label, or latest)",
+		Before:    maxArgs("show", 1),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "raw", Usage: "also print every openssl command and its output"},
 			&cli.StringFlag{Name: "board", Usage: "only `BOARD`"},
+			formatFlag(report.ViewShow),
 		},
 		Action: func(c *cli.Context) error {
 			ref := c.Args().First()
@@ -164,9 +121,9 @@ func showCommand() *cli.Command {
 			if err != nil {
 				return usageErr("%w", err)
 			}
-			run, err := runByID(c, db, id)
+			run, err := db.Run(c.Context, id)
 			if err != nil {
-				return err
+				return usageErr("%w", err)
 			}
 			brs, err := db.BoardRuns(c.Context, id)
 			if err != nil {
@@ -178,7 +135,7 @@ func showCommand() *cli.Command {
 					return err
 				}
 			}
-			return report.WriteRunSummary(c.App.Writer, run, brs, raws)
+			return report.WriteRunDetail(c.App.Writer, run, brs, raws, c.String("format"))
 		},
 	}
 }

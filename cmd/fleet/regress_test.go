@@ -102,10 +102,7 @@ func TestRegressCommand(t *testing.T) {
 // timed on CPU time) compares on wall time: the accelerator at 8192 B is 0.81× the CPU path, not 240× faster,
 // and it never crosses over.
 func TestImportS00Compare(t *testing.T) {
-	capture := filepath.Join("..", "..", "opensslspeed", "testdata", "captures", "S00_am335x-1.0.0d-sw-and-cryptodev-time-v.txt")
-	if _, err := os.Stat(capture); err != nil {
-		t.Skipf("fixture not found: %v", err)
-	}
+	capture := captureFile(t, "S00_am335x-1.0.0d-sw-and-cryptodev-time-v.txt")
 	db := filepath.Join(t.TempDir(), "fleet.db")
 	if _, stderr, code := runFleet(t, "import", "--board", "am335x", "--db", db, capture); code != 0 {
 		t.Fatalf("import: exit %d: %s", code, stderr)

@@ -31,8 +31,19 @@ func selectionFlags() []cli.Flag {
 func sshFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "accept-new", Usage: "trust a board's host key on first use and add it to known_hosts (a changed key is always refused)"},
-		&cli.StringFlag{Name: "agent", Usage: "use this prebuilt fleet-agent `PATH` instead of building one with the Go toolchain"},
-		&cli.IntFlag{Name: "concurrency", Aliases: []string{"j"}, Value: 8, Usage: "boards at once"},
+		&cli.StringFlag{Name: "agent", Usage: "use this prebuilt fleet-agent `PATH` instead of building one with the Go toolchain",
+			Action: func(c *cli.Context, path string) error {
+				if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+					return usageErr("--agent %q: want a fleet-agent binary (a regular file): %v", path, statErr(fi, err))
+				}
+				return nil
+			}},
+		&cli.IntFlag{Name: "concurrency", Aliases: []string{"j"}, Value: 8, Usage: "`N` boards at once", Action: func(c *cli.Context, n int) error {
+			if n < 1 {
+				return usageErr("--concurrency %d: want at least 1 board at once", n)
+			}
+			return nil
+		}},
 	}
 }
 
@@ -50,18 +61,22 @@ Boards run in parallel; one failing board never stops the others (exit 3 at the 
    fleet run --tag ti --modes soft,cpu,devcrypto --algorithms aes-128-cbc --sizes 16,1024,16384 --repeat 5`,
 		Flags: append(append(append(selectionFlags(), sshFlags()...),
 			&cli.StringFlag{Name: "profile", Aliases: []string{"p"}, Value: "quick", Usage: "sweep `PROFILE` (quick, full, or one from boards.toml)"},
-			&cli.StringFlag{Name: "label", Aliases: []string{"l"}, Usage: "label the run (e.g. nightly) for regress --baseline"},
-			&cli.IntFlag{Name: "repeat", Usage: "repeat every point `N` times (interleaved across modes)"},
-			&cli.Float64Flag{Name: "seconds", Usage: "`S` seconds per point"},
-			&cli.StringSliceFlag{Name: "modes", Aliases: []string{"m"}, Usage: "`MODES` to measure: soft, cpu, devcrypto, afalg, kcapi, engine:NAME, provider:NAME"},
-			&cli.StringSliceFlag{Name: "algorithms", Aliases: []string{"a"}, Usage: "`ALGS` e.g. aes-128-cbc,sha256,rsa2048"},
-			&cli.StringSliceFlag{Name: "sizes", Usage: "block `SIZES` in bytes, e.g. 16,1024,16384"},
-			&cli.IntFlag{Name: "threads", Usage: "run `N` openssl processes in parallel (-multi)"},
-			&cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table, csv, json"},
+			labelFlag("`LABEL` the run (e.g. nightly) for regress --baseline and --run"),
+			// 0 is refused: the default comes from the profile, and --help says so instead of "(default: 0)".
+			&cli.IntFlag{Name: "repeat", Usage: "repeat every point `N` times (interleaved across modes)", DefaultText: fromProfile},
+			&cli.Float64Flag{Name: "seconds", Usage: "`S` seconds per point", DefaultText: fromProfile},
+			modesFlag("`MODES` to measure: soft, cpu, devcrypto, afalg, kcapi, engine:NAME, provider:NAME"),
+			algorithmsFlag("algorithms", []string{"a"}, "`ALGS` e.g. aes-128-cbc,sha256,rsa2048"),
+			&cli.StringSliceFlag{Name: "sizes", Usage: "block `SIZES` in bytes, e.g. 16,1024,16384", DefaultText: fromProfile},
+			&cli.IntFlag{Name: "threads", Usage: "run `N` openssl processes in parallel (-multi)", DefaultText: fromProfile},
+			formatFlag(report.ViewRun),
 		), append(layoutFlags("at-size"), prepareFlags()...)...),
 		Action: runAction,
 	}
 }
+
+// fromProfile is the default of the sweep flags that override the profile.
+const fromProfile = "from the profile"
 
 func runAction(c *cli.Context) error {
 	layout, err := layoutFromFlags(c, "at-size")
@@ -126,12 +141,12 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return usageErr("%w", err)
 	}
-	if c.String("format") == "table" {
+	if f, _ := report.ViewRun.CheckFormat(c.String("format")); f == report.FormatText {
 		if err := writeSweepTables(c, ms, layout); err != nil {
 			return err
 		}
-	} else if err := report.WriteResults(c.App.Writer, ms, c.String("format")); err != nil {
-		return usageErr("%w", err)
+	} else if err := report.WriteSweep(c.App.Writer, ms, report.DefaultUnit, c.String("format"), layout); err != nil {
+		return err
 	}
 	return runErr
 }
@@ -146,15 +161,21 @@ func printOutcomes(w io.Writer, runID int64, outs []fleet.BoardOutcome) {
 		if o.Summary != "" {
 			line += "  (" + o.Summary + ")"
 		}
+		if o.Err != nil {
+			line += "\n      cause: " + o.Err.Error()
+		}
+		if o.Summary != "" { // the probe spoke: say what became of every mode
+			line += "\n" + strings.Join(modeSummary(o.Modes, true, "      "), "\n")
+		}
 		for _, s := range o.Skipped {
+			if !unexplained(o.Modes, s.Mode, s.Algorithm) {
+				continue
+			}
 			what := s.Mode
 			if s.Algorithm != "" {
 				what += " " + s.Algorithm
 			}
 			line += fmt.Sprintf("\n      not measured: %s: %s", what, s.Reason)
-		}
-		if o.Err != nil {
-			line += "\n      cause: " + o.Err.Error()
 		}
 		fmt.Fprintln(w, line)
 	}

@@ -1,0 +1,78 @@
+package fleet
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/fleetlab/fleet/protocol"
+)
+
+// importRaw keeps a capture's text as the run's raw outputs: one for a capture of up to importRawChunk bytes,
+// else consecutive pieces of about that size, cut after a newline, each naming its byte range. It returns the
+// first line of each piece, so that a point can name the raw output its line is in (rawIDOf).
+func importRaw(ctx context.Context, sink ImportSink, r io.Reader, abs string, size int64) ([]int, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var firsts []int
+	buf := make([]byte, 0, importRawChunk+64<<10)
+	line, start := 1, int64(0)
+	emit := func() error {
+		if len(buf) == 0 {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		cmd := []string{"import", abs}
+		if size > importRawChunk {
+			cmd = append(cmd, fmt.Sprintf("bytes %d-%d", start, start+int64(len(buf))-1))
+		}
+		if err := sink.Raw(ctx, protocol.Raw{ID: len(firsts), Command: cmd, Stdout: string(buf)}); err != nil {
+			return err
+		}
+		start += int64(len(buf))
+		buf = buf[:0]
+		return nil
+	}
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(chunk) > 0 {
+			if len(buf) == 0 {
+				firsts = append(firsts, line)
+			}
+			buf = append(buf, chunk...)
+			endsLine := chunk[len(chunk)-1] == '\n'
+			if endsLine {
+				line++
+			}
+			// cut after a newline; a line longer than a piece is cut where it is
+			if len(buf) >= importRawChunk && (endsLine || len(buf) >= importRawChunk+32<<10) {
+				if err := emit(); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := emit(); err != nil {
+		return nil, err
+	}
+	return firsts, nil
+}
+
+// rawIDOf is the raw output (1-based) holding line, given the first line of each.
+func rawIDOf(firsts []int, line int) int {
+	i := sort.Search(len(firsts), func(i int) bool { return firsts[i] > line })
+	return max(i, 1)
+}

@@ -1,0 +1,188 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fleetlab/fleet/inventory"
+	"github.com/fleetlab/fleet/protocol"
+)
+
+// TestRunBoardWithoutOpenSSLFails: a board whose openssl is missing measured nothing it was asked to; it used to
+// end "ok, 0 points". It is failed (or partial, when this host's kcapi still measured something), with the cause.
+func TestRunBoardWithoutOpenSSLFails(t *testing.T) {
+	opts := runOptions(t, inventory.Board{Name: "local", Local: true, OpenSSL: "/nonexistent/openssl"})
+	opts.Sweep.Modes = nil // every mode the probe finds
+	sink := newMemSink()
+	outs, err := Run(context.Background(), opts, sink)
+	if !errors.Is(err, ErrBoardsFailed) {
+		t.Fatalf("Run error = %v, want ErrBoardsFailed", err)
+	}
+	o := outs[0]
+	want := protocol.StatusFailed
+	if o.Points > 0 { // kcapi needs no openssl; on a host with AF_ALG it measures
+		want = protocol.StatusPartial
+	}
+	const cause = "openssl /nonexistent/openssl: not found"
+	if o.Status != want || !errors.Is(o.Err, ErrNoOpenSSL) || !strings.Contains(o.Err.Error(), cause) {
+		t.Errorf("outcome = %s, %v; want %s, ErrNoOpenSSL saying %q", o.Status, o.Err, want, cause)
+	}
+	if got := sink.finished["local"]; got[0] != string(want) || !strings.Contains(got[1], cause) {
+		t.Errorf("stored end = %v, want %s with the cause", got, want)
+	}
+	for _, mode := range []string{"soft", "cpu"} {
+		if !slices.ContainsFunc(sink.skips["local"], func(s protocol.Skip) bool { return s.Mode == mode && s.Reason == cause }) {
+			t.Errorf("no skip of %s saying %q in %+v", mode, cause, sink.skips["local"])
+		}
+	}
+}
+
+// TestCheckBoardWithoutOpenSSLFails: `boards check` said ok for a board whose openssl is missing.
+func TestCheckBoardWithoutOpenSSLFails(t *testing.T) {
+	ro := runOptions(t)
+	res := Check(context.Background(), CheckOptions{Agent: ro.Agent,
+		Boards: []inventory.Board{{Name: "local", Local: true, OpenSSL: "/nonexistent/openssl"}}})
+	if err := res[0].Err; !errors.Is(err, ErrNoOpenSSL) || !strings.Contains(err.Error(), "openssl /nonexistent/openssl: not found") {
+		t.Errorf("check = %v, want ErrNoOpenSSL naming the path", err)
+	}
+	// a board that only asks for kcapi needs no openssl: its readiness is kcapi's
+	res = Check(context.Background(), CheckOptions{Agent: ro.Agent,
+		Boards: []inventory.Board{{Name: "local", Local: true, OpenSSL: "/nonexistent/openssl", Modes: []string{"kcapi"}}}})
+	if err := res[0].Err; errors.Is(err, ErrNoOpenSSL) {
+		t.Errorf("kcapi-only board: check = %v, want no complaint about openssl", err)
+	}
+}
+
+// TestRunDefaultModesFromProbe: with no modes from the board, the profile or the command line, a sweep measures
+// every mode the probe finds and records the others as skips with the probe's reason.
+func TestRunDefaultModesFromProbe(t *testing.T) {
+	opts := runOptions(t, inventory.Board{Name: "local", Local: true})
+	opts.Sweep.Modes = nil
+	opts.Sweep.Sizes = []int{64}
+	sink := newMemSink()
+	outs, err := Run(context.Background(), opts, sink)
+	if err != nil {
+		t.Fatalf("Run: %v (%v)", err, outs[0].Err)
+	}
+	facts := sink.facts["local"]
+	if len(facts.Modes) < len(protocol.StandardModes) {
+		t.Fatalf("probe reported %d modes, want every standard one", len(facts.Modes))
+	}
+	var measured []string
+	for _, m := range facts.Modes {
+		points := slices.ContainsFunc(sink.points["local"], func(p protocol.Point) bool { return p.Mode == m.Mode })
+		skip := slices.ContainsFunc(sink.skips["local"], func(s protocol.Skip) bool { return s.Mode == m.Mode && s.Reason == m.Reason })
+		switch {
+		case m.Available && !points:
+			t.Errorf("mode %s is available but has no point", m.Mode)
+		case m.Available:
+			measured = append(measured, m.Mode)
+		case !skip:
+			t.Errorf("mode %s is not available (%s) but no skip says so", m.Mode, m.Reason)
+		}
+	}
+	if got := outs[0].Modes.Measured; !reflect.DeepEqual(got, measured) {
+		t.Errorf("outcome measured %v, want %v", got, measured)
+	}
+	if got := len(outs[0].Modes.Measured) + len(outs[0].Modes.Unavailable); got != len(facts.Modes) {
+		t.Errorf("outcome modes %+v: every mode must be measured or explained", outs[0].Modes)
+	}
+}
+
+func TestBoardPlanModes(t *testing.T) {
+	tests := []struct {
+		name        string
+		board, prof []string
+		cli         bool
+		want        []string
+	}{
+		{name: "board wins over the profile", board: []string{"soft", "cpu", "devcrypto"}, prof: []string{"soft", "cpu"},
+			want: []string{"soft", "cpu", "devcrypto"}},
+		{name: "--modes wins over the board", board: []string{"soft", "cpu", "devcrypto"}, prof: []string{"soft", "cpu"}, cli: true,
+			want: []string{"soft", "cpu"}},
+		{name: "profile when the board has none", prof: []string{"cpu", "kcapi"}, want: []string{"cpu", "kcapi"}},
+		{name: "none: left to the probe", want: nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := RunOptions{Sweep: inventory.Profile{Modes: tc.prof}, ModesSet: tc.cli}
+			if got := boardPlan(opts, inventory.Board{Name: "b", Modes: tc.board}).Modes; !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("modes = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// labFacts are the modes of the QEMU lab's boards: AF_ALG works, /dev/crypto is missing.
+var labFacts = protocol.Facts{Modes: []protocol.ModeFact{
+	{Mode: "soft", Available: true}, {Mode: "cpu", Available: true},
+	{Mode: "devcrypto", Reason: "no /dev/crypto"},
+	{Mode: "afalg", Available: true}, {Mode: "kcapi", Available: true},
+}}
+
+func TestPlanModesAreEveryProbedMode(t *testing.T) {
+	f := labFacts
+	f.Modes = append(slices.Clone(f.Modes), protocol.ModeFact{Mode: "engine:pka", Reason: "engine pka: not available"})
+	if got, want := planModes(&f), []string{"soft", "cpu", "devcrypto", "afalg", "kcapi", "engine:pka"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("planModes = %v, want %v (unavailable ones too, to be recorded as skips)", got, want)
+	}
+}
+
+func TestModeReport(t *testing.T) {
+	noDev := []protocol.ModeFact{{Mode: "devcrypto", Reason: "no /dev/crypto"}}
+	tests := []struct {
+		name  string
+		modes []string
+		good  map[string]int
+		want  ModeReport
+	}{
+		{name: "every mode", modes: []string{"soft", "cpu", "devcrypto", "afalg", "kcapi"},
+			good: map[string]int{"soft": 12, "cpu": 12, "afalg": 6, "kcapi": 12},
+			want: ModeReport{Measured: []string{"soft", "cpu", "afalg", "kcapi"}, Available: []string{"soft", "cpu", "afalg", "kcapi"},
+				Unavailable: noDev}},
+		{name: "not asked", modes: []string{"soft", "cpu", "afalg"}, good: map[string]int{"soft": 1, "cpu": 1},
+			want: ModeReport{Measured: []string{"soft", "cpu"}, Unmeasured: []string{"afalg"}, Available: []string{"soft", "cpu", "afalg"},
+				Unavailable: noDev, NotAsked: []string{"kcapi"}}},
+		{name: "check", modes: []string{"soft", "cpu", "devcrypto", "afalg", "kcapi"},
+			want: ModeReport{Available: []string{"soft", "cpu", "afalg", "kcapi"}, Unavailable: noDev}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := modeReport(&labFacts, tc.modes, tc.good); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("modeReport = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestNothingMeasured(t *testing.T) {
+	plan := protocol.Plan{Algorithms: []string{"aes-128-cbc"}, Modes: []string{"devcrypto", "afalg"}}
+	tests := []struct {
+		name    string
+		good    map[string]int
+		failed  int
+		skipped []protocol.Skip
+		want    string // "" for no error
+	}{
+		{name: "one good point is enough", good: map[string]int{"afalg": 1}},
+		{name: "every mode unavailable", skipped: []protocol.Skip{{Mode: "devcrypto", Reason: "no /dev/crypto"}, {Mode: "afalg", Reason: "no /dev/crypto"}},
+			want: "nothing measured: devcrypto, afalg: no /dev/crypto"},
+		{name: "every point failed", failed: 3, skipped: []protocol.Skip{{Mode: "devcrypto", Algorithm: "aes-128-cbc", Reason: "no cipher"}},
+			want: "nothing measured: devcrypto aes-128-cbc: no cipher; 3 point(s) failed"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := nothingMeasured(plan, tc.good, tc.failed, tc.skipped)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("nothingMeasured = %v, want nil", err)
+			case tc.want != "" && (!errors.Is(err, ErrNothingMeasured) || err.Error() != tc.want):
+				t.Errorf("nothingMeasured = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,75 @@
+package report
+
+import "fmt"
+
+// historyChart draws history points as one line per series over runs (x: the runs in order), the median of
+// each run with min-max whiskers; href, when not nil, links each point to its run. ok is false without points.
+func historyChart(name string, points []historyPoint, unit string, href func(run int64) string) (lineChart, bool) {
+	if len(points) == 0 {
+		return lineChart{}, false
+	}
+	chart := lineChart{Class: "history", Title: name, XTitle: "run", YTitle: unit, XLabels: map[float64]string{}}
+	lines := map[SampleKey]*chartLine{}
+	var order []SampleKey
+	runIndex := historyRunIndex(points)
+	sameSeries := true // then the legend only needs board and mode
+	for _, p := range points {
+		k := p.Key
+		first := points[0].Key
+		if k.Algorithm != first.Algorithm || k.Op != first.Op || k.BlockSize != first.BlockSize ||
+			k.KeyBits != first.KeyBits || k.Curve != first.Curve || k.Threads != first.Threads {
+			sameSeries = false
+		}
+	}
+	for _, p := range points {
+		l := lines[p.Key]
+		if l == nil {
+			name := p.Key.Label()
+			if sameSeries {
+				name = p.Key.Board + " " + p.Key.Mode
+			}
+			l = &chartLine{Name: name}
+			lines[p.Key] = l
+			order = append(order, p.Key)
+		}
+		x := runIndex[p.RunID]
+		s := p.Summary
+		scale := func(v float64) float64 {
+			if p.Key.Asym() {
+				return v
+			}
+			return inUnit(v, unit)
+		}
+		chart.XLabels[x] = shorten(runLabel(p.RunID, p.Label), 20) // long labels would overlap their neighbours
+		cp := chartPoint{X: x, Y: scale(s.Median), Lo: scale(s.Min), Hi: scale(s.Max),
+			Tooltip: fmt.Sprintf("run %s: %s", runLabel(p.RunID, p.Label), formatCell(s, unit, p.Key.Asym()))}
+		if href != nil {
+			cp.Href = href(p.RunID)
+		}
+		l.Points = append(l.Points, cp)
+	}
+	for _, k := range order {
+		chart.Lines = append(chart.Lines, *lines[k])
+	}
+	return chart, true
+}
+
+// historyRunIndex numbers the runs of history points 1, 2, … in the order the points come (oldest first).
+func historyRunIndex(points []historyPoint) map[int64]float64 {
+	runIndex := map[int64]float64{}
+	for _, p := range points {
+		if _, ok := runIndex[p.RunID]; !ok {
+			runIndex[p.RunID] = float64(len(runIndex) + 1)
+		}
+	}
+	return runIndex
+}
+
+// shorten cuts s to at most n runes, marking the cut with an ellipsis.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

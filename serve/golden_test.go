@@ -1,0 +1,57 @@
+package serve
+
+import (
+	"flag"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+var tableRE = regexp.MustCompile(`(?s)<table[ >].*?</table>`)
+
+// TestGoldenTables compares the tables of the pages with testdata/NAME.html (go test -update rewrites them).
+func TestGoldenTables(t *testing.T) {
+	srv := startServer(t, writeFixture(t))
+	for _, tc := range []struct{ name, path string }{
+		{"runs", "/?per=3&page=1"},
+		{"run_progress", "/runs/4"},
+		{"compare", "/compare?run=3&modes=cpu,devcrypto&algorithms=aes-128-cbc"},
+		{"history", "/history?board=am64x&mode=devcrypto&algorithm=aes-128-cbc&size=16384"},
+		{"regress", "/regress?baseline=2&run=3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, err := http.Get(srv.URL + tc.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				t.Fatalf("GET %s: %d", tc.path, resp.StatusCode)
+			}
+			got := strings.Join(tableRE.FindAllString(string(body), -1), "\n") + "\n"
+			golden := filepath.Join("testdata", tc.name+".html")
+			if *update {
+				if err := os.MkdirAll("testdata", 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (go test ./serve -run TestGoldenTables -update writes it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("tables of %s differ from %s:\n--- got\n%s\n--- want\n%s", tc.path, golden, got, want)
+			}
+		})
+	}
+}

@@ -1,0 +1,96 @@
+package serve
+
+import (
+	"errors"
+	"html/template"
+	"net/http"
+	"sort"
+
+	"github.com/fleetlab/fleet/report"
+	"github.com/fleetlab/fleet/store"
+)
+
+// compareQuery is a comparison's selection, from the URL: the same choices as `fleet compare`.
+type compareQuery struct {
+	Run                       string
+	Boards, Modes, Algorithms []string
+	Unit                      string
+}
+
+func readCompareQuery(r *http.Request) (compareQuery, error) {
+	p := params{v: r.URL.Query()}
+	q := compareQuery{Run: p.str("run"), Boards: p.list("boards"), Modes: p.list("modes"),
+		Algorithms: p.list("algorithms"), Unit: p.str("unit")}
+	if q.Run == "" {
+		q.Run = "latest"
+	}
+	if q.Unit == "" {
+		q.Unit = report.DefaultUnit
+	}
+	if !contains(report.Units, q.Unit) {
+		p.fail("unit: %q is not one of %v", q.Unit, report.Units)
+	}
+	return q, p.err
+}
+
+// comparison reads the run's points and compares them; ms is every point of the run, before the selection.
+func (s *Server) comparison(r *http.Request, q compareQuery) (ms []store.Measurement, c *report.Comparison, err error) {
+	ms, err = s.DB.SelectRun(r.Context(), q.Run)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil, notFound("run %q: no such run or label", q.Run)
+	} else if err != nil {
+		return nil, nil, err
+	}
+	c, err = report.Compare(ms, report.CompareOptions{Boards: q.Boards, Modes: q.Modes, Algorithms: q.Algorithms, Unit: q.Unit})
+	if err != nil && !errors.Is(err, report.ErrNoMeasurements) {
+		return nil, nil, badRequest("%v", err)
+	}
+	return ms, c, nil
+}
+
+// choices are the values the form offers: what the run has.
+type choices struct{ Boards, Modes, Algorithms []string }
+
+func choicesOf(ms []store.Measurement) choices {
+	var ch choices
+	seen := map[string]bool{}
+	for _, m := range ms {
+		for _, x := range []struct {
+			kind, v string
+			list    *[]string
+		}{{"b", m.Board, &ch.Boards}, {"m", m.Mode, &ch.Modes}, {"a", m.Algorithm, &ch.Algorithms}} {
+			if !seen[x.kind+x.v] {
+				seen[x.kind+x.v] = true
+				*x.list = append(*x.list, x.v)
+			}
+		}
+	}
+	sort.Strings(ch.Boards)
+	sort.Strings(ch.Modes)
+	sort.Strings(ch.Algorithms)
+	return ch
+}
+
+func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
+	q, err := readCompareQuery(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	ms, c, err := s.comparison(r, q)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	data := struct {
+		Q          compareQuery
+		Choices    choices
+		Units      []string
+		Comparison template.HTML
+		Empty      bool
+	}{Q: q, Choices: choicesOf(ms), Units: report.Units, Empty: c == nil}
+	if c != nil {
+		data.Comparison = report.ComparisonHTML(c)
+	}
+	s.render(w, r, http.StatusOK, "compare", page{Title: "compare", Nav: "compare", Data: data})
+}

@@ -1,0 +1,151 @@
+package serve
+
+import (
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+
+	"github.com/fleetlab/fleet/report"
+	"github.com/fleetlab/fleet/store"
+)
+
+// historyQuery is one series and a page of its runs, from the URL: the choices of `fleet history`.
+type historyQuery struct {
+	Key  store.SeriesKey
+	Page int
+	Set  bool // board and algorithm were given: there is a series to show
+}
+
+func readHistoryQuery(r *http.Request) (historyQuery, error) {
+	p := params{v: r.URL.Query()}
+	q := historyQuery{Page: p.page()}
+	q.Key.Board, q.Key.Mode, q.Key.Algorithm = p.str("board"), p.str("mode"), p.str("algorithm")
+	if q.Key.Mode == "" {
+		q.Key.Mode = "cpu"
+	}
+	q.Key.BlockSize, _ = p.integer("size", 16384, 0, 1<<30)
+	q.Key.Threads, _ = p.integer("threads", 0, 0, 4096)
+	q.Key.Op = p.str("op")
+	q.Set = q.Key.Board != "" && q.Key.Algorithm != ""
+	if !q.Set && (q.Key.Board != "" || q.Key.Algorithm != "") {
+		p.fail("board and algorithm: give both")
+	}
+	return q, p.err
+}
+
+// values is the query string of the series, for links.
+func (q historyQuery) values(page int) url.Values {
+	v := url.Values{"board": {q.Key.Board}, "mode": {q.Key.Mode}, "algorithm": {q.Key.Algorithm},
+		"size": {strconv.Itoa(q.Key.BlockSize)}}
+	if q.Key.Threads != 0 {
+		v.Set("threads", strconv.Itoa(q.Key.Threads))
+	}
+	if q.Key.Op != "" {
+		v.Set("op", q.Key.Op)
+	}
+	if page > 1 {
+		v.Set("page", strconv.Itoa(page))
+	}
+	return v
+}
+
+// historyPageData is one page of a series' history: its points, the runs and board runs behind them.
+type historyPageData struct {
+	Points []store.Measurement
+	Runs   []store.Run
+	Boards []store.BoardRun
+	More   bool
+}
+
+func (s *Server) readHistory(r *http.Request, q historyQuery) (*historyPageData, error) {
+	ms, more, err := s.DB.HistoryPage(r.Context(), q.Key, (q.Page-1)*historyPerPage, historyPerPage)
+	if err != nil {
+		return nil, err
+	}
+	if len(ms) == 0 {
+		return nil, notFound("no points for %s %s %s %d B (page %d)", q.Key.Board, q.Key.Mode, q.Key.Algorithm,
+			q.Key.BlockSize, q.Page)
+	}
+	runs, boards, err := s.DB.SeriesRuns(r.Context(), ms)
+	if err != nil {
+		return nil, err
+	}
+	return &historyPageData{Points: ms, Runs: runs, Boards: boards, More: more}, nil
+}
+
+func (s *Server) historyPage(w http.ResponseWriter, r *http.Request) {
+	q, err := readHistoryQuery(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	keys, err := s.DB.SeriesKeys(r.Context())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	data := struct {
+		Q                                historyQuery
+		Boards, Modes, Algorithms, Sizes []string
+		Body                             template.HTML
+		Prev, Next                       string
+		ChangePoints                     bool
+	}{Q: q, ChangePoints: s.ChangePoints != nil}
+	data.Boards, data.Modes, data.Algorithms, data.Sizes = seriesChoices(keys)
+	if q.Set {
+		h, err := s.readHistory(r, q)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		var marks []report.HistoryMark
+		if s.ChangePoints != nil {
+			if marks, err = s.ChangePoints(r.Context(), q.Key, h.Points); err != nil {
+				s.fail(w, r, err)
+				return
+			}
+		}
+		title := fmt.Sprintf("%s %s %s %d B", q.Key.Board, q.Key.Mode, q.Key.Algorithm, q.Key.BlockSize)
+		data.Body, err = report.HistoryHTML(title, h.Points, h.Runs, h.Boards, report.HistoryHTMLOptions{
+			RunHref: func(id int64) string { return "/runs/" + strconv.FormatInt(id, 10) }, Marks: marks})
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		if q.Page > 1 {
+			data.Prev = "/history?" + q.values(q.Page-1).Encode()
+		}
+		if h.More {
+			data.Next = "/history?" + q.values(q.Page+1).Encode()
+		}
+	}
+	s.render(w, r, http.StatusOK, "history", page{Title: "history", Nav: "history", Data: data})
+}
+
+// seriesChoices are the distinct boards, modes, algorithms and sizes of the stored series, for the form.
+func seriesChoices(keys []store.SeriesKey) (boards, modes, algs, sizes []string) {
+	b, m, a, z := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[int]bool{}
+	for _, k := range keys {
+		b[k.Board], m[k.Mode], a[k.Algorithm], z[k.BlockSize] = true, true, true, true
+	}
+	sorted := func(set map[string]bool) []string {
+		out := make([]string, 0, len(set))
+		for k := range set {
+			out = append(out, k)
+		}
+		sort.Strings(out)
+		return out
+	}
+	var zs []int
+	for k := range z {
+		zs = append(zs, k)
+	}
+	sort.Ints(zs)
+	for _, n := range zs {
+		sizes = append(sizes, strconv.Itoa(n))
+	}
+	return sorted(b), sorted(m), sorted(a), sizes
+}

@@ -1,0 +1,145 @@
+package serve
+
+import (
+	"errors"
+	"html/template"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/fleetlab/fleet/protocol"
+	"github.com/fleetlab/fleet/report"
+	"github.com/fleetlab/fleet/store"
+)
+
+// runID reads the {id} of /runs/{id} and /api/runs/{id}: a positive run number.
+func runID(r *http.Request) (int64, error) {
+	s := r.PathValue("id")
+	id, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, badRequest("run id %q: want a positive whole number", truncate(s, 40))
+	}
+	return id, nil
+}
+
+// progressRow is one board of a run in progress.
+type progressRow struct {
+	Board    string
+	Status   protocol.Status
+	Points   int
+	Expected int   // 0: unknown
+	FromRun  int64 // where the estimate comes from
+	Percent  int
+}
+
+// rawView is one raw tool output, cut to maxRawBytes per stream.
+type rawView struct {
+	store.RawOutput
+	CommandLine    string
+	Stdout, Stderr string
+	Cut            bool
+}
+
+type runView struct {
+	Run        store.Run
+	Status     string
+	Duration   string
+	Running    bool
+	Progress   []progressRow
+	Boards     []template.HTML
+	Comparison template.HTML // charts and tables per algorithm, as fleet report draws them
+	NoPoints   bool
+	Raws       []rawView
+	RawsLeft   int
+}
+
+func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
+	id, err := runID(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	v, err := s.readRun(r, id)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	refresh := 0
+	if v.Running {
+		refresh = refreshSeconds
+	}
+	s.render(w, r, http.StatusOK, "run", page{Title: "run " + strconv.FormatInt(id, 10), Nav: "runs", Refresh: refresh, Data: v})
+}
+
+func (s *Server) readRun(r *http.Request, id int64) (*runView, error) {
+	ctx := r.Context()
+	run, err := s.DB.Run(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	brs, err := s.DB.BoardRuns(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	v := &runView{Run: run, Status: report.RunStatus(run), Running: run.Status == protocol.StatusRunning}
+	v.Duration = s.runRows([]store.Run{run})[0].Duration
+	if v.Running {
+		exp, err := s.DB.ExpectedPoints(ctx, run)
+		if err != nil {
+			return nil, err
+		}
+		for _, br := range brs {
+			row := progressRow{Board: br.Board, Status: br.Status, Points: br.Points}
+			if e, ok := exp[br.Board]; ok && e.Points > 0 {
+				row.Expected, row.FromRun = e.Points, e.FromRun
+				row.Percent = min(100, 100*br.Points/e.Points)
+			}
+			v.Progress = append(v.Progress, row)
+		}
+	}
+	for _, br := range brs {
+		v.Boards = append(v.Boards, report.BoardHTML(br))
+	}
+	ms, err := s.DB.Measurements(ctx, store.Filter{RunID: id})
+	if err != nil {
+		return nil, err
+	}
+	if c, err := report.Compare(ms, report.CompareOptions{}); errors.Is(err, report.ErrNoMeasurements) {
+		v.NoPoints = true
+	} else if err != nil {
+		return nil, err
+	} else {
+		v.Comparison = report.ComparisonHTML(c)
+	}
+	raws, err := s.DB.RawOutputs(ctx, id, "")
+	if err != nil {
+		return nil, err
+	}
+	if len(raws) > maxRawShown {
+		v.RawsLeft = len(raws) - maxRawShown
+		raws = raws[:maxRawShown]
+	}
+	for _, raw := range raws {
+		rv := rawView{RawOutput: raw, CommandLine: strings.Join(raw.Command, " ")}
+		rv.Stdout, rv.Cut = cut(raw.Stdout)
+		var cutErr bool
+		rv.Stderr, cutErr = cut(raw.Stderr)
+		rv.Cut = rv.Cut || cutErr
+		v.Raws = append(v.Raws, rv)
+	}
+	return v, nil
+}
+
+func cut(s string) (string, bool) {
+	if len(s) <= maxRawBytes {
+		return s, false
+	}
+	return strings.ToValidUTF8(s[:maxRawBytes], ""), true
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
+}

@@ -1,0 +1,49 @@
+package store
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCheckLabelRefusesRunReferencesAndControlCharacters: a label must be selectable as itself (bug 14) and one
+// line of printable text (bug 6); ordinary labels, including ones that merely contain a reference, pass.
+func TestCheckLabelRefusesRunReferencesAndControlCharacters(t *testing.T) {
+	for _, tc := range []struct {
+		label string
+		want  string // "" accepted, else a part of the error
+	}{
+		{"", ""},
+		{"nightly", ""},
+		{"v2.1-rc1", ""},
+		{"latest-2", ""},
+		{"7a", ""},
+		{"kernel 6.1 (ti)", ""},
+		{"Latest", ""}, // ResolveRun matches "latest" exactly: this one is selectable
+		{"größe", ""},
+		{"latest", "run reference"},
+		{"previous", "run reference"},
+		{"7", "run id"},
+		{"007", "run id"},
+		{"+7", "run id"},
+		{"-3", "run id"},
+		{"99999999999999999999", "run id"},
+		{"x\nnightly", "control character"},
+		{"\x1b[31mred", "control character"},
+		{"a\x00b", "control character"},
+		{"tab\there", "control character"},
+		{"del\x7f", "control character"},
+		{"c1\u0085", "control character"},
+		{"bidi\u202e", "control character"},
+		{"bad\xffutf8", "UTF-8"},
+		{strings.Repeat("n", MaxLabelLen), ""},
+		{strings.Repeat("n", MaxLabelLen+1), "too long"},
+	} {
+		err := CheckLabel(tc.label)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("CheckLabel(%q) = %v, want nil", tc.label, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("CheckLabel(%q) = %v, want an error about %s", tc.label, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,83 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/fleetlab/fleet/protocol"
+)
+
+// RegressionInput is what a regression check reads besides the judged points: the baseline run of each judged
+// board (and why the others have none), the baseline points, and the facts of both sides, by board.
+type RegressionInput struct {
+	Baselines
+	Base         []Measurement
+	BaseFacts    map[string]*protocol.Facts
+	CurFacts     map[string]*protocol.Facts
+	FailedBoards int // judged boards whose part of the judged run failed or stopped partway
+}
+
+// RunsByBoard maps each board of ms to the run its points come from (the last one, when several).
+func RunsByBoard(ms []Measurement) map[string]int64 {
+	out := map[string]int64{}
+	for _, m := range ms {
+		out[m.Board] = m.RunID
+	}
+	return out
+}
+
+// ReadRegressionInput resolves ref (see ResolveBaselines) for the boards of the judged points cur and reads
+// what `fleet regress` and the dashboard judge them against. Errors are ResolveBaselines'.
+func (db *DB) ReadRegressionInput(ctx context.Context, ref string, cur []Measurement) (RegressionInput, error) {
+	curRuns := RunsByBoard(cur)
+	in := RegressionInput{BaseFacts: map[string]*protocol.Facts{}, CurFacts: map[string]*protocol.Facts{}}
+	var err error
+	if in.Baselines, err = db.ResolveBaselines(ctx, ref, curRuns); err != nil {
+		return in, err
+	}
+	for _, board := range sortedKeys(in.Runs) {
+		id := in.Runs[board]
+		ms, err := db.Measurements(ctx, Filter{RunID: id, Board: board})
+		if err != nil {
+			return in, err
+		}
+		in.Base = append(in.Base, ms...)
+		if in.BaseFacts[board], _, err = db.boardFacts(ctx, id, board); err != nil {
+			return in, err
+		}
+		// Only judged boards count as failed; the others are listed as "no baseline".
+		var st protocol.Status
+		if in.CurFacts[board], st, err = db.boardFacts(ctx, curRuns[board], board); err != nil {
+			return in, err
+		}
+		if st == protocol.StatusFailed || st == protocol.StatusPartial {
+			in.FailedBoards++
+		}
+	}
+	return in, nil
+}
+
+// boardFacts is one board's facts and status in a run; nil and "" when the run has no such board.
+func (db *DB) boardFacts(ctx context.Context, runID int64, board string) (*protocol.Facts, protocol.Status, error) {
+	var facts sql.NullString
+	var st protocol.Status
+	err := db.db.QueryRowContext(ctx, `SELECT facts, status FROM board_runs WHERE run_id = ? AND board = ?`, runID, board).
+		Scan(&facts, &st)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, "", nil
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("read facts of %s in run %d: %w", board, runID, classify(err))
+	}
+	if !facts.Valid {
+		return nil, st, nil
+	}
+	f := new(protocol.Facts)
+	if err := json.Unmarshal([]byte(facts.String), f); err != nil {
+		return nil, "", fmt.Errorf("read facts of %s in run %d: %w", board, runID, err)
+	}
+	return f, st, nil
+}
