@@ -12,9 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fleetlab/fleet/protocol"
-
 	"github.com/fleetlab/fleet/internal/sshlab"
+	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/store"
 )
 

@@ -9,9 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fleetlab/fleet/protocol"
-
 	"github.com/fleetlab/fleet/internal/sshlab"
+	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/store"
 )
 

@@ -8,11 +8,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fleetlab/fleet/protocol"
-
 	"golang.org/x/sync/errgroup"
 
 	"github.com/fleetlab/fleet/inventory"
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // RunOptions is one sweep over a set of boards.

@@ -12,9 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fleetlab/fleet/protocol"
-
 	"github.com/fleetlab/fleet/inventory"
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // memSink keeps what a run produces, for assertions.

@@ -11,10 +11,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fleetlab/fleet/inventory"
 	"github.com/fleetlab/fleet/opensslspeed"
 	"github.com/fleetlab/fleet/protocol"
-
-	"github.com/fleetlab/fleet/inventory"
 )
 
 type deployed struct {

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/fleetlab/fleet/protocol"
-
 	"github.com/fleetlab/fleet/store"
 )
 

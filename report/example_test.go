@@ -5,7 +5,6 @@ import (
 	"os"
 
 	"github.com/fleetlab/fleet/protocol"
-
 	"github.com/fleetlab/fleet/report"
 	"github.com/fleetlab/fleet/store"
 )

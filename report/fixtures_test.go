@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/fleetlab/fleet/protocol"
-
 	"github.com/fleetlab/fleet/store"
 )
 

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/fleetlab/fleet/protocol"
-
 	"github.com/fleetlab/fleet/store"
 )
 

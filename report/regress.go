@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/fleetlab/fleet/protocol"
-
 	"github.com/fleetlab/fleet/store"
 )
 

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/fleetlab/fleet/protocol"
-
 	"github.com/fleetlab/fleet/store"
 )
 

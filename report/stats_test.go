@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/fleetlab/fleet/protocol"
-
 	"github.com/fleetlab/fleet/store"
 )
 

@@ -11,10 +11,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fleetlab/fleet/protocol"
-
 	"github.com/fleetlab/fleet/fleet"
 	"github.com/fleetlab/fleet/inventory"
+	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/store"
 )
 

@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/fleetlab/fleet/protocol"
-
 	"github.com/fleetlab/fleet/store"
 )
 

@@ -7,13 +7,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fleetlab/fleet/protocol"
-
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 	"golang.org/x/term"
 
 	"github.com/fleetlab/fleet/fleet"
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // progress shows each board's progress on stderr: one live bar per board on a terminal, timestamped lines

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/fleetlab/fleet/protocol"
-
 	"github.com/fleetlab/fleet/store"
 )
 

@@ -10,12 +10,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fleetlab/fleet/protocol"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/fleetlab/fleet/fleet"
 	"github.com/fleetlab/fleet/inventory"
+	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/report"
 	"github.com/fleetlab/fleet/store"
 )
