@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
@@ -53,6 +54,22 @@ func printValidity(ctx context.Context, w io.Writer, db *store.DB, runID int64) 
 		if br.Validity == "" || br.Validity == "ok" {
 			continue
 		}
-		fmt.Fprintf(w, "  %-14s %s: %s\n", br.Board, br.Validity, strings.Join(br.ValidityReasons, "; "))
+		for _, l := range validityLines(br.Board, br.Validity, br.ValidityReasons) {
+			fmt.Fprintln(w, l)
+		}
 	}
+}
+
+// validityLines is a board run's verdict for the end of fleet run: on one line when it fits summaryWidth
+// columns, else the verdict, then one reason a line under it.
+func validityLines(board, verdict string, reasons []string) []string {
+	line := fmt.Sprintf("  %-14s %s: %s", board, verdict, strings.Join(reasons, "; "))
+	if utf8.RuneCountInString(line) <= summaryWidth || len(reasons) == 0 {
+		return []string{line}
+	}
+	lines := []string{fmt.Sprintf("  %-14s %s:", board, verdict)}
+	for _, r := range reasons {
+		lines = append(lines, "      "+r)
+	}
+	return lines
 }
