@@ -66,14 +66,16 @@ func mustRun(t *testing.T, ctx context.Context, env []string, dir, name string, 
 
 // point is the part of `fleet results --format json` the lab test checks.
 type point struct {
-	Board       string  `json:"board"`
-	Mode        string  `json:"mode"`
-	Algorithm   string  `json:"algorithm"`
-	BlockSize   int     `json:"block_size"`
-	Driver      string  `json:"driver"`
-	Failed      bool    `json:"failed"`
-	Error       string  `json:"error"`
-	BytesPerSec float64 `json:"bytes_per_sec"`
+	Board       string   `json:"board"`
+	Mode        string   `json:"mode"`
+	Algorithm   string   `json:"algorithm"`
+	BlockSize   int      `json:"block_size"`
+	Driver      string   `json:"driver"`
+	Failed      bool     `json:"failed"`
+	Error       string   `json:"error"`
+	BytesPerSec float64  `json:"bytes_per_sec"`
+	Validity    string   `json:"validity"`
+	Reasons     []string `json:"validity_reasons"`
 }
 
 func TestLabEndToEnd(t *testing.T) {
@@ -136,8 +138,46 @@ func TestLabEndToEnd(t *testing.T) {
 	}
 	show := fleet("show", "latest")
 	checkPoints(t, points)
+	checkValidity(t, points, fleet("show", "latest", "--format", "json"))
 	checkShow(t, show)
 	checkFitsTerminal(t, fleet("compare"))
+}
+
+// checkValidity is issue 12's promise on boards without cpufreq or thermal sysfs (QEMU's virt machine): every
+// point is judged, none is invalid, and the board's evidence names governor and thermal as unknown, not bad.
+func checkValidity(t *testing.T, points []point, showJSON string) {
+	t.Helper()
+	for _, p := range points {
+		if p.Validity == "" || p.Validity == "unknown" || p.Validity == "invalid" {
+			t.Errorf("point %s %s %s %d B: validity %q %v, want ok or suspect", p.Board, p.Mode, p.Algorithm,
+				p.BlockSize, p.Validity, p.Reasons)
+		}
+	}
+	var run struct {
+		BoardRuns []struct {
+			Board string `json:"board"`
+			Facts *struct {
+				Evidence *struct {
+					Unknown []string `json:"unknown"`
+				} `json:"evidence"`
+			} `json:"facts"`
+		} `json:"board_runs"`
+	}
+	if err := json.Unmarshal([]byte(showJSON), &run); err != nil {
+		t.Fatalf("show --format json: %v", err)
+	}
+	for _, br := range run.BoardRuns {
+		if br.Facts == nil || br.Facts.Evidence == nil {
+			t.Errorf("%s: no evidence in the board's facts", br.Board)
+			continue
+		}
+		unknown := strings.Join(br.Facts.Evidence.Unknown, "; ")
+		for _, want := range []string{"cpufreq", "thermal"} {
+			if !strings.Contains(unknown, want) {
+				t.Errorf("%s: evidence unknown = %q, want %s named as unknown", br.Board, unknown, want)
+			}
+		}
+	}
 }
 
 // checkFitsTerminal is issue 18's promise on the lab's run: `fleet compare` (the same tables `fleet run` ends
