@@ -128,13 +128,19 @@ func parseCryptoInterrupts(r io.Reader) ([]irqLine, error) {
 
 // irqDelta sums the increase of each crypto interrupt between two samples. An IRQ only in after counts from 0.
 func irqDelta(before, after []irqLine) int64 {
+	// Per IRQ on both sides, the last line wins: a text naming one IRQ twice (never the kernel's, but a fuzzer's)
+	// must not count one line's total as the other's delta.
 	prev := make(map[string]int64, len(before))
 	for _, l := range before {
 		prev[l.IRQ] = l.Count
 	}
-	var d int64
+	cur := make(map[string]int64, len(after))
 	for _, l := range after {
-		if n := l.Count - prev[l.IRQ]; n > 0 {
+		cur[l.IRQ] = l.Count
+	}
+	var d int64
+	for irq, c := range cur {
+		if n := c - prev[irq]; n > 0 {
 			d += n
 		}
 	}
