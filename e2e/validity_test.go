@@ -37,6 +37,13 @@ func TestValidityLocalEndToEnd(t *testing.T) {
 	// limits that accept anything, so that regress below has a valid baseline either way.
 	bg := machineBackground(t, 2*time.Second)
 	quiet := bg < peak/2
+	// test.sh runs this test again on its own, after the parallel suite, with FLEET_E2E_REQUIRE_QUIET=1: there the
+	// machine is idle but for it, the quiet case must run, and it may wait 30 s for the last builds to settle.
+	requireQuiet := os.Getenv("FLEET_E2E_REQUIRE_QUIET") == "1"
+	for i := 0; requireQuiet && !quiet && i < 15; i++ {
+		bg = machineBackground(t, 2*time.Second)
+		quiet = bg < peak/2
+	}
 	w.writeInventory("") // the default limits
 	if !quiet {
 		w.writeInventory("[boards.local]\nvalidity = { background_peak_pct = 100, background_avg_pct = 100 }\n")
@@ -49,6 +56,9 @@ func TestValidityLocalEndToEnd(t *testing.T) {
 	runs := w.runs(db)
 	base := runs[len(runs)-1].ID
 	t.Run("quiet run is ok", func(t *testing.T) {
+		if !quiet && requireQuiet {
+			t.Fatalf("FLEET_E2E_REQUIRE_QUIET=1 but the machine stayed busy for 30 s (background CPU %.1f %%, needs below %.1f %% of %d cores)", bg, peak/2, cores)
+		}
 		if !quiet {
 			t.Skipf("this machine is not quiet (background CPU %.1f %% over 2 s, needs below %.1f %% of %d cores): the quiet case needs an idle machine", bg, peak/2, cores)
 		}
