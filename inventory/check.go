@@ -43,6 +43,14 @@ func checkName(s string) string {
 	return ""
 }
 
+// CheckBoardName refuses what cannot be a board name (checkName's rule), for names typed on the command line.
+func CheckBoardName(s string) error {
+	if msg := checkName(s); msg != "" {
+		return fmt.Errorf("board name %q: %s", s, msg)
+	}
+	return nil
+}
+
 func checkHost(s string) string {
 	const want = "expected a host name, an IP address or an alias from ~/.ssh/config: letters, digits, '.', '-', '_', ':' or '%', not starting with '-'"
 	switch {

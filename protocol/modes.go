@@ -1,7 +1,5 @@
 package protocol
 
-import "strings"
-
 // The standard modes. A mode names how a point was measured; every point and skip carries one.
 //
 // Adding a mode: add its constant here and to StandardModes; teach the probe when it is available
@@ -26,28 +24,3 @@ var StandardModes = []string{ModeSoft, ModeCPU, ModeDevCrypto, ModeAFALG, ModeKC
 // IsAccelerated reports whether a mode measures something other than the CPU's own instructions: every mode but
 // soft and cpu.
 func IsAccelerated(mode string) bool { return mode != ModeSoft && mode != ModeCPU }
-
-// ValidMode reports whether mode is a standard mode or a well-formed engine:NAME / provider:NAME.
-func ValidMode(mode string) bool {
-	for _, m := range StandardModes {
-		if mode == m {
-			return true
-		}
-	}
-	for _, p := range []string{EnginePrefix, ProviderPrefix} {
-		if name, ok := strings.CutPrefix(mode, p); ok {
-			return name != "" && !strings.ContainsAny(name, " \t\r\n:;'\"`$\\/") && isPrintable(name)
-		}
-	}
-	return false
-}
-
-// isPrintable reports whether s holds no control characters.
-func isPrintable(s string) bool {
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return false
-		}
-	}
-	return true
-}

@@ -141,20 +141,7 @@ func (db *DB) newestRuns(ctx context.Context, q runQuery) (map[string]int64, err
 	if err != nil {
 		return nil, fmt.Errorf("find newest runs: %w", classify(err))
 	}
-	defer rows.Close()
-	newest := map[string]int64{}
-	for rows.Next() {
-		var b string
-		var id int64
-		if err := rows.Scan(&b, &id); err != nil {
-			return nil, fmt.Errorf("find newest runs: %w", err)
-		}
-		newest[b] = id // ascending order: the last one wins
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("find newest runs: %w", classify(err))
-	}
-	return newest, nil
+	return scanBoardRuns(rows) // ascending order: the last one wins
 }
 
 func sortedKeys(m map[string]int64) []string {

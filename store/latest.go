@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	"github.com/fleetlab/fleet/protocol"
@@ -71,6 +72,12 @@ func (db *DB) newestRunPerBoardFast(ctx context.Context, board, label string) (m
 	if err != nil {
 		return nil, fmt.Errorf("find newest runs: %w", classify(err))
 	}
+	return scanBoardRuns(rows)
+}
+
+// scanBoardRuns reads (board, run id) rows into a map; a board named twice keeps its last row, so a query
+// ordered oldest first yields each board's newest run.
+func scanBoardRuns(rows *sql.Rows) (map[string]int64, error) {
 	defer rows.Close()
 	newest := map[string]int64{}
 	for rows.Next() {

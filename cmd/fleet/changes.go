@@ -4,13 +4,11 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/fleetlab/fleet/inventory"
-	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/report"
 	"github.com/fleetlab/fleet/store"
 )
@@ -100,20 +98,15 @@ func changesAction(c *cli.Context) error {
 }
 
 func parseChangesFlags(c *cli.Context) (changesFlags, error) {
-	f := changesFlags{since: c.String("since"), format: strings.ToLower(c.String("format"))}
-	switch f.format {
-	case "text", "table", "txt":
-		f.format = report.FormatText
-	case "markdown", "md":
-		f.format = report.FormatMarkdown
-	case "json":
-	default:
-		return f, usageErr("--format %q: want text, markdown or json", c.String("format"))
+	f := changesFlags{since: c.String("since")}
+	var err error
+	if f.format, err = report.ViewChanges.CheckFormat(c.String("format")); err != nil {
+		return f, usageErr("--format: %w", err)
 	}
 	boards := splitList(c.StringSlice("boards"))
 	for _, b := range boards {
-		if !validBoardName(b) {
-			return f, usageErr("--boards: %q is not a board name (letters, digits, '.', '_' and '-')", b)
+		if err := inventory.CheckBoardName(b); err != nil {
+			return f, usageErr("--boards: %w", err)
 		}
 	}
 	if tags := splitList(c.StringSlice("tag")); len(tags) > 0 {
@@ -131,8 +124,8 @@ func parseChangesFlags(c *cli.Context) (changesFlags, error) {
 	}
 	f.filter.Boards = boards
 	for _, m := range splitList(c.StringSlice("modes")) {
-		if !protocol.ValidMode(m) {
-			return f, usageErr("--modes: %q is not a mode (%s, engine:NAME, provider:NAME)", m, strings.Join(protocol.StandardModes, ", "))
+		if err := inventory.CheckMode(m); err != nil {
+			return f, usageErr("--modes: %w", err)
 		}
 		f.filter.Modes = append(f.filter.Modes, m)
 	}

@@ -7,11 +7,11 @@ import (
 	"os"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/fleetlab/fleet/fleet"
+	"github.com/fleetlab/fleet/inventory"
 	"github.com/fleetlab/fleet/opensslspeed"
 	"github.com/fleetlab/fleet/report"
 	"github.com/fleetlab/fleet/store"
@@ -56,8 +56,8 @@ func importAction(c *cli.Context) error {
 	}
 	opts := fleet.ImportOptions{Board: c.String("board"), Files: c.Args().Slice(), Split: c.Bool("split"),
 		Algorithm: c.String("algorithm")}
-	if !validBoardName(opts.Board) {
-		return usageErr("import: board name %q: use letters, digits, '.', '_' and '-'", opts.Board)
+	if err := inventory.CheckBoardName(opts.Board); err != nil {
+		return usageErr("import --board: %w", err)
 	}
 	var started time.Time
 	if d := c.String("date"); d != "" {
@@ -67,9 +67,10 @@ func importAction(c *cli.Context) error {
 		}
 		started = t
 	}
-	if alg := opts.Algorithm; alg != "" && (hasControl(alg) || strings.ContainsAny(alg, " :") || len(alg) > 64) {
-		return usageErr("import: --algorithm %s: want an algorithm name such as aes-128-cbc (up to 64 characters, no spaces)",
-			report.Printable(alg))
+	if alg := opts.Algorithm; alg != "" {
+		if err := inventory.CheckAlgorithm(alg); err != nil {
+			return usageErr("import --algorithm: %s", report.Printable(err.Error()))
+		}
 	}
 	format, err := report.ViewImport.CheckFormat(c.String("format"))
 	if err != nil {
@@ -112,27 +113,4 @@ func importErr(ctx context.Context, err error) error {
 		return usageErr("import: %w; pass --algorithm ALG, the -evp argument of the command that printed it (nothing stored)", err)
 	}
 	return usageErr("import: %w (nothing stored)", err)
-}
-
-// hasControl reports control characters (or bytes that are not UTF-8), which would break tables and terminals.
-func hasControl(s string) bool {
-	for _, r := range s {
-		if unicode.IsControl(r) || r == unicode.ReplacementChar {
-			return true
-		}
-	}
-	return false
-}
-
-func validBoardName(s string) bool {
-	if s == "" || len(s) > 64 {
-		return false
-	}
-	for i, r := range s {
-		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || (i > 0 && (r == '.' || r == '_' || r == '-'))
-		if !ok {
-			return false
-		}
-	}
-	return true
 }
