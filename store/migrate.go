@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-//go:embed migrations/*.sql
+//go:embed migrations/sqlite/*.sql
 var migrationFS embed.FS
 
 // migration is one numbered .sql file.
@@ -23,13 +23,13 @@ type migration struct {
 
 // migrations lists the embedded migrations in order. A file is named NNNN_what.sql.
 func migrations() ([]migration, error) {
-	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	names, err := fs.Glob(migrationFS, "migrations/sqlite/*.sql")
 	if err != nil {
 		return nil, fmt.Errorf("list migrations: %w", err)
 	}
 	var ms []migration
 	for _, name := range names {
-		base := strings.TrimPrefix(name, "migrations/")
+		base := strings.TrimPrefix(name, "migrations/sqlite/")
 		num, _, ok := strings.Cut(base, "_")
 		v, err := strconv.Atoi(num)
 		if !ok || err != nil || v <= 0 {
