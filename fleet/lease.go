@@ -30,8 +30,8 @@ type LeaseTimes struct {
 	// TTL is how long a lease lives without a heartbeat: a controller that died (SIGKILL, power cut, lost
 	// network) holds its boards this long at most.
 	TTL time.Duration
-	// Heartbeat is how often a held lease is renewed; several renewals fit in a TTL, so one slow write to the
-	// database does not lose the board.
+	// Heartbeat is how often a held lease is renewed (default: a sixth of TTL, at most DefaultLeaseHeartbeat);
+	// several renewals fit in a TTL, so one slow write to the database does not lose the board.
 	Heartbeat time.Duration
 	// Poll is how often a board that waits for another run's lease asks again.
 	Poll time.Duration
@@ -49,7 +49,7 @@ func (t LeaseTimes) withDefaults() LeaseTimes {
 		t.TTL = DefaultLeaseTTL
 	}
 	if t.Heartbeat <= 0 {
-		t.Heartbeat = min(DefaultLeaseHeartbeat, t.TTL/3)
+		t.Heartbeat = min(DefaultLeaseHeartbeat, t.TTL/6)
 	}
 	if t.Poll <= 0 {
 		t.Poll = DefaultLeasePoll
