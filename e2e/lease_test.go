@@ -198,9 +198,10 @@ func TestLeaseExpiresAfterKill(t *testing.T) {
 	if len(ivs) != 2 || ivs[0].status != protocol.StatusRunning || ivs[1].status != protocol.StatusOK {
 		t.Fatalf("board1's board runs = %+v, want the killed holder's left running, then the waiter's ok", ivs)
 	}
-	// The killed holder renewed its lease at most a heartbeat (ttl/6) before it died.
+	// The killed holder renewed its lease about a heartbeat (ttl/6) before it died; ttl/2 leaves room for a late
+	// heartbeat on a loaded machine and still tells expiry from a release.
 	d := ivs[1].started.Sub(killed)
-	if d < ttl-ttl/6-time.Second || d > ttl+30*time.Second {
+	if d < ttl/2 || d > ttl+30*time.Second {
 		t.Errorf("the waiting run started %v after the holder was killed; want after the lease expired (%v)", d.Round(100*time.Millisecond), ttl)
 	} else {
 		t.Logf("the waiting run started %v after the holder was killed (lease ttl %v)", d.Round(100*time.Millisecond), ttl)

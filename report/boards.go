@@ -22,9 +22,11 @@ type BoardListing struct {
 	Lease *protocol.Lease // the run that holds the board; nil: free
 }
 
-// noteLeases explains the lease columns.
-const noteLeases = "expired: its controller stopped renewing it (it died); the next run that wants the board takes it. " +
-	"Times are UTC, by the database's clock."
+// Notes under the leases table.
+const (
+	noteLeaseTimes   = "times are UTC, by the database's clock"
+	noteLeaseExpired = "expired: its controller stopped renewing it (it died); the next run that wants the board takes it"
+)
 
 // leaseTime is how lease times are shown: UTC, to the second (leases last minutes).
 const leaseTime = "2006-01-02 15:04:05"
@@ -62,11 +64,14 @@ func WriteBoards(w io.Writer, boards []BoardListing, leases []protocol.Lease, fo
 	d := document{Tables: []table{inv}}
 	if len(leases) > 0 {
 		lt := table{Title: "Leases", Header: []string{"board", "run", "label", "host", "pid", "since", "expires"},
-			Align: "lrllrll", Notes: []string{noteLeases}}
+			Align: "lrllrll", Notes: []string{noteLeaseTimes}}
 		for _, l := range leases {
 			expires := l.Expires.UTC().Format(leaseTime)
 			if l.Expired {
 				expires += " (expired)"
+				if len(lt.Notes) == 1 {
+					lt.Notes = append(lt.Notes, noteLeaseExpired)
+				}
 			}
 			lt.Rows = append(lt.Rows, []string{l.Board, fmt.Sprint(l.RunID), orDash(l.Label), orDash(l.Host),
 				fmt.Sprint(l.PID), l.Since.UTC().Format(leaseTime), expires})
