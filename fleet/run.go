@@ -33,6 +33,13 @@ type RunOptions struct {
 	// each board's and profile's validity table.
 	QuietWait *time.Duration
 	Governor  string
+
+	// Leases keeps each board to this run from before it connects until after its cleanup (nil: no leases, for
+	// tests and runs without a database). A board another run holds waits up to LeaseWait (0: not at all), then
+	// fails with a *LeaseHeldError; the other boards go on.
+	Leases     Leaser
+	LeaseWait  time.Duration
+	LeaseTimes LeaseTimes
 }
 
 // BoardOutcome is how one board's part of a run ended.
@@ -113,13 +120,17 @@ func Run(ctx context.Context, opts RunOptions, sink Sink) ([]BoardOutcome, error
 	return outcomes, nil
 }
 
-// runBoard is one board end to end: connect, deploy, probe, sweep.
+// runBoard is one board end to end, under its lease: connect, deploy, probe, sweep.
 func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink) BoardOutcome {
 	out := BoardOutcome{Board: b.Name}
+	var lease *heldLease
 	rec := &recorder{sink: sink, board: b.Name}
 	ev := func(e Event) { e.Board = b.Name; opts.Progress.Event(e) }
 	var modes func() ModeReport // set once the probe has spoken
 	finish := func(err error) BoardOutcome {
+		if lost := lease.lost(); lost != nil && err != nil {
+			err = lost // the board stopped because another run may have it now, not because of the user
+		}
 		out.Points, out.Skips, out.Failed = rec.counts()
 		if modes != nil {
 			out.Modes = modes()
@@ -129,7 +140,7 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 		switch {
 		case err == nil:
 			out.Status = protocol.StatusOK
-		case ctx.Err() != nil:
+		case ctx.Err() != nil && lease.lost() == nil:
 			out.Status = protocol.StatusInterrupted
 		case out.Points > 0:
 			out.Status = protocol.StatusPartial
@@ -147,6 +158,14 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 		ev(Event{Stage: StageDone, Status: out.Status, Msg: cause})
 		return out
 	}
+	// The lease comes first, so that the board run's start and finish bound the time this run had the board.
+	lease, err := takeLease(ctx, opts, b.Name, ev)
+	if err != nil {
+		lease = &heldLease{ctx: ctx}
+		return finish(err)
+	}
+	defer lease.release() // after finish and after the transport's Close: the board is done with
+	ctx = lease.ctx       // cancelled when the lease is lost
 	if err := sink.BoardStarted(ctx, b.Name); err != nil {
 		return finish(fmt.Errorf("store %s: %w", b.Name, err))
 	}

@@ -28,6 +28,8 @@ type RunWriter struct {
 	db      *DB
 	id      int64
 	started string // the run's start, which decides the latest point of a series
+	label   string // the run's label and controller host, shown to runs waiting for a board it holds
+	host    string
 
 	mu     sync.Mutex
 	batch  batch
@@ -70,7 +72,7 @@ func (db *DB) BeginRun(ctx context.Context, info RunInfo) (*RunWriter, error) {
 	if started.IsZero() {
 		started = db.now()
 	}
-	w := &RunWriter{db: db, started: formatTime(started), boards: map[string]bool{}, series: map[series]bool{},
+	w := &RunWriter{db: db, started: formatTime(started), label: info.Label, host: info.Host, boards: map[string]bool{}, series: map[series]bool{},
 		size: db.BatchSize, delay: db.BatchDelay}
 	if w.size <= 0 {
 		w.size = defaultBatchSize
@@ -155,7 +157,8 @@ func (w *RunWriter) BoardFinished(ctx context.Context, board string, status prot
 	})
 }
 
-// Finish commits everything pending and sets the run's status and finished time. Boards never finished are
+// Finish commits everything pending, sets the run's status and finished time and releases the board leases the
+// run still holds (a controller that ends on an error keeps no board). Boards never finished are
 // marked failed (or interrupted, when the run was). A run never finished stays running: an incomplete run.
 func (w *RunWriter) Finish(ctx context.Context, status protocol.Status) error {
 	switch status {
@@ -171,6 +174,10 @@ func (w *RunWriter) Finish(ctx context.Context, status protocol.Status) error {
 		now := formatTime(w.db.now())
 		if err := t.exec(`UPDATE board_runs SET status = ?, error = ?, finished = ?
 			WHERE run_id = ? AND status = ?`, boardStatus, cause, now, w.id, protocol.StatusRunning); err != nil {
+			return err
+		}
+		// a run that ends holds no board, whatever became of its boards' own releases
+		if err := t.releaseRunLeases(w.id); err != nil {
 			return err
 		}
 		return t.exec(`UPDATE runs SET status = ?, finished = ? WHERE id = ?`, status, now, w.id)

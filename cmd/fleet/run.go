@@ -69,7 +69,7 @@ Boards run in parallel; one failing board never stops the others (exit 3 at the 
 			&cli.StringSliceFlag{Name: "sizes", Usage: "block `SIZES` in bytes, e.g. 16,1024,16384", DefaultText: fromProfile},
 			&cli.IntFlag{Name: "threads", Usage: "run `N` openssl processes in parallel (-multi)", DefaultText: fromProfile},
 			formatFlag(report.ViewRun),
-		), append(layoutFlags("at-size"), prepareFlags()...)...),
+		), append(append(layoutFlags("at-size"), prepareFlags()...), leaseFlags()...)...),
 		Action: runAction,
 	}
 }
@@ -111,7 +111,7 @@ func runAction(c *cli.Context) error {
 	}
 	progress := newProgress(c.App.ErrWriter)
 	agents := &fleet.Agents{Path: c.String("agent"), Logf: progress.Logf}
-	outcomes, runErr := fleet.Run(c.Context, fleet.RunOptions{
+	opts := fleet.RunOptions{
 		Boards:      boards,
 		Sweep:       sweep,
 		ModesSet:    c.IsSet("modes"),
@@ -122,7 +122,11 @@ func runAction(c *cli.Context) error {
 		Logf:        progress.Logf,
 		QuietWait:   quietWait,
 		Governor:    governor,
-	}, w)
+	}
+	if err := leaseOptions(c, &opts, w); err != nil {
+		return err
+	}
+	outcomes, runErr := fleet.Run(c.Context, opts, w)
 	progress.Wait()
 
 	status := fleet.RunStatus(outcomes, runErr)
