@@ -57,8 +57,9 @@ type DB struct {
 	BatchSize  int
 	BatchDelay time.Duration
 
-	db    *sql.DB
-	stmts statements
+	db       *sql.DB
+	stmts    statements
+	migrated []string // what Open applied, for `fleet db migrate`
 }
 
 // Open opens (creating if needed) the database at path and applies any pending migrations.
@@ -87,7 +88,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		err = sdb.PingContext(ctx)
 		if err != nil {
 			err = openError(path, err)
-		} else if err = db.migrate(ctx); err != nil {
+		} else if db.migrated, err = db.migrate(ctx); err != nil {
 			err = fullDisk(path, err)
 		}
 		if err == nil {

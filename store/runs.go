@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/fleetlab/fleet/protocol"
 )
@@ -17,7 +18,7 @@ func (db *DB) Runs(ctx context.Context, f RunFilter) ([]Run, error) {
 	if limit <= 0 {
 		limit = -1 // SQLite: no limit
 	}
-	rows, err := db.db.QueryContext(ctx, `SELECT r.id, r.started, r.finished, r.label, r.tool_version, r.host,
+	rows, err := db.db.QueryContext(ctx, `SELECT r.id, r.uuid, r.started, r.finished, r.label, r.tool_version, r.host,
 			r.command_line, r.source, r.status,
 			(SELECT json_group_array(board) FROM (SELECT board FROM board_runs WHERE run_id = r.id ORDER BY board)),
 			(SELECT count(*) FROM measurements m WHERE m.run_id = r.id)
@@ -32,7 +33,7 @@ func (db *DB) Runs(ctx context.Context, f RunFilter) ([]Run, error) {
 		var r Run
 		var started, finished sql.NullString
 		var boards string
-		if err := rows.Scan(&r.ID, &started, &finished, &r.Label, &r.ToolVersion, &r.Host, &r.CommandLine,
+		if err := rows.Scan(&r.ID, &r.UUID, &started, &finished, &r.Label, &r.ToolVersion, &r.Host, &r.CommandLine,
 			&r.Source, &r.Status, &boards, &r.Points); err != nil {
 			return nil, fmt.Errorf("list runs in %s: %w", db.Path, err)
 		}
@@ -54,7 +55,8 @@ func (db *DB) Runs(ctx context.Context, f RunFilter) ([]Run, error) {
 }
 
 // ResolveRun turns a user's reference into a run id: "latest" (or empty) is the newest run, a number is that
-// run, anything else is a label and means the newest run with it. An unknown reference wraps ErrNotFound.
+// run, a UUID (as `fleet show` prints it) is the run with that UUID, anything else is a label and means the
+// newest run with it. An unknown reference wraps ErrNotFound.
 func (db *DB) ResolveRun(ctx context.Context, ref string) (int64, error) {
 	var id int64
 	var err error
@@ -62,6 +64,9 @@ func (db *DB) ResolveRun(ctx context.Context, ref string) (int64, error) {
 	if n, perr := strconv.ParseInt(ref, 10, 64); perr == nil {
 		what = fmt.Sprintf("run %d", n)
 		err = db.db.QueryRowContext(ctx, `SELECT id FROM runs WHERE id = ?`, n).Scan(&id)
+	} else if IsRunUUID(ref) {
+		what = "run " + strings.ToLower(ref)
+		err = db.db.QueryRowContext(ctx, `SELECT id FROM runs WHERE uuid = ?`, strings.ToLower(ref)).Scan(&id)
 	} else if ref == "" || ref == "latest" {
 		what = "runs"
 		err = db.db.QueryRowContext(ctx, `SELECT id FROM runs ORDER BY started DESC, id DESC LIMIT 1`).Scan(&id)

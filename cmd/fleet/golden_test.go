@@ -139,7 +139,8 @@ func goldenDB(t *testing.T) string {
 		// Every store time of the run is its end: fixed whatever order the writer's batches take.
 		db.Now = func() time.Time { return started.Add(47 * time.Second) }
 		w, err := db.BeginRun(ctx, store.RunInfo{Label: label, ToolVersion: "v0.0.0-golden", Host: "ci",
-			CommandLine: "fleet run --boards am64x,imx6q --repeat 5", Started: started})
+			CommandLine: "fleet run --boards am64x,imx6q --repeat 5", Started: started,
+			UUID: fmt.Sprintf("0a1b2c3d-0000-4000-8000-%012d", run+1)})
 		if err != nil {
 			t.Fatal(err)
 		}
