@@ -14,7 +14,7 @@ import (
 // newRunUUID returns a random (version 4) UUID in its canonical lower-case form.
 func newRunUUID() string {
 	var b [16]byte
-	rand.Read(b[:]) // never fails (crypto/rand panics rather than return an error since Go 1.24)
+	rand.Read(b[:])         // never fails (crypto/rand panics rather than return an error since Go 1.24)
 	b[6] = b[6]&0x0f | 0x40 // version 4
 	b[8] = b[8]&0x3f | 0x80 // variant 10 (RFC 9562)
 	h := hex.EncodeToString(b[:])

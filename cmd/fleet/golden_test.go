@@ -33,6 +33,7 @@ func TestGoldenCLI(t *testing.T) {
 		{"results-csv", []string{"results", "--run", "1", "--board", "imx6q", "--format", "csv"}},
 		{"show", []string{"show", "1", "--raw"}},
 		{"show-json", []string{"show", "nightly", "--format", "json"}},
+		{"show-uuid", []string{"show", "0A1B2C3D-0000-4000-8000-000000000002"}},
 		{"compare", []string{"compare"}},
 		{"compare-markdown", []string{"compare", "--boards", "am64x", "--format", "markdown"}},
 		{"regress", []string{"regress", "--baseline", "nightly"}},

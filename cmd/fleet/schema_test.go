@@ -51,6 +51,7 @@ func TestEveryCommandRefusesNewerSchema(t *testing.T) {
 		{"regress", "--baseline", "nightly"},
 		{"report", "-o", filepath.Join(dir, "report.html")},
 		{"boards", "list"},
+		{"db", "migrate"},
 	} {
 		t.Run(args[0], func(t *testing.T) {
 			_, stderr, code := runFleet(t, append(args, "--db", path)...)
