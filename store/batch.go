@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -14,7 +13,7 @@ import (
 // txWriter is one write transaction of a RunWriter.
 type txWriter struct {
 	ctx     context.Context
-	tx      *sql.Tx
+	tx      *sqlTx
 	w       *RunWriter
 	created []string // boards whose board_runs row this transaction inserted
 	series  []series // series this transaction pointed at the run for the first time
@@ -53,7 +52,16 @@ func (t *txWriter) ensureBoard(board string) error {
 }
 
 // writeTx commits b and extra in one immediate transaction and returns what it recorded besides results.
-func (w *RunWriter) writeTx(ctx context.Context, b batch, extra func(*txWriter) error) (_ *txWriter, err error) {
+// A transaction PostgreSQL aborted for a concurrent one's sake (deadlock, serialization failure) runs again.
+func (w *RunWriter) writeTx(ctx context.Context, b batch, extra func(*txWriter) error) (t *txWriter, err error) {
+	err = retry(ctx, func() error {
+		t, err = w.writeTxOnce(ctx, b, extra)
+		return err
+	})
+	return t, err
+}
+
+func (w *RunWriter) writeTxOnce(ctx context.Context, b batch, extra func(*txWriter) error) (_ *txWriter, err error) {
 	tx, err := w.db.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("begin: %w", classify(err))

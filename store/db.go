@@ -47,9 +47,9 @@ var (
 	ErrNewerSchema = errors.New("written by a newer fleet")
 )
 
-// DB is a fleet results database: one SQLite file.
+// DB is a fleet results database: one SQLite file or one PostgreSQL database.
 type DB struct {
-	Path string           // file name, as given to Open (used in errors)
+	Path string           // file name as given to Open, or the PostgreSQL URL without its password (Redact)
 	Now  func() time.Time // clock for run and board times; tests replace it
 
 	// BatchSize and BatchDelay tune how RunWriters commit streamed points: every BatchSize points or
@@ -57,15 +57,34 @@ type DB struct {
 	BatchSize  int
 	BatchDelay time.Duration
 
-	db       *sql.DB
+	db       *conn
 	stmts    statements
+	server   string   // PostgreSQL: host:port/database, for messages
 	migrated []string // what Open applied, for `fleet db migrate`
 }
 
-// Open opens (creating if needed) the database at path and applies any pending migrations.
-// A database that cannot be written (read-only file, directory or file system) but is up to date opens for
-// queries; writing to it then fails with ErrReadOnly.
-func Open(ctx context.Context, path string) (*DB, error) {
+// Open opens the database dsn names and applies any pending migrations: an SQLite file (created if needed), or
+// a PostgreSQL database given as a postgres:// or postgresql:// URL (which must exist; fleet creates its tables).
+// A database of another application (tables, but not fleet's migration history) is refused, not migrated.
+// An SQLite database that cannot be written (read-only file, directory or file system) but is up to date opens
+// for queries; writing to it then fails with ErrReadOnly.
+func Open(ctx context.Context, dsn string) (*DB, error) {
+	if IsPostgres(dsn) {
+		db, err := openPostgres(ctx, dsn, false)
+		if err != nil {
+			return nil, err
+		}
+		if db.migrated, err = db.migrate(ctx); err != nil {
+			db.db.Close()
+			return nil, fmt.Errorf("open database %s: %w", db.Path, err)
+		}
+		return db, nil
+	}
+	return openSQLite(ctx, dsn)
+}
+
+// openSQLite opens (creating if needed) the SQLite file at path and migrates it.
+func openSQLite(ctx context.Context, path string) (*DB, error) {
 	start := time.Now()
 	if path == "" {
 		return nil, fmt.Errorf("open database: %w: empty path", ErrCannotOpen)
@@ -81,7 +100,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, classify(err))
 	}
-	db := &DB{Path: path, Now: time.Now, db: sdb}
+	db := &DB{Path: path, Now: time.Now, db: &conn{DB: sdb}}
 	// Two processes creating one database at once can see SQLITE_BUSY while the other switches it to WAL or
 	// migrates it, before busy_timeout applies (seen: two `fleet run` on a fresh file): try again for a while.
 	for wait := 20 * time.Millisecond; ; wait = min(2*wait, time.Second) {
@@ -151,12 +170,12 @@ func parseTime(s sql.NullString) (time.Time, error) {
 	return t, nil
 }
 
-// classify adds the matching sentinel to SQLite errors that mean the file cannot be written or opened,
-// keeping the original error in the chain.
+// classify adds the matching sentinel to SQLite (or PostgreSQL) errors that mean the database cannot be written
+// or opened, keeping the original error in the chain.
 func classify(err error) error {
 	var se *sqlite.Error
 	if !errors.As(err, &se) {
-		return err
+		return classifyPostgres(err)
 	}
 	switch se.Code() & 0xff {
 	case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_PERM:

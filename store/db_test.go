@@ -16,7 +16,7 @@ import (
 func TestOpenMigrates(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "fleet.db")
-	ms, err := migrations()
+	ms, err := migrations(dialectSQLite)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ import (
 type ImportTx struct {
 	db   *DB
 	ctx  context.Context
-	tx   *sql.Tx
+	tx   *sqlTx
 	info RunInfo
 	run  *RunWriter // the run being written: its id, start, board and the series it claimed (no batching)
 	brd  string
@@ -61,14 +61,11 @@ func (t *ImportTx) StartRun(ctx context.Context, board, source string) error {
 	}
 	w := &RunWriter{db: t.db, uuid: newRunUUID(), started: formatTime(started), boards: map[string]bool{},
 		series: map[series]bool{}}
-	res, err := t.tx.ExecContext(t.ctx, `INSERT INTO runs (uuid, started, label, tool_version, host, command_line, source, status)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, w.uuid, w.started, t.info.Label, t.info.ToolVersion, t.info.Host,
-		t.info.CommandLine, source, protocol.StatusRunning)
+	err := t.tx.QueryRowContext(t.ctx, `INSERT INTO runs (uuid, started, label, tool_version, host, command_line,
+		source, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`, w.uuid, w.started, t.info.Label,
+		t.info.ToolVersion, t.info.Host, t.info.CommandLine, source, protocol.StatusRunning).Scan(&w.id)
 	if err != nil {
 		return t.fail(fmt.Errorf("begin run: %w", classify(err)))
-	}
-	if w.id, err = res.LastInsertId(); err != nil {
-		return t.fail(fmt.Errorf("begin run: %w", err))
 	}
 	t.run, t.brd = w, board
 	return t.write(nil, func(tw *txWriter) error { return tw.ensureBoard(board) })

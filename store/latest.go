@@ -68,7 +68,7 @@ func (db *DB) newestRunPerBoardFast(ctx context.Context, board, label string) (m
 	}
 	rows, err := db.db.QueryContext(ctx, `SELECT board, run_id FROM (SELECT board, run_id,
 			row_number() OVER (PARTITION BY board ORDER BY run_started DESC, run_id DESC) AS n
-		FROM latest WHERE ?1 = '' OR board = ?1) WHERE n = 1`, board)
+		FROM latest WHERE ?1 = '' OR board = ?1) AS newest WHERE n = 1`, board)
 	if err != nil {
 		return nil, fmt.Errorf("find newest runs: %w", classify(err))
 	}

@@ -11,7 +11,10 @@ import (
 	"strings"
 )
 
-//go:embed migrations/sqlite/*.sql
+// migrationFS holds the DDL of each dialect: migrations/sqlite/NNNN_what.sql and migrations/postgres/NNNN_what.sql,
+// the same numbers and names in both, one history (schema_migrations) per database.
+//
+//go:embed migrations/sqlite/*.sql migrations/postgres/*.sql
 var migrationFS embed.FS
 
 // migration is one numbered .sql file.
@@ -21,15 +24,16 @@ type migration struct {
 	sql     string
 }
 
-// migrations lists the embedded migrations in order. A file is named NNNN_what.sql.
-func migrations() ([]migration, error) {
-	names, err := fs.Glob(migrationFS, "migrations/sqlite/*.sql")
+// migrations lists the embedded migrations of dialect d in order. A file is named NNNN_what.sql.
+func migrations(d dialect) ([]migration, error) {
+	dir := "migrations/" + d.String() + "/"
+	names, err := fs.Glob(migrationFS, dir+"*.sql")
 	if err != nil {
 		return nil, fmt.Errorf("list migrations: %w", err)
 	}
 	var ms []migration
 	for _, name := range names {
-		base := strings.TrimPrefix(name, "migrations/sqlite/")
+		base := strings.TrimPrefix(name, dir)
 		num, _, ok := strings.Cut(base, "_")
 		v, err := strconv.Atoi(num)
 		if !ok || err != nil || v <= 0 {
@@ -51,12 +55,20 @@ func migrations() ([]migration, error) {
 }
 
 // migrate applies every migration not yet recorded in schema_migrations, each in its own transaction, and
-// returns the names of those it applied (without .sql), oldest first.
-// Two processes opening a new database at once are safe: the version is checked again inside the
-// (immediate, so exclusive for writers) transaction.
+// returns the names of those it applied (without .sql), oldest first. Two processes opening a new database at
+// once are safe: the version is checked again inside the transaction, which excludes other writers (SQLite:
+// BEGIN IMMEDIATE; PostgreSQL: an advisory lock).
+// A database with tables but no fleet history is another application's: it is refused, never migrated.
 func (db *DB) migrate(ctx context.Context) ([]string, error) {
-	ms, err := migrations()
+	ms, err := migrations(db.db.dialect)
 	if err != nil {
+		return nil, err
+	}
+	tables, err := db.tables(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.checkFleetSchema(ctx, tables); err != nil {
 		return nil, err
 	}
 	applied, err := db.appliedMigrations(ctx)
@@ -117,20 +129,13 @@ func checkKnown(applied map[int]bool, ms []migration) error {
 
 // appliedMigrations reads schema_migrations, creating it when the database is new.
 func (db *DB) appliedMigrations(ctx context.Context) (map[int]bool, error) {
-	var n int
-	err := db.db.QueryRowContext(ctx,
-		`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'`).Scan(&n)
+	has, err := db.hasTable(ctx, "schema_migrations")
 	if err != nil {
-		return nil, fmt.Errorf("read schema: %w", classify(err))
+		return nil, err
 	}
-	if n == 0 {
-		_, err := db.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-			version INTEGER PRIMARY KEY,
-			name    TEXT NOT NULL,
-			applied TEXT NOT NULL
-		)`)
-		if err != nil {
-			return nil, fmt.Errorf("create schema_migrations: %w", classify(err))
+	if !has {
+		if err := db.createMigrationTable(ctx); err != nil {
+			return nil, err
 		}
 	}
 	rows, err := db.db.QueryContext(ctx, `SELECT version FROM schema_migrations`)
@@ -155,9 +160,9 @@ func (db *DB) appliedMigrations(ctx context.Context) (map[int]bool, error) {
 // applyMigration runs one migration and records it, atomically. It reports false when another process had
 // applied it first.
 func (db *DB) applyMigration(ctx context.Context, m migration) (applied bool, err error) {
-	tx, err := db.db.BeginTx(ctx, nil)
+	tx, err := db.beginMigration(ctx)
 	if err != nil {
-		return false, fmt.Errorf("migration %s: begin: %w", m.name, classify(err))
+		return false, fmt.Errorf("migration %s: %w", m.name, err)
 	}
 	defer func() {
 		if err != nil {
@@ -172,7 +177,7 @@ func (db *DB) applyMigration(ctx context.Context, m migration) (applied bool, er
 	if done > 0 {
 		return false, tx.Rollback()
 	}
-	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+	if _, err := tx.Tx.ExecContext(ctx, m.sql); err != nil { // DDL as written: no placeholders to rebind
 		return false, fmt.Errorf("migration %s: %w", m.name, classify(err))
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied) VALUES (?, ?, ?)`,

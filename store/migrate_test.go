@@ -14,7 +14,7 @@ import (
 )
 
 func TestMigrationsAreNumbered(t *testing.T) {
-	ms, err := migrations()
+	ms, err := migrations(dialectSQLite)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestConcurrentOpenMigrates(t *testing.T) {
 // know was written by a newer fleet. Open refuses it with ErrNewerSchema, naming both versions, and writes
 // nothing to it — not even a known migration it seems to lack — whether or not the file can be written.
 func TestOpenRefusesNewerSchema(t *testing.T) {
-	ms, err := migrations()
+	ms, err := migrations(dialectSQLite)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ type statements struct {
 
 // stmt returns query prepared for use in tx, preparing it once per DB (and, inside database/sql, once per
 // connection).
-func (db *DB) stmt(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, error) {
+func (db *DB) stmt(ctx context.Context, tx *sqlTx, query string) (*sql.Stmt, error) {
 	db.stmts.mu.Lock()
 	st, ok := db.stmts.m[query]
 	if !ok {

@@ -22,6 +22,19 @@ var ErrOlderSchema = errors.New("written by an older fleet")
 // the file read-only). A database from a newer fleet wraps ErrNewerSchema, one that needs migrating wraps
 // ErrOlderSchema (any writing fleet command migrates it), a missing file wraps ErrCannotOpen.
 func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
+	if IsPostgres(path) {
+		// Every transaction of the session is read-only (default_transaction_read_only): PostgreSQL refuses a
+		// write through this handle as SQLite's mode=ro does.
+		db, err := openPostgres(ctx, path, true)
+		if err != nil {
+			return nil, err
+		}
+		if err := db.checkSchemaReadOnly(ctx); err != nil {
+			db.db.Close()
+			return nil, fmt.Errorf("open database %s read-only: %w", db.Path, err)
+		}
+		return db, nil
+	}
 	if path == "" {
 		return nil, fmt.Errorf("open database read-only: %w: empty path", ErrCannotOpen)
 	}
@@ -38,7 +51,7 @@ func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database %s read-only: %w", path, classify(err))
 	}
-	db := &DB{Path: path, Now: nil, db: sdb}
+	db := &DB{Path: path, Now: nil, db: &conn{DB: sdb}}
 	if err := db.checkSchemaReadOnly(ctx); err != nil {
 		sdb.Close()
 		return nil, fmt.Errorf("open database %s read-only: %w", path, err)
@@ -48,16 +61,21 @@ func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 
 // checkSchemaReadOnly compares the applied migrations with this fleet's, without creating anything.
 func (db *DB) checkSchemaReadOnly(ctx context.Context) error {
-	ms, err := migrations()
+	ms, err := migrations(db.db.dialect)
 	if err != nil {
 		return err
 	}
-	var n int
-	if err := db.db.QueryRowContext(ctx,
-		`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'`).Scan(&n); err != nil {
-		return fmt.Errorf("read schema: %w", openError(db.Path, err))
+	tables, err := db.tables(ctx)
+	if err != nil {
+		if db.db.dialect == dialectSQLite {
+			err = openError(db.Path, err)
+		}
+		return fmt.Errorf("read schema: %w", err)
 	}
-	if n == 0 {
+	if err := db.checkFleetSchema(ctx, tables); err != nil {
+		return err
+	}
+	if !tables.has("schema_migrations") {
 		return fmt.Errorf("%w: not a fleet database (no schema_migrations table)", ErrCannotOpen)
 	}
 	applied, err := db.appliedMigrations(ctx)

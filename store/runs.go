@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -14,13 +15,12 @@ import (
 
 // Runs lists runs newest first, with their board names and point counts.
 func (db *DB) Runs(ctx context.Context, f RunFilter) ([]Run, error) {
-	limit := f.Limit
+	limit := int64(f.Limit)
 	if limit <= 0 {
-		limit = -1 // SQLite: no limit
+		limit = math.MaxInt64 // no limit (SQLite's -1 is an error in PostgreSQL)
 	}
 	rows, err := db.db.QueryContext(ctx, `SELECT r.id, r.uuid, r.started, r.finished, r.label, r.tool_version, r.host,
-			r.command_line, r.source, r.status,
-			(SELECT json_group_array(board) FROM (SELECT board FROM board_runs WHERE run_id = r.id ORDER BY board)),
+			r.command_line, r.source, r.status, `+db.boardNamesJSON()+`,
 			(SELECT count(*) FROM measurements m WHERE m.run_id = r.id)
 		FROM runs r WHERE `+runConds+`
 		ORDER BY r.started DESC, r.id DESC LIMIT ?5 OFFSET ?6`, f.Label, f.Board, string(f.Status), f.ID, limit, max(f.Offset, 0))
@@ -52,6 +52,15 @@ func (db *DB) Runs(ctx context.Context, f RunFilter) ([]Run, error) {
 		return nil, fmt.Errorf("list runs in %s: %w", db.Path, classify(err))
 	}
 	return runs, nil
+}
+
+// boardNamesJSON is the SQL of a run's board names, sorted, as a JSON array (the one aggregate the dialects
+// spell differently).
+func (db *DB) boardNamesJSON() string {
+	if db.db.dialect == dialectPostgres {
+		return `(SELECT coalesce(json_agg(board ORDER BY board), '[]')::text FROM board_runs WHERE run_id = r.id)`
+	}
+	return `(SELECT json_group_array(board) FROM (SELECT board FROM board_runs WHERE run_id = r.id ORDER BY board))`
 }
 
 // ResolveRun turns a user's reference into a run id: "latest" (or empty) is the newest run, a number is that

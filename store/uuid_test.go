@@ -164,11 +164,11 @@ func openAtSchema(t *testing.T, path string, version int) *sql.DB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sdb.Close() })
-	db := &DB{Path: path, db: sdb}
+	db := &DB{Path: path, db: &conn{DB: sdb}}
 	if _, err := db.appliedMigrations(ctx); err != nil {
 		t.Fatal(err)
 	}
-	ms, err := migrations()
+	ms, err := migrations(dialectSQLite)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -83,14 +83,13 @@ func (db *DB) BeginRun(ctx context.Context, info RunInfo) (*RunWriter, error) {
 	if w.uuid, err = checkRunUUID(info.UUID); err != nil {
 		return nil, fmt.Errorf("begin run in %s: %w", db.Path, err)
 	}
-	res, err := db.db.ExecContext(context.WithoutCancel(ctx), `INSERT INTO runs
-		(uuid, started, label, tool_version, host, command_line, source, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		w.uuid, w.started, info.Label, info.ToolVersion, info.Host, info.CommandLine, info.Source, protocol.StatusRunning)
+	// RETURNING, not LastInsertId: PostgreSQL's driver has no LastInsertId, both databases have RETURNING.
+	err = db.db.QueryRowContext(context.WithoutCancel(ctx), `INSERT INTO runs
+		(uuid, started, label, tool_version, host, command_line, source, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		RETURNING id`, w.uuid, w.started, info.Label, info.ToolVersion, info.Host, info.CommandLine, info.Source,
+		protocol.StatusRunning).Scan(&w.id)
 	if err != nil {
 		return nil, fmt.Errorf("begin run in %s: %w", db.Path, classify(err))
-	}
-	if w.id, err = res.LastInsertId(); err != nil {
-		return nil, fmt.Errorf("begin run in %s: %w", db.Path, err)
 	}
 	return w, nil
 }
