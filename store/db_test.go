@@ -266,30 +266,32 @@ func TestOpenOnFullDisk(t *testing.T) {
 }
 
 func TestResultsNeverUpdated(t *testing.T) {
-	ctx := context.Background()
-	db := openTest(t)
-	w, err := db.BeginRun(ctx, RunInfo{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	errs := []error{
-		w.Point(ctx, "a", pt("cpu", "aes-128-cbc", 16, 0, 1e6)),
-		w.Skip(ctx, "a", protocol.Skip{Mode: "afalg", Reason: "no"}),
-		w.Raw(ctx, "a", rawOf(1, "out")),
-		w.Finish(ctx, protocol.StatusOK),
-	}
-	if err := errors.Join(errs...); err != nil {
-		t.Fatal(err)
-	}
-	for _, stmt := range []string{
-		`UPDATE measurements SET bytes_per_sec = 2e6`,
-		`UPDATE skips SET reason = 'other'`,
-		`UPDATE raw_outputs SET stdout = 'forged'`,
-	} {
-		if _, err := db.db.ExecContext(ctx, stmt); err == nil || !strings.Contains(err.Error(), "never updated") {
-			t.Errorf("%s: %v, want refused", stmt, err)
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		db := b.open(t)
+		w, err := db.BeginRun(ctx, RunInfo{})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		errs := []error{
+			w.Point(ctx, "a", pt("cpu", "aes-128-cbc", 16, 0, 1e6)),
+			w.Skip(ctx, "a", protocol.Skip{Mode: "afalg", Reason: "no"}),
+			w.Raw(ctx, "a", rawOf(1, "out")),
+			w.Finish(ctx, protocol.StatusOK),
+		}
+		if err := errors.Join(errs...); err != nil {
+			t.Fatal(err)
+		}
+		for _, stmt := range []string{
+			`UPDATE measurements SET bytes_per_sec = 2e6`,
+			`UPDATE skips SET reason = 'other'`,
+			`UPDATE raw_outputs SET stdout = 'forged'`,
+		} {
+			if _, err := db.db.ExecContext(ctx, stmt); err == nil || !strings.Contains(err.Error(), "never updated") {
+				t.Errorf("%s: %v, want refused", stmt, err)
+			}
+		}
+	})
 }
 
 // A read-only database that still needs a migration cannot be opened: the error says read-only, and the

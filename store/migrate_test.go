@@ -27,55 +27,56 @@ func TestMigrationsAreNumbered(t *testing.T) {
 
 // A failing migration leaves no trace: neither its statements nor its record.
 func TestMigrationIsAtomic(t *testing.T) {
-	ctx := context.Background()
-	db := openTest(t)
-	bad := migration{version: 999, name: "0999_bad.sql", sql: `CREATE TABLE half (a); INSERT INTO nosuch VALUES (1);`}
-	if _, err := db.applyMigration(ctx, bad); err == nil {
-		t.Fatal("bad migration applied without error")
-	}
-	var n int
-	if err := db.db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE name = 'half'`).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	if n != 0 {
-		t.Error("a failed migration left its table behind")
-	}
-	if v, err := db.schemaVersion(ctx); err != nil || v == 999 {
-		t.Errorf("schema version %d, %v after a failed migration", v, err)
-	}
-	good := migration{version: 999, name: "0999_good.sql", sql: `CREATE TABLE whole (a);`}
-	for range 2 { // the second time finds it recorded and does nothing
-		if _, err := db.applyMigration(ctx, good); err != nil {
-			t.Fatal(err)
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		db := b.open(t)
+		bad := migration{version: 999, name: "0999_bad.sql", sql: `CREATE TABLE half (a INTEGER); INSERT INTO nosuch VALUES (1);`}
+		if _, err := db.applyMigration(ctx, bad); err == nil {
+			t.Fatal("bad migration applied without error")
 		}
-	}
-	if v, err := db.schemaVersion(ctx); err != nil || v != 999 {
-		t.Errorf("schema version %d, %v; want 999", v, err)
-	}
+		if has, err := db.hasTable(ctx, "half"); err != nil || has {
+			t.Errorf("hasTable(half) = %v, %v after a failed migration; want false (no trace left)", has, err)
+		}
+		if v, err := db.schemaVersion(ctx); err != nil || v == 999 {
+			t.Errorf("schema version %d, %v after a failed migration", v, err)
+		}
+		good := migration{version: 999, name: "0999_good.sql", sql: `CREATE TABLE whole (a INTEGER);`}
+		for range 2 { // the second time finds it recorded and does nothing
+			if _, err := db.applyMigration(ctx, good); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if v, err := db.schemaVersion(ctx); err != nil || v != 999 {
+			t.Errorf("schema version %d, %v; want 999", v, err)
+		}
+	})
 }
 
-// Two processes creating the same new database at once both succeed.
+// Two processes creating the same new database at once both succeed (SQLite: BEGIN IMMEDIATE; PostgreSQL:
+// pg_advisory_xact_lock around each migration).
 func TestConcurrentOpenMigrates(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "fleet.db")
-	var wg sync.WaitGroup
-	errs := make([]error, 4)
-	for i := range errs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			db, err := Open(context.Background(), path)
-			if err == nil {
-				db.Close()
-			}
-			errs[i] = err
-		}()
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			t.Errorf("open %d: %v", i, err)
+	forEachBackend(t, func(t *testing.T, b backend) {
+		path := b.newDSN(t) // PostgreSQL: one connection each, serialized by the advisory lock
+		var wg sync.WaitGroup
+		errs := make([]error, 4)
+		for i := range errs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				db, err := Open(context.Background(), path)
+				if err == nil {
+					db.Close()
+				}
+				errs[i] = err
+			}()
 		}
-	}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Errorf("open %d: %v", i, err)
+			}
+		}
+	})
 }
 
 // TestOpenRefusesNewerSchema is issue 11's bug 9: a database that records a migration this fleet does not
