@@ -15,8 +15,11 @@ import (
 // validity, skips, raw outputs, points with validity and evidence), under the destination's own ids beside
 // its own runs; a second copy finds every run there by UUID and copies nothing.
 func TestCopyTwiceCopiesNothingTheSecondTime(t *testing.T) {
+	forEachBackendPair(t, testCopyTwice)
+}
+
+func testCopyTwice(t *testing.T, src, dst *DB) {
 	ctx := context.Background()
-	src, dst := openTest(t), openTest(t)
 	uuids := seedCopySource(t, src)
 	own := beginRun(t, dst, RunInfo{Label: "dst's own", Started: at(0)}, "c", 3) // takes id 1 in dst
 
@@ -50,8 +53,11 @@ func TestCopyTwiceCopiesNothingTheSecondTime(t *testing.T) {
 // TestCopyKeepsLatestRight: the latest table of the destination names the newest run of each series whatever
 // order runs arrive in: an old run copied after a newer one (copied, or dst's own) never hides it.
 func TestCopyKeepsLatestRight(t *testing.T) {
+	forEachBackendPair(t, testCopyKeepsLatestRight)
+}
+
+func testCopyKeepsLatestRight(t *testing.T, src, dst *DB) {
 	ctx := context.Background()
-	src, dst := openTest(t), openTest(t)
 	older := beginRun(t, src, RunInfo{Started: at(1)}, "a", 2)
 	newer := beginRun(t, src, RunInfo{Started: at(3)}, "a", 2)
 	beginRun(t, dst, RunInfo{Started: at(2), Label: "dst"}, "b", 2) // board b: dst's own, newer than older
@@ -80,7 +86,10 @@ func TestCopyKeepsLatestRight(t *testing.T) {
 // TestCopyInterruptedLeavesWholeRuns: a copy cancelled in the middle of a run (Ctrl-C) leaves the runs before
 // it whole and nothing of that run; copying again resumes and ends with dst equal to src.
 func TestCopyInterruptedLeavesWholeRuns(t *testing.T) {
-	src, dst := openTest(t), openTest(t)
+	forEachBackendPair(t, testCopyInterrupted)
+}
+
+func testCopyInterrupted(t *testing.T, src, dst *DB) {
 	var uuids []string
 	for i := range 3 {
 		id := beginRun(t, src, RunInfo{Started: at(i)}, "a", 3*maxRowsPerInsert)
@@ -141,8 +150,11 @@ func TestCopyInterruptedLeavesWholeRuns(t *testing.T) {
 // TestCopySkipsRunningRuns: a run still marked running is left out and named, unless asked for; then it is
 // copied as it is, still running.
 func TestCopySkipsRunningRuns(t *testing.T) {
+	forEachBackendPair(t, testCopySkipsRunning)
+}
+
+func testCopySkipsRunning(t *testing.T, src, dst *DB) {
 	ctx := context.Background()
-	src, dst := openTest(t), openTest(t)
 	beginRun(t, src, RunInfo{Started: at(0)}, "a", 2)
 	w, err := src.BeginRun(ctx, RunInfo{Started: at(1)})
 	if err != nil {
@@ -175,7 +187,10 @@ func TestCopySkipsRunningRuns(t *testing.T) {
 
 // TestCopyFilters: --runs (ids or UUIDs), --board and --since select whole runs.
 func TestCopyFilters(t *testing.T) {
-	src := openTest(t)
+	forEachBackend(t, func(t *testing.T, b backend) { testCopyFilters(t, b.open(t)) })
+}
+
+func testCopyFilters(t *testing.T, src *DB) {
 	a0 := beginRun(t, src, RunInfo{Started: at(0)}, "a", 1)
 	b1 := beginRun(t, src, RunInfo{Started: at(1)}, "b", 1)
 	a2 := beginRun(t, src, RunInfo{Started: at(2)}, "a", 1)
@@ -208,6 +223,17 @@ func TestCopyFilters(t *testing.T) {
 				t.Errorf("runs selected = %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// forEachBackendPair runs f as a subtest per pair of backends, source and destination, each a new database:
+// SQLite to SQLite, SQLite to PostgreSQL, PostgreSQL to SQLite, PostgreSQL to PostgreSQL.
+func forEachBackendPair(t *testing.T, f func(t *testing.T, src, dst *DB)) {
+	t.Helper()
+	for _, from := range backends {
+		for _, to := range backends {
+			t.Run(from.name+"_to_"+to.name, func(t *testing.T) { f(t, from.open(t), to.open(t)) })
+		}
 	}
 }
 

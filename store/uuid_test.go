@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -18,8 +17,11 @@ var v4RE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a
 // TestRunUUIDsAreRandomAndUnique: every run, begun or imported, gets its own version 4 UUID; one given in
 // RunInfo is kept (lower-cased); the database refuses a second run with a UUID already there.
 func TestRunUUIDsAreRandomAndUnique(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) { testRunUUIDs(t, b.open(t)) })
+}
+
+func testRunUUIDs(t *testing.T, db *DB) {
 	ctx := context.Background()
-	db := openTest(t)
 	for range 20 {
 		w, err := db.BeginRun(ctx, RunInfo{})
 		if err != nil {
@@ -86,19 +88,23 @@ func TestRunUUIDsAreRandomAndUnique(t *testing.T) {
 // TestMigrationBackfillsRunUUIDs: runs stored before migration 0004 each get a distinct random version 4 UUID
 // when a fleet that has it opens the database, and the unique index guards them from then on.
 func TestMigrationBackfillsRunUUIDs(t *testing.T) {
+	forEachBackend(t, testMigrationBackfillsRunUUIDs)
+}
+
+func testMigrationBackfillsRunUUIDs(t *testing.T, b backend) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "fleet.db")
-	old := openAtSchema(t, path, 3)
+	dsn := b.newDSN(t)
+	old := openAtSchema(t, dsn, 3)
 	clock := newClock()
 	for range 50 {
-		if _, err := old.ExecContext(ctx, `INSERT INTO runs (started, label, status) VALUES (?, 'old', 'ok')`,
+		if _, err := old.db.ExecContext(ctx, `INSERT INTO runs (started, label, status) VALUES (?, 'old', 'ok')`,
 			formatTime(clock.now())); err != nil {
 			t.Fatal(err)
 		}
 	}
 	old.Close()
 
-	db := openAt(t, path)
+	db := openAt(t, dsn)
 	if got := db.Migrated(); len(got) == 0 || got[0] != "0004_run_uuid" {
 		t.Errorf("Open of a schema 3 database applied %q, want 0004_run_uuid first", got)
 	}
@@ -128,8 +134,11 @@ func TestMigrationBackfillsRunUUIDs(t *testing.T) {
 // TestResolveRunByUUID: fleet show accepts the UUID it prints, in either case; an unknown UUID is not found
 // (rather than read as a label), and no label can be spelled like a UUID.
 func TestResolveRunByUUID(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) { testResolveRunByUUID(t, b.open(t)) })
+}
+
+func testResolveRunByUUID(t *testing.T, db *DB) {
 	ctx := context.Background()
-	db := openTest(t)
 	var ids []int64
 	for _, u := range []string{"11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"} {
 		w, err := db.BeginRun(ctx, RunInfo{UUID: u})
@@ -154,21 +163,29 @@ func TestResolveRunByUUID(t *testing.T) {
 	}
 }
 
-// openAtSchema creates a database at path with the migrations up to version only, as an older fleet left it,
-// and returns a plain handle on it.
-func openAtSchema(t *testing.T, path string, version int) *sql.DB {
+// openAtSchema creates the database dsn (a new file or an empty PostgreSQL database) with the migrations up to
+// version only, as an older fleet left it.
+func openAtSchema(t *testing.T, dsn string, version int) *DB {
 	t.Helper()
 	ctx := context.Background()
-	sdb, err := sql.Open("sqlite", "file:"+path+"?"+dsnParams)
-	if err != nil {
-		t.Fatal(err)
+	var db *DB
+	if IsPostgres(dsn) {
+		var err error
+		if db, err = openPostgres(ctx, dsn, false); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		sdb, err := sql.Open("sqlite", "file:"+dsn+"?"+dsnParams)
+		if err != nil {
+			t.Fatal(err)
+		}
+		db = &DB{Path: dsn, db: &conn{DB: sdb}}
 	}
-	t.Cleanup(func() { sdb.Close() })
-	db := &DB{Path: path, db: &conn{DB: sdb}}
+	t.Cleanup(func() { db.Close() })
 	if _, err := db.appliedMigrations(ctx); err != nil {
 		t.Fatal(err)
 	}
-	ms, err := migrations(dialectSQLite)
+	ms, err := migrations(db.db.dialect)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,5 +197,5 @@ func openAtSchema(t *testing.T, path string, version int) *sql.DB {
 			t.Fatal(err)
 		}
 	}
-	return sdb
+	return db
 }
