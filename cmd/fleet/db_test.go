@@ -8,13 +8,20 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/fleetlab/fleet/internal/pgtest"
+	"github.com/fleetlab/fleet/store"
 )
 
 // TestDBCopyTwiceCopiesNothingTheSecondTime: fleet db copy into a new file copies every run and says so; the
 // same command again finds them all there by UUID and copies nothing.
 func TestDBCopyTwiceCopiesNothingTheSecondTime(t *testing.T) {
-	src := goldenDB(t)
-	dst := filepath.Join(t.TempDir(), "copy.db")
+	forEachDBPair(t, func(t *testing.T, from, to dbBackend) {
+		testDBCopyTwice(t, goldenDBAt(t, from.newDSN(t)), to.newDSN(t))
+	})
+}
+
+func testDBCopyTwice(t *testing.T, src, dst string) {
 	for _, want := range []string{"copied 2 runs (110 points)\n", "copied 0 runs, 2 already there\n"} {
 		stdout, stderr, code := runFleet(t, "db", "copy", "--from", src, "--to", dst)
 		if code != 0 || stdout != want || stderr != "" {
@@ -33,8 +40,12 @@ func TestDBCopyTwiceCopiesNothingTheSecondTime(t *testing.T) {
 // TestDBCopyKeepsLatestRight: the newest run copied first and the older one after, the latest of each board in
 // dst is still the newest: fleet compare (latest per board) prints the same for both databases.
 func TestDBCopyKeepsLatestRight(t *testing.T) {
-	src := goldenDB(t)
-	dst := filepath.Join(t.TempDir(), "copy.db")
+	forEachDBPair(t, func(t *testing.T, from, to dbBackend) {
+		testDBCopyKeepsLatestRight(t, goldenDBAt(t, from.newDSN(t)), to.newDSN(t))
+	})
+}
+
+func testDBCopyKeepsLatestRight(t *testing.T, src, dst string) {
 	for _, args := range [][]string{{"--runs", "2"}, {}} {
 		if _, stderr, code := runFleet(t, append([]string{"db", "copy", "--from", src, "--to", dst}, args...)...); code != 0 {
 			t.Fatalf("fleet db copy %v: exit %d: %s", args, code, stderr)
@@ -50,17 +61,30 @@ func TestDBCopyKeepsLatestRight(t *testing.T) {
 // TestDBCopyRefusesNewerDestination: a DST migrated by a newer fleet is refused before anything is written
 // (exit 2), and so is a SRC that a newer fleet wrote.
 func TestDBCopyRefusesNewerDestination(t *testing.T) {
-	src := goldenDB(t)
-	dst := goldenDB(t)
+	for _, b := range dbBackends {
+		t.Run(b.name, func(t *testing.T) {
+			dst := b.newDSN(t)
+			if _, stderr, code := runFleet(t, "db", "migrate", "--db", dst); code != 0 {
+				t.Fatalf("fleet db migrate: exit %d: %s", code, stderr)
+			}
+			testDBCopyRefusesNewer(t, goldenDB(t), dst)
+		})
+	}
+}
+
+func testDBCopyRefusesNewer(t *testing.T, src, dst string) {
 	newest := schemaOf(t, dst)
 	execSQL(t, dst, fmt.Sprintf(`INSERT INTO schema_migrations (version, name, applied) VALUES (%d, 'future.sql', 'x')`, newest+1))
-	execSQL(t, dst, `DELETE FROM runs WHERE id = 2`) // so that a copy would have something to write
 	before := contentOf(t, dst)
 	want := fmt.Sprintf("written by a newer fleet (schema %d > %d); upgrade fleet", newest+1, newest)
 	for _, args := range [][]string{{"--from", src, "--to", dst}, {"--from", dst, "--to", src}} {
 		stdout, stderr, code := runFleet(t, append([]string{"db", "copy"}, args...)...)
-		if code != exitUsage || !strings.Contains(stderr, want) || !strings.Contains(stderr, dst) || stdout != "" {
-			t.Errorf("fleet db copy %v: exit %d, stdout %q, stderr %q; want exit 2 naming %s: %q", args, code, stdout, stderr, dst, want)
+		if code != exitUsage || !strings.Contains(stderr, want) || !strings.Contains(stderr, store.Redact(dst)) || stdout != "" {
+			t.Errorf("fleet db copy %v: exit %d, stdout %q, stderr %q; want exit 2 naming %s: %q", args, code, stdout,
+				stderr, store.Redact(dst), want)
+		}
+		if strings.Contains(stderr, pgtest.Password) {
+			t.Errorf("fleet db copy printed the database password: %q", stderr)
 		}
 	}
 	if after := contentOf(t, dst); after != before {
@@ -97,8 +121,14 @@ func TestDBCopyRefusesBadFlags(t *testing.T) {
 // TestDBCopyFromOlderSource: a SRC an older fleet wrote (no run UUIDs yet) is only read, so it cannot be
 // migrated on the way: the copy says how to upgrade it, and after fleet db migrate it copies.
 func TestDBCopyFromOlderSource(t *testing.T) {
-	src := goldenDB(t)
-	dst := filepath.Join(t.TempDir(), "copy.db")
+	for _, b := range dbBackends {
+		t.Run(b.name, func(t *testing.T) {
+			testDBCopyFromOlderSource(t, goldenDBAt(t, b.newDSN(t)), filepath.Join(t.TempDir(), "copy.db"))
+		})
+	}
+}
+
+func testDBCopyFromOlderSource(t *testing.T, src, dst string) {
 	downgradeRunUUID(t, src)
 	_, stderr, code := runFleet(t, "db", "copy", "--from", src, "--to", dst)
 	if code != exitUsage || !strings.Contains(stderr, "written by an older fleet") || !strings.Contains(stderr, "fleet db migrate --db SRC") {
@@ -115,8 +145,13 @@ func TestDBCopyFromOlderSource(t *testing.T) {
 // TestDBMigrate: fleet db migrate creates a database with every migration, says so, then finds it up to date;
 // a database missing 0004 gets it (every run a UUID); a newer one is refused with exit 2 and left as it was.
 func TestDBMigrate(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "fleet.db")
+	for _, b := range dbBackends {
+		t.Run(b.name, func(t *testing.T) { testDBMigrate(t, b) })
+	}
+}
+
+func testDBMigrate(t *testing.T, b dbBackend) {
+	path := b.newDSN(t)
 	stdout, stderr, code := runFleet(t, "db", "migrate", "--db", path)
 	all := regexp.MustCompile(`^applied 0001_init, 0002_immutable_results, 0003_validity, 0004_run_uuid(, [0-9]{4}_[a-z_]+)*; schema ([0-9]+)\n$`)
 	m := all.FindStringSubmatch(stdout)
@@ -128,7 +163,7 @@ func TestDBMigrate(t *testing.T) {
 		t.Errorf("fleet db migrate again: exit %d, stdout %q; want up to date (schema %s)", code, stdout, schema)
 	}
 
-	old := goldenDB(t)
+	old := goldenDBAt(t, b.newDSN(t))
 	downgradeRunUUID(t, old)
 	t.Setenv("FLEET_DB", old) // as a lab sets it
 	if stdout, stderr, code := runFleet(t, "db", "migrate"); code != 0 || stdout != "applied 0004_run_uuid; schema "+schema+"\n" {

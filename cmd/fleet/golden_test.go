@@ -105,8 +105,13 @@ func lineDiff(want, got string) string {
 // devcrypto at 16384 B is 25 % slower and imx6q's cpu at 16 B 10 % faster.
 func goldenDB(t *testing.T) string {
 	t.Helper()
+	return goldenDBAt(t, filepath.Join(t.TempDir(), "fleet.db"))
+}
+
+// goldenDBAt seeds goldenDB's runs into the database path (a new file or an empty PostgreSQL database).
+func goldenDBAt(t *testing.T, path string) string {
+	t.Helper()
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "fleet.db")
 	db, err := store.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
