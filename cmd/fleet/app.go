@@ -61,7 +61,8 @@ with the user and system CPU it cost. Results go to a SQLite file for comparison
 // globals are the flags every command takes, before or after its name.
 var globals = []struct{ name, alias, env, def, usage string }{
 	{"inventory", "i", "FLEET_INVENTORY", "./" + inventory.DefaultPath, "the boards inventory `PATH`"},
-	{"db", "", "FLEET_DB", "./fleet.db", "the results database `PATH` (SQLite)"},
+	{"db", "", "FLEET_DB", "./fleet.db", "the results database: a file `PATH` (SQLite, created if needed) or a " +
+		"postgres://user@host/db URL (PostgreSQL, shared by a lab; the password best in PGPASSWORD or ~/.pgpass, never printed)"},
 }
 
 // globalFlags are the global flags, for the app and again for each command. None reads the environment itself:

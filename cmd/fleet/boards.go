@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -27,7 +26,7 @@ func boardsCommand() *cli.Command {
 					}
 					// Last-seen facts come from the database when there is one; without it every board is "never".
 					var db *store.DB
-					if _, err := os.Stat(globalString(c, "db")); err == nil {
+					if !dbMissing(c) {
 						if db, err = openDB(c); err != nil {
 							return err
 						}
