@@ -184,8 +184,9 @@ func (s *Server) start(ctx context.Context, port int) error {
 	defer logf.Close()
 	cmd := s.command(context.Background(), "postgres", "-D", filepath.Join(s.Dir, "data"),
 		"-p", strconv.Itoa(port), "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="+s.Dir,
-		// A test server: durability buys nothing, speed does.
-		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+		// A test server: nothing need survive a power cut (no fsync), but a commit must survive the server's
+		// crash (synchronous_commit stays on: the WAL reaches the OS before COMMIT returns), for fault tests.
+		"-c", "fsync=off", "-c", "full_page_writes=off",
 		"-c", "max_connections=200", "-c", "shared_buffers=32MB")
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGINT
