@@ -259,7 +259,7 @@ func (w *world) boardRuns(db *store.DB, run int64) map[string]store.BoardRun {
 func (w *world) waitPoints(p *proc, board string, n int, timeout time.Duration) {
 	w.t.Helper()
 	deadline := time.Now().Add(timeout)
-	for {
+	for !store.IsPostgres(w.db) { // a PostgreSQL database exists before the run
 		if _, err := os.Stat(w.db); err == nil {
 			break
 		}

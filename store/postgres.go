@@ -2,8 +2,10 @@ package store
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"slices"
@@ -165,8 +167,18 @@ func classifyPostgres(err error) error {
 	if errors.As(err, &ce) {
 		return &kindError{ErrCannotOpen, err}
 	}
+	var ne net.Error
+	if pgconn.SafeToRetry(err) || errors.Is(err, driver.ErrBadConn) || errors.Is(err, io.EOF) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &ne) {
+		// pgx's own words for a server that went away ("conn closed", "unexpected EOF") do not say so.
+		return &kindError{errConnectionLost, err}
+	}
 	return err
 }
+
+// errConnectionLost is a PostgreSQL server that stopped answering during the work (it stopped, crashed or the
+// network broke): what was committed before stays, the transaction in flight is gone.
+var errConnectionLost = errors.New("lost the connection to the database server")
 
 // retryable reports a PostgreSQL transaction that failed only because of a concurrent one (serialization
 // failure, deadlock): running it again is correct and will succeed.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -70,7 +71,7 @@ func selectRun(c *cli.Context, db *store.DB, ref string) ([]store.Measurement, e
 		return nil, err
 	}
 	if len(ms) == 0 {
-		return nil, usageErr("no points for run %s in %s (fleet runs lists them)", ref, globalString(c, "db"))
+		return nil, usageErr("no points for run %s in %s (fleet runs lists them)", ref, dbShown(c))
 	}
 	return ms, nil
 }
@@ -187,7 +188,9 @@ func reportCommand() *cli.Command {
 				return err
 			}
 			data := report.HTMLReport{Title: "fleet report", Measurements: ms, History: map[string][]store.Measurement{}}
-			for board, id := range store.RunsByBoard(ms) {
+			byBoard := store.RunsByBoard(ms)
+			for _, board := range slices.Sorted(maps.Keys(byBoard)) { // by name: a map's order would change per run
+				id := byBoard[board]
 				run, err := db.Run(c.Context, id)
 				if err != nil {
 					return err

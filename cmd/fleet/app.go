@@ -19,7 +19,8 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		Description: `fleet runs the same openssl speed sweeps on every board of an inventory (boards.toml) with and without
 acceleration — pure software (soft), the default CPU path with NEON/ARM crypto extensions (cpu), the cryptodev
 (devcrypto) and AF_ALG (afalg) engines, and the kernel crypto API directly (kcapi) — timed on the wall clock,
-with the user and system CPU it cost. Results go to a SQLite file for comparison and regression checks.
+with the user and system CPU it cost. Results go to a SQLite file (--db PATH), or to a PostgreSQL database a
+lab shares (--db postgres://user@host/db), for comparison and regression checks.
 
    fleet run --boards local                 measure this machine (no boards.toml needed)
    fleet run --boards am335x,am64x --label nightly
@@ -62,7 +63,8 @@ with the user and system CPU it cost. Results go to a SQLite file for comparison
 // globals are the flags every command takes, before or after its name.
 var globals = []struct{ name, alias, env, def, usage string }{
 	{"inventory", "i", "FLEET_INVENTORY", "./" + inventory.DefaultPath, "the boards inventory `PATH`"},
-	{"db", "", "FLEET_DB", "./fleet.db", "the results database `PATH` (SQLite)"},
+	{"db", "", "FLEET_DB", "./fleet.db", "the results database: a file `PATH` (SQLite, created if needed) or a " +
+		"postgres://user@host/db URL (PostgreSQL, shared by a lab; the password best in PGPASSWORD or ~/.pgpass, never printed)"},
 }
 
 // globalFlags are the global flags, for the app and again for each command. None reads the environment itself:

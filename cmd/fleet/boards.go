@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -81,7 +80,7 @@ func boardsList(c *cli.Context) error {
 		listing = append(listing, report.BoardListing{Name: b.Name, Host: b.Host, Local: b.Local, Arch: b.Arch, Tags: b.Tags})
 	}
 	var leases []protocol.Lease
-	if _, err := os.Stat(globalString(c, "db")); err == nil {
+	if !dbMissing(c) {
 		db, err := openDB(c)
 		if err != nil {
 			return err

@@ -77,7 +77,7 @@ func changesAction(c *cli.Context) error {
 		return err
 	}
 	if len(h.Series) == 0 {
-		return usageErr("changes: no stored points match the selection in %s (fleet runs lists what is stored)", globalString(c, "db"))
+		return usageErr("changes: no stored points match the selection in %s (fleet runs lists what is stored)", dbShown(c))
 	}
 	r := report.Changes(h, f.opts)
 	if err := report.WriteChanges(c.App.Writer, r, f.format); err != nil {

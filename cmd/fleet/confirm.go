@@ -7,7 +7,6 @@ import (
 	"os"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -71,7 +70,7 @@ func confirmRegressions(c *cli.Context, db *store.DB, r *report.Regression, base
 	}
 	host, _ := os.Hostname()
 	w, err := db.BeginRun(c.Context, store.RunInfo{Label: "confirm", ToolVersion: toolVersion(), Host: host,
-		CommandLine: strings.Join(os.Args, " "), Source: "fleet regress --confirm"})
+		CommandLine: commandLine(os.Args), Source: "fleet regress --confirm"})
 	if err != nil {
 		return usageErr("%w", err)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -90,7 +89,7 @@ func importAction(c *cli.Context) error {
 	}
 	defer db.Close()
 	tx, err := db.BeginImport(c.Context, store.RunInfo{Label: c.String("label"), ToolVersion: toolVersion(),
-		CommandLine: strings.Join(os.Args, " "), Started: started})
+		CommandLine: commandLine(os.Args), Started: started})
 	if err != nil {
 		return importErr(c.Context, err)
 	}

@@ -85,7 +85,7 @@ Shows each run's median, with its label, and notes where the kernel, OpenSSL or 
 				return err
 			}
 			if len(ms) == 0 {
-				return usageErr("no points for %s %s %s %d B in %s", key.Board, key.Mode, key.Algorithm, key.BlockSize, globalString(c, "db"))
+				return usageErr("no points for %s %s %s %d B in %s", key.Board, key.Mode, key.Algorithm, key.BlockSize, dbShown(c))
 			}
 			runs, boards, err := db.SeriesRuns(c.Context, ms)
 			if err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -105,7 +104,7 @@ func runAction(c *cli.Context) error {
 
 	host, _ := os.Hostname()
 	w, err := db.BeginRun(c.Context, store.RunInfo{Label: c.String("label"), ToolVersion: toolVersion(),
-		Host: host, CommandLine: strings.Join(os.Args, " ")})
+		Host: host, CommandLine: commandLine(os.Args)})
 	if err != nil {
 		return usageErr("%w", err)
 	}
@@ -256,9 +255,8 @@ func loadSelection(c *cli.Context, defaultLocal bool) (*inventory.Inventory, []i
 // openExistingDB opens the database for a command that only reads: a missing file is a mistyped path, not
 // a new database.
 func openExistingDB(c *cli.Context) (*store.DB, error) {
-	path := globalString(c, "db")
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) && !store.IsPostgres(path) {
-		return nil, usageErr("no database at %s: `fleet run` or `fleet import` creates it (or pass --db PATH)", path)
+	if dbMissing(c) {
+		return nil, usageErr("no database at %s: `fleet run` or `fleet import` creates it (or pass --db PATH)", dbShown(c))
 	}
 	return openDB(c)
 }

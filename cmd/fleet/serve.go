@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -38,11 +36,10 @@ Ctrl-C stops it gracefully.
 			if _, err := serve.CheckListen(opts); err != nil {
 				return usageErr("%w", err)
 			}
-			path := globalString(c, "db")
-			if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-				return usageErr("no database at %s: `fleet run` or `fleet import` creates it (or pass --db PATH)", path)
+			if dbMissing(c) {
+				return usageErr("no database at %s: `fleet run` or `fleet import` creates it (or pass --db PATH)", dbShown(c))
 			}
-			db, err := store.OpenReadOnly(c.Context, path)
+			db, err := store.OpenReadOnly(c.Context, globalString(c, "db"))
 			if err != nil {
 				return usageErr("%w", err)
 			}

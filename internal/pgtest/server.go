@@ -97,7 +97,12 @@ func Start(ctx context.Context) (*Server, error) {
 		return nil, err
 	}
 	for attempt := 0; ; attempt++ {
-		err = s.start(ctx)
+		port, perr := freePort()
+		if perr != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("start postgresql: %w", perr)
+		}
+		err = s.start(ctx, port)
 		if err == nil {
 			return s, nil
 		}
@@ -170,11 +175,7 @@ func (s *Server) initdb(ctx context.Context) error {
 
 // start runs postgres on a free port and waits until it accepts connections. postgres is a child of the test
 // process, told to shut down fast (SIGINT) if the test process dies before Stop.
-func (s *Server) start(ctx context.Context) error {
-	port, err := freePort()
-	if err != nil {
-		return fmt.Errorf("start postgresql: %w", err)
-	}
+func (s *Server) start(ctx context.Context, port int) error {
 	s.Port = port
 	logf, err := os.Create(filepath.Join(s.Dir, "postgres.log"))
 	if err != nil {
@@ -183,8 +184,9 @@ func (s *Server) start(ctx context.Context) error {
 	defer logf.Close()
 	cmd := s.command(context.Background(), "postgres", "-D", filepath.Join(s.Dir, "data"),
 		"-p", strconv.Itoa(port), "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="+s.Dir,
-		// A test server: durability buys nothing, speed does.
-		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+		// A test server: nothing need survive a power cut (no fsync), but a commit must survive the server's
+		// crash (synchronous_commit stays on: the WAL reaches the OS before COMMIT returns), for fault tests.
+		"-c", "fsync=off", "-c", "full_page_writes=off",
 		"-c", "max_connections=200", "-c", "shared_buffers=32MB")
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGINT
@@ -286,4 +288,13 @@ func (s *Server) Kill() {
 	s.cmd.Process.Signal(syscall.SIGQUIT) // immediate shutdown: backends exit, clients see their connection drop
 	<-s.done
 	s.cmd = nil
+}
+
+// Restart starts a server stopped by Kill again, on the same data directory and port, as an administrator
+// bringing a crashed database back would.
+func (s *Server) Restart(ctx context.Context) error {
+	if s.cmd != nil {
+		return fmt.Errorf("restart postgresql on port %d: still running", s.Port)
+	}
+	return s.start(ctx, s.Port)
 }
