@@ -48,6 +48,7 @@ func runsTable(runs []store.Run, current ...int64) table {
 // runJSON is one run in WriteRuns' JSON.
 type runJSON struct {
 	ID          int64     `json:"id"`
+	UUID        string    `json:"uuid"` // names the run in every database it is copied to; id is this database's own
 	Started     time.Time `json:"started"`
 	Finished    time.Time `json:"finished"`
 	Label       string    `json:"label"`
@@ -66,7 +67,7 @@ func newRunJSON(r store.Run, current ...int64) runJSON {
 	if boards == nil {
 		boards = []string{}
 	}
-	return runJSON{ID: r.ID, Started: r.Started.UTC(), Finished: r.Finished.UTC(), Label: r.Label,
+	return runJSON{ID: r.ID, UUID: r.UUID, Started: r.Started.UTC(), Finished: r.Finished.UTC(), Label: r.Label,
 		Status: string(r.Status), Incomplete: runStatus(r, current...) == "incomplete", Boards: boards, Points: r.Points,
 		ToolVersion: r.ToolVersion, Host: r.Host, CommandLine: r.CommandLine, Source: r.Source}
 }
@@ -231,7 +232,7 @@ func WriteRunSummary(w io.Writer, run store.Run, boards []store.BoardRun, raws [
 		ew.printf(" (%s)", Printable(run.Label))
 	}
 	ew.printf(": %s\n", runStatus(run))
-	head := []fact{{"started", run.Started.UTC().Format(time.RFC3339)}}
+	head := []fact{{"uuid", run.UUID}, {"started", run.Started.UTC().Format(time.RFC3339)}}
 	if !run.Finished.IsZero() {
 		head = append(head, fact{"finished", run.Finished.UTC().Format(time.RFC3339) +
 			" (" + run.Finished.Sub(run.Started).Round(time.Second).String() + ")"})

@@ -25,7 +25,7 @@ func (t *txWriter) exec(query string, args ...any) error {
 	if err != nil {
 		return err
 	}
-	if _, err := st.ExecContext(t.ctx, args...); err != nil {
+	if _, err := st.ExecContext(t.ctx, t.w.db.db.args(args)...); err != nil {
 		return classify(err)
 	}
 	return nil

@@ -14,37 +14,41 @@ import (
 )
 
 func TestOpenMigrates(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "fleet.db")
-	ms, err := migrations(dialectSQLite)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 2 { // the second open finds everything applied
-		db, err := Open(ctx, path)
-		if err != nil {
-			t.Fatalf("open %d: %v", i, err)
-		}
-		v, err := db.schemaVersion(ctx)
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		path := b.newDSN(t)
+		ms, err := migrations(map[string]dialect{"sqlite": dialectSQLite, "postgres": dialectPostgres}[b.name])
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := ms[len(ms)-1].version; v != want {
-			t.Errorf("open %d: schema version %d, want %d", i, v, want)
+		for i := range 2 { // the second open finds everything applied
+			db, err := Open(ctx, path)
+			if err != nil {
+				t.Fatalf("open %d: %v", i, err)
+			}
+			v, err := db.schemaVersion(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := ms[len(ms)-1].version; v != want {
+				t.Errorf("open %d: schema version %d, want %d", i, v, want)
+			}
+			var n int
+			if err := db.db.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if n != len(ms) {
+				t.Errorf("open %d: %d migrations recorded, want %d", i, n, len(ms))
+			}
+			if b.name == "sqlite" {
+				var mode string
+				if err := db.db.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
+					t.Errorf("journal_mode = %q, %v; want wal", mode, err)
+				}
+			}
+			db.Close()
 		}
-		var n int
-		if err := db.db.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		if n != len(ms) {
-			t.Errorf("open %d: %d migrations recorded, want %d", i, n, len(ms))
-		}
-		var mode string
-		if err := db.db.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
-			t.Errorf("journal_mode = %q, %v; want wal", mode, err)
-		}
-		db.Close()
-	}
+	})
 }
 
 func TestOpenErrors(t *testing.T) {
@@ -266,30 +270,32 @@ func TestOpenOnFullDisk(t *testing.T) {
 }
 
 func TestResultsNeverUpdated(t *testing.T) {
-	ctx := context.Background()
-	db := openTest(t)
-	w, err := db.BeginRun(ctx, RunInfo{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	errs := []error{
-		w.Point(ctx, "a", pt("cpu", "aes-128-cbc", 16, 0, 1e6)),
-		w.Skip(ctx, "a", protocol.Skip{Mode: "afalg", Reason: "no"}),
-		w.Raw(ctx, "a", rawOf(1, "out")),
-		w.Finish(ctx, protocol.StatusOK),
-	}
-	if err := errors.Join(errs...); err != nil {
-		t.Fatal(err)
-	}
-	for _, stmt := range []string{
-		`UPDATE measurements SET bytes_per_sec = 2e6`,
-		`UPDATE skips SET reason = 'other'`,
-		`UPDATE raw_outputs SET stdout = 'forged'`,
-	} {
-		if _, err := db.db.ExecContext(ctx, stmt); err == nil || !strings.Contains(err.Error(), "never updated") {
-			t.Errorf("%s: %v, want refused", stmt, err)
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		db := b.open(t)
+		w, err := db.BeginRun(ctx, RunInfo{})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		errs := []error{
+			w.Point(ctx, "a", pt("cpu", "aes-128-cbc", 16, 0, 1e6)),
+			w.Skip(ctx, "a", protocol.Skip{Mode: "afalg", Reason: "no"}),
+			w.Raw(ctx, "a", rawOf(1, "out")),
+			w.Finish(ctx, protocol.StatusOK),
+		}
+		if err := errors.Join(errs...); err != nil {
+			t.Fatal(err)
+		}
+		for _, stmt := range []string{
+			`UPDATE measurements SET bytes_per_sec = 2e6`,
+			`UPDATE skips SET reason = 'other'`,
+			`UPDATE raw_outputs SET stdout = 'forged'`,
+		} {
+			if _, err := db.db.ExecContext(ctx, stmt); err == nil || !strings.Contains(err.Error(), "never updated") {
+				t.Errorf("%s: %v, want refused", stmt, err)
+			}
+		}
+	})
 }
 
 // A read-only database that still needs a migration cannot be opened: the error says read-only, and the

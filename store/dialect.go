@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // dialect is the SQL flavour of a database. The DML of this package is written once, in the subset both
@@ -29,6 +30,7 @@ func (d dialect) String() string {
 type conn struct {
 	*sql.DB
 	dialect dialect
+	rebound sync.Map // PostgreSQL: query as written → query as sent
 }
 
 // ExecContext runs query with args, rebound for the dialect.
@@ -82,12 +84,19 @@ func (t *sqlTx) QueryRowContext(ctx context.Context, query string, args ...any) 
 }
 
 // rebind returns query for the dialect: PostgreSQL's placeholders are $N, and SQLite's ?N (same argument
-// each time it appears) and ? (the next argument) map onto them.
+// each time it appears) and ? (the next argument) map onto them. SQLite's "CROSS JOIN … ON", its way of fixing
+// the join order (its planner never reorders a CROSS JOIN), is a plain JOIN to PostgreSQL, which plans itself.
+// The rewritten text is remembered: the package's queries are a few hundred fixed strings.
 func (c *conn) rebind(query string) string {
 	if c.dialect != dialectPostgres {
 		return query
 	}
-	return rebindDollar(query)
+	if q, ok := c.rebound.Load(query); ok {
+		return q.(string)
+	}
+	q := strings.ReplaceAll(rebindDollar(query), "CROSS JOIN", "JOIN")
+	c.rebound.Store(query, q)
+	return q
 }
 
 // rebindDollar rewrites ? and ?N placeholders outside of quoted strings and identifiers to $N. A bare ?
@@ -154,4 +163,14 @@ func (c *conn) args(args []any) []any {
 		return args
 	}
 	return out
+}
+
+// insertionOrder is the ORDER BY that returns the points of a series in one run in the order they were stored,
+// as a query walking measurements_run_series does in SQLite (the index ends in the rowid) at no cost. PostgreSQL
+// promises no order without ORDER BY; sorting there would cost SQLite a temporary B-tree, so only it gets one.
+func (db *DB) insertionOrder(alias string) string {
+	if db.db.dialect == dialectPostgres {
+		return " ORDER BY " + alias + ".id"
+	}
+	return ""
 }

@@ -2,11 +2,13 @@ package store
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/fleetlab/fleet/internal/pgtest"
 	"github.com/fleetlab/fleet/protocol"
 )
 
@@ -25,17 +27,47 @@ func (c *clock) now() time.Time {
 	return c.t
 }
 
-// openTest opens a new database in t.TempDir with a deterministic clock.
+// backend is a kind of database the store's tests run against: the same test, the same expectations.
+type backend struct {
+	name   string
+	newDSN func(t *testing.T) string // a new, empty database for t
+}
+
+// backends are SQLite (a file in t.TempDir) and PostgreSQL (a fresh database on the test binary's server,
+// internal/pgtest; skipped when PostgreSQL is not installed, unless FLEET_REQUIRE_POSTGRES is set).
+var backends = []backend{
+	{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "fleet.db") }},
+	{"postgres", func(t *testing.T) string { return pgtest.NewDatabase(t) }},
+}
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+// forEachBackend runs f as a subtest per backend.
+func forEachBackend(t *testing.T, f func(t *testing.T, b backend)) {
+	t.Helper()
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) { f(t, b) })
+	}
+}
+
+// open opens a new database of the backend with a deterministic clock.
+func (b backend) open(t *testing.T) *DB {
+	t.Helper()
+	return openAt(t, b.newDSN(t))
+}
+
+// openTest opens a new SQLite database in t.TempDir with a deterministic clock, for tests about the file.
 func openTest(t *testing.T) *DB {
 	t.Helper()
 	return openAt(t, filepath.Join(t.TempDir(), "fleet.db"))
 }
 
-func openAt(t *testing.T, path string) *DB {
+// openAt opens the database dsn (a file or a PostgreSQL URL) with a deterministic clock.
+func openAt(t *testing.T, dsn string) *DB {
 	t.Helper()
-	db, err := Open(context.Background(), path)
+	db, err := Open(context.Background(), dsn)
 	if err != nil {
-		t.Fatalf("Open(%s) = %v", path, err)
+		t.Fatalf("Open(%s) = %v", Redact(dsn), err)
 	}
 	db.Now = newClock().now
 	t.Cleanup(func() { db.Close() })

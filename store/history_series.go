@@ -195,7 +195,7 @@ func (db *DB) readHistoryPoints(ctx context.Context, h *Histories, cte string, a
 	}
 	rows, err := db.db.QueryContext(ctx, cte+` SELECT m.run_id, m.board, m.mode, m.algorithm, m.op, m.block_size,
 			m.key_bits, m.curve, m.threads, m.bytes_per_sec, m.ops_per_sec, m.driver, m.failed, m.validity
-		FROM w CROSS JOIN measurements m ON m.run_id = w.run_id AND m.board = w.board`+w.sql(),
+		FROM w CROSS JOIN measurements m ON m.run_id = w.run_id AND m.board = w.board`+w.sql()+db.insertionOrder("m"),
 		append(append([]any{}, args...), w.args...)...)
 	if err != nil {
 		return classify(err)

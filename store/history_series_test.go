@@ -26,86 +26,90 @@ func nightsOf(h *Histories) []string {
 }
 
 func TestSeriesHistories(t *testing.T) {
-	h := buildHistory(t)
-	r1, r2, r3, r4 := h.r1, h.r2, h.r3, h.r4
-	tests := []struct {
-		name string
-		f    HistoryFilter
-		want []string
-	}{
-		{"all, oldest run first (the import of a year before comes first)", HistoryFilter{}, []string{
-			fmt.Sprintf("a/cpu/aes-128-cbc/16: %d:[10] %d:[100 110] %d:[120 130]", r4, r1, r2),
-			fmt.Sprintf("a/cpu/aes-128-cbc/1024: %d:[1000]", r1),
-			fmt.Sprintf("a/soft/aes-128-cbc/16: %d:[50]", r1),
-			fmt.Sprintf("b/cpu/sha256/64: %d:[200] %d:[210]", r1, r3)}},
-		{"one board", HistoryFilter{Boards: []string{"b"}}, []string{fmt.Sprintf("b/cpu/sha256/64: %d:[200] %d:[210]", r1, r3)}},
-		{"label", HistoryFilter{Label: "nightly", Modes: []string{"cpu"}, Sizes: []int{16}}, []string{
-			fmt.Sprintf("a/cpu/aes-128-cbc/16: %d:[100 110]", r1)}},
-		{"mode and algorithm", HistoryFilter{Modes: []string{"soft", "devcrypto"}, Algorithms: []string{"aes-128-cbc"}}, []string{
-			fmt.Sprintf("a/soft/aes-128-cbc/16: %d:[50]", r1)}},
-		// a's two newest board runs are r3 (failed, no points) and r2
-		{"newest two runs per board", HistoryFilter{MaxRuns: 2, Boards: []string{"a"}}, []string{
-			fmt.Sprintf("a/cpu/aes-128-cbc/16: %d:[120 130]", r2)}},
-		{"nothing", HistoryFilter{Boards: []string{"zz"}}, []string{}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := h.db.SeriesHistories(context.Background(), tt.f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if g := nightsOf(got); !reflect.DeepEqual(g, tt.want) {
-				t.Errorf("SeriesHistories(%+v) =\n%q\nwant\n%q", tt.f, g, tt.want)
-			}
-		})
-	}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		h := buildHistory(t, b)
+		r1, r2, r3, r4 := h.r1, h.r2, h.r3, h.r4
+		tests := []struct {
+			name string
+			f    HistoryFilter
+			want []string
+		}{
+			{"all, oldest run first (the import of a year before comes first)", HistoryFilter{}, []string{
+				fmt.Sprintf("a/cpu/aes-128-cbc/16: %d:[10] %d:[100 110] %d:[120 130]", r4, r1, r2),
+				fmt.Sprintf("a/cpu/aes-128-cbc/1024: %d:[1000]", r1),
+				fmt.Sprintf("a/soft/aes-128-cbc/16: %d:[50]", r1),
+				fmt.Sprintf("b/cpu/sha256/64: %d:[200] %d:[210]", r1, r3)}},
+			{"one board", HistoryFilter{Boards: []string{"b"}}, []string{fmt.Sprintf("b/cpu/sha256/64: %d:[200] %d:[210]", r1, r3)}},
+			{"label", HistoryFilter{Label: "nightly", Modes: []string{"cpu"}, Sizes: []int{16}}, []string{
+				fmt.Sprintf("a/cpu/aes-128-cbc/16: %d:[100 110]", r1)}},
+			{"mode and algorithm", HistoryFilter{Modes: []string{"soft", "devcrypto"}, Algorithms: []string{"aes-128-cbc"}}, []string{
+				fmt.Sprintf("a/soft/aes-128-cbc/16: %d:[50]", r1)}},
+			// a's two newest board runs are r3 (failed, no points) and r2
+			{"newest two runs per board", HistoryFilter{MaxRuns: 2, Boards: []string{"a"}}, []string{
+				fmt.Sprintf("a/cpu/aes-128-cbc/16: %d:[120 130]", r2)}},
+			{"nothing", HistoryFilter{Boards: []string{"zz"}}, []string{}},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				got, err := h.db.SeriesHistories(context.Background(), tt.f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if g := nightsOf(got); !reflect.DeepEqual(g, tt.want) {
+					t.Errorf("SeriesHistories(%+v) =\n%q\nwant\n%q", tt.f, g, tt.want)
+				}
+			})
+		}
 
-	got, err := h.db.SeriesHistories(context.Background(), HistoryFilter{MaxRuns: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b, want := got.Boards["a"], (HistoryBoard{TotalRuns: 4, ReadRuns: 2}); b != want {
-		t.Errorf("board a read %+v, want %+v", b, want)
-	}
-	if f := got.FactsOf(r2, "a"); f == nil || f.Kernel != "6.6" {
-		t.Errorf("FactsOf(r2, a) = %+v, want kernel 6.6", f)
-	}
-	if f := got.FactsOf(r1, "a"); f != nil {
-		t.Errorf("FactsOf(r1, a) = %+v outside the window of two runs, want nil", f)
-	}
-	if r, ok := got.Runs[r2]; !ok || r.Started.IsZero() {
-		t.Errorf("Runs[r2] = %+v, %v; want its start", r, ok)
-	}
+		got, err := h.db.SeriesHistories(context.Background(), HistoryFilter{MaxRuns: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, want := got.Boards["a"], (HistoryBoard{TotalRuns: 4, ReadRuns: 2}); b != want {
+			t.Errorf("board a read %+v, want %+v", b, want)
+		}
+		if f := got.FactsOf(r2, "a"); f == nil || f.Kernel != "6.6" {
+			t.Errorf("FactsOf(r2, a) = %+v, want kernel 6.6", f)
+		}
+		if f := got.FactsOf(r1, "a"); f != nil {
+			t.Errorf("FactsOf(r1, a) = %+v outside the window of two runs, want nil", f)
+		}
+		if r, ok := got.Runs[r2]; !ok || r.Started.IsZero() {
+			t.Errorf("Runs[r2] = %+v, %v; want its start", r, ok)
+		}
+	})
 }
 
 // TestSeriesHistoriesCountsFailedPoints: a failed point is counted in its night, never used as a value.
 func TestSeriesHistoriesCountsFailedPoints(t *testing.T) {
-	ctx := context.Background()
-	db := openTest(t)
-	w, err := db.BeginRun(ctx, RunInfo{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bad := pt("afalg", "aes-128-cbc", 16, 1, 5)
-	bad.Failed, bad.Error = true, "engine fell back to software"
-	good := pt("afalg", "aes-128-cbc", 16, 0, 100)
-	good.Driver = "cbc-aes-ce"
-	for _, p := range []protocol.Point{good, bad} {
-		if err := w.Point(ctx, "a", p); err != nil {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		db := b.open(t)
+		w, err := db.BeginRun(ctx, RunInfo{})
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	if err := w.Finish(ctx, protocol.StatusOK); err != nil {
-		t.Fatal(err)
-	}
-	h, err := db.SeriesHistories(ctx, HistoryFilter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := nightsOf(h), []string{fmt.Sprintf("a/afalg/aes-128-cbc/16: %d:[100]+1failed", w.RunID())}; !reflect.DeepEqual(got, want) {
-		t.Errorf("nights = %q, want %q", got, want)
-	}
-	if got := h.Series[0].Nights[0].Drivers; !reflect.DeepEqual(got, []string{"cbc-aes-ce"}) {
-		t.Errorf("drivers = %q, want [cbc-aes-ce]", got)
-	}
+		bad := pt("afalg", "aes-128-cbc", 16, 1, 5)
+		bad.Failed, bad.Error = true, "engine fell back to software"
+		good := pt("afalg", "aes-128-cbc", 16, 0, 100)
+		good.Driver = "cbc-aes-ce"
+		for _, p := range []protocol.Point{good, bad} {
+			if err := w.Point(ctx, "a", p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Finish(ctx, protocol.StatusOK); err != nil {
+			t.Fatal(err)
+		}
+		h, err := db.SeriesHistories(ctx, HistoryFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := nightsOf(h), []string{fmt.Sprintf("a/afalg/aes-128-cbc/16: %d:[100]+1failed", w.RunID())}; !reflect.DeepEqual(got, want) {
+			t.Errorf("nights = %q, want %q", got, want)
+		}
+		if got := h.Series[0].Nights[0].Drivers; !reflect.DeepEqual(got, []string{"cbc-aes-ce"}) {
+			t.Errorf("drivers = %q, want [cbc-aes-ce]", got)
+		}
+	})
 }

@@ -32,94 +32,100 @@ func emptyAfterImport(t *testing.T, db *DB) {
 }
 
 func TestImportTxCommits(t *testing.T) {
-	ctx := context.Background()
-	db := openTest(t)
-	tx, err := db.BeginImport(ctx, RunInfo{Label: "wiki"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []int64
-	for run := range 2 {
-		if err := tx.StartRun(ctx, "am335x", "imported from x.txt"); err != nil {
-			t.Fatal(err)
-		}
-		if err := tx.Raw(ctx, rawOf(1, "text")); err != nil {
-			t.Fatal(err)
-		}
-		if err := tx.Skip(ctx, protocol.Skip{Mode: "afalg", Reason: "line 3: refused"}); err != nil {
-			t.Fatal(err)
-		}
-		for i := range 120 { // more than one insert batch
-			if err := tx.Point(ctx, pt("cpu", "aes-128-cbc", 16<<(i%3), i/3, float64(run*1000+i+1))); err != nil {
-				t.Fatal(err)
-			}
-		}
-		id, err := tx.EndRun(ctx, protocol.StatusOK, "")
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		dsn := b.newDSN(t)
+		db := openAt(t, dsn)
+		tx, err := db.BeginImport(ctx, RunInfo{Label: "wiki"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		ids = append(ids, id)
-	}
-	if n := countRows(t, openAt(t, db.Path), "runs"); n != 0 {
-		t.Errorf("%d runs visible before Commit, want none", n)
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	runs, err := db.Runs(ctx, RunFilter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(runs) != 2 {
-		t.Fatalf("%d runs, want 2", len(runs))
-	}
-	for _, r := range runs {
-		if r.Status != protocol.StatusImported || r.Points != 120 || r.Label != "wiki" || r.Source != "imported from x.txt" {
-			t.Errorf("run %+v: want imported, 120 points, label wiki, its source", r)
+		var ids []int64
+		for run := range 2 {
+			if err := tx.StartRun(ctx, "am335x", "imported from x.txt"); err != nil {
+				t.Fatal(err)
+			}
+			if err := tx.Raw(ctx, rawOf(1, "text")); err != nil {
+				t.Fatal(err)
+			}
+			if err := tx.Skip(ctx, protocol.Skip{Mode: "afalg", Reason: "line 3: refused"}); err != nil {
+				t.Fatal(err)
+			}
+			for i := range 120 { // more than one insert batch
+				if err := tx.Point(ctx, pt("cpu", "aes-128-cbc", 16<<(i%3), i/3, float64(run*1000+i+1))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			id, err := tx.EndRun(ctx, protocol.StatusOK, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, id)
 		}
-	}
-	latest, err := db.LatestPoints(ctx, Filter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range latest {
-		if m.RunID != ids[1] {
-			t.Fatalf("latest point from run %d, want the second run %d", m.RunID, ids[1])
+		if n := countRows(t, openAt(t, dsn), "runs"); n != 0 {
+			t.Errorf("%d runs visible before Commit, want none", n)
 		}
-	}
-	if err := tx.Point(ctx, pt("cpu", "aes-128-cbc", 16, 0, 1)); err == nil {
-		t.Error("Point after Commit succeeded")
-	}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		runs, err := db.Runs(ctx, RunFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(runs) != 2 {
+			t.Fatalf("%d runs, want 2", len(runs))
+		}
+		for _, r := range runs {
+			if r.Status != protocol.StatusImported || r.Points != 120 || r.Label != "wiki" || r.Source != "imported from x.txt" {
+				t.Errorf("run %+v: want imported, 120 points, label wiki, its source", r)
+			}
+		}
+		latest, err := db.LatestPoints(ctx, Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range latest {
+			if m.RunID != ids[1] {
+				t.Fatalf("latest point from run %d, want the second run %d", m.RunID, ids[1])
+			}
+		}
+		if err := tx.Point(ctx, pt("cpu", "aes-128-cbc", 16, 0, 1)); err == nil {
+			t.Error("Point after Commit succeeded")
+		}
+	})
 }
 
 // TestImportTxCancelledStoresNothing: Ctrl-C (a cancelled context) in the middle of an import rolls it back.
 func TestImportTxCancelledStoresNothing(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	db := openTest(t)
-	tx, err := db.BeginImport(ctx, RunInfo{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.StartRun(ctx, "a", "imported"); err != nil {
-		t.Fatal(err)
-	}
-	for i := range 100 {
-		if err := tx.Point(ctx, pt("cpu", "sha256", 64, i, 1e6)); err != nil {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx, cancel := context.WithCancel(context.Background())
+		dsn := b.newDSN(t)
+		db := openAt(t, dsn)
+		tx, err := db.BeginImport(ctx, RunInfo{})
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	cancel()
-	var werr error
-	for i := 0; werr == nil && i < 1000; i++ {
-		werr = tx.Point(ctx, pt("cpu", "sha256", 64, 100+i, 1e6))
-	}
-	if !errors.Is(werr, context.Canceled) {
-		t.Errorf("Point after cancel = %v, want context.Canceled", werr)
-	}
-	if err := tx.Commit(); err == nil {
-		t.Error("Commit after cancel succeeded")
-	}
-	emptyAfterImport(t, openAt(t, db.Path))
+		if err := tx.StartRun(ctx, "a", "imported"); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 100 {
+			if err := tx.Point(ctx, pt("cpu", "sha256", 64, i, 1e6)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cancel()
+		var werr error
+		for i := 0; werr == nil && i < 1000; i++ {
+			werr = tx.Point(ctx, pt("cpu", "sha256", 64, 100+i, 1e6))
+		}
+		if !errors.Is(werr, context.Canceled) {
+			t.Errorf("Point after cancel = %v, want context.Canceled", werr)
+		}
+		if err := tx.Commit(); err == nil {
+			t.Error("Commit after cancel succeeded")
+		}
+		emptyAfterImport(t, openAt(t, dsn))
+	})
 }
 
 // TestImportTxDiskFullStoresNothing: a disk that fills during an import leaves no run behind — not an

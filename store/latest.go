@@ -1,9 +1,12 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/fleetlab/fleet/protocol"
 )
@@ -27,8 +30,11 @@ func seriesOf(board string, p *protocol.Point) series {
 const maxLatestRows = 100
 
 // pointLatest points each series at this run unless a newer run (by start time, then id) already has it, so
-// importing an old run never hides a newer result.
+// importing an old run never hides a newer result. The rows are upserted in key order: writers that claim
+// the same series then lock their rows in the same order and cannot deadlock (PostgreSQL locks row by row;
+// SQLite's one writer at a time never could).
 func (t *txWriter) pointLatest(ss []series) error {
+	slices.SortFunc(ss, compareSeries)
 	for len(ss) > 0 {
 		n := min(len(ss), maxLatestRows)
 		args := make([]any, 0, n*10)
@@ -92,4 +98,11 @@ func scanBoardRuns(rows *sql.Rows) (map[string]int64, error) {
 		return nil, fmt.Errorf("find newest runs: %w", classify(err))
 	}
 	return newest, nil
+}
+
+// compareSeries orders series by their key in the latest table.
+func compareSeries(a, b series) int {
+	return cmp.Or(strings.Compare(a.board, b.board), strings.Compare(a.mode, b.mode),
+		strings.Compare(a.algorithm, b.algorithm), strings.Compare(a.op, b.op), cmp.Compare(a.blockSize, b.blockSize),
+		cmp.Compare(a.keyBits, b.keyBits), strings.Compare(a.curve, b.curve), cmp.Compare(a.threads, b.threads))
 }

@@ -8,137 +8,171 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 )
 
 func TestMigrationsAreNumbered(t *testing.T) {
-	ms, err := migrations(dialectSQLite)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, m := range ms {
-		if m.version != i+1 {
-			t.Errorf("migration %s has number %d, want %d (no gaps)", m.name, m.version, i+1)
+	for _, d := range []dialect{dialectSQLite, dialectPostgres} {
+		ms, err := migrations(d)
+		if err != nil {
+			t.Fatal(err)
 		}
+		for i, m := range ms {
+			if m.version != i+1 {
+				t.Errorf("%s migration %s has number %d, want %d (no gaps)", d, m.name, m.version, i+1)
+			}
+		}
+	}
+}
+
+// TestMigrationsMatchAcrossDialects: every migration exists for both databases under the same number and name,
+// so that one schema version means the same tables in SQLite and PostgreSQL (and db copy can rely on it).
+func TestMigrationsMatchAcrossDialects(t *testing.T) {
+	names := func(d dialect) []string {
+		ms, err := migrations(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, m := range ms {
+			out = append(out, m.name)
+		}
+		return out
+	}
+	if lite, pg := names(dialectSQLite), names(dialectPostgres); !slices.Equal(lite, pg) {
+		t.Errorf("migrations differ:\nsqlite   %v\npostgres %v\nwant the same numbers and names in migrations/sqlite and migrations/postgres", lite, pg)
 	}
 }
 
 // A failing migration leaves no trace: neither its statements nor its record.
 func TestMigrationIsAtomic(t *testing.T) {
-	ctx := context.Background()
-	db := openTest(t)
-	bad := migration{version: 999, name: "0999_bad.sql", sql: `CREATE TABLE half (a); INSERT INTO nosuch VALUES (1);`}
-	if err := db.applyMigration(ctx, bad); err == nil {
-		t.Fatal("bad migration applied without error")
-	}
-	var n int
-	if err := db.db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE name = 'half'`).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	if n != 0 {
-		t.Error("a failed migration left its table behind")
-	}
-	if v, err := db.schemaVersion(ctx); err != nil || v == 999 {
-		t.Errorf("schema version %d, %v after a failed migration", v, err)
-	}
-	good := migration{version: 999, name: "0999_good.sql", sql: `CREATE TABLE whole (a);`}
-	for range 2 { // the second time finds it recorded and does nothing
-		if err := db.applyMigration(ctx, good); err != nil {
-			t.Fatal(err)
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		db := b.open(t)
+		bad := migration{version: 999, name: "0999_bad.sql", sql: `CREATE TABLE half (a INTEGER); INSERT INTO nosuch VALUES (1);`}
+		if _, err := db.applyMigration(ctx, bad); err == nil {
+			t.Fatal("bad migration applied without error")
 		}
-	}
-	if v, err := db.schemaVersion(ctx); err != nil || v != 999 {
-		t.Errorf("schema version %d, %v; want 999", v, err)
-	}
+		if has, err := db.hasTable(ctx, "half"); err != nil || has {
+			t.Errorf("hasTable(half) = %v, %v after a failed migration; want false (no trace left)", has, err)
+		}
+		if v, err := db.schemaVersion(ctx); err != nil || v == 999 {
+			t.Errorf("schema version %d, %v after a failed migration", v, err)
+		}
+		good := migration{version: 999, name: "0999_good.sql", sql: `CREATE TABLE whole (a INTEGER);`}
+		for range 2 { // the second time finds it recorded and does nothing
+			if _, err := db.applyMigration(ctx, good); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if v, err := db.schemaVersion(ctx); err != nil || v != 999 {
+			t.Errorf("schema version %d, %v; want 999", v, err)
+		}
+	})
 }
 
-// Two processes creating the same new database at once both succeed.
+// Two processes creating the same new database at once both succeed (SQLite: BEGIN IMMEDIATE; PostgreSQL:
+// pg_advisory_xact_lock around each migration).
 func TestConcurrentOpenMigrates(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "fleet.db")
-	var wg sync.WaitGroup
-	errs := make([]error, 4)
-	for i := range errs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			db, err := Open(context.Background(), path)
-			if err == nil {
-				db.Close()
-			}
-			errs[i] = err
-		}()
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			t.Errorf("open %d: %v", i, err)
+	forEachBackend(t, func(t *testing.T, b backend) {
+		path := b.newDSN(t) // PostgreSQL: one connection each, serialized by the advisory lock
+		var wg sync.WaitGroup
+		errs := make([]error, 4)
+		for i := range errs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				db, err := Open(context.Background(), path)
+				if err == nil {
+					db.Close()
+				}
+				errs[i] = err
+			}()
 		}
-	}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Errorf("open %d: %v", i, err)
+			}
+		}
+	})
 }
 
 // TestOpenRefusesNewerSchema is issue 11's bug 9: a database that records a migration this fleet does not
 // know was written by a newer fleet. Open refuses it with ErrNewerSchema, naming both versions, and writes
 // nothing to it — not even a known migration it seems to lack — whether or not the file can be written.
 func TestOpenRefusesNewerSchema(t *testing.T) {
-	ms, err := migrations(dialectSQLite)
-	if err != nil {
-		t.Fatal(err)
-	}
-	newest := ms[len(ms)-1].version
-	future := newest + 1
-	tests := []struct {
-		name     string
-		stmts    []string
-		wantMsg  string
-		readOnly bool
-	}{
-		{"one migration ahead", []string{newerMigration(future)},
-			fmt.Sprintf("written by a newer fleet (schema %d > %d); upgrade fleet", future, newest), false},
-		{"ahead, with a known one missing", []string{newerMigration(future + 5),
-			`DROP TRIGGER measurements_never_updated`, `DROP TRIGGER skips_never_updated`,
-			`DROP TRIGGER raw_outputs_never_updated`, `DELETE FROM schema_migrations WHERE version = 2`},
-			fmt.Sprintf("written by a newer fleet (schema %d > %d); upgrade fleet", future+5, newest), false},
-		{"unknown number below ours", []string{`DELETE FROM schema_migrations WHERE version = 1`,
-			`INSERT INTO schema_migrations (version, name, applied) VALUES (0, '0000_other.sql', 'x')`},
-			"written by a newer fleet (schema migration 0 is unknown", false},
-		{"ahead, read-only file", []string{newerMigration(future)},
-			fmt.Sprintf("written by a newer fleet (schema %d > %d); upgrade fleet", future, newest), true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ctx := context.Background()
-			dir := t.TempDir()
-			path := filepath.Join(dir, "fleet.db")
-			seed(t, path)
-			db := openAt(t, path)
-			for _, stmt := range tt.stmts {
-				if _, err := db.db.ExecContext(ctx, stmt); err != nil {
-					t.Fatalf("%s: %v", stmt, err)
+	forEachBackend(t, func(t *testing.T, b backend) {
+		d := map[string]dialect{"sqlite": dialectSQLite, "postgres": dialectPostgres}[b.name]
+		ms, err := migrations(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		newest := ms[len(ms)-1].version
+		future := newest + 1
+		dropTrigger := func(name, table string) string {
+			if d == dialectPostgres {
+				return "DROP TRIGGER " + name + " ON " + table
+			}
+			return "DROP TRIGGER " + name
+		}
+		tests := []struct {
+			name     string
+			stmts    []string
+			wantMsg  string
+			readOnly bool
+		}{
+			{"one migration ahead", []string{newerMigration(future)},
+				fmt.Sprintf("written by a newer fleet (schema %d > %d); upgrade fleet", future, newest), false},
+			{"ahead, with a known one missing", []string{newerMigration(future + 5),
+				dropTrigger("measurements_never_updated", "measurements"), dropTrigger("skips_never_updated", "skips"),
+				dropTrigger("raw_outputs_never_updated", "raw_outputs"), `DELETE FROM schema_migrations WHERE version = 2`},
+				fmt.Sprintf("written by a newer fleet (schema %d > %d); upgrade fleet", future+5, newest), false},
+			{"unknown number below ours", []string{`DELETE FROM schema_migrations WHERE version = 1`,
+				`INSERT INTO schema_migrations (version, name, applied) VALUES (0, '0000_other.sql', 'x')`},
+				"written by a newer fleet (schema migration 0 is unknown", false},
+			{"ahead, read-only file", []string{newerMigration(future)},
+				fmt.Sprintf("written by a newer fleet (schema %d > %d); upgrade fleet", future, newest), true},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				if tt.readOnly && b.name != "sqlite" {
+					t.Skip("a read-only file is SQLite's; PostgreSQL's read-only session is OpenReadOnly's test")
 				}
-			}
-			db.Close()
-			before := schemaRows(t, path)
-			if tt.readOnly {
-				makeReadOnly(t, path)
-			}
-			got, err := Open(ctx, path)
-			if err == nil {
-				got.Close()
-				t.Fatalf("Open(newer database) succeeded; want ErrNewerSchema")
-			}
-			if !errors.Is(err, ErrNewerSchema) {
-				t.Errorf("Open(newer database) = %v, want ErrNewerSchema", err)
-			}
-			if msg := err.Error(); !strings.Contains(msg, tt.wantMsg) || !strings.Contains(msg, path) {
-				t.Errorf("Open(newer database) = %q, want it to name %s and say %q", msg, path, tt.wantMsg)
-			}
-			if after := schemaRows(t, path); after != before {
-				t.Errorf("schema_migrations changed by a refused Open:\nbefore %s\nafter  %s", before, after)
-			}
-		})
-	}
+				ctx := context.Background()
+				path := b.newDSN(t)
+				seed(t, path)
+				db := openAt(t, path)
+				for _, stmt := range tt.stmts {
+					if _, err := db.db.ExecContext(ctx, stmt); err != nil {
+						t.Fatalf("%s: %v", stmt, err)
+					}
+				}
+				db.Close()
+				before := schemaRows(t, path)
+				if tt.readOnly {
+					makeReadOnly(t, path)
+				}
+				got, err := Open(ctx, path)
+				if err == nil {
+					got.Close()
+					t.Fatalf("Open(newer database) succeeded; want ErrNewerSchema")
+				}
+				if !errors.Is(err, ErrNewerSchema) {
+					t.Errorf("Open(newer database) = %v, want ErrNewerSchema", err)
+				}
+				if msg := err.Error(); !strings.Contains(msg, tt.wantMsg) || !strings.Contains(msg, Redact(path)) {
+					t.Errorf("Open(newer database) = %q, want it to name %s and say %q", msg, Redact(path), tt.wantMsg)
+				}
+				if after := schemaRows(t, path); after != before {
+					t.Errorf("schema_migrations changed by a refused Open:\nbefore %s\nafter  %s", before, after)
+				}
+			})
+		}
+	})
 }
 
 // newerMigration records a migration from the future, as a newer fleet would have left it.
@@ -147,19 +181,35 @@ func newerMigration(v int) string {
 }
 
 // schemaRows reads schema_migrations and the run count straight through database/sql, bypassing Open.
-func schemaRows(t *testing.T, path string) string {
+func schemaRows(t *testing.T, dsn string) string {
 	t.Helper()
-	sdb, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	driver, source := "sqlite", "file:"+dsn+"?mode=ro"
+	if IsPostgres(dsn) {
+		driver, source = "pgx", dsn
+	}
+	sdb, err := sql.Open(driver, source)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sdb.Close()
-	var s string
-	if err := sdb.QueryRow(`SELECT group_concat(version, ',') || ' runs ' || (SELECT count(*) FROM runs)
-		FROM (SELECT version FROM schema_migrations ORDER BY version)`).Scan(&s); err != nil {
+	rows, err := sdb.Query(`SELECT version FROM schema_migrations ORDER BY version`)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return s
+	defer rows.Close()
+	var vs []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		vs = append(vs, v)
+	}
+	var runs int
+	if err := sdb.QueryRow(`SELECT count(*) FROM runs`).Scan(&runs); err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%s runs %d", strings.Join(vs, ","), runs)
 }
 
 // makeReadOnly makes path unwritable as the kernel sees it: immutable for root (who ignores permission bits),

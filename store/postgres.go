@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -113,9 +114,36 @@ func (db *DB) connectError(err error) error {
 		if cause == nil {
 			cause = err
 		}
-		return &kindError{ErrCannotOpen, fmt.Errorf("cannot connect to PostgreSQL at %s as %s: %w", db.server, ce.Config.User, cause)}
+		hint := ""
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "3D000" { // invalid_catalog_name
+			hint = fmt.Sprintf(" (fleet creates its tables, not the database: createdb %s, or CREATE DATABASE)", ce.Config.Database)
+		}
+		return &kindError{ErrCannotOpen, &connectError{fmt.Sprintf("cannot connect to PostgreSQL at %s as %s: %s%s",
+			db.server, ce.Config.User, firstLines(cause.Error()), hint), err}}
 	}
 	return classify(err)
+}
+
+// connectError is a failed connection, said once: pgx tries each address (and TLS, then not) and reports
+// every attempt.
+type connectError struct {
+	msg string
+	err error
+}
+
+func (e *connectError) Error() string { return e.msg }
+func (e *connectError) Unwrap() error { return e.err }
+
+// firstLines joins the distinct lines of msg.
+func firstLines(msg string) string {
+	var out []string
+	for _, l := range strings.Split(msg, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 // classifyPostgres adds the matching sentinel to PostgreSQL errors, as classify does for SQLite's.

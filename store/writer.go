@@ -27,6 +27,7 @@ var ErrRunFinished = errors.New("run already finished")
 type RunWriter struct {
 	db      *DB
 	id      int64
+	uuid    string
 	started string // the run's start, which decides the latest point of a series
 	label   string // the run's label and controller host, shown to runs waiting for a board it holds
 	host    string
@@ -80,11 +81,15 @@ func (db *DB) BeginRun(ctx context.Context, info RunInfo) (*RunWriter, error) {
 	if w.delay <= 0 {
 		w.delay = defaultBatchDelay
 	}
+	var err error
+	if w.uuid, err = checkRunUUID(info.UUID); err != nil {
+		return nil, fmt.Errorf("begin run in %s: %w", db.Path, err)
+	}
 	// RETURNING, not LastInsertId: PostgreSQL's driver has no LastInsertId, both databases have RETURNING.
-	err := db.db.QueryRowContext(context.WithoutCancel(ctx), `INSERT INTO runs
-		(started, label, tool_version, host, command_line, source, status) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		w.started, info.Label, info.ToolVersion, info.Host, info.CommandLine, info.Source, protocol.StatusRunning).
-		Scan(&w.id)
+	err = db.db.QueryRowContext(context.WithoutCancel(ctx), `INSERT INTO runs
+		(uuid, started, label, tool_version, host, command_line, source, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		RETURNING id`, w.uuid, w.started, info.Label, info.ToolVersion, info.Host, info.CommandLine, info.Source,
+		protocol.StatusRunning).Scan(&w.id)
 	if err != nil {
 		return nil, fmt.Errorf("begin run in %s: %w", db.Path, classify(err))
 	}
@@ -93,6 +98,9 @@ func (db *DB) BeginRun(ctx context.Context, info RunInfo) (*RunWriter, error) {
 
 // RunID is the id of the run being written.
 func (w *RunWriter) RunID() int64 { return w.id }
+
+// UUID is the run's UUID, which names it in every database it is copied to.
+func (w *RunWriter) UUID() string { return w.uuid }
 
 // BoardStarted records that a board's part of the run began.
 func (w *RunWriter) BoardStarted(ctx context.Context, board string) error {

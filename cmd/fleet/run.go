@@ -257,7 +257,7 @@ func loadSelection(c *cli.Context, defaultLocal bool) (*inventory.Inventory, []i
 // a new database.
 func openExistingDB(c *cli.Context) (*store.DB, error) {
 	path := globalString(c, "db")
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) && !store.IsPostgres(path) {
 		return nil, usageErr("no database at %s: `fleet run` or `fleet import` creates it (or pass --db PATH)", path)
 	}
 	return openDB(c)
