@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/fleetlab/fleet/internal/pgtest"
 )
 
 // Built once by TestMain, shared by every test.
@@ -53,5 +55,5 @@ func buildAndRun(m *testing.M) int {
 	fleetBin = filepath.Join(dir, "fleet")
 	agentBin = filepath.Join(dir, "fleet-agent")
 	hostileBin = filepath.Join(dir, "hostileagent")
-	return m.Run()
+	return pgtest.Main(m) // stops the PostgreSQL server the tests that share one started, if any
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/fleetlab/fleet/inventory"
 	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/report"
+	"github.com/fleetlab/fleet/store"
 )
 
 func boardsCommand() *cli.Command {
@@ -81,7 +82,7 @@ func boardsList(c *cli.Context) error {
 		listing = append(listing, report.BoardListing{Name: b.Name, Host: b.Host, Local: b.Local, Arch: b.Arch, Tags: b.Tags})
 	}
 	var leases []protocol.Lease
-	if _, err := os.Stat(globalString(c, "db")); err == nil {
+	if _, err := os.Stat(globalString(c, "db")); err == nil || store.IsPostgres(globalString(c, "db")) {
 		db, err := openDB(c)
 		if err != nil {
 			return err
