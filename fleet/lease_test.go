@@ -163,6 +163,37 @@ func TestRunWaitsForLease(t *testing.T) {
 	}
 }
 
+// TestRunLeaseWaitLeavesPlace: one board at a time (Concurrency 1), the first board held by another run: the
+// second board is measured while the first waits, instead of queueing behind it; then the first is measured.
+func TestRunLeaseWaitLeavesPlace(t *testing.T) {
+	table := newLeaseTable()
+	other := &leaser{t: table, run: 41}
+	if _, ok, _ := other.AcquireLease(context.Background(), "lab1", time.Minute); !ok {
+		t.Fatal("setup: lab1 not free")
+	}
+	var mu sync.Mutex
+	var order []string
+	opts := leaseRun([]string{"lab1", "lab2"}, &leaser{t: table, run: 42}, func(ctx context.Context, b inventory.Board) (Transport, error) {
+		mu.Lock()
+		order = append(order, b.Name)
+		mu.Unlock()
+		if b.Name == "lab2" {
+			other.ReleaseLease(ctx, "lab1") // the other run ends while this one measures lab2
+		}
+		return nil, errMeasured
+	})
+	opts.LeaseWait = 2 * time.Second
+	outs, _ := Run(context.Background(), opts, newMemSink())
+	for _, o := range outs {
+		if !errors.Is(o.Err, errMeasured) {
+			t.Errorf("%s: %v, want it measured", o.Board, o.Err)
+		}
+	}
+	if strings.Join(order, ",") != "lab2,lab1" {
+		t.Errorf("boards measured in the order %v, want lab2 while lab1 waited, then lab1", order)
+	}
+}
+
 // TestRunLeaseWaitGivesUp: a board held for longer than LeaseWait fails with the holder named, without being
 // dialed; the run's other board is measured. LeaseWait 0 does not wait at all.
 func TestRunLeaseWaitGivesUp(t *testing.T) {
