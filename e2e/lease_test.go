@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fleetlab/fleet/internal/pgtest"
 	"github.com/fleetlab/fleet/internal/sshlab"
 	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/store"
@@ -62,9 +63,21 @@ func checkNoOverlap(t *testing.T, board string, ivs []interval) {
 
 // TestLeaseRace: three fleet processes on one database want board1 at once, two of them board2 as well, in
 // opposite orders ({board1, board2} and {board2, board1}, one board at a time each). All finish ok (no deadlock),
-// no board's sweeps overlap in time, and the runs that had to wait said for which run.
+// no board's sweeps overlap in time, and the runs that had to wait said for which run. On SQLite and on
+// PostgreSQL (a database on a server the test starts).
 func TestLeaseRace(t *testing.T) {
-	w, _ := labWorld(t, sshlab.Options{})
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			w, _ := labWorld(t, sshlab.Options{})
+			if backend == "postgres" {
+				w.db = pgtest.NewDatabase(t)
+			}
+			testLeaseRace(t, w)
+		})
+	}
+}
+
+func testLeaseRace(t *testing.T, w *world) {
 	base := []string{"run", "--agent", agentBin, "-j", "1"}
 	var procs []*proc
 	for _, boards := range []string{"board1,board2", "board2,board1", "board1"} {

@@ -122,8 +122,10 @@ type heldLease struct {
 }
 
 // takeLease waits until the run holds board's lease, up to opts.LeaseWait, announcing the holder it waits for
-// (again whenever the holder changes). With no Leaser it returns at once and holds nothing.
-func takeLease(ctx context.Context, opts RunOptions, board string, ev func(Event)) (*heldLease, error) {
+// (again whenever the holder changes). While it waits it leaves its place p to the run's other boards and takes
+// one again before each try, so a board held by another run never keeps a free one waiting. With no Leaser it
+// returns at once and holds nothing.
+func takeLease(ctx context.Context, opts RunOptions, board string, ev func(Event), p *place) (*heldLease, error) {
 	if opts.Leases == nil {
 		return &heldLease{ctx: ctx}, nil
 	}
@@ -147,10 +149,14 @@ func takeLease(ctx context.Context, opts RunOptions, board string, ev func(Event
 			waitingFor = holder.RunID
 			ev(Event{Stage: StageLease, Msg: "waiting for " + holderText(holder, false)})
 		}
+		p.leave()
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-time.After(min(times.Poll, left)):
+		}
+		if err := p.take(ctx); err != nil {
+			return nil, err
 		}
 	}
 	if waitingFor != 0 {

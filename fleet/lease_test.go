@@ -27,6 +27,7 @@ type leaser struct {
 	t       *leaseTable
 	run     int64
 	refuse  bool // RenewLease answers false: the lease was lost
+	broken  bool // RenewLease fails: the database cannot be reached
 	renewed chan struct{}
 }
 
@@ -53,6 +54,9 @@ func (l *leaser) RenewLease(_ context.Context, board string, ttl time.Duration) 
 		case l.renewed <- struct{}{}:
 		default:
 		}
+	}
+	if l.broken {
+		return false, errors.New("database unreachable")
 	}
 	h, ok := l.t.held[board]
 	if l.refuse || !ok || h.RunID != l.run {
@@ -159,6 +163,37 @@ func TestRunWaitsForLease(t *testing.T) {
 	}
 }
 
+// TestRunLeaseWaitLeavesPlace: one board at a time (Concurrency 1), the first board held by another run: the
+// second board is measured while the first waits, instead of queueing behind it; then the first is measured.
+func TestRunLeaseWaitLeavesPlace(t *testing.T) {
+	table := newLeaseTable()
+	other := &leaser{t: table, run: 41}
+	if _, ok, _ := other.AcquireLease(context.Background(), "lab1", time.Minute); !ok {
+		t.Fatal("setup: lab1 not free")
+	}
+	var mu sync.Mutex
+	var order []string
+	opts := leaseRun([]string{"lab1", "lab2"}, &leaser{t: table, run: 42}, func(ctx context.Context, b inventory.Board) (Transport, error) {
+		mu.Lock()
+		order = append(order, b.Name)
+		mu.Unlock()
+		if b.Name == "lab2" {
+			other.ReleaseLease(ctx, "lab1") // the other run ends while this one measures lab2
+		}
+		return nil, errMeasured
+	})
+	opts.LeaseWait = 2 * time.Second
+	outs, _ := Run(context.Background(), opts, newMemSink())
+	for _, o := range outs {
+		if !errors.Is(o.Err, errMeasured) {
+			t.Errorf("%s: %v, want it measured", o.Board, o.Err)
+		}
+	}
+	if strings.Join(order, ",") != "lab2,lab1" {
+		t.Errorf("boards measured in the order %v, want lab2 while lab1 waited, then lab1", order)
+	}
+}
+
 // TestRunLeaseWaitGivesUp: a board held for longer than LeaseWait fails with the holder named, without being
 // dialed; the run's other board is measured. LeaseWait 0 does not wait at all.
 func TestRunLeaseWaitGivesUp(t *testing.T) {
@@ -236,6 +271,42 @@ func TestRunLeaseHeartbeat(t *testing.T) {
 	}
 	if !errors.Is(outs[0].Err, ErrLeaseLost) || outs[0].Status != protocol.StatusFailed {
 		t.Errorf("lab1: %s, %v; want failed with ErrLeaseLost", outs[0].Status, outs[0].Err)
+	}
+}
+
+// TestRunLeaseUnrenewable: when no renewal succeeds for a whole time to live (the database cannot be reached),
+// another run may take the board: its work is stopped with ErrLeaseLost, each failed renewal logged.
+func TestRunLeaseUnrenewable(t *testing.T) {
+	table := newLeaseTable()
+	l := &leaser{t: table, run: 42, broken: true}
+	var logged []string
+	var mu sync.Mutex
+	opts := leaseRun([]string{"lab1"}, l, func(ctx context.Context, b inventory.Board) (Transport, error) {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(10 * time.Second):
+			return nil, errors.New("board's work not stopped when its lease could not be renewed")
+		}
+	})
+	opts.LeaseTimes.TTL = 200 * time.Millisecond
+	opts.Logf = func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		logged = append(logged, fmt.Sprintf(format, args...))
+	}
+	start := time.Now()
+	outs, _ := Run(context.Background(), opts, newMemSink())
+	if !errors.Is(outs[0].Err, ErrLeaseLost) || !strings.Contains(outs[0].Err.Error(), "database unreachable") {
+		t.Errorf("lab1: %v, want ErrLeaseLost with the renewal's error", outs[0].Err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("lab1 stopped %v after its last renewal, want about its time to live (200ms)", d)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(logged) == 0 || !strings.Contains(logged[0], "lab1: renew lease: database unreachable") {
+		t.Errorf("failed renewals logged as %q", logged)
 	}
 }
 

@@ -8,8 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/fleetlab/fleet/inventory"
 	"github.com/fleetlab/fleet/protocol"
 )
@@ -98,17 +96,23 @@ func Run(ctx context.Context, opts RunOptions, sink Sink) ([]BoardOutcome, error
 		opts.Logf = func(string, ...any) {}
 	}
 	sink = withValidity(sink, opts.Boards, opts.Sweep) // issue 12: every point and board run gets a verdict
-	limit := concurrency(opts.Concurrency)
+	// Boards start in order, opts.Concurrency at a time; a board that waits for another run's lease gives its
+	// place to the run's other boards meanwhile (errgroup's limit cannot be given back, hence the channel).
+	places := make(chan struct{}, concurrency(opts.Concurrency))
 	outcomes := make([]BoardOutcome, len(opts.Boards))
-	var g errgroup.Group
-	g.SetLimit(limit)
+	var wg sync.WaitGroup
 	for i, b := range opts.Boards {
-		g.Go(func() error {
-			outcomes[i] = runBoard(ctx, opts, b, sink)
-			return nil
-		})
+		p := &place{ch: places}
+		p.ch <- struct{}{}
+		p.held = true
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer p.leave()
+			outcomes[i] = runBoard(ctx, opts, b, sink, p)
+		}()
 	}
-	_ = g.Wait()
+	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return outcomes, err
 	}
@@ -121,7 +125,7 @@ func Run(ctx context.Context, opts RunOptions, sink Sink) ([]BoardOutcome, error
 }
 
 // runBoard is one board end to end, under its lease: connect, deploy, probe, sweep.
-func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink) BoardOutcome {
+func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink, p *place) BoardOutcome {
 	out := BoardOutcome{Board: b.Name}
 	var lease *heldLease
 	rec := &recorder{sink: sink, board: b.Name}
@@ -159,7 +163,7 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 		return out
 	}
 	// The lease comes first, so that the board run's start and finish bound the time this run had the board.
-	lease, err := takeLease(ctx, opts, b.Name, ev)
+	lease, err := takeLease(ctx, opts, b.Name, ev, p)
 	if err != nil {
 		lease = &heldLease{ctx: ctx}
 		return finish(err)
@@ -224,6 +228,34 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 		return finish(fmt.Errorf("%s: %w", b.Name, err))
 	}
 	return finish(nil)
+}
+
+// place is a board's turn among the run's Concurrency boards at once.
+type place struct {
+	ch   chan struct{}
+	held bool
+}
+
+// leave gives the place to another board; it may be taken again with take.
+func (p *place) leave() {
+	if p != nil && p.held {
+		<-p.ch
+		p.held = false
+	}
+}
+
+// take waits for a place.
+func (p *place) take(ctx context.Context) error {
+	if p == nil || p.held {
+		return nil
+	}
+	select {
+	case p.ch <- struct{}{}:
+		p.held = true
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 func connect(ctx context.Context, opts RunOptions, b inventory.Board) (Transport, error) {

@@ -162,10 +162,17 @@ func scanLease(row interface{ Scan(...any) error }, now time.Time) (protocol.Lea
 
 // leaseNow is the clock leases are judged by. A SQLite database is a file on one machine, so the controllers
 // sharing it share that machine's clock: DB.Now (which tests set). Controllers sharing a PostgreSQL server may
-// run on machines whose clocks disagree; there it must be the server's now(), so that they agree on when a
-// lease expires.
+// run on machines whose clocks disagree; there it is the server's now(), so that they agree on when a lease
+// expires whatever their own clocks say (DB.Now does not apply to leases there).
 func (db *DB) leaseNow(ctx context.Context) (time.Time, error) {
-	return db.now(), nil
+	if db.db.dialect != dialectPostgres {
+		return db.now(), nil
+	}
+	var now time.Time
+	if err := db.db.QueryRowContext(ctx, `SELECT now()`).Scan(&now); err != nil {
+		return time.Time{}, fmt.Errorf("read the server's clock: %w", classify(err))
+	}
+	return now.UTC(), nil
 }
 
 // AcquireLease takes board for this run (fleet.Leaser): see DB.AcquireLease. The run's label and host, and

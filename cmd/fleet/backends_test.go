@@ -1,15 +1,11 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/fleetlab/fleet/internal/pgtest"
 )
-
-// TestMain stops the PostgreSQL server the tests of db copy start (internal/pgtest), if they started one.
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 // dbBackend is a kind of database a CLI test runs against.
 type dbBackend struct {

@@ -58,9 +58,15 @@ func TestLeaseFlagsRefused(t *testing.T) {
 // TestRunLeasedBoardFails: a board another run holds is waited for, with a line naming the holder, up to
 // --lease-wait; then it fails with exit 3 and a cause naming the holder, and is stored as failed.
 func TestRunLeasedBoardFails(t *testing.T) {
-	for _, wait := range []string{"0s", "1s"} {
-		t.Run(wait, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "fleet.db")
+	for _, tc := range []struct {
+		backend dbBackend
+		wait    string
+	}{
+		{dbBackends[0], "0s"}, {dbBackends[0], "1s"}, {dbBackends[1], "0s"}, {dbBackends[1], "1s"},
+	} {
+		wait := tc.wait
+		t.Run(tc.backend.name+"/"+wait, func(t *testing.T) {
+			path := tc.backend.newDSN(t)
 			holder := holdLease(t, path, "local")
 			start := time.Now()
 			_, stderr, code := runFleet(t, "run", "--boards", "local", "--db", path, "--lease-wait", wait)
@@ -93,12 +99,17 @@ func TestRunLeasedBoardFails(t *testing.T) {
 
 // TestBoardsListShowsLeases: fleet boards list names each board's lease holder, in text and JSON.
 func TestBoardsListShowsLeases(t *testing.T) {
+	for _, be := range dbBackends {
+		t.Run(be.name, func(t *testing.T) { testBoardsListShowsLeases(t, be.newDSN(t)) })
+	}
+}
+
+func testBoardsListShowsLeases(t *testing.T, path string) {
 	dir := t.TempDir()
 	inv := filepath.Join(dir, "boards.toml")
 	if err := os.WriteFile(inv, []byte("[boards.lab1]\nhost = \"10.0.0.11\"\n\n[boards.lab2]\nhost = \"10.0.0.12\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, "fleet.db")
 	holder := holdLease(t, path, "lab2")
 	stdout, stderr, code := runFleet(t, "boards", "list", "--inventory", inv, "--db", path)
 	if code != 0 {
