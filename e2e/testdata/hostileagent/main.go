@@ -1,5 +1,6 @@
 // Command hostileagent answers the controller like fleet-agent (version, sha256, probe) but, on sweep and on
-// measure (its probe, then the sweep), prints hostile protocol lines among good points. FLEET_HOSTILE (from the board's env in boards.toml) picks them:
+// measure (its probe, then the sweep), prints hostile protocol lines among good points. FLEET_HOSTILE (from the
+// board's env in boards.toml) picks them:
 //
 //	longline   a point line over 1 MiB (block size 777)
 //	numbers    points with 1e999, -5, NaN and a negative count (block size 999)
