@@ -11,7 +11,7 @@ import (
 )
 
 // deployScript is the deploy check, in one session (issue 17: each session costs round trips, and the board a
-// shell). It prints the board's `uname -m` and $HOME and makes the private directory $HOME/.cache/fleet (0700);
+// shell; the script starts three programs when the agent is there: uname, chmod and stat). It prints the board's `uname -m` and $HOME and makes the private directory $HOME/.cache/fleet (0700);
 // then reads "NAME SHA256" on stdin — sent at once when the controller knows its agent, else after it has read
 // the arch — and describes NAME in that directory: "absent", or its size and its sha256.
 //
@@ -32,14 +32,16 @@ const deployScript = `# deploy check
 umask 077
 printf 'arch %s\nhome %s\n' "$(uname -m)" "$HOME"
 d="$HOME/.cache/fleet"
-mkdir -p "$d" && chmod 700 "$d" || exit 1
+chmod 700 "$d" 2>/dev/null || { mkdir -p "$d" && chmod 700 "$d"; } || exit 1
 read -r name want || exit 0
 case "$name" in */*|.*|'') echo "bad name"; exit 1;; agent-*) ;; *) echo "bad name"; exit 1;; esac
 f="$d/$name"
 if [ ! -f "$f" ]; then echo absent; exit 0; fi
-echo "size $(wc -c < "$f")"
 st=$(stat -c '%s %i %y %z' "$f" 2>/dev/null) || st=
-if [ -n "$st" ] && [ "$(cat "$f.sum" 2>/dev/null)" = "$want $st" ]; then echo "sha256 $want cached"; exit 0; fi
+if [ -n "$st" ]; then echo "size ${st%% *}"; else echo "size $(wc -c < "$f")"; fi
+sum=
+[ -n "$st" ] && [ -f "$f.sum" ] && read -r sum < "$f.sum"
+if [ -n "$sum" ] && [ "$sum" = "$want $st" ]; then echo "sha256 $want cached"; exit 0; fi
 command -v sha256sum >/dev/null 2>&1 || exit 0
 s=$(sha256sum < "$f") || exit 1
 s=${s%% *}
