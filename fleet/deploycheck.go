@@ -11,21 +11,22 @@ import (
 )
 
 // deployScript is the deploy check, in one session (issue 17: each session costs round trips, and the board a
-// shell; the script starts three programs when the agent is there: uname, chmod and stat). It prints the board's `uname -m` and $HOME and makes the private directory $HOME/.cache/fleet (0700);
-// then reads "NAME SHA256" on stdin — sent at once when the controller knows its agent, else after it has read
-// the arch — and describes NAME in that directory: "absent", or its size and its sha256.
+// shell; with the agent there, the script starts three programs: uname, chmod and stat). It prints the board's
+// `uname -m` and $HOME and makes the private directory $HOME/.cache/fleet (0700); then reads "NAME SHA256" on
+// stdin — sent at once when the controller knows its agent, else after it has read the arch — and describes NAME
+// in that directory: "absent", or its size and its sha256.
 //
 // The sha256 of a 3 MiB agent costs a slow board 0.6 s (ARMv5 at ~5 MB/s), every run. So after sha256sum has
-// verified the file, the script writes NAME.sum: the checksum with the file's size, inode, mtime and ctime (stat
-// with nanoseconds, GNU and busybox alike), and while all of those are unchanged a later check trusts NAME.sum
-// ("sha256 SUM cached") instead of hashing again. Why that is safe: any write to the file through the file system
-// changes its ctime, which no unprivileged call can set back (touch sets mtime and atime only), and a replacement
-// changes its inode; the stat is taken before the hash and compared again after it, so a write during the hash is
-// not recorded as verified. NAME.sum sits in the same 0700 directory as the agent: whoever could forge it could
-// replace the agent itself, which no checksum of ours has ever protected against. What it does not see is
-// corruption below the file system (a failing flash block); a board whose storage rots needs a fresh deployment
-// (remove ~/.cache/fleet). Without stat or sha256sum the script prints no checksum and Deploy falls back to the
-// agent's own `sha256`, every run.
+// verified the file, the script writes .NAME.sha256 beside it (hidden: agent-* lists agents only), the checksum
+// with the file's size, inode, mtime and ctime (stat with nanoseconds, GNU and busybox alike), and while all of
+// those are unchanged a later check trusts that file ("sha256 SUM cached") instead of hashing again. Why that is
+// safe: any write to the file through the file system changes its ctime, which no unprivileged call can set back
+// (touch sets mtime and atime only), and a replacement changes its inode; the stat is taken before the hash and
+// compared again after it, so a write during the hash is not recorded as verified. The checksum file sits in the
+// same 0700 directory as the agent: whoever could forge it could replace the agent itself, which no checksum of
+// ours has ever protected against. What it does not see is corruption below the file system (a failing flash
+// block); a board whose storage rots needs a fresh deployment (remove ~/.cache/fleet). Without stat or sha256sum
+// the script prints no checksum and Deploy falls back to the agent's own `sha256`, every run.
 //
 // NAME travels on stdin and is checked to be a plain agent-* name; nothing is spliced into the script.
 const deployScript = `# deploy check
@@ -35,19 +36,19 @@ d="$HOME/.cache/fleet"
 chmod 700 "$d" 2>/dev/null || { mkdir -p "$d" && chmod 700 "$d"; } || exit 1
 read -r name want || exit 0
 case "$name" in */*|.*|'') echo "bad name"; exit 1;; agent-*) ;; *) echo "bad name"; exit 1;; esac
-f="$d/$name"
+f="$d/$name" c="$d/.$name.sha256"
 if [ ! -f "$f" ]; then echo absent; exit 0; fi
 st=$(stat -c '%s %i %y %z' "$f" 2>/dev/null) || st=
 if [ -n "$st" ]; then echo "size ${st%% *}"; else echo "size $(wc -c < "$f")"; fi
 sum=
-[ -n "$st" ] && [ -f "$f.sum" ] && read -r sum < "$f.sum"
+[ -n "$st" ] && [ -f "$c" ] && read -r sum < "$c"
 if [ -n "$sum" ] && [ "$sum" = "$want $st" ]; then echo "sha256 $want cached"; exit 0; fi
 command -v sha256sum >/dev/null 2>&1 || exit 0
 s=$(sha256sum < "$f") || exit 1
 s=${s%% *}
 echo "sha256 $s"
 if [ "$s" = "$want" ] && [ -n "$st" ] && [ "$(stat -c '%s %i %y %z' "$f")" = "$st" ]; then
-  printf '%s %s\n' "$want" "$st" > "$f.sum.tmp" && mv -f "$f.sum.tmp" "$f.sum"
+  printf '%s %s\n' "$want" "$st" > "$c.tmp" && mv -f "$c.tmp" "$c"
 fi`
 
 // checkState is what the deploy check learned.

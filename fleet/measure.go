@@ -84,7 +84,7 @@ func measure(ctx context.Context, t Transport, remote string, b inventory.Board,
 	dec := protocol.NewDecoder(stdoutR)
 	facts, err := readFacts(dec)
 	if err != nil {
-		if rerr := end(); rerr != nil && ctx.Err() == nil {
+		if rerr := end(); rerr != nil && errors.Is(err, errNoFacts) {
 			err = rerr // the agent's exit and stderr say more than a missing line
 		}
 		if ctx.Err() != nil {
@@ -124,12 +124,15 @@ func measure(ctx context.Context, t Transport, remote string, b inventory.Board,
 	return nil
 }
 
+// errNoFacts is the agent's output ending before its facts.
+var errNoFacts = errors.New("agent printed no facts")
+
 // readFacts reads the agent's lines up to its facts.
 func readFacts(dec *protocol.Decoder) (*protocol.Facts, error) {
 	for {
 		m, err := dec.Next()
 		if errors.Is(err, io.EOF) {
-			return nil, errors.New("agent printed no facts")
+			return nil, errNoFacts
 		}
 		if err != nil {
 			return nil, err
