@@ -36,6 +36,21 @@ func Sweep(ctx context.Context, plan protocol.Plan, enc *protocol.Encoder) (prot
 }
 
 func sweepWith(ctx context.Context, plan protocol.Plan, enc *protocol.Encoder, root string) (protocol.Done, error) {
+	return sweepProbed(ctx, plan, enc, root, nil)
+}
+
+// probed is a probe this session has made already (measure): the sweep reuses it instead of probing again.
+type probed struct {
+	pre         evidenceSample // taken before the probe
+	facts       protocol.Facts
+	opensslPath string
+	version     *opensslVersion
+	opts        ProbeOptions
+}
+
+// sweepProbed is Sweep, reusing p when it was made with the plan's probe options and the plan prepares nothing
+// (a governor set or a quiet wait changes the board, so the facts are read again after it).
+func sweepProbed(ctx context.Context, plan protocol.Plan, enc *protocol.Encoder, root string, p *probed) (protocol.Done, error) {
 	if plan.Repeats < 1 {
 		plan.Repeats = 1
 	}
@@ -55,9 +70,12 @@ func sweepWith(ctx context.Context, plan protocol.Plan, enc *protocol.Encoder, r
 		prepared = append(prepared, waitQuiet(ctx, root, time.Duration(plan.QuietWaitS*float64(time.Second)), plan.QuietLimitPct))
 	}
 	// the board's state before the sweep: its background load is measured over the probe
-	pre := sampleEvidence(root)
-	facts, opensslPath, version := probeFacts(ctx, popts)
-	facts.Evidence = evidenceBetween(pre, sampleEvidence(root))
+	if p == nil || plan.Governor != "" || plan.QuietWaitS > 0 || !sameProbe(p.opts, popts) {
+		p = &probed{pre: sampleEvidence(root)}
+		p.facts, p.opensslPath, p.version = probeFacts(ctx, popts)
+	}
+	facts, opensslPath, version := p.facts, p.opensslPath, p.version
+	facts.Evidence = evidenceBetween(p.pre, sampleEvidence(root))
 	facts.Prepared = prepared
 	s := &sweepState{plan: plan, facts: facts, enc: enc, root: root, threads: max(plan.Threads, 1)}
 	if err := enc.Encode(protocol.TypeFacts, &facts); err != nil {

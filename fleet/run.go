@@ -38,6 +38,9 @@ type RunOptions struct {
 	Leases     Leaser
 	LeaseWait  time.Duration
 	LeaseTimes LeaseTimes
+
+	// Trace, when set, receives the timing of each board's phases and SSH sessions (fleet run --trace).
+	Trace Tracer
 }
 
 // BoardOutcome is how one board's part of a run ended.
@@ -175,14 +178,19 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 	}
 
 	ev(Event{Stage: StageConnect})
+	endPhase := opts.Trace.Phase(b.Name, "connect")
 	t, err := connect(ctx, opts, b)
+	endPhase()
 	if err != nil {
 		return finish(err)
 	}
-	defer t.Close()
+	defer func() { defer opts.Trace.Phase(b.Name, "close")(); t.Close() }()
+	t = traced(t, b.Name, opts.Trace)
 
 	ev(Event{Stage: StageDeploy})
+	endPhase = opts.Trace.Phase(b.Name, "deploy")
 	d, err := deployAgent(ctx, opts, b, t)
+	endPhase()
 	if err != nil {
 		return finish(err)
 	}
@@ -196,28 +204,35 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 	plan := boardPlan(opts, b)
 	preparePlan(&plan, opts, b)
 	ev(Event{Stage: StageProbe})
-	facts, err := probe(ctx, t, d.remote, b, plan.Modes)
-	if err != nil {
-		return finish(fmt.Errorf("probe %s: %w", b.Name, err))
-	}
-	out.Summary = factsSummary(facts)
-	if err := rec.facts(ctx, *facts); err != nil {
-		return finish(err)
-	}
-	if len(plan.Modes) == 0 {
-		plan.Modes = planModes(facts)
-	}
-	modes = func() ModeReport { return modeReport(facts, plan.Modes, rec.goodByMode()) }
+	endPhase = opts.Trace.Phase(b.Name, "probe")
+	var facts *protocol.Facts
+	var total int
+	onFacts := func(f *protocol.Facts) (protocol.Plan, error) {
+		endPhase()
+		facts = f
+		out.Summary = factsSummary(facts)
+		if err := rec.facts(ctx, *facts); err != nil {
+			return plan, err
+		}
+		if len(plan.Modes) == 0 {
+			plan.Modes = planModes(facts)
+		}
+		modes = func() ModeReport { return modeReport(facts, plan.Modes, rec.goodByMode()) }
 
-	// Progress counts what will be measured: a mode the probe found unavailable is one skip, not a run of slots.
-	rec.unavailable = unavailableModes(facts)
-	total := plannedPoints(withoutModes(plan, rec.unavailable))
-	ev(Event{Stage: StageSweep, Total: total})
-	err = sweep(ctx, t, d.remote, plan, rec, func(p progressKey) {
+		// Progress counts what will be measured: a mode the probe found unavailable is one skip, not a run of slots.
+		rec.unavailable = unavailableModes(facts)
+		total = plannedPoints(withoutModes(plan, rec.unavailable))
+		ev(Event{Stage: StageSweep, Total: total})
+		endPhase = opts.Trace.Phase(b.Name, "sweep")
+		return plan, nil
+	}
+	// One session, one probe on the board: the agent probes, then sweeps the plan it is sent.
+	err = measure(ctx, t, d.remote, b, plan, onFacts, rec, func(p progressKey) {
 		ev(Event{Stage: StageSweep, Done: rec.done(), Total: total, Mode: p.mode, Algorithm: p.alg, Size: p.size})
 	})
+	endPhase()
 	if err != nil {
-		return finish(fmt.Errorf("sweep %s: %w", b.Name, err))
+		return finish(err)
 	}
 	// A sweep that ran to its end can still have measured nothing it was asked to: that board is not ok.
 	if err := opensslProblem(facts, plan.Modes); err != nil {

@@ -68,6 +68,8 @@ Boards run in parallel; one failing board never stops the others (exit 3 at the 
 			&cli.StringSliceFlag{Name: "sizes", Usage: "block `SIZES` in bytes, e.g. 16,1024,16384", DefaultText: fromProfile},
 			&cli.IntFlag{Name: "threads", Usage: "run `N` openssl processes in parallel (-multi)", DefaultText: fromProfile},
 			formatFlag(report.ViewRun),
+			&cli.BoolFlag{Name: "trace", EnvVars: []string{"FLEET_TRACE"},
+				Usage: "print on stderr how long each phase of each board took (connect, deploy, probe, sweep) and each SSH session in it"},
 		), append(append(layoutFlags("at-size"), prepareFlags()...), leaseFlags()...)...),
 		Action: runAction,
 	}
@@ -77,6 +79,11 @@ Boards run in parallel; one failing board never stops the others (exit 3 at the 
 const fromProfile = "from the profile"
 
 func runAction(c *cli.Context) error {
+	var trace fleet.Tracer
+	if c.Bool("trace") {
+		trace = fleet.TraceWriter(c.App.ErrWriter, time.Now())
+	}
+	endPhase := trace.Phase("run", "open the store and begin the run")
 	layout, err := layoutFromFlags(c, "at-size")
 	if err != nil {
 		return err
@@ -110,6 +117,8 @@ func runAction(c *cli.Context) error {
 	}
 	progress := newProgress(c.App.ErrWriter)
 	agents := &fleet.Agents{Path: c.String("agent"), Logf: progress.Logf}
+	endPhase()
+	endPhase = trace.Phase("run", "measure every board")
 	opts := fleet.RunOptions{
 		Boards:      boards,
 		Sweep:       sweep,
@@ -121,12 +130,15 @@ func runAction(c *cli.Context) error {
 		Logf:        progress.Logf,
 		QuietWait:   quietWait,
 		Governor:    governor,
+		Trace:       trace,
 	}
 	if err := leaseOptions(c, &opts, w); err != nil {
 		return err
 	}
 	outcomes, runErr := fleet.Run(c.Context, opts, w)
 	progress.Wait()
+	endPhase()
+	defer trace.Phase("run", "finish the run, print its tables")()
 
 	status := fleet.RunStatus(outcomes, runErr)
 	if c.Context.Err() != nil {

@@ -40,6 +40,7 @@ type Board struct {
 	pidFile  string
 	veth     string // host side of the board's link (board4: board1's)
 	ownNetNS bool   // the lab created NetNS for this board
+	listen   string // addr:port the server listens on; Addr:Port differ from it behind a delay relay
 	jump     *Board
 
 	mu   sync.Mutex
@@ -118,6 +119,13 @@ func (l *Lab) newBoard(k int) (*Board, error) {
 		b.Addr = "127.0.0.1"
 		if b.Port, err = freePort(); err != nil {
 			return nil, err
+		}
+	}
+	b.listen = fmt.Sprintf("%s:%d", b.Addr, b.Port)
+	if l.delay > 0 && b.jump == nil {
+		// board4 is reached through board1, whose link is delayed already.
+		if err := l.delayLink(b); err != nil {
+			return nil, fmt.Errorf("delay: %w", err)
 		}
 	}
 	return b, b.writeConfig()

@@ -18,7 +18,7 @@ func (b *Board) writeConfig() error {
 		return nil // configured by its command line
 	}
 	var c strings.Builder
-	fmt.Fprintf(&c, "ListenAddress %s:%d\n", b.Addr, b.Port)
+	fmt.Fprintf(&c, "ListenAddress %s\n", b.listen)
 	for _, typ := range b.hostKeyTypes() {
 		fmt.Fprintf(&c, "HostKey %s\n", b.hostKey(typ))
 	}
@@ -67,7 +67,7 @@ func (b *Board) StartSSHD() error {
 	server := []string{"/usr/sbin/sshd", "-D", "-e", "-f", b.config}
 	if b.Server == "dropbear" {
 		// -s: no passwords; -F: foreground; -E: log to stderr.
-		server = []string{"/usr/sbin/dropbear", "-F", "-E", "-s", "-p", fmt.Sprintf("%s:%d", b.Addr, b.Port),
+		server = []string{"/usr/sbin/dropbear", "-F", "-E", "-s", "-p", b.listen,
 			"-r", b.hostKey("ed25519") + ".dropbear", "-P", b.pidFile}
 	}
 	args := server
