@@ -29,9 +29,10 @@ var errStdinClosed = errors.New("stdin closed: controller gone")
 //	fleet-agent sha256 FILE
 //	fleet-agent probe [--openssl PATH] [--engines a,b] [--providers p,q] [--timeout 10s]
 //	fleet-agent sweep            (one JSON protocol.Plan line on stdin; EOF on stdin afterwards cancels the sweep)
+//	fleet-agent ssh-sink N | ssh-source N   (mode ssh: see ssh_transfer.go)
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: fleet-agent version | sha256 FILE | probe [flags] | sweep < plan.json")
+		fmt.Fprintln(stderr, "usage: fleet-agent version | sha256 FILE | probe [flags] | sweep < plan.json | ssh-sink N | ssh-source N")
 		return 2
 	}
 	switch args[0] {
@@ -44,6 +45,8 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		return mainProbe(ctx, args[1:], stdout, stderr)
 	case "sweep":
 		return mainSweep(ctx, args[1:], stdin, stdout, stderr)
+	case "ssh-sink", "ssh-source":
+		return mainSSHTransfer(args[0], args[1:], stdin, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "fleet-agent: unknown command %q\n", args[0])
 	return 2

@@ -33,6 +33,12 @@ type RunOptions struct {
 	// each board's and profile's validity table.
 	QuietWait *time.Duration
 	Governor  string
+
+	// TransferSizes are the bytes per transfer of mode ssh (nil: protocol.DefaultSSHTransferBytes); Sweep.Sizes
+	// are the other modes' block sizes.
+	TransferSizes []int
+
+	sshGate chan struct{} // one board's ssh points at a time (sshmode.go); made by Run
 }
 
 // BoardOutcome is how one board's part of a run ended.
@@ -91,6 +97,7 @@ func Run(ctx context.Context, opts RunOptions, sink Sink) ([]BoardOutcome, error
 		opts.Logf = func(string, ...any) {}
 	}
 	sink = withValidity(sink, opts.Boards, opts.Sweep) // issue 12: every point and board run gets a verdict
+	opts.sshGate = make(chan struct{}, 1)
 	limit := concurrency(opts.Concurrency)
 	outcomes := make([]BoardOutcome, len(opts.Boards))
 	var g errgroup.Group
@@ -178,6 +185,7 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 		return finish(fmt.Errorf("probe %s: %w", b.Name, err))
 	}
 	out.Summary = factsSummary(facts)
+	addSSHModeFact(facts, plan.Modes, t) // issue 15: mode ssh is the controller's, not the probe's
 	if err := rec.facts(ctx, *facts); err != nil {
 		return finish(err)
 	}
@@ -188,16 +196,24 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 
 	// Progress counts what will be measured: a mode the probe found unavailable is one skip, not a run of slots.
 	rec.unavailable = unavailableModes(facts)
-	total := plannedPoints(withoutModes(plan, rec.unavailable))
+	// Mode ssh is measured by the controller after the agent's sweep (sshmode.go).
+	agentSweep, sshSweep := agentPlan(plan), sshPlan(plan, opts.TransferSizes)
+	total := plannedPoints(withoutModes(agentSweep, rec.unavailable)) + sshSlots(sshSweep)
 	ev(Event{Stage: StageSweep, Total: total})
-	err = sweep(ctx, t, d.remote, plan, rec, func(p progressKey) {
+	onPoint := func(p progressKey) {
 		ev(Event{Stage: StageSweep, Done: rec.done(), Total: total, Mode: p.mode, Algorithm: p.alg, Size: p.size})
-	})
+	}
+	if len(agentSweep.Modes) > 0 {
+		err = sweep(ctx, t, d.remote, agentSweep, rec, onPoint)
+	}
+	if err == nil && sshSweep != nil {
+		err = measureSSH(ctx, opts, b, t, d.remote, sshSweep, rec, onPoint)
+	}
 	if err != nil {
 		return finish(fmt.Errorf("sweep %s: %w", b.Name, err))
 	}
 	// A sweep that ran to its end can still have measured nothing it was asked to: that board is not ok.
-	if err := opensslProblem(facts, plan.Modes); err != nil {
+	if err := opensslProblem(facts, agentSweep.Modes); err != nil {
 		return finish(fmt.Errorf("%s: %w", b.Name, err))
 	}
 	_, _, failed := rec.counts()
