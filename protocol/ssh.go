@@ -93,10 +93,10 @@ func RawCipherOf(cipher string) string {
 // the whole board's CPU over the transfer, from /proc/stat.
 type Transfer struct {
 	Bytes      int64   `json:"bytes"`
-	WallS      float64 `json:"wall_s"`       // the agent's own clock, first to last byte
-	BusyTicks  uint64  `json:"busy_ticks"`   // user, nice, system, irq, softirq of every core (not idle, iowait, steal)
-	TotalTicks uint64  `json:"total_ticks"`  // every core's ticks, busy or idle
-	Cores      int     `json:"cores"`        // cpuN lines of /proc/stat
+	WallS      float64 `json:"wall_s"`        // the agent's own clock, first to last byte
+	BusyTicks  uint64  `json:"busy_ticks"`    // user, nice, system, irq, softirq of every core (not idle, iowait, steal)
+	TotalTicks uint64  `json:"total_ticks"`   // every core's ticks, busy or idle
+	Cores      int     `json:"cores"`         // cpuN lines of /proc/stat
 	BoardPct   float64 `json:"board_cpu_pct"` // BusyTicks/TotalTicks × Cores × 100: 100 = one core busy
 	Error      string  `json:"error,omitempty"`
 }
