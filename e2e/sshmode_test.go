@@ -108,4 +108,60 @@ func TestSSHModeServerWithOneCipher(t *testing.T) {
 	}
 }
 
-var _ = time.Second
+// TestSSHModeLinkCutMidTransfer: the board's cable is pulled while the second cipher's upload streams: that
+// cipher's points are stored failed with the lost connection as the cause, the first cipher's points are kept,
+// and once the link is back the third cipher is measured on a fresh connection. The board ends ok with 2 failed
+// points.
+func TestSSHModeLinkCutMidTransfer(t *testing.T) {
+	w, lab := labWorld(t, sshlab.Options{})
+	b2 := lab.Board("board2")
+	ciphers := "aes128-ctr,aes256-ctr,chacha20-poly1305@openssh.com"
+	p := w.start("run", "--boards", "board2", "--agent", agentBin, "--modes", "ssh", "--algorithms", ciphers,
+		"--sizes", "268435456") // 256 MiB: several seconds even on a fast machine
+	w.waitPoints(p, "board2", 2, 3*time.Minute) // aes128-ctr both ways
+	// the aes256-ctr upload is streaming once the agent's ssh-sink runs
+	deadline := time.Now().Add(time.Minute)
+	for {
+		procs, _ := b2.Processes()
+		if slices.ContainsFunc(procs, func(pr sshlab.Proc) bool { return strings.Contains(pr.Args, "ssh-sink") }) {
+			break
+		}
+		if time.Now().After(deadline) || p.exited() {
+			t.Fatalf("no ssh-sink on board2 within a minute\n%s", p.stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := b2.CutLink(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b2.RestoreLink() })
+	w.waitPoints(p, "board2", 4, 2*time.Minute) // aes256-ctr's two, failed
+	if err := b2.RestoreLink(); err != nil {
+		t.Fatal(err)
+	}
+	r := p.wait(5 * time.Minute)
+	if r.code != 0 {
+		t.Errorf("want exit 0 (the board measured what it could)\n%s", r)
+	}
+	db := w.openDB()
+	ms := w.measurements(db, store.Filter{Board: "board2"})
+	var got []string
+	for _, m := range ms {
+		state := "ok"
+		if m.Failed {
+			state = "failed"
+			if !strings.Contains(m.Error, "connection lost") {
+				t.Errorf("%s %s failed with %q, want the lost connection named", m.Algorithm, m.Op, m.Error)
+			}
+		}
+		got = append(got, m.Algorithm+" "+m.Op+" "+state)
+	}
+	want := []string{"aes128-ctr upload ok", "aes128-ctr download ok", "aes256-ctr upload failed",
+		"aes256-ctr download failed", "chacha20-poly1305@openssh.com upload ok", "chacha20-poly1305@openssh.com download ok"}
+	if !slices.Equal(got, want) {
+		t.Errorf("points %q, want %q\n%s", got, want, r)
+	}
+	if !regexp.MustCompile(`board2\s+ok\s+6 points, 0 skips, 2 failed`).MatchString(r.stderr) {
+		t.Errorf("summary does not show board2 ok with 2 failed points\n%s", r.stderr)
+	}
+}
