@@ -24,8 +24,30 @@ func checkSSHCipherName(a string) (msg string, sshLike bool) {
 }
 
 func unknownCipher(a string) string {
-	return fmt.Sprintf("unknown SSH cipher %q%s (mode ssh knows %s)", a, didYouMean(a, protocol.SSHCiphers),
+	return fmt.Sprintf("unknown SSH cipher %q%s (mode ssh knows %s)", a, cipherDidYouMean(a),
 		strings.Join(protocol.SSHCiphers, ", "))
+}
+
+// cipherDidYouMean compares the whole name, else the part before '@' ("aes256-gcm@openssh.org" is three edits
+// from its cipher, but its name part is exact).
+func cipherDidYouMean(a string) string {
+	if s := didYouMean(a, protocol.SSHCiphers); s != "" {
+		return s
+	}
+	name, _, ok := strings.Cut(a, "@")
+	if !ok {
+		return ""
+	}
+	var matches []string
+	for _, c := range protocol.SSHCiphers {
+		if cn, _, _ := strings.Cut(c, "@"); levenshtein(name, cn) <= 1 {
+			matches = append(matches, c)
+		}
+	}
+	if len(matches) == 0 {
+		return ""
+	}
+	return ": did you mean " + quoteOr(matches) + "?"
 }
 
 // OnlySSH reports whether modes name mode ssh and nothing else.

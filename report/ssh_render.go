@@ -121,8 +121,12 @@ func (c *SSHComparison) document(full bool) document {
 			protocol.HostBoundPct))
 	}
 	if lo, hi, ok := c.controllerRange(); ok && !full {
-		notes = append(notes, fmt.Sprintf("controller CPU over the transfers: %.0f–%.0f %% of one core (host-bound from %d %%).",
-			lo, hi, protocol.HostBoundPct))
+		span := fmt.Sprintf("%.0f–%.0f", lo, hi)
+		if math.Round(lo) == math.Round(hi) {
+			span = fmt.Sprintf("%.0f", lo)
+		}
+		notes = append(notes, fmt.Sprintf("controller CPU over the transfers: %s %% of one core (host-bound from %d %%).",
+			span, protocol.HostBoundPct))
 	}
 	notes = append(notes, c.chainNotes()...)
 	if neg := c.negotiatedList(); len(neg) > 0 && !full {

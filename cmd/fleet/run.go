@@ -151,11 +151,7 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return usageErr("%w", err)
 	}
-	if f, _ := report.ViewRun.CheckFormat(c.String("format")); f == report.FormatText {
-		if err := writeSweepTables(c, ms, layout); err != nil {
-			return err
-		}
-	} else if err := report.WriteSweep(c.App.Writer, ms, report.DefaultUnit, c.String("format"), layout); err != nil {
+	if err := writeRunTables(c, db, ms, layout); err != nil {
 		return err
 	}
 	return runErr

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 
@@ -8,6 +9,8 @@ import (
 
 	"github.com/fleetlab/fleet/inventory"
 	"github.com/fleetlab/fleet/protocol"
+	"github.com/fleetlab/fleet/report"
+	"github.com/fleetlab/fleet/store"
 )
 
 // sshSweepFromFlags reads what the command line says of mode ssh (issue 15) and adjusts p:
@@ -64,4 +67,90 @@ func sshSweepFromFlags(c *cli.Context, p *inventory.Profile) (transfer []int, co
 		transfer = append(transfer, int(n))
 	}
 	return transfer, true, nil
+}
+
+// writeSSHTable prints mode ssh's table for ssh points, with the raw cipher points of the same boards (their
+// newest cpu and devcrypto runs, whichever run that was) for the SSH/raw ratio.
+func writeSSHTable(c *cli.Context, db *store.DB, ssh []store.Measurement, opts report.CompareOptions, format string) error {
+	var raw []store.Measurement
+	for board, algs := range report.RawSeriesFor(ssh) {
+		for _, alg := range algs {
+			for _, mode := range []string{protocol.ModeCPU, protocol.ModeDevCrypto} {
+				ms, err := db.Measurements(c.Context, store.Filter{Board: board, Mode: mode, Algorithm: alg})
+				if err != nil {
+					return err
+				}
+				raw = append(raw, ms...)
+			}
+		}
+	}
+	cmp, err := report.CompareSSH(ssh, raw, opts)
+	if err != nil {
+		return usageErr("%w", err)
+	}
+	if err := report.WriteSSH(c.App.Writer, cmp, format); err != nil {
+		return usageErr("%w", err)
+	}
+	return nil
+}
+
+// compareSSHSplit divides a comparison's points between the usual tables and the SSH table: by --modes when
+// given, else by what there is (a nil part is not printed). Machine formats (csv, json) hold one table, so a
+// selection with both kinds must say which with --modes. opts.Modes loses ssh for the usual tables.
+func compareSSHSplit(c *cli.Context, ms []store.Measurement, opts *report.CompareOptions) (others, ssh []store.Measurement, err error) {
+	others, ssh = report.SplitSSH(ms)
+	wantOthers, wantSSH := len(others) > 0, len(ssh) > 0
+	if len(opts.Modes) > 0 {
+		wantSSH = slices.Contains(opts.Modes, protocol.ModeSSH)
+		wantOthers = !inventory.OnlySSH(opts.Modes)
+		opts.Modes = slices.DeleteFunc(slices.Clone(opts.Modes), func(m string) bool { return m == protocol.ModeSSH })
+	}
+	if wantSSH && wantOthers && len(ssh) > 0 && len(others) > 0 {
+		if f, _ := report.ViewCompare.CheckFormat(c.String("format")); f != report.FormatText && f != report.FormatMarkdown {
+			return nil, nil, usageErr("--format %s holds one table: the selection has mode ssh points and others; choose with --modes ssh or --modes without ssh", f)
+		}
+	}
+	if wantSSH && (len(ssh) > 0 || !wantOthers) {
+		ssh = nonNil(ssh) // CompareSSH says when there is nothing
+	} else {
+		ssh = nil
+	}
+	if wantOthers && (len(others) > 0 || ssh == nil) {
+		others = nonNil(others) // Compare says when there is nothing
+	} else {
+		others = nil
+	}
+	return others, ssh, nil
+}
+
+func nonNil(ms []store.Measurement) []store.Measurement {
+	if ms == nil {
+		return []store.Measurement{}
+	}
+	return ms
+}
+
+// writeRunTables prints what a run measured: the sweep tables, then mode ssh's table when it measured that
+// (a machine format holds one: the sweep's, or the SSH table's when the run measured nothing else).
+func writeRunTables(c *cli.Context, db *store.DB, ms []store.Measurement, layout report.Layout) error {
+	others, ssh := report.SplitSSH(ms)
+	f, _ := report.ViewRun.CheckFormat(c.String("format"))
+	if f != report.FormatText {
+		if len(ssh) > 0 && len(others) == 0 {
+			return writeSSHTable(c, db, ssh, report.CompareOptions{}, c.String("format"))
+		}
+		return report.WriteSweep(c.App.Writer, others, report.DefaultUnit, c.String("format"), layout)
+	}
+	if len(others) > 0 || len(ssh) == 0 {
+		if err := writeSweepTables(c, others, layout); err != nil {
+			return err
+		}
+	}
+	if len(ssh) == 0 {
+		return nil
+	}
+	if len(others) > 0 {
+		fmt.Fprintln(c.App.Writer)
+	}
+	return writeSSHTable(c, db, ssh, report.CompareOptions{}, "text")
 }
