@@ -3,7 +3,6 @@ package agent
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -28,8 +27,15 @@ import (
 // (32 KiB packets), so the agent costs the board a few system calls per packet at most.
 const transferChunk = 64 << 10
 
-// procStatPath is where the board's CPU counters are read; a variable for tests only.
-var procStatPath = "/proc/stat"
+// readBoardStat reads the board's CPU counters; a variable for tests only.
+var readBoardStat = func() ([]statLine, error) {
+	f, err := os.Open("/proc/stat")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return parseProcStatLines(bufio.NewReader(f))
+}
 
 func mainSSHTransfer(cmd string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) != 1 {
@@ -113,16 +119,15 @@ func sourceTransfer(n int64, in io.Reader, out, ctl io.Writer) (protocol.Transfe
 type onlyReader struct{ io.Reader }
 
 func sampleBoard() ([]statLine, time.Time, error) {
-	f, err := os.Open(procStatPath)
+	lines, err := readBoardStat()
 	if err != nil {
 		return nil, time.Time{}, fmt.Errorf("board cpu: %w", err)
 	}
-	defer f.Close()
-	lines, err := parseProcStatLines(bufio.NewReader(f))
-	return lines, time.Now(), err
+	return lines, time.Now(), nil
 }
 
-// finishTransfer samples /proc/stat again and reports the board's CPU between the two samples.
+// finishTransfer samples /proc/stat again and reports the board's CPU between the two samples. A transfer
+// shorter than one clock tick (10 ms) has no ticks to count: its CPU is reported as 0 of 0 ticks, not an error.
 func finishTransfer(bytes int64, before []statLine, t0 time.Time) (protocol.Transfer, error) {
 	after, t1, err := sampleBoard()
 	rep := protocol.Transfer{Bytes: bytes, WallS: t1.Sub(t0).Seconds()}
@@ -130,11 +135,11 @@ func finishTransfer(bytes int64, before []statLine, t0 time.Time) (protocol.Tran
 		return rep, err
 	}
 	b, a := before[0], after[0]
-	if a.Total <= b.Total || a.Busy < b.Busy {
-		return rep, errors.New("board cpu: /proc/stat did not advance over the transfer")
+	rep.Cores = len(after) - 1
+	if a.Total <= b.Total || a.Busy < b.Busy || a.Busy-b.Busy > a.Total-b.Total {
+		return rep, nil
 	}
 	rep.BusyTicks, rep.TotalTicks = a.Busy-b.Busy, a.Total-b.Total
-	rep.Cores = len(after) - 1
 	rep.BoardPct = float64(rep.BusyTicks) / float64(rep.TotalTicks) * float64(rep.Cores) * 100
 	return rep, nil
 }
