@@ -17,16 +17,16 @@ import (
 
 // SSHCell is one direction of one cipher on one board.
 type SSHCell struct {
-	Value         float64 `json:"value"` // median throughput in the table's unit
-	Median        float64 `json:"median"`
-	Min           float64 `json:"min"`
-	Max           float64 `json:"max"`
-	Spread        float64 `json:"spread"`
-	N             int     `json:"n"`
-	BoardCPU      float64 `json:"board_cpu_pct"`      // median, whole board, 100 = one core
-	ControllerCPU float64 `json:"controller_cpu_pct"` // median, the controller process, 100 = one core; -1 unknown
-	HostBound     int     `json:"host_bound,omitempty"`
-	Failed        int     `json:"failed,omitempty"`
+	Value         float64  `json:"value"` // median throughput in the table's unit
+	Median        float64  `json:"median"`
+	Min           float64  `json:"min"`
+	Max           float64  `json:"max"`
+	Spread        float64  `json:"spread"`
+	N             int      `json:"n"`
+	BoardCPU      float64  `json:"board_cpu_pct"`      // median, whole board, 100 = one core
+	ControllerCPU float64  `json:"controller_cpu_pct"` // median, the controller process, 100 = one core; -1 unknown
+	HostBound     int      `json:"host_bound,omitempty"`
+	Failed        int      `json:"failed,omitempty"`
 	Errors        []string `json:"errors,omitempty"`
 }
 
