@@ -198,7 +198,7 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 	rec.unavailable = unavailableModes(facts)
 	// Mode ssh is measured by the controller after the agent's sweep (sshmode.go).
 	agentSweep, sshSweep := agentPlan(plan), sshPlan(plan, opts.TransferSizes)
-	total := plannedPoints(withoutModes(agentSweep, rec.unavailable)) + sshSlots(sshSweep)
+	total := plannedPoints(withoutModes(agentSweep, rec.unavailable)) + sshSlots(sshSweep, rec.unavailable)
 	ev(Event{Stage: StageSweep, Total: total})
 	onPoint := func(p progressKey) {
 		ev(Event{Stage: StageSweep, Done: rec.done(), Total: total, Mode: p.mode, Algorithm: p.alg, Size: p.size})

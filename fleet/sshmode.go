@@ -3,7 +3,6 @@ package fleet
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -218,23 +217,10 @@ func jumpFlag(flags []string) string {
 }
 
 // sshSlots is how many progress slots mode ssh fills: one per repeat, cipher and size (upload and download share
-// it).
-func sshSlots(p *protocol.Plan) int {
-	if p == nil {
+// it); none when the board cannot be measured that way.
+func sshSlots(p *protocol.Plan, unavailable map[string]bool) int {
+	if p == nil || unavailable[protocol.ModeSSH] {
 		return 0
 	}
 	return p.Repeats * len(p.Algorithms) * len(p.Sizes)
-}
-
-// describeTransferSizes is "64 MiB" for progress and logs.
-func describeTransferSizes(sizes []int) string {
-	var parts []string
-	for _, s := range sizes {
-		if s%(1<<20) == 0 {
-			parts = append(parts, fmt.Sprintf("%d MiB", s>>20))
-		} else {
-			parts = append(parts, fmt.Sprintf("%d bytes", s))
-		}
-	}
-	return strings.Join(parts, ", ")
 }

@@ -23,7 +23,7 @@ func TestSSHPlanSplit(t *testing.T) {
 	if s == nil || !slices.Equal(s.Algorithms, []string{"aes128-ctr"}) || !slices.Equal(s.Sizes, []int{64 << 20}) || s.Repeats != 3 {
 		t.Fatalf("ssh plan %+v, want aes128-ctr, 64 MiB, 3 repeats", s)
 	}
-	if got := sshSlots(s); got != 3 {
+	if got := sshSlots(s, nil); got != 3 {
 		t.Errorf("slots %d, want 3", got)
 	}
 	s = sshPlan(protocol.Plan{Modes: []string{"ssh"}, Algorithms: []string{"aes-128-cbc"}}, []int{8 << 20})
