@@ -73,6 +73,11 @@ func (b *builder) profile(name string, d profileDoc) (Profile, bool) {
 	}
 	if d.Modes != nil {
 		b.checkList(base, ctx, "modes", *d.Modes, checkMode)
+		if d.Algorithms != nil {
+			if err := CheckSSHCiphers(*d.Algorithms, *d.Modes); err != nil {
+				b.ps.add(at("algorithms"), ctx, "algorithms: %v", err)
+			}
+		}
 	}
 	p := Profile{Name: name, Algorithms: cloneStrings(derefSlice(d.Algorithms)), Modes: cloneStrings(derefSlice(d.Modes)),
 		Sizes: DefaultSizes(), Seconds: 1, Threads: 1, Repeats: 1}
@@ -128,6 +133,9 @@ func (b *builder) count(off int, ctx, key string, v *int64, max int64) int {
 }
 
 func checkAlgorithm(a string) string {
+	if msg, ssh := checkSSHCipherName(a); ssh {
+		return msg
+	}
 	if len(a) > maxNameLen || !algorithmRE.MatchString(a) {
 		return fmt.Sprintf("invalid algorithm %q (expected lower-case letters, digits and '-', such as aes-128-cbc)", a)
 	}
@@ -178,6 +186,9 @@ func ValidateProfile(p Profile) error {
 	}
 	checkAll("algorithms", p.Algorithms, checkAlgorithm)
 	checkAll("modes", p.Modes, checkMode)
+	if err := CheckSSHCiphers(p.Algorithms, p.Modes); err != nil {
+		add("algorithms: %v", err)
+	}
 	if len(p.Sizes) == 0 {
 		add("no sizes (expected at least one block size in bytes)")
 	}
