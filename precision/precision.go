@@ -35,23 +35,22 @@ func Ranks(n int) (j, k int, ok bool) {
 }
 
 // Coverage is P(j ≤ B ≤ n−j) for B ~ Binomial(n, ½): the probability that [x(j), x(n+1−j)] covers the
-// median of n repeats. It is computed in logarithms, so n in the thousands does not overflow.
+// median of n repeats. The binomial coefficients are built one from the last and kept in range by a power of
+// two carried aside, so any n is exact to float64 rounding without Exp or Lgamma (the agent links this and has
+// a size budget).
 func Coverage(n, j int) float64 {
 	if j < 1 || 2*j > n+1 {
 		return 0
 	}
-	tail := 0.0 // P(B ≤ j−1)
+	term, tail, scale := 1.0, 0.0, 0 // C(n, i) and the sum of C(n, 0…i−1), both times 2^−scale
 	for i := 0; i < j; i++ {
-		tail += math.Exp(logChoose(n, i) - float64(n)*math.Ln2)
+		tail += term
+		term = term * float64(n-i) / float64(i+1)
+		if term > 0x1p500 {
+			term, tail, scale = term*0x1p-500, tail*0x1p-500, scale+500
+		}
 	}
-	return 1 - 2*tail
-}
-
-func logChoose(n, k int) float64 {
-	a, _ := math.Lgamma(float64(n + 1))
-	b, _ := math.Lgamma(float64(k + 1))
-	c, _ := math.Lgamma(float64(n - k + 1))
-	return a - b - c
+	return 1 - 2*math.Ldexp(tail, scale-n)
 }
 
 // Interval is the median of a sample and the 95 % confidence interval of it.

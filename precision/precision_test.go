@@ -104,3 +104,29 @@ func TestFlagRoundTrip(t *testing.T) {
 		t.Error("ParseFlags accepted a 0 % target")
 	}
 }
+
+// TestCoverageLargeN checks the scaled recurrence against the tail summed in logarithms, where 2⁻ⁿ alone would
+// underflow a float64.
+func TestCoverageLargeN(t *testing.T) {
+	logChoose := func(n, k int) float64 {
+		a, _ := math.Lgamma(float64(n + 1))
+		b, _ := math.Lgamma(float64(k + 1))
+		c, _ := math.Lgamma(float64(n - k + 1))
+		return a - b - c
+	}
+	for _, n := range []int{1000, 1500, 5000} {
+		j, _, _ := Ranks(n)
+		for _, jj := range []int{j - 5, j, j + 1} {
+			tail := 0.0
+			for i := 0; i < jj; i++ {
+				tail += math.Exp(logChoose(n, i) - float64(n)*math.Ln2)
+			}
+			if got, want := Coverage(n, jj), 1-2*tail; math.Abs(got-want) > 1e-9 {
+				t.Errorf("Coverage(%d, %d) = %.12f, want %.12f", n, jj, got, want)
+			}
+		}
+		if c := Coverage(n, j); c < Confidence || Coverage(n, j+1) >= Confidence {
+			t.Errorf("Ranks(%d) j = %d: coverage %.4f, next %.4f", n, j, c, Coverage(n, j+1))
+		}
+	}
+}
