@@ -112,7 +112,7 @@ func Parse(s string) (float64, error) {
 }
 
 // CheckMaxRepeat refuses a cap under which a target can never be reached, or above MaxMaxRepeat.
-func CheckMaxRepeat(n int) error {
+func CheckMaxRepeat(n int64) error {
 	if n < MinN || n > MaxMaxRepeat {
 		return fmt.Errorf("max repeat %d is out of range (expected %d to %d: fewer than %d repeats have no 95 %% interval of the median)",
 			n, MinN, MaxMaxRepeat, MinN)

@@ -84,7 +84,7 @@ func TestParseRefusesOutOfRange(t *testing.T) {
 }
 
 func TestCheckMaxRepeat(t *testing.T) {
-	for n, ok := range map[int]bool{0: false, 5: false, 6: true, 20: true, 1000: true, 1001: false} {
+	for n, ok := range map[int64]bool{0: false, -3: false, 5: false, 6: true, 20: true, 1000: true, 1001: false, 1 << 40: false} {
 		if err := CheckMaxRepeat(n); (err == nil) != ok {
 			t.Errorf("CheckMaxRepeat(%d) = %v, want ok %v", n, err, ok)
 		}
