@@ -57,7 +57,9 @@ Boards run in parallel; one failing board never stops the others (exit 3 at the 
 
    fleet run --boards local                       the host itself, quick profile (about a minute)
    fleet run --boards am335x,am64x --profile full --label nightly
-   fleet run --tag ti --modes soft,cpu,devcrypto --algorithms aes-128-cbc --sizes 16,1024,16384 --repeat 5`,
+   fleet run --tag ti --modes soft,cpu,devcrypto --algorithms aes-128-cbc --sizes 16,1024,16384 --repeat 5
+   fleet run --tag nightly --profile nightly --label nightly   each point to ±2 % (at most 20 repeats, 1 h a board)
+   fleet run --boards local --precision 1 --max-repeat 30 --budget 10m`,
 		Flags: append(append(append(selectionFlags(), sshFlags()...),
 			&cli.StringFlag{Name: "profile", Aliases: []string{"p"}, Value: "quick", Usage: "sweep `PROFILE` (quick, full, or one from boards.toml)"},
 			labelFlag("`LABEL` the run (e.g. nightly) for regress --baseline and --run"),
@@ -69,7 +71,7 @@ Boards run in parallel; one failing board never stops the others (exit 3 at the 
 			&cli.StringSliceFlag{Name: "sizes", Usage: "block `SIZES` in bytes, e.g. 16,1024,16384", DefaultText: fromProfile},
 			&cli.IntFlag{Name: "threads", Usage: "run `N` openssl processes in parallel (-multi)", DefaultText: fromProfile},
 			formatFlag(report.ViewRun),
-		), append(layoutFlags("at-size"), prepareFlags()...)...),
+		), append(append(layoutFlags("at-size"), prepareFlags()...), precisionFlags()...)...),
 		Action: runAction,
 	}
 }
@@ -210,6 +212,9 @@ func sweepFromFlags(c *cli.Context, inv *inventory.Inventory) (inventory.Profile
 	}
 	if c.IsSet("threads") {
 		p.Threads = c.Int("threads")
+	}
+	if err := applyPrecisionFlags(c, &p); err != nil {
+		return p, err
 	}
 	if err := inventory.ValidateProfile(p); err != nil {
 		return p, usageErr("profile %s with the command line's overrides: %w", p.Name, err)
