@@ -143,7 +143,10 @@ func (c *Comparison) boardTable(board string, rows []CompareRow) (table, bool) {
 		t.Rows = append(t.Rows, row)
 	}
 	what := c.Unit + " median ±spread (n)"
-	if uniform {
+	switch {
+	case anyPrecision(rows, cols):
+		what = c.Unit + " median ±95 % interval (n)"
+	case uniform:
 		what = fmt.Sprintf("%s median ±spread, n = %d", c.Unit, n)
 		if n == 1 {
 			what = c.Unit + ", n = 1"
@@ -182,7 +185,7 @@ func (c *Comparison) boardAsymTable(board string) (table, bool) {
 		row := []string{r.Name() + " " + r.Size()}
 		for _, i := range cols {
 			if cell := r.Cells[i]; cell != nil {
-				row = append(row, formatCell(cell.summary(), c.Unit, true))
+				row = append(row, cellText(cell, c.Unit, true))
 			} else {
 				row = append(row, "-")
 			}

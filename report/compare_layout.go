@@ -36,7 +36,7 @@ func (c *Comparison) document() document {
 	}
 	throughput := func(asym bool) func(*Cell) string {
 		return func(cell *Cell) string {
-			s := formatCell(cell.summary(), c.Unit, asym)
+			s := cellText(cell, c.Unit, asym)
 			if cell.CPUTimed {
 				s += markCPUTimed
 			}
