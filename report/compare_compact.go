@@ -143,9 +143,9 @@ func (c *Comparison) boardTable(board string, rows []CompareRow) (table, bool) {
 		t.Rows = append(t.Rows, row)
 	}
 	what := c.Unit + " median ±spread (n)"
-	switch {
-	case anyPrecision(rows, cols):
-		what = c.Unit + " median ±95 % interval (n)"
+	switch legend := precisionLegend(rows, cols); {
+	case legend != "":
+		what = c.Unit + " " + legend
 	case uniform:
 		what = fmt.Sprintf("%s median ±spread, n = %d", c.Unit, n)
 		if n == 1 {
@@ -174,7 +174,11 @@ func (c *Comparison) boardAsymTable(board string) (table, bool) {
 	if len(cols) == 0 {
 		return table{}, false
 	}
-	t := table{Title: board + " asymmetric: ops/s median ±spread (n)", Header: []string{"algorithm"}, Left: 1}
+	what := "median ±spread (n)"
+	if legend := precisionLegend(c.AsymRows, cols); legend != "" {
+		what = legend
+	}
+	t := table{Title: board + " asymmetric: ops/s " + what, Header: []string{"algorithm"}, Left: 1}
 	for _, i := range cols {
 		t.Header = append(t.Header, c.Columns[i].Mode)
 	}

@@ -156,17 +156,28 @@ func precisionNotes(samples []*Sample) []string {
 	return notes
 }
 
-// anyPrecision reports whether a cell of the given columns was measured to a precision target.
-func anyPrecision(rows []CompareRow, cols []int) bool {
+// precisionLegend says what the ± of a table's cells is: "" when no cell was measured to a precision target
+// (the caller keeps its own words), the interval when every cell was, both when some were. cols nil: all.
+func precisionLegend(rows []CompareRow, cols []int) string {
+	some, all := false, true
 	for _, r := range rows {
-		for _, i := range cols {
-			if cell := r.Cells[i]; cell != nil && cell.Precision != nil {
-				return true
+		for i, cell := range r.Cells {
+			if cell == nil || cols != nil && !containsInt(cols, i) {
+				continue
 			}
+			some = some || cell.Precision != nil
+			all = all && cell.Precision != nil
 		}
 	}
-	return false
+	switch {
+	case !some:
+		return ""
+	case all:
+		return "median ±95 % interval (n)"
+	}
+	return "median ±95 % interval (n) under a precision target, else ±spread (n)"
 }
+
 
 // precisionCSV is the precision columns of a cell or point: target, half width, n and stop, empty without a
 // target.
