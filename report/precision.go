@@ -50,6 +50,11 @@ func precisionOf(s *Sample) *Precision {
 	iv := precision.MedianCI(s.Counted)
 	p := &Precision{TargetPct: s.Target.Pct, MaxRepeat: s.Target.MaxRepeat, Median: iv.Median, Lo: iv.Lo, Hi: iv.Hi,
 		N: iv.N, Repeats: len(s.Values) + s.Failed}
+	if iv.N == 0 && len(s.Values) > 0 {
+		// nothing counts (every repeat invalid): show what was measured, marked ‡ and n=0
+		m := Summarize(s.Values).Median
+		p.Median, p.Lo, p.Hi = m, m, m
+	}
 	if iv.OK && iv.Median > 0 {
 		h := iv.HalfPct()
 		p.HalfPct = &h
