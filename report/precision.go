@@ -183,7 +183,6 @@ func precisionLegend(rows []CompareRow, cols []int) string {
 	return "median ±95 % interval (n) under a precision target, else ±spread (n)"
 }
 
-
 // precisionCSV is the precision columns of a cell or point: target, half width, n and stop, empty without a
 // target.
 func precisionCSV(p *Precision) []string {
