@@ -68,7 +68,7 @@ func TestParseErrors(t *testing.T) {
 		{"host in defaults", "[defaults]\nhost = \"h\"\n",
 			`boards.toml:2:1: defaults: unknown key "host", did you mean "port"? (expected one of user, port, identity_file, known_hosts, proxy_jump, tags, modes, env, openssl)`},
 		{"unknown profile key", "[profiles.p]\nalgorithms = [\"sha256\"]\nsecond = 1\n",
-			`boards.toml:3:1: profile "p": unknown key "second", did you mean "seconds"? (expected one of algorithms, modes, sizes, seconds, threads, repeats, validity)`},
+			`boards.toml:3:1: profile "p": unknown key "second", did you mean "seconds"? (expected one of algorithms, modes, sizes, seconds, threads, repeats, precision, max_repeat, budget, validity)`},
 		{"unknown table", "[board.b]\nhost = \"h\"\n",
 			`boards.toml:1:2: unknown key "board", did you mean "boards"? (expected one of defaults, boards, profiles)`},
 

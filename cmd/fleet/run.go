@@ -57,6 +57,8 @@ Boards run in parallel; one failing board never stops the others (exit 3 at the 
    fleet run --boards local                       the host itself, quick profile (about a minute)
    fleet run --boards am335x,am64x --profile full --label nightly
    fleet run --tag ti --modes soft,cpu,devcrypto --algorithms aes-128-cbc --sizes 16,1024,16384 --repeat 5
+   fleet run --tag nightly --profile nightly --label nightly   each point to ±2 % (at most 20 repeats, 1 h a board)
+   fleet run --boards local --precision 1 --max-repeat 30 --budget 10m
    fleet run --boards am64x --modes ssh           SSH upload/download MB/s per cipher, 64 MiB each way
 
 Mode ssh is measured only when named (--modes, a profile or the board): for each SSH cipher (--algorithms, default
@@ -79,7 +81,7 @@ points of one board are measured at a time. fleet compare --modes ssh prints the
 			formatFlag(report.ViewRun),
 			&cli.BoolFlag{Name: "trace", EnvVars: []string{"FLEET_TRACE"},
 				Usage: "print on stderr how long each phase of each board took (connect, deploy, probe, sweep) and each SSH session in it"},
-		), append(append(layoutFlags("at-size"), prepareFlags()...), leaseFlags()...)...),
+		), append(append(append(layoutFlags("at-size"), prepareFlags()...), leaseFlags()...), precisionFlags()...)...),
 		Action: runAction,
 	}
 }
@@ -237,6 +239,9 @@ func sweepFromFlags(c *cli.Context, inv *inventory.Inventory) (inventory.Profile
 	}
 	if c.IsSet("threads") {
 		p.Threads = c.Int("threads")
+	}
+	if err := applyPrecisionFlags(c, &p); err != nil {
+		return p, nil, err
 	}
 	if err := inventory.ValidateProfile(p); err != nil {
 		return p, nil, usageErr("profile %s with the command line's overrides: %w", p.Name, err)
