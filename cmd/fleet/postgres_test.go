@@ -53,7 +53,7 @@ func TestPostgresErrorsExit2(t *testing.T) {
 	wrong := strings.Replace(dsn, ":"+pgtest.Password+"@", ":Wr0ng-secret@", 1)
 	tests := []struct {
 		name, db, want string
-		env           bool
+		env            bool
 	}{
 		{"wrong password", wrong, "password authentication failed", false},
 		{"wrong password in FLEET_DB", wrong, "password authentication failed", true},
