@@ -225,3 +225,29 @@ func TestTextPostgresRefuses(t *testing.T) {
 		}
 	})
 }
+
+// TestOpenPostgresSchema: with search_path, fleet's tables live in a schema of their own, beside another
+// application's tables in public, which are neither refused nor touched.
+func TestOpenPostgresSchema(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.NewDatabase(t)
+	other := foreignDB(t, dsn, `CREATE TABLE invoices (id BIGINT PRIMARY KEY); CREATE SCHEMA results`)
+	db := openAt(t, dsn+"&search_path=results")
+	seedRun := func(db *DB) {
+		w, err := db.BeginRun(ctx, RunInfo{Label: "in-schema"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Finish(ctx, protocol.StatusOK); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seedRun(db)
+	var n int
+	if err := other.db.QueryRowContext(ctx, `SELECT count(*) FROM results.runs WHERE label = 'in-schema'`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("results.runs holds %d of the run (%v), want 1", n, err)
+	}
+	if has, err := other.hasTable(ctx, "runs"); err != nil || has {
+		t.Errorf("public has fleet's runs table = %v, %v; want false", has, err)
+	}
+}
