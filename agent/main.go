@@ -29,9 +29,11 @@ var errStdinClosed = errors.New("stdin closed: controller gone")
 //	fleet-agent sha256 FILE
 //	fleet-agent probe [--openssl PATH] [--engines a,b] [--providers p,q] [--timeout 10s]
 //	fleet-agent sweep            (one JSON protocol.Plan line on stdin; EOF on stdin afterwards cancels the sweep)
+//	fleet-agent measure [probe flags]   (probe, then sweep the plan read on stdin after the facts; EOF: probe only)
+//	fleet-agent ssh-sink N | ssh-source N   (mode ssh: see ssh_transfer.go)
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: fleet-agent version | sha256 FILE | probe [flags] | sweep < plan.json")
+		fmt.Fprintln(stderr, "usage: fleet-agent version | sha256 FILE | probe [flags] | sweep < plan.json | measure [probe flags] < plan.json | ssh-sink N | ssh-source N")
 		return 2
 	}
 	switch args[0] {
@@ -44,6 +46,10 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		return mainProbe(ctx, args[1:], stdout, stderr)
 	case "sweep":
 		return mainSweep(ctx, args[1:], stdin, stdout, stderr)
+	case "measure":
+		return mainMeasure(ctx, args[1:], stdin, stdout, stderr)
+	case "ssh-sink", "ssh-source":
+		return mainSSHTransfer(args[0], args[1:], stdin, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "fleet-agent: unknown command %q\n", args[0])
 	return 2
@@ -177,6 +183,11 @@ func mainSweep(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		enc.Encode(protocol.TypeDone, &protocol.Done{})
 		return 1
 	}
+	return sweepSession(ctx, plan, in, enc, stderr, nil)
+}
+
+// sweepSession sweeps plan (reusing p when it fits), cancelled when in, the rest of stdin, ends.
+func sweepSession(ctx context.Context, plan protocol.Plan, in io.Reader, enc *protocol.Encoder, stderr io.Writer, p *probed) int {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	go func() {
@@ -184,7 +195,7 @@ func mainSweep(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		io.Copy(io.Discard, in)
 		cancel(errStdinClosed)
 	}()
-	done, err := Sweep(ctx, plan, enc)
+	done, err := sweepProbed(ctx, plan, enc, "", p)
 	code := 0
 	if err != nil {
 		if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {

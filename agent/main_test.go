@@ -43,7 +43,7 @@ func TestMainVersionAndSHA256(t *testing.T) {
 
 func TestMainUsage(t *testing.T) {
 	for _, args := range [][]string{nil, {"frobnicate"}, {"sha256"}, {"probe", "--nope"}, {"probe", "--openssl"},
-		{"probe", "--timeout=soon"}, {"probe", "stray"}, {"sweep", "extra"}} {
+		{"probe", "--timeout=soon"}, {"probe", "stray"}, {"sweep", "extra"}, {"measure", "--nope"}} {
 		if code, _, _ := runMain(t, "", args...); code != 2 {
 			t.Errorf("fleet-agent %q: exit %d, want 2", args, code)
 		}

@@ -115,17 +115,21 @@ func (r result) String() string {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// fleetArgs puts the world's --inventory and --db after the command (and subcommand) words.
+// fleetArgs puts the world's --inventory and --db after the command (and subcommand) words; db copy, which
+// names its databases with --from and --to, gets no --db.
 func (w *world) fleetArgs(args []string) []string {
 	n := 1
-	if len(args) > 1 && args[0] == "boards" {
+	if len(args) > 1 && (args[0] == "boards" || args[0] == "db") {
 		n = 2
 	}
 	if len(args) < n {
 		n = len(args)
 	}
 	out := append([]string{}, args[:n]...)
-	out = append(out, "--inventory", w.inv, "--db", w.db)
+	out = append(out, "--inventory", w.inv)
+	if n < 2 || args[0] != "db" || args[1] != "copy" {
+		out = append(out, "--db", w.db)
+	}
 	return append(out, args[n:]...)
 }
 

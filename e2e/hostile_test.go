@@ -104,14 +104,15 @@ func TestHostileAgentOverSSH(t *testing.T) {
 
 // TestHostileAgentLinesNamed: each rejected line is named by its line number in the agent's output, as an
 // over-long line already is ("line 3: protocol line too long"), so that a user can find it in the raw stream.
+// The stream is the agent's session, probe and sweep: hello, facts, the first good point, then the bad line 4.
 func TestHostileAgentLinesNamed(t *testing.T) {
 	for _, kind := range []string{"numbers", "utf8"} {
 		t.Run(kind, func(t *testing.T) {
 			w := newWorld(t)
 			w.writeInventory(fmt.Sprintf("[boards.local]\nenv = { FLEET_HOSTILE = %q }\n", kind))
 			r := w.fleet("run", "--boards", "local", "--agent", hostileBin, "--algorithms", "aes-128-cbc", "--sizes", "16", "--modes", "cpu")
-			if l := summaryLine(r.stderr, "local"); !strings.Contains(l, "line 3: malformed agent message") {
-				t.Errorf("local's summary = %q, want the first bad line named: \"line 3: malformed agent message: …\"", l)
+			if l := summaryLine(r.stderr, "local"); !strings.Contains(l, "line 4: malformed agent message") {
+				t.Errorf("local's summary = %q, want the first bad line named: \"line 4: malformed agent message: …\"", l)
 			}
 		})
 	}

@@ -1,7 +1,6 @@
 package fleet
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -40,22 +39,23 @@ type remoteState struct {
 	present bool
 	size    int64
 	sha256  string // empty when the board has no sha256sum
+	cached  bool   // sha256 came from the checksum file, the agent unchanged since it was hashed
 }
-
-// inspectScript makes the private directory ($1, mode 0700) and describes the file $2: "absent", or its size and,
-// when sha256sum (coreutils or busybox) exists, its checksum. Paths travel as arguments, never spliced into the
-// script.
-const inspectScript = `umask 077
-mkdir -p "$1" && chmod 700 "$1" || exit 1
-if [ ! -f "$2" ]; then echo absent; exit 0; fi
-echo "size $(wc -c < "$2")"
-if command -v sha256sum >/dev/null 2>&1; then echo "sha256 $(sha256sum < "$2")"; fi`
 
 // Deploy puts the agent at localAgent on the board behind t, content-addressed in the user's private cache
 // directory ($HOME/.cache/fleet, mode 0700), and verifies its sha256 there: with sha256sum when the board has it,
 // else with the agent's own `sha256` command after the size matched. A matching copy is not pushed again; a corrupt
-// one is replaced, and a push whose checksum does not verify is tried once more.
+// one is replaced, and a push whose checksum does not verify is tried once more. An agent already there costs one
+// SSH session (see deployScript).
 func Deploy(ctx context.Context, t Transport, localAgent string, opts DeployOptions) (DeployResult, error) {
+	res, _, err := deploy(ctx, t, localAgent, nil, opts)
+	return res, err
+}
+
+// deploy is Deploy of localAgent or, when that is "", of the agent agentFor returns for the arch the board
+// reports in the same session. It returns the board's canonical arch too ("" when localAgent was given and the
+// board's `uname -m` is not one fleet knows).
+func deploy(ctx context.Context, t Transport, localAgent string, agentFor func(ctx context.Context, arch string) (string, error), opts DeployOptions) (DeployResult, string, error) {
 	board := opts.Board
 	if board == "" {
 		board = "board"
@@ -64,29 +64,59 @@ func Deploy(ctx context.Context, t Transport, localAgent string, opts DeployOpti
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	want, size, err := fileSHA256(localAgent)
-	if err != nil {
-		return DeployResult{}, fmt.Errorf("deploy agent to %s: %w", board, err)
+	var want string
+	var size int64
+	var res DeployResult
+	request := func(local string) (string, error) {
+		var err error
+		if want, size, err = fileSHA256(local); err != nil {
+			return "", err
+		}
+		localAgent = local
+		return agentName(want) + " " + want, nil
 	}
-	home, err := remoteHome(ctx, t)
-	if err != nil {
-		return DeployResult{}, fmt.Errorf("deploy agent to %s: %w", board, err)
+	var req string
+	if localAgent != "" {
+		var err error
+		if req, err = request(localAgent); err != nil {
+			return res, "", fmt.Errorf("deploy agent to %s: %w", board, err)
+		}
 	}
-	dir := home + "/.cache/fleet"
-	res := DeployResult{RemotePath: dir + "/agent-" + want[:12], SHA256: want}
-
-	st, err := inspect(ctx, t, dir, res.RemotePath)
-	if err != nil {
-		return res, fmt.Errorf("deploy agent to %s: %w", board, err)
-	}
-	if st.present {
-		got, err := remoteSum(ctx, t, res.RemotePath, st, size)
+	var arch string
+	resolve := func(uname string) (string, error) {
+		a, err := CanonicalArch(uname)
 		if err != nil {
-			return res, fmt.Errorf("deploy agent to %s: %w", board, err)
+			return "", fmt.Errorf("detect arch (uname -m): %w", err)
+		}
+		local, err := agentFor(ctx, a)
+		if err != nil {
+			return "", &agentError{arch: a, err: err}
+		}
+		return request(local)
+	}
+	st, err := deployCheck(ctx, t, req, resolve)
+	if err != nil {
+		var ae *agentError
+		if errors.As(err, &ae) {
+			return res, ae.arch, err
+		}
+		return res, "", fmt.Errorf("deploy agent to %s: %w", board, err)
+	}
+	arch, _ = CanonicalArch(st.uname)
+	dir := st.home + "/.cache/fleet"
+	res = DeployResult{RemotePath: dir + "/" + agentName(want), SHA256: want}
+	if st.present {
+		got, err := remoteSum(ctx, t, res.RemotePath, st.remoteState, size)
+		if err != nil {
+			return res, arch, fmt.Errorf("deploy agent to %s: %w", board, err)
 		}
 		if got == want {
-			logf("agent already on %s (sha256 %s), pushed 0 bytes", board, want[:12])
-			return res, nil
+			how := "verified on the board"
+			if st.cached {
+				how = "unchanged since it was verified"
+			}
+			logf("agent already on %s (sha256 %s), pushed 0 bytes (%s)", board, want[:12], how)
+			return res, arch, nil
 		}
 		logf("agent on %s is corrupt (sha256 %s, want %s): pushing it again", board, short(got), want[:12])
 	}
@@ -95,76 +125,45 @@ func Deploy(ctx context.Context, t Transport, localAgent string, opts DeployOpti
 		if err := push(ctx, t, localAgent, res.RemotePath, size); err != nil {
 			if free, ok := freeKiB(ctx, t, dir); ok && free*1024 < size {
 				// The transport may only see the remote side stop reading; say why it stopped.
-				return res, fmt.Errorf("push agent to %s: %w: %d KiB free in %s, the agent needs %d KiB (%w)",
+				return res, arch, fmt.Errorf("push agent to %s: %w: %d KiB free in %s, the agent needs %d KiB (%w)",
 					board, syscall.ENOSPC, free, dir, (size+1023)/1024, err)
 			}
-			return res, fmt.Errorf("push agent to %s: %w", board, err)
+			return res, arch, fmt.Errorf("push agent to %s: %w", board, err)
 		}
 		res.Pushed += size
-		st, err := inspect(ctx, t, dir, res.RemotePath)
+		st, err := deployCheck(ctx, t, agentName(want)+" "+want, nil)
 		if err != nil {
-			return res, fmt.Errorf("verify agent on %s: %w", board, err)
+			return res, arch, fmt.Errorf("verify agent on %s: %w", board, err)
 		}
 		got := ""
 		if st.present {
-			if got, err = remoteSum(ctx, t, res.RemotePath, st, size); err != nil {
-				return res, fmt.Errorf("verify agent on %s: %w", board, err)
+			if got, err = remoteSum(ctx, t, res.RemotePath, st.remoteState, size); err != nil {
+				return res, arch, fmt.Errorf("verify agent on %s: %w", board, err)
 			}
 		}
 		if got == want {
 			logf("pushed agent to %s: %d bytes to %s (sha256 %s verified on the board)", board, size, res.RemotePath, want[:12])
-			return res, nil
+			return res, arch, nil
 		}
 		if attempt == 2 {
-			return res, fmt.Errorf("%w on %s: got %s, want %s", ErrChecksum, board, orNone(got), want)
+			return res, arch, fmt.Errorf("%w on %s: got %s, want %s", ErrChecksum, board, orNone(got), want)
 		}
 		logf("unexpected checksum on %s after push (got %s, want %s): pushing again", board, short(got), want[:12])
 	}
 }
 
-// remoteHome returns $HOME on the board; everything fleet leaves there lives below it.
-func remoteHome(ctx context.Context, t Transport) (string, error) {
-	var out, errb bytes.Buffer
-	err := t.Run(ctx, Command{Args: []string{"sh", "-c", `printf %s "$HOME"`}, Stdout: &out, Stderr: &errb})
-	if err != nil {
-		return "", fmt.Errorf("read $HOME: %w%s", err, stderrSuffix(errb.String()))
-	}
-	home := strings.TrimRight(out.String(), "/")
-	if !strings.HasPrefix(out.String(), "/") || strings.ContainsAny(home, "\n\x00") {
-		return "", fmt.Errorf("read $HOME: got %q, want an absolute path", out.String())
-	}
-	return home, nil
+// agentName is the agent's file name in the board's cache directory: content-addressed, so that another
+// version of fleet, or a corrupt copy, never passes for this one.
+func agentName(sha string) string { return "agent-" + sha[:12] }
+
+// agentError is a failure to provide an agent for the board's arch, which is not the board's fault.
+type agentError struct {
+	arch string
+	err  error
 }
 
-// inspect makes dir and reports on path.
-func inspect(ctx context.Context, t Transport, dir, path string) (remoteState, error) {
-	var out, errb bytes.Buffer
-	err := t.Run(ctx, Command{Args: []string{"sh", "-c", inspectScript, "sh", dir, path}, Stdout: &out, Stderr: &errb})
-	if err != nil {
-		return remoteState{}, fmt.Errorf("inspect %s: %w%s", path, err, stderrSuffix(errb.String()))
-	}
-	var st remoteState
-	sc := bufio.NewScanner(&out)
-	for sc.Scan() {
-		key, val, _ := strings.Cut(strings.TrimSpace(sc.Text()), " ")
-		switch key {
-		case "absent":
-			return remoteState{}, nil
-		case "size":
-			n, err := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
-			if err != nil {
-				return remoteState{}, fmt.Errorf("inspect %s: size %q: %w", path, val, err)
-			}
-			st.present, st.size = true, n
-		case "sha256":
-			st.sha256 = firstHexSum(val)
-		}
-	}
-	if !st.present {
-		return remoteState{}, fmt.Errorf("inspect %s: unexpected output %q", path, out.String())
-	}
-	return st, nil
-}
+func (e *agentError) Error() string { return e.err.Error() }
+func (e *agentError) Unwrap() error { return e.err }
 
 // remoteSum returns the sha256 of the file on the board: the one sha256sum printed, else, when the size is right,
 // the agent's own. A file of the wrong size has no sum worth computing: it returns "size N".

@@ -219,7 +219,7 @@ func TestDeployBusybox(t *testing.T) {
 		t.Skip("busybox not installed (apt-get install busybox)")
 	}
 	dir := t.TempDir()
-	for _, applet := range []string{"sh", "mkdir", "chmod", "wc", "cat", "sha256sum", "df", "mv", "rm", "uname"} {
+	for _, applet := range []string{"sh", "mkdir", "chmod", "wc", "cat", "sha256sum", "df", "mv", "rm", "uname", "stat"} {
 		if err := os.Symlink(bb, filepath.Join(dir, applet)); err != nil {
 			t.Fatal(err)
 		}
@@ -302,7 +302,7 @@ func TestDeployErrors(t *testing.T) {
 		t.Errorf("deploy to a full disk = %v, want \"push agent to imx6q: …\" wrapping ENOSPC", err)
 	}
 
-	_, err = Deploy(ctx, &cannedTransport{stdout: "relative/home"}, agentPath, DeployOptions{Board: "am18x"})
+	_, err = Deploy(ctx, &cannedTransport{stdout: "arch x86_64\nhome relative/home\n"}, agentPath, DeployOptions{Board: "am18x"})
 	if err == nil || !strings.Contains(err.Error(), "am18x") || !strings.Contains(err.Error(), "$HOME") {
 		t.Errorf("deploy with a relative $HOME = %v, want an error naming the board and $HOME", err)
 	}

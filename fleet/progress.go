@@ -4,6 +4,7 @@ import "github.com/fleetlab/fleet/protocol"
 
 // Stages of one board's part of a run, in order.
 const (
+	StageLease   = "lease" // waiting for another run's lease on the board; Msg names the holder
 	StageConnect = "connect"
 	StageDeploy  = "deploy"
 	StageProbe   = "probe"

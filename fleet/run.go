@@ -8,8 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/fleetlab/fleet/inventory"
 	"github.com/fleetlab/fleet/protocol"
 )
@@ -33,6 +31,22 @@ type RunOptions struct {
 	// each board's and profile's validity table.
 	QuietWait *time.Duration
 	Governor  string
+
+	// Leases keeps each board to this run from before it connects until after its cleanup (nil: no leases, for
+	// tests and runs without a database). A board another run holds waits up to LeaseWait (0: not at all), then
+	// fails with a *LeaseHeldError; the other boards go on.
+	Leases     Leaser
+	LeaseWait  time.Duration
+	LeaseTimes LeaseTimes
+
+	// Trace, when set, receives the timing of each board's phases and SSH sessions (fleet run --trace).
+	Trace Tracer
+
+	// TransferSizes are the bytes per transfer of mode ssh (nil: protocol.DefaultSSHTransferBytes); Sweep.Sizes
+	// are the other modes' block sizes.
+	TransferSizes []int
+
+	sshGate chan struct{} // one board's ssh points at a time (sshmode.go); made by Run
 }
 
 // BoardOutcome is how one board's part of a run ended.
@@ -91,17 +105,24 @@ func Run(ctx context.Context, opts RunOptions, sink Sink) ([]BoardOutcome, error
 		opts.Logf = func(string, ...any) {}
 	}
 	sink = withValidity(sink, opts.Boards, opts.Sweep) // issue 12: every point and board run gets a verdict
-	limit := concurrency(opts.Concurrency)
+	// Boards start in order, opts.Concurrency at a time; a board that waits for another run's lease gives its
+	// place to the run's other boards meanwhile (errgroup's limit cannot be given back, hence the channel).
+	places := make(chan struct{}, concurrency(opts.Concurrency))
+	opts.sshGate = make(chan struct{}, 1)
 	outcomes := make([]BoardOutcome, len(opts.Boards))
-	var g errgroup.Group
-	g.SetLimit(limit)
+	var wg sync.WaitGroup
 	for i, b := range opts.Boards {
-		g.Go(func() error {
-			outcomes[i] = runBoard(ctx, opts, b, sink)
-			return nil
-		})
+		p := &place{ch: places}
+		p.ch <- struct{}{}
+		p.held = true
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer p.leave()
+			outcomes[i] = runBoard(ctx, opts, b, sink, p)
+		}()
 	}
-	_ = g.Wait()
+	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return outcomes, err
 	}
@@ -113,13 +134,17 @@ func Run(ctx context.Context, opts RunOptions, sink Sink) ([]BoardOutcome, error
 	return outcomes, nil
 }
 
-// runBoard is one board end to end: connect, deploy, probe, sweep.
-func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink) BoardOutcome {
+// runBoard is one board end to end, under its lease: connect, deploy, probe, sweep.
+func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink, p *place) BoardOutcome {
 	out := BoardOutcome{Board: b.Name}
+	var lease *heldLease
 	rec := &recorder{sink: sink, board: b.Name}
 	ev := func(e Event) { e.Board = b.Name; opts.Progress.Event(e) }
 	var modes func() ModeReport // set once the probe has spoken
 	finish := func(err error) BoardOutcome {
+		if lost := lease.lost(); lost != nil && err != nil {
+			err = lost // the board stopped because another run may have it now, not because of the user
+		}
 		out.Points, out.Skips, out.Failed = rec.counts()
 		if modes != nil {
 			out.Modes = modes()
@@ -129,7 +154,7 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 		switch {
 		case err == nil:
 			out.Status = protocol.StatusOK
-		case ctx.Err() != nil:
+		case ctx.Err() != nil && lease.lost() == nil:
 			out.Status = protocol.StatusInterrupted
 		case out.Points > 0:
 			out.Status = protocol.StatusPartial
@@ -147,19 +172,32 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 		ev(Event{Stage: StageDone, Status: out.Status, Msg: cause})
 		return out
 	}
+	// The lease comes first, so that the board run's start and finish bound the time this run had the board.
+	lease, err := takeLease(ctx, opts, b.Name, ev, p)
+	if err != nil {
+		lease = &heldLease{ctx: ctx}
+		return finish(err)
+	}
+	defer lease.release() // after finish and after the transport's Close: the board is done with
+	ctx = lease.ctx       // cancelled when the lease is lost
 	if err := sink.BoardStarted(ctx, b.Name); err != nil {
 		return finish(fmt.Errorf("store %s: %w", b.Name, err))
 	}
 
 	ev(Event{Stage: StageConnect})
+	endPhase := opts.Trace.Phase(b.Name, "connect")
 	t, err := connect(ctx, opts, b)
+	endPhase()
 	if err != nil {
 		return finish(err)
 	}
-	defer t.Close()
+	defer func() { defer opts.Trace.Phase(b.Name, "close")(); t.Close() }()
+	t = traced(t, b.Name, opts.Trace)
 
 	ev(Event{Stage: StageDeploy})
+	endPhase = opts.Trace.Phase(b.Name, "deploy")
 	d, err := deployAgent(ctx, opts, b, t)
+	endPhase()
 	if err != nil {
 		return finish(err)
 	}
@@ -173,31 +211,48 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 	plan := boardPlan(opts, b)
 	preparePlan(&plan, opts, b)
 	ev(Event{Stage: StageProbe})
-	facts, err := probe(ctx, t, d.remote, b, plan.Modes)
-	if err != nil {
-		return finish(fmt.Errorf("probe %s: %w", b.Name, err))
+	endPhase = opts.Trace.Phase(b.Name, "probe")
+	var facts *protocol.Facts
+	var total int
+	var sshSweep *protocol.Plan
+	onFacts := func(f *protocol.Facts) (protocol.Plan, error) {
+		endPhase()
+		facts = f
+		out.Summary = factsSummary(facts)
+		addSSHModeFact(facts, plan.Modes, t) // issue 15: mode ssh is the controller's, not the probe's
+		if err := rec.facts(ctx, *facts); err != nil {
+			return plan, err
+		}
+		if len(plan.Modes) == 0 {
+			plan.Modes = planModes(facts)
+		}
+		modes = func() ModeReport { return modeReport(facts, plan.Modes, rec.goodByMode()) }
+
+		// Progress counts what will be measured: a mode the probe found unavailable is one skip, not a run of slots.
+		rec.unavailable = unavailableModes(facts)
+		// Mode ssh is measured by the controller after the agent's sweep (sshmode.go).
+		agentSweep := agentPlan(plan)
+		sshSweep = sshPlan(plan, opts.TransferSizes)
+		total = plannedPoints(withoutModes(agentSweep, rec.unavailable)) + sshSlots(sshSweep, rec.unavailable)
+		ev(Event{Stage: StageSweep, Total: total})
+		endPhase = opts.Trace.Phase(b.Name, "sweep")
+		return agentSweep, nil
 	}
-	out.Summary = factsSummary(facts)
-	if err := rec.facts(ctx, *facts); err != nil {
+	onPoint := func(p progressKey) {
+		ev(Event{Stage: StageSweep, Done: rec.done(), Total: total, Mode: p.mode, Algorithm: p.alg, Size: p.size})
+	}
+	// One session, one probe on the board: the agent probes, then sweeps the plan it is sent (none when the run
+	// asked only for mode ssh).
+	err = measure(ctx, t, d.remote, b, agentPlan(plan), onFacts, rec, onPoint)
+	endPhase()
+	if err == nil && sshSweep != nil {
+		err = measureSSH(ctx, opts, b, t, d.remote, sshSweep, rec, onPoint)
+	}
+	if err != nil {
 		return finish(err)
 	}
-	if len(plan.Modes) == 0 {
-		plan.Modes = planModes(facts)
-	}
-	modes = func() ModeReport { return modeReport(facts, plan.Modes, rec.goodByMode()) }
-
-	// Progress counts what will be measured: a mode the probe found unavailable is one skip, not a run of slots.
-	rec.unavailable = unavailableModes(facts)
-	total := plannedPoints(withoutModes(plan, rec.unavailable))
-	ev(Event{Stage: StageSweep, Total: total})
-	err = sweep(ctx, t, d.remote, plan, rec, func(p progressKey) {
-		ev(Event{Stage: StageSweep, Done: rec.done(), Total: total, Mode: p.mode, Algorithm: p.alg, Size: p.size})
-	})
-	if err != nil {
-		return finish(fmt.Errorf("sweep %s: %w", b.Name, err))
-	}
 	// A sweep that ran to its end can still have measured nothing it was asked to: that board is not ok.
-	if err := opensslProblem(facts, plan.Modes); err != nil {
+	if err := opensslProblem(facts, agentPlan(plan).Modes); err != nil {
 		return finish(fmt.Errorf("%s: %w", b.Name, err))
 	}
 	_, _, failed := rec.counts()
@@ -205,6 +260,34 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 		return finish(fmt.Errorf("%s: %w", b.Name, err))
 	}
 	return finish(nil)
+}
+
+// place is a board's turn among the run's Concurrency boards at once.
+type place struct {
+	ch   chan struct{}
+	held bool
+}
+
+// leave gives the place to another board; it may be taken again with take.
+func (p *place) leave() {
+	if p != nil && p.held {
+		<-p.ch
+		p.held = false
+	}
+}
+
+// take waits for a place.
+func (p *place) take(ctx context.Context) error {
+	if p == nil || p.held {
+		return nil
+	}
+	select {
+	case p.ch <- struct{}{}:
+		p.held = true
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 func connect(ctx context.Context, opts RunOptions, b inventory.Board) (Transport, error) {

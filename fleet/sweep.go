@@ -3,13 +3,11 @@ package fleet
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/fleetlab/fleet/inventory"
 	"github.com/fleetlab/fleet/opensslspeed"
@@ -22,25 +20,32 @@ type deployed struct {
 	pushed int64
 }
 
+// deployAgent puts the agent for the board's arch on it: boards.toml's arch, else the one the board reports in
+// the deploy check's own session (no session of its own for `uname -m`).
 func deployAgent(ctx context.Context, opts RunOptions, b inventory.Board, t Transport) (deployed, error) {
-	arch := b.Arch
-	if arch == "" {
-		a, err := DetectArch(ctx, t)
-		if err != nil {
-			return deployed{}, fmt.Errorf("detect arch of %s: %w", b.Name, err)
-		}
-		arch = a
-	}
 	if opts.Agent == nil {
 		return deployed{}, fmt.Errorf("deploy to %s: no agent builder configured", b.Name)
 	}
-	local, err := opts.Agent(ctx, arch)
-	if err != nil {
-		return deployed{}, fmt.Errorf("agent for %s (%s): %w", b.Name, arch, err)
+	agentFor := func(ctx context.Context, arch string) (string, error) {
+		local, err := opts.Agent(ctx, arch)
+		if err != nil {
+			return "", fmt.Errorf("agent for %s (%s): %w", b.Name, arch, err)
+		}
+		return local, nil
 	}
-	res, err := Deploy(ctx, t, local, DeployOptions{Board: b.Name, Logf: opts.Logf})
+	local := ""
+	if b.Arch != "" {
+		var err error
+		if local, err = agentFor(ctx, b.Arch); err != nil {
+			return deployed{}, err
+		}
+	}
+	res, arch, err := deploy(ctx, t, local, agentFor, DeployOptions{Board: b.Name, Logf: opts.Logf})
 	if err != nil {
 		return deployed{}, err
+	}
+	if b.Arch != "" {
+		arch = b.Arch
 	}
 	return deployed{arch: arch, remote: res.RemotePath, pushed: res.Pushed}, nil
 }
@@ -48,7 +53,19 @@ func deployAgent(ctx context.Context, opts RunOptions, b inventory.Board, t Tran
 // probe runs `agent probe` and returns the board's facts.
 // modes are those the sweep will measure, so the probe tests the engines and providers they name.
 func probe(ctx context.Context, t Transport, remote string, b inventory.Board, modes []string) (*protocol.Facts, error) {
-	args := []string{remote, "probe"}
+	var stdout bytes.Buffer
+	stderr := &tailWriter{max: 4096}
+	err := t.Run(ctx, Command{Args: append([]string{remote, "probe"}, probeArgs(b, modes)...), Env: b.Env, Stdout: &stdout, Stderr: stderr})
+	if err != nil {
+		return nil, withStderr(err, stderr.String())
+	}
+	return readFacts(protocol.NewDecoder(&stdout))
+}
+
+// probeArgs are the probe's flags for a board and the modes to be measured: its openssl, and the engines and
+// providers the modes name.
+func probeArgs(b inventory.Board, modes []string) []string {
+	var args []string
 	if b.OpenSSL != "" {
 		args = append(args, "--openssl", b.OpenSSL)
 	}
@@ -58,28 +75,7 @@ func probe(ctx context.Context, t Transport, remote string, b inventory.Board, m
 	if providers := modeNames(modes, "provider:"); len(providers) > 0 {
 		args = append(args, "--providers", strings.Join(providers, ","))
 	}
-	var stdout bytes.Buffer
-	stderr := &tailWriter{max: 4096}
-	err := t.Run(ctx, Command{Args: args, Env: b.Env, Stdout: &stdout, Stderr: stderr})
-	if err != nil {
-		return nil, withStderr(err, stderr.String())
-	}
-	dec := protocol.NewDecoder(&stdout)
-	for {
-		m, err := dec.Next()
-		if errors.Is(err, io.EOF) {
-			return nil, errors.New("agent printed no facts")
-		}
-		if err != nil {
-			return nil, err
-		}
-		if m.Facts != nil {
-			return m.Facts, nil
-		}
-		if m.Type == protocol.TypeError {
-			return nil, errors.New(m.Error)
-		}
-	}
+	return args
 }
 
 // modeNames are the NAMEs of the modes "engine:NAME" (prefix "engine:") or "provider:NAME".
@@ -109,7 +105,7 @@ func boardPlan(opts RunOptions, b inventory.Board) protocol.Plan {
 		Sizes:      s.Sizes,
 		Seconds:    s.Seconds,
 		Threads:    s.Threads,
-		Repeats:    max(s.Repeats, 1),
+		Repeats:    s.MaxRepeats(),
 	}
 }
 
@@ -144,59 +140,6 @@ func slotsPerAlgorithm(p protocol.Plan, alg string) int {
 func isAsymmetric(alg string) bool {
 	_, asym, err := opensslspeed.Args(alg)
 	return err == nil && asym
-}
-
-// sweep runs `agent sweep`, sending the plan on stdin and keeping stdin open until the sweep ends or ctx is
-// cancelled: the agent stops and kills its openssl children when its stdin closes.
-func sweep(ctx context.Context, t Transport, remote string, plan protocol.Plan, rec *recorder, onPoint func(progressKey)) error {
-	planJSON, err := json.Marshal(plan)
-	if err != nil {
-		return fmt.Errorf("encode plan: %w", err)
-	}
-	stdinR, stdinW := io.Pipe()
-	stdoutR, stdoutW := io.Pipe()
-	stderr := &tailWriter{max: 4096}
-	runErr := make(chan error, 1)
-	go func() {
-		err := t.Run(ctx, Command{Args: []string{remote, "sweep"}, Env: plan.Env, Stdin: stdinR,
-			Stdout: stdoutW, Stderr: stderr})
-		stdoutW.CloseWithError(io.EOF)
-		runErr <- err
-	}()
-	var closeOnce sync.Once
-	closeStdin := func() { closeOnce.Do(func() { stdinW.Close() }) }
-	defer closeStdin()
-	finished := make(chan struct{})
-	defer close(finished)
-	go func() {
-		if _, err := stdinW.Write(append(planJSON, '\n')); err != nil {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			closeStdin()
-		case <-finished:
-		}
-	}()
-
-	var agentErrs []string
-	streamErr := consume(ctx, protocol.NewDecoder(stdoutR), plan, rec, onPoint, &agentErrs)
-	closeStdin()
-	stdoutR.CloseWithError(io.EOF) // unblock the transport if we stopped reading early
-	err = <-runErr
-	switch {
-	case ctx.Err() != nil:
-		return ctx.Err()
-	case streamErr != nil && errors.Is(err, ErrConnectionLost):
-		return err // the link, not the agent, ended the stream
-	case streamErr != nil:
-		return streamErr
-	case err != nil:
-		return withStderr(err, stderr.String())
-	case len(agentErrs) > 0:
-		return fmt.Errorf("%d agent error(s): %s", len(agentErrs), strings.Join(agentErrs, "; "))
-	}
-	return nil
 }
 
 // consume reads the agent's lines until done, storing each as it arrives.

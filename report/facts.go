@@ -41,8 +41,15 @@ func boardFacts(br store.BoardRun) []fact {
 	if f.CPU.Cores > 0 {
 		cpu += fmt.Sprintf(", %d cores", f.CPU.Cores)
 	}
-	if f.CPU.MaxMHz > 0 || f.CPU.CurMHz > 0 {
+	// A board without cpufreq reports neither clock; one with only a maximum (no scaling_cur_freq) must not
+	// read "0 MHz", which looks like a measurement.
+	switch {
+	case f.CPU.CurMHz > 0 && f.CPU.MaxMHz > 0:
 		cpu += fmt.Sprintf(", %.0f MHz (max %.0f)", f.CPU.CurMHz, f.CPU.MaxMHz)
+	case f.CPU.CurMHz > 0:
+		cpu += fmt.Sprintf(", %.0f MHz", f.CPU.CurMHz)
+	case f.CPU.MaxMHz > 0:
+		cpu += fmt.Sprintf(", max %.0f MHz", f.CPU.MaxMHz)
 	}
 	add("CPU", strings.TrimPrefix(cpu, ", "))
 	add("governor", f.CPU.Governor)

@@ -24,6 +24,7 @@ const (
 	ViewRun     View = "run"     // WriteSweep: what fleet run prints at the end
 	ViewImport  View = "import"  // WriteImport: the points of fleet import --dry-run
 	ViewChanges View = "changes" // WriteChanges: change points over history
+	ViewBoards  View = "boards"  // WriteBoards: the inventory's boards and who holds their leases
 )
 
 // Formats lists the output formats the view offers, its default first. A few aliases are accepted as well
@@ -40,7 +41,7 @@ func (v View) Formats() []string {
 		return []string{FormatText, FormatCSV, FormatJSON}
 	case ViewChanges:
 		return []string{FormatText, FormatMarkdown, FormatJSON}
-	case ViewShow, ViewImport:
+	case ViewShow, ViewImport, ViewBoards:
 		return []string{FormatText, FormatJSON}
 	}
 	return nil

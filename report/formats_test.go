@@ -35,6 +35,7 @@ func writers(t *testing.T) map[View]func(w io.Writer, format string) error {
 		ViewRun:     func(w io.Writer, f string) error { return WriteSweep(w, ms, DefaultUnit, f, Layout{}) },
 		ViewImport:  func(w io.Writer, f string) error { return WriteImport(w, "am335x", pts, f) },
 		ViewChanges: func(w io.Writer, f string) error { return WriteChanges(w, &ChangeReport{}, f) },
+		ViewBoards:  func(w io.Writer, f string) error { return WriteBoards(w, nil, nil, f) },
 	}
 }
 

@@ -48,6 +48,7 @@ func runsTable(runs []store.Run, current ...int64) table {
 // runJSON is one run in WriteRuns' JSON.
 type runJSON struct {
 	ID          int64     `json:"id"`
+	UUID        string    `json:"uuid"` // names the run in every database it is copied to; id is this database's own
 	Started     time.Time `json:"started"`
 	Finished    time.Time `json:"finished"`
 	Label       string    `json:"label"`
@@ -66,7 +67,7 @@ func newRunJSON(r store.Run, current ...int64) runJSON {
 	if boards == nil {
 		boards = []string{}
 	}
-	return runJSON{ID: r.ID, Started: r.Started.UTC(), Finished: r.Finished.UTC(), Label: r.Label,
+	return runJSON{ID: r.ID, UUID: r.UUID, Started: r.Started.UTC(), Finished: r.Finished.UTC(), Label: r.Label,
 		Status: string(r.Status), Incomplete: runStatus(r, current...) == "incomplete", Boards: boards, Points: r.Points,
 		ToolVersion: r.ToolVersion, Host: r.Host, CommandLine: r.CommandLine, Source: r.Source}
 }
@@ -142,6 +143,9 @@ type resultJSON struct {
 	// Validity is ok, suspect or invalid, or "unknown" for points judged by nobody (imports, older agents).
 	Validity        string   `json:"validity"`
 	ValidityReasons []string `json:"validity_reasons"`
+	// Precision is what the point's sample (its repeats in this listing) reached under a precision target,
+	// the same on each of its repeats; absent without a target (issue 17).
+	Precision *Precision `json:"precision,omitempty"`
 }
 
 // validityOf is a point's verdict for listings: "unknown" when it was not judged, reasons never null.
@@ -162,6 +166,7 @@ func WriteResults(w io.Writer, ms []store.Measurement, format string) error {
 	if err != nil {
 		return err
 	}
+	prec, samples := precisionByKey(ms)
 	switch f {
 	case FormatText, FormatMarkdown:
 		t := table{Header: []string{"run", "board", "mode", "algorithm", "size", "threads", "repeat", "throughput",
@@ -184,6 +189,10 @@ func WriteResults(w io.Writer, ms []store.Measurement, format string) error {
 				fmt.Sprintf("%.2f", m.UserS), fmt.Sprintf("%.2f", m.SysS), m.Timing, note})
 		}
 		d := document{Tables: []table{t}}
+		if pt, ok := precisionTable(samples); ok {
+			d.Tables = append(d.Tables, pt)
+			d.Notes = precisionNotes(samples)
+		}
 		if f == FormatText {
 			err = d.writeText(w)
 		} else {
@@ -196,20 +205,21 @@ func WriteResults(w io.Writer, ms []store.Measurement, format string) error {
 			out = append(out, resultJSON{Run: m.RunID, RunLabel: m.RunLabel, SampleKey: keyOf(m),
 				Repeat: m.Repeat, BytesPerSec: m.BytesPerSec, OpsPerSec: m.OpsPerSec,
 				WallS: m.WallS, UserS: m.UserS, SysS: m.SysS, CPUPct: m.CPUPct, Timing: m.Timing, Failed: m.Failed,
-				Error: m.Error, Driver: m.Driver, Engine: m.Engine, Validity: v, ValidityReasons: reasons})
+				Error: m.Error, Driver: m.Driver, Engine: m.Engine, Validity: v, ValidityReasons: reasons,
+				Precision: prec[keyOf(m)]})
 		}
 		err = writeJSON(w, out)
 	case FormatCSV:
 		cw := csv.NewWriter(w)
-		cw.Write([]string{"run", "run_label", "board", "mode", "algorithm", "op", "block_size", "key_bits", "curve",
+		cw.Write(append([]string{"run", "run_label", "board", "mode", "algorithm", "op", "block_size", "key_bits", "curve",
 			"threads", "repeat", "bytes_per_sec", "ops_per_sec", "wall_s", "user_s", "sys_s", "cpu_pct", "timing",
-			"failed", "error", "driver", "engine", "validity", "validity_reasons"})
+			"failed", "error", "driver", "engine", "validity", "validity_reasons"}, precisionCSVHeader...))
 		for _, m := range ms {
-			cw.Write([]string{fmt.Sprint(m.RunID), m.RunLabel, m.Board, m.Mode, m.Algorithm, m.Op, strconv.Itoa(m.BlockSize),
+			cw.Write(append([]string{fmt.Sprint(m.RunID), m.RunLabel, m.Board, m.Mode, m.Algorithm, m.Op, strconv.Itoa(m.BlockSize),
 				strconv.Itoa(m.KeyBits), m.Curve, strconv.Itoa(keyOf(m).Threads), strconv.Itoa(m.Repeat),
 				fmtFloat(m.BytesPerSec), fmtFloat(m.OpsPerSec), fmtFloat(m.WallS), fmtFloat(m.UserS), fmtFloat(m.SysS),
 				fmtFloat(m.CPUPct), m.Timing, strconv.FormatBool(m.Failed), m.Error, m.Driver, m.Engine,
-				validityCSV(m.Point), strings.Join(m.ValidityReasons, "; ")})
+				validityCSV(m.Point), strings.Join(m.ValidityReasons, "; ")}, precisionCSV(prec[keyOf(m)])...))
 		}
 		cw.Flush()
 		err = cw.Error()
@@ -231,7 +241,7 @@ func WriteRunSummary(w io.Writer, run store.Run, boards []store.BoardRun, raws [
 		ew.printf(" (%s)", Printable(run.Label))
 	}
 	ew.printf(": %s\n", runStatus(run))
-	head := []fact{{"started", run.Started.UTC().Format(time.RFC3339)}}
+	head := []fact{{"uuid", run.UUID}, {"started", run.Started.UTC().Format(time.RFC3339)}}
 	if !run.Finished.IsZero() {
 		head = append(head, fact{"finished", run.Finished.UTC().Format(time.RFC3339) +
 			" (" + run.Finished.Sub(run.Started).Round(time.Second).String() + ")"})

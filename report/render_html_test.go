@@ -30,9 +30,9 @@ func htmlFixture() HTMLReport {
 		Modes: []protocol.ModeFact{{Mode: "cpu", Available: true}, {Mode: "afalg", Available: true, Reason: "engine afalg"},
 			{Mode: "devcrypto", Reason: "no /dev/crypto"}}}
 	runs := []store.Run{
-		{ID: 1, Started: t0, Finished: t0.Add(time.Minute), Label: "S00", Status: protocol.StatusImported, Boards: []string{"am335x"}, Points: 10, Source: "imported from S00"},
-		{ID: 11, Started: curStarted, Finished: curStarted.Add(20 * time.Minute), Label: "nightly", ToolVersion: "v0.2.0", Status: protocol.StatusOK, Boards: []string{"am64x"}, Points: 85},
-		{ID: 12, Started: curStarted, Label: "qemu", ToolVersion: "v0.2.0", Status: protocol.StatusRunning, Boards: []string{"qemu-arm64"}, Points: 18},
+		{ID: 1, UUID: "5e1d9a6c-3b7f-4c1e-9a55-0c8e2f4b7d01", Started: t0, Finished: t0.Add(time.Minute), Label: "S00", Status: protocol.StatusImported, Boards: []string{"am335x"}, Points: 10, Source: "imported from S00"},
+		{ID: 11, UUID: "5e1d9a6c-3b7f-4c1e-9a55-0c8e2f4b7d11", Started: curStarted, Finished: curStarted.Add(20 * time.Minute), Label: "nightly", ToolVersion: "v0.2.0", Status: protocol.StatusOK, Boards: []string{"am64x"}, Points: 85},
+		{ID: 12, UUID: "5e1d9a6c-3b7f-4c1e-9a55-0c8e2f4b7d12", Started: curStarted, Label: "qemu", ToolVersion: "v0.2.0", Status: protocol.StatusRunning, Boards: []string{"qemu-arm64"}, Points: 18},
 	}
 	boards := []store.BoardRun{
 		{RunID: 11, Board: "am64x", Status: "ok", Facts: am64xFacts("6.6.32-ti", ""), Points: 85,

@@ -57,9 +57,10 @@ type DB struct {
 	BatchSize  int
 	BatchDelay time.Duration
 
-	db     *conn
-	stmts  statements
-	server string // PostgreSQL: host:port/database, for messages
+	db       *conn
+	stmts    statements
+	server   string   // PostgreSQL: host:port/database, for messages
+	migrated []string // what Open applied, for `fleet db migrate`
 }
 
 // Open opens the database dsn names and applies any pending migrations: an SQLite file (created if needed), or
@@ -73,7 +74,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := db.migrate(ctx); err != nil {
+		if db.migrated, err = db.migrate(ctx); err != nil {
 			db.db.Close()
 			return nil, fmt.Errorf("open database %s: %w", db.Path, err)
 		}
@@ -106,7 +107,7 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 		err = sdb.PingContext(ctx)
 		if err != nil {
 			err = openError(path, err)
-		} else if err = db.migrate(ctx); err != nil {
+		} else if db.migrated, err = db.migrate(ctx); err != nil {
 			err = fullDisk(path, err)
 		}
 		if err == nil {

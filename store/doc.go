@@ -19,6 +19,11 @@
 // show it as incomplete. Several processes may write one file at once (WAL, busy_timeout, BEGIN IMMEDIATE), or
 // one PostgreSQL database (row locks; the latest pointers are upserted in key order).
 //
+// Leases keep two runs off one board (AcquireLease, RenewLease, ReleaseLease, Leases; the RunWriter has
+// fleet.Leaser's method set): one row per board, taken atomically, renewed by the holder's heartbeat, deleted on
+// release and by Finish; a lease whose holder died expires. Expiry is judged by one clock: the machine's
+// (DB.Now) for SQLite, the server's now() for PostgreSQL.
+//
 // Results are never updated in place (triggers refuse it); only the status, error, facts and finished time of
 // runs and board runs change. A small table holds the newest point of every series, kept on insert, so
 // LatestPoints never scans history.

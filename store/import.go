@@ -59,10 +59,11 @@ func (t *ImportTx) StartRun(ctx context.Context, board, source string) error {
 	if started.IsZero() {
 		started = t.db.now()
 	}
-	w := &RunWriter{db: t.db, started: formatTime(started), boards: map[string]bool{}, series: map[series]bool{}}
-	err := t.tx.QueryRowContext(t.ctx, `INSERT INTO runs (started, label, tool_version, host, command_line, source, status)
-		VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`, w.started, t.info.Label, t.info.ToolVersion, t.info.Host,
-		t.info.CommandLine, source, protocol.StatusRunning).Scan(&w.id)
+	w := &RunWriter{db: t.db, uuid: newRunUUID(), started: formatTime(started), boards: map[string]bool{},
+		series: map[series]bool{}}
+	err := t.tx.QueryRowContext(t.ctx, `INSERT INTO runs (uuid, started, label, tool_version, host, command_line,
+		source, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`, w.uuid, w.started, t.info.Label,
+		t.info.ToolVersion, t.info.Host, t.info.CommandLine, source, protocol.StatusRunning).Scan(&w.id)
 	if err != nil {
 		return t.fail(fmt.Errorf("begin run: %w", classify(err)))
 	}

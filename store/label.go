@@ -20,7 +20,7 @@ var runIDRE = regexp.MustCompile(`^[+-]?[0-9]+$`)
 var runReferences = []string{"latest", "previous"}
 
 // CheckLabel reports whether label can name runs: one line of printable text, at most MaxLabelLen bytes, and
-// not spelled like a run reference (latest, previous, a run id), which ResolveRun and regress --baseline would
+// not spelled like a run reference (latest, previous, a run id or UUID), which ResolveRun and regress --baseline would
 // read before any label. The empty label means no label and is accepted.
 func CheckLabel(label string) error {
 	if label == "" {
@@ -42,6 +42,9 @@ func CheckLabel(label string) error {
 		if label == ref {
 			return fmt.Errorf("label %q is spelled like the run reference %q, so no command could select runs by it; choose another, such as nightly", label, ref)
 		}
+	}
+	if IsRunUUID(label) {
+		return fmt.Errorf("label %q reads as a run's UUID, so no command could select runs by it; choose another, such as nightly", label)
 	}
 	if runIDRE.MatchString(label) {
 		return fmt.Errorf("label %q reads as a run id, so no command could select runs by it; add a letter, such as build-%s", label, strings.TrimLeft(label, "+-"))

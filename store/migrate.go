@@ -54,39 +54,52 @@ func migrations(d dialect) ([]migration, error) {
 	return ms, nil
 }
 
-// migrate applies every migration not yet recorded in schema_migrations, each in its own transaction.
-// Two processes opening a new database at once are safe: the version is checked again inside the
-// transaction, which excludes other writers (SQLite: BEGIN IMMEDIATE; PostgreSQL: an advisory lock).
+// migrate applies every migration not yet recorded in schema_migrations, each in its own transaction, and
+// returns the names of those it applied (without .sql), oldest first. Two processes opening a new database at
+// once are safe: the version is checked again inside the transaction, which excludes other writers (SQLite:
+// BEGIN IMMEDIATE; PostgreSQL: an advisory lock).
 // A database with tables but no fleet history is another application's: it is refused, never migrated.
-func (db *DB) migrate(ctx context.Context) error {
+func (db *DB) migrate(ctx context.Context) ([]string, error) {
 	ms, err := migrations(db.db.dialect)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	tables, err := db.tables(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := db.checkFleetSchema(ctx, tables); err != nil {
-		return err
+		return nil, err
 	}
 	applied, err := db.appliedMigrations(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := checkKnown(applied, ms); err != nil {
-		return err
+		return nil, err
 	}
+	var names []string
 	for _, m := range ms {
 		if applied[m.version] {
 			continue
 		}
-		if err := db.applyMigration(ctx, m); err != nil {
-			return err
+		done, err := db.applyMigration(ctx, m)
+		if err != nil {
+			return names, err
+		}
+		if done {
+			names = append(names, strings.TrimSuffix(m.name, ".sql"))
 		}
 	}
-	return nil
+	return names, nil
 }
+
+// Migrated names the migrations Open applied to the database, oldest first, such as 0004_run_uuid; none when
+// it was up to date (or another process applied them first).
+func (db *DB) Migrated() []string { return db.migrated }
+
+// SchemaVersion is the number of the newest migration applied to the database.
+func (db *DB) SchemaVersion(ctx context.Context) (int, error) { return db.schemaVersion(ctx) }
 
 // checkKnown refuses a database that records a migration this fleet does not have: a newer fleet wrote it, and
 // writing to it (or reading it) with the old schema's assumptions could corrupt or misread its data.
@@ -144,11 +157,12 @@ func (db *DB) appliedMigrations(ctx context.Context) (map[int]bool, error) {
 	return applied, nil
 }
 
-// applyMigration runs one migration and records it, atomically.
-func (db *DB) applyMigration(ctx context.Context, m migration) (err error) {
+// applyMigration runs one migration and records it, atomically. It reports false when another process had
+// applied it first.
+func (db *DB) applyMigration(ctx context.Context, m migration) (applied bool, err error) {
 	tx, err := db.beginMigration(ctx)
 	if err != nil {
-		return fmt.Errorf("migration %s: %w", m.name, err)
+		return false, fmt.Errorf("migration %s: %w", m.name, err)
 	}
 	defer func() {
 		if err != nil {
@@ -158,22 +172,22 @@ func (db *DB) applyMigration(ctx context.Context, m migration) (err error) {
 	var done int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.version).
 		Scan(&done); err != nil {
-		return fmt.Errorf("migration %s: %w", m.name, classify(err))
+		return false, fmt.Errorf("migration %s: %w", m.name, classify(err))
 	}
 	if done > 0 {
-		return tx.Rollback()
+		return false, tx.Rollback()
 	}
 	if _, err := tx.Tx.ExecContext(ctx, m.sql); err != nil { // DDL as written: no placeholders to rebind
-		return fmt.Errorf("migration %s: %w", m.name, classify(err))
+		return false, fmt.Errorf("migration %s: %w", m.name, classify(err))
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied) VALUES (?, ?, ?)`,
 		m.version, m.name, formatTime(db.now())); err != nil {
-		return fmt.Errorf("migration %s: record: %w", m.name, classify(err))
+		return false, fmt.Errorf("migration %s: record: %w", m.name, classify(err))
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("migration %s: commit: %w", m.name, classify(err))
+		return false, fmt.Errorf("migration %s: commit: %w", m.name, classify(err))
 	}
-	return nil
+	return true, nil
 }
 
 // schemaVersion is the highest applied migration, for tests and diagnostics.

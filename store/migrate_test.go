@@ -53,7 +53,7 @@ func TestMigrationIsAtomic(t *testing.T) {
 		ctx := context.Background()
 		db := b.open(t)
 		bad := migration{version: 999, name: "0999_bad.sql", sql: `CREATE TABLE half (a INTEGER); INSERT INTO nosuch VALUES (1);`}
-		if err := db.applyMigration(ctx, bad); err == nil {
+		if _, err := db.applyMigration(ctx, bad); err == nil {
 			t.Fatal("bad migration applied without error")
 		}
 		if has, err := db.hasTable(ctx, "half"); err != nil || has {
@@ -64,7 +64,7 @@ func TestMigrationIsAtomic(t *testing.T) {
 		}
 		good := migration{version: 999, name: "0999_good.sql", sql: `CREATE TABLE whole (a INTEGER);`}
 		for range 2 { // the second time finds it recorded and does nothing
-			if err := db.applyMigration(ctx, good); err != nil {
+			if _, err := db.applyMigration(ctx, good); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/fleetlab/fleet/protocol"
 )
@@ -18,7 +19,7 @@ func (db *DB) Runs(ctx context.Context, f RunFilter) ([]Run, error) {
 	if limit <= 0 {
 		limit = math.MaxInt64 // no limit (SQLite's -1 is an error in PostgreSQL)
 	}
-	rows, err := db.db.QueryContext(ctx, `SELECT r.id, r.started, r.finished, r.label, r.tool_version, r.host,
+	rows, err := db.db.QueryContext(ctx, `SELECT r.id, r.uuid, r.started, r.finished, r.label, r.tool_version, r.host,
 			r.command_line, r.source, r.status, `+db.boardNamesJSON()+`,
 			(SELECT count(*) FROM measurements m WHERE m.run_id = r.id)
 		FROM runs r WHERE `+runConds+`
@@ -32,7 +33,7 @@ func (db *DB) Runs(ctx context.Context, f RunFilter) ([]Run, error) {
 		var r Run
 		var started, finished sql.NullString
 		var boards string
-		if err := rows.Scan(&r.ID, &started, &finished, &r.Label, &r.ToolVersion, &r.Host, &r.CommandLine,
+		if err := rows.Scan(&r.ID, &r.UUID, &started, &finished, &r.Label, &r.ToolVersion, &r.Host, &r.CommandLine,
 			&r.Source, &r.Status, &boards, &r.Points); err != nil {
 			return nil, fmt.Errorf("list runs in %s: %w", db.Path, err)
 		}
@@ -63,7 +64,8 @@ func (db *DB) boardNamesJSON() string {
 }
 
 // ResolveRun turns a user's reference into a run id: "latest" (or empty) is the newest run, a number is that
-// run, anything else is a label and means the newest run with it. An unknown reference wraps ErrNotFound.
+// run, a UUID (as `fleet show` prints it) is the run with that UUID, anything else is a label and means the
+// newest run with it. An unknown reference wraps ErrNotFound.
 func (db *DB) ResolveRun(ctx context.Context, ref string) (int64, error) {
 	var id int64
 	var err error
@@ -71,6 +73,9 @@ func (db *DB) ResolveRun(ctx context.Context, ref string) (int64, error) {
 	if n, perr := strconv.ParseInt(ref, 10, 64); perr == nil {
 		what = fmt.Sprintf("run %d", n)
 		err = db.db.QueryRowContext(ctx, `SELECT id FROM runs WHERE id = ?`, n).Scan(&id)
+	} else if IsRunUUID(ref) {
+		what = "run " + strings.ToLower(ref)
+		err = db.db.QueryRowContext(ctx, `SELECT id FROM runs WHERE uuid = ?`, strings.ToLower(ref)).Scan(&id)
 	} else if ref == "" || ref == "latest" {
 		what = "runs"
 		err = db.db.QueryRowContext(ctx, `SELECT id FROM runs ORDER BY started DESC, id DESC LIMIT 1`).Scan(&id)

@@ -14,6 +14,7 @@ type RunInfo struct {
 	CommandLine string
 	Source      string    // provenance, e.g. "imported from S00.txt"
 	Started     time.Time // zero: now (DB.Now); an import may give the time the results were taken
+	UUID        string    // BeginRun: the run's UUID; empty (as usual) makes a random one. Imports always make one.
 }
 
 // RunFilter selects runs. Zero fields match everything.
@@ -29,6 +30,7 @@ type RunFilter struct {
 // Run is one row of runs.
 type Run struct {
 	ID          int64
+	UUID        string // names the run in every database it is copied to; ID is this database's own
 	Started     time.Time
 	Finished    time.Time // zero while running or when the controller died
 	Label       string

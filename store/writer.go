@@ -27,7 +27,10 @@ var ErrRunFinished = errors.New("run already finished")
 type RunWriter struct {
 	db      *DB
 	id      int64
+	uuid    string
 	started string // the run's start, which decides the latest point of a series
+	label   string // the run's label and controller host, shown to runs waiting for a board it holds
+	host    string
 
 	mu     sync.Mutex
 	batch  batch
@@ -70,7 +73,7 @@ func (db *DB) BeginRun(ctx context.Context, info RunInfo) (*RunWriter, error) {
 	if started.IsZero() {
 		started = db.now()
 	}
-	w := &RunWriter{db: db, started: formatTime(started), boards: map[string]bool{}, series: map[series]bool{},
+	w := &RunWriter{db: db, started: formatTime(started), label: info.Label, host: info.Host, boards: map[string]bool{}, series: map[series]bool{},
 		size: db.BatchSize, delay: db.BatchDelay}
 	if w.size <= 0 {
 		w.size = defaultBatchSize
@@ -78,11 +81,15 @@ func (db *DB) BeginRun(ctx context.Context, info RunInfo) (*RunWriter, error) {
 	if w.delay <= 0 {
 		w.delay = defaultBatchDelay
 	}
+	var err error
+	if w.uuid, err = checkRunUUID(info.UUID); err != nil {
+		return nil, fmt.Errorf("begin run in %s: %w", db.Path, err)
+	}
 	// RETURNING, not LastInsertId: PostgreSQL's driver has no LastInsertId, both databases have RETURNING.
-	err := db.db.QueryRowContext(context.WithoutCancel(ctx), `INSERT INTO runs
-		(started, label, tool_version, host, command_line, source, status) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		w.started, info.Label, info.ToolVersion, info.Host, info.CommandLine, info.Source, protocol.StatusRunning).
-		Scan(&w.id)
+	err = db.db.QueryRowContext(context.WithoutCancel(ctx), `INSERT INTO runs
+		(uuid, started, label, tool_version, host, command_line, source, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		RETURNING id`, w.uuid, w.started, info.Label, info.ToolVersion, info.Host, info.CommandLine, info.Source,
+		protocol.StatusRunning).Scan(&w.id)
 	if err != nil {
 		return nil, fmt.Errorf("begin run in %s: %w", db.Path, classify(err))
 	}
@@ -91,6 +98,9 @@ func (db *DB) BeginRun(ctx context.Context, info RunInfo) (*RunWriter, error) {
 
 // RunID is the id of the run being written.
 func (w *RunWriter) RunID() int64 { return w.id }
+
+// UUID is the run's UUID, which names it in every database it is copied to.
+func (w *RunWriter) UUID() string { return w.uuid }
 
 // BoardStarted records that a board's part of the run began.
 func (w *RunWriter) BoardStarted(ctx context.Context, board string) error {
@@ -155,7 +165,8 @@ func (w *RunWriter) BoardFinished(ctx context.Context, board string, status prot
 	})
 }
 
-// Finish commits everything pending and sets the run's status and finished time. Boards never finished are
+// Finish commits everything pending, sets the run's status and finished time and releases the board leases the
+// run still holds (a controller that ends on an error keeps no board). Boards never finished are
 // marked failed (or interrupted, when the run was). A run never finished stays running: an incomplete run.
 func (w *RunWriter) Finish(ctx context.Context, status protocol.Status) error {
 	switch status {
@@ -171,6 +182,10 @@ func (w *RunWriter) Finish(ctx context.Context, status protocol.Status) error {
 		now := formatTime(w.db.now())
 		if err := t.exec(`UPDATE board_runs SET status = ?, error = ?, finished = ?
 			WHERE run_id = ? AND status = ?`, boardStatus, cause, now, w.id, protocol.StatusRunning); err != nil {
+			return err
+		}
+		// a run that ends holds no board, whatever became of its boards' own releases
+		if err := t.releaseRunLeases(w.id); err != nil {
 			return err
 		}
 		return t.exec(`UPDATE runs SET status = ?, finished = ? WHERE id = ?`, status, now, w.id)

@@ -35,9 +35,15 @@ func (b *fakeBoard) probe(ch ssh.Channel) int {
 
 // runSweep plays `fleet-agent sweep`: the plan from stdin, then hello, facts and, for every planned point, the
 // raw output of its openssl command and the point, the points spread evenly over b.sweep on a fixed schedule (so
-// the sweep lasts b.sweep however slowly the controller reads), then done.
-func (b *fakeBoard) runSweep(ch ssh.Channel) int {
+// the sweep lasts b.sweep however slowly the controller reads), then done. With measure it plays
+// `fleet-agent measure`: hello and the probe's facts come first, before the plan is read.
+func (b *fakeBoard) runSweep(ch ssh.Channel, measure bool) int {
 	start := time.Now()
+	enc := protocol.NewEncoder(ch)
+	if measure {
+		enc.Encode(protocol.TypeHello, b.hello())
+		enc.Encode(protocol.TypeFacts, b.facts())
+	}
 	line, err := readPlan(ch)
 	if err != nil {
 		fmt.Fprintf(ch.Stderr(), "sweep: read plan: %v\n", err)
@@ -66,8 +72,9 @@ func (b *fakeBoard) runSweep(ch ssh.Channel) int {
 			}
 		}
 	}
-	enc := protocol.NewEncoder(ch)
-	enc.Encode(protocol.TypeHello, b.hello())
+	if !measure {
+		enc.Encode(protocol.TypeHello, b.hello())
+	}
 	enc.Encode(protocol.TypeFacts, b.facts())
 	per := b.sweep / time.Duration(max(len(slots), 1))
 	for i, s := range slots {

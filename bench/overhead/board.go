@@ -144,6 +144,8 @@ func (b *fakeBoard) exec(ch ssh.Channel, line string) int {
 	}
 	w := withoutEnv(shellWords(line))
 	switch {
+	case len(w) == 3 && w[0] == "sh" && w[1] == "-c" && strings.HasPrefix(w[2], "# deploy check"):
+		return b.deployCheck(ch)
 	case len(w) == 2 && w[0] == "uname" && w[1] == "-m":
 		io.WriteString(ch, "x86_64\n")
 		return 0
@@ -155,7 +157,9 @@ func (b *fakeBoard) exec(ch ssh.Channel, line string) int {
 	case len(w) >= 2 && strings.Contains(w[0], "/agent-") && w[1] == "probe":
 		return b.probe(ch)
 	case len(w) == 2 && strings.Contains(w[0], "/agent-") && w[1] == "sweep":
-		return b.runSweep(ch)
+		return b.runSweep(ch, false)
+	case len(w) >= 2 && strings.Contains(w[0], "/agent-") && w[1] == "measure":
+		return b.runSweep(ch, true)
 	}
 	fmt.Fprintf(ch.Stderr(), "fakeboard: unknown command %q\n", line)
 	return 127
@@ -171,6 +175,18 @@ func (b *fakeBoard) inspect(ch ssh.Channel, path string) int {
 	}
 	fmt.Fprintf(ch, "size %d\nsha256 %s  -\n", f.size, f.sum)
 	return 0
+}
+
+// deployCheck plays fleet's deploy check (fleet/deploycheck.go deployScript): arch and home, then the request
+// "NAME SHA256" on stdin, answered with absent or the size and checksum.
+func (b *fakeBoard) deployCheck(ch ssh.Channel) int {
+	fmt.Fprintf(ch, "arch x86_64\nhome %s\n", fakeHome)
+	line, err := readPlan(ch)
+	if err != nil {
+		return 0
+	}
+	name, _, _ := strings.Cut(strings.TrimSpace(string(line)), " ")
+	return b.inspect(ch, fakeHome+"/.cache/fleet/"+name)
 }
 
 // put reads the file from stdin like `cat > "$t"` and keeps its size and sha256.

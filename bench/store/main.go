@@ -1,8 +1,10 @@
 // Command store measures the fleet store at scale (issue 8, item 1d): it ingests N points through
 // store.RunWriter exactly as `fleet run` streams them (one goroutine per board, batches of 50), then times
-// latest-per-series and one-series-history queries over the result.
+// latest-per-series and one-series-history queries over the result. -db takes a SQLite file or the URL of an
+// empty PostgreSQL database (issue 14), so both backends are measured by the same code.
 //
 //	go run ./bench/store -points 1000000
+//	go run ./bench/store -points 1000000 -db 'postgres://fleet@127.0.0.1/fleetbench?sslmode=disable'
 package main
 
 import (
@@ -26,10 +28,10 @@ import (
 )
 
 func main() {
-	points := flag.Int("points", 1_000_000, "points to ingest")
+	points := flag.Int("points", 1_000_000, "points to ingest (0: none, only time the queries over -db as it is)")
 	boards := flag.Int("boards", 5, "boards per run, written concurrently")
 	dbPath := flag.String("db", "", "database: a SQLite file, or a postgres:// URL of an empty PostgreSQL database "+
-		"(default: a new file in a temporary directory)")
+		"(default: a new SQLite file in a temporary directory)")
 	postgres := flag.Bool("postgres", false, "start a throwaway PostgreSQL server (Debian's binaries, as the tests do) "+
 		"and use a new database on it instead of -db")
 	reps := flag.Int("queries", 20, "times each query runs; the median is reported")
@@ -59,7 +61,7 @@ func main() {
 			srv.Stop()
 			os.Exit(1)
 		}
-		fmt.Printf("database: PostgreSQL %s, a new server on loopback TCP\n", srv.Version())
+		fmt.Printf("server: PostgreSQL %s, started for this benchmark, on loopback TCP\n", srv.Version())
 	}
 	if err := run(context.Background(), *dbPath, *points, *boards, *batch, *reps); err != nil {
 		fmt.Fprintln(os.Stderr, "bench store:", err)
@@ -104,25 +106,14 @@ func run(ctx context.Context, path string, total, boards, batch, reps int) error
 	defer db.Close()
 	db.BatchSize = batch
 
-	perBoard := sweep()
-	perRun := len(perBoard) * boards
-	runs := (total + perRun - 1) / perRun
 	fmt.Printf("machine: %s/%s, %d CPUs (GOMAXPROCS %d)\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(),
 		runtime.GOMAXPROCS(0))
-	fmt.Printf("ingest: %d runs × %d boards × %d points = %d points, %d series, batches of %d\n", runs, boards,
-		len(perBoard), runs*perRun, boards*len(perBoard)/3, cmp.Or(batch, 50))
-	start, cpu0 := time.Now(), cpuTime()
-	stored := 0
-	for i := range runs {
-		if err := ingestRun(ctx, db, i, boards, perBoard); err != nil {
+	fmt.Printf("database: %s\n", db.Path)
+	if total > 0 {
+		if err := ingestAll(ctx, db, path, total, boards, batch); err != nil {
 			return err
 		}
-		stored += perRun
 	}
-	ingest, cpu := time.Since(start), cpuTime()-cpu0
-	fmt.Printf("ingest: %d points in %.2f s wall = %.0f points/s; %.2f s CPU (user+sys, this process only: "+
-		"a PostgreSQL server's is not counted) = %.0f points/CPU-s; database %d MiB\n", stored, ingest.Seconds(),
-		float64(stored)/ingest.Seconds(), cpu.Seconds(), float64(stored)/cpu.Seconds(), dbSize(ctx, path)>>20)
 
 	queries := []struct {
 		name string
@@ -173,6 +164,55 @@ func run(ctx context.Context, path string, total, boards, batch, reps int) error
 	return nil
 }
 
+// ingestAll writes total points (rounded up to whole runs) and prints how long it took.
+func ingestAll(ctx context.Context, db *store.DB, path string, total, boards, batch int) error {
+	perBoard := sweep()
+	perRun := len(perBoard) * boards
+	runs := (total + perRun - 1) / perRun
+	fmt.Printf("ingest: %d runs × %d boards × %d points = %d points, %d series, batches of %d\n", runs, boards,
+		len(perBoard), runs*perRun, boards*len(perBoard)/3, cmp.Or(batch, 50))
+	start, cpu0 := time.Now(), cpuTime()
+	stored := 0
+	for i := range runs {
+		if err := ingestRun(ctx, db, i, boards, perBoard); err != nil {
+			return err
+		}
+		stored += perRun
+	}
+	ingest, cpu := time.Since(start), cpuTime()-cpu0
+	size, err := databaseSize(ctx, path)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("ingest: %d points in %.2f s wall = %.0f points/s; %.2f s CPU (user+sys) = %.0f points/CPU-s; "+
+		"database %d MiB\n", stored, ingest.Seconds(), float64(stored)/ingest.Seconds(), cpu.Seconds(),
+		float64(stored)/cpu.Seconds(), size>>20)
+
+	return nil
+}
+
+// databaseSize is the size of the SQLite file, or of the PostgreSQL database (pg_database_size: tables,
+// indexes and TOAST, without the WAL).
+func databaseSize(ctx context.Context, path string) (int64, error) {
+	if !store.IsPostgres(path) {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return 0, err
+		}
+		return fi.Size(), nil
+	}
+	db, err := sql.Open("pgx", path)
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	var n int64
+	if err := db.QueryRowContext(ctx, `SELECT pg_database_size(current_database())`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("database size: %w", err)
+	}
+	return n, nil
+}
+
 // cpuTime is the user and system CPU time of this process so far: on a shared machine it varies less than
 // the wall time.
 func cpuTime() time.Duration {
@@ -218,23 +258,4 @@ func ingestRun(ctx context.Context, db *store.DB, i, boards int, ps []protocol.P
 		}
 	}
 	return w.Finish(ctx, protocol.StatusOK)
-}
-
-// dbSize is the size of the database: the SQLite file, or what PostgreSQL reports for the database.
-func dbSize(ctx context.Context, path string) int64 {
-	if !store.IsPostgres(path) {
-		fi, err := os.Stat(path)
-		if err != nil {
-			return 0
-		}
-		return fi.Size()
-	}
-	db, err := sql.Open("pgx", path)
-	if err != nil {
-		return 0
-	}
-	defer db.Close()
-	var n int64
-	db.QueryRowContext(ctx, `SELECT pg_database_size(current_database())`).Scan(&n)
-	return n
 }

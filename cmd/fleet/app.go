@@ -51,6 +51,7 @@ lab shares (--db postgres://user@host/db), for comparison and regression checks.
 			changesCommand(),
 			reportCommand(),
 			serveCommand(),
+			dbCommand(),
 		},
 	}
 	for _, cmd := range app.Commands {
@@ -91,8 +92,13 @@ func globalFlags() []cli.Flag {
 // withGlobalFlags lets --inventory and --db follow the command name too, as users type them.
 // It also refuses positional arguments for the commands that take none.
 // name is the command's name as typed after fleet ("boards list").
+// A command that defines a flag of the same name itself (db copy's hidden --db, which it refuses) keeps its own.
 func withGlobalFlags(cmd *cli.Command, name string) {
-	cmd.Flags = append(cmd.Flags, globalFlags()...)
+	for _, f := range globalFlags() {
+		if !slices.ContainsFunc(cmd.Flags, func(own cli.Flag) bool { return own.Names()[0] == f.Names()[0] }) {
+			cmd.Flags = append(cmd.Flags, f)
+		}
+	}
 	refuseArgs(cmd, name)
 	if cmd.OnUsageError == nil {
 		cmd.OnUsageError = func(c *cli.Context, err error, isSub bool) error {

@@ -8,7 +8,8 @@ import (
 
 	"github.com/fleetlab/fleet/fleet"
 	"github.com/fleetlab/fleet/inventory"
-	"github.com/fleetlab/fleet/store"
+	"github.com/fleetlab/fleet/protocol"
+	"github.com/fleetlab/fleet/report"
 )
 
 func boardsCommand() *cli.Command {
@@ -18,37 +19,12 @@ func boardsCommand() *cli.Command {
 		Subcommands: []*cli.Command{
 			{
 				Name:  "list",
-				Usage: "the boards of the inventory with their tags and last-seen facts",
-				Action: func(c *cli.Context) error {
-					inv, err := inventory.LoadOrDefault(globalString(c, "inventory"), inventoryExplicit(c))
-					if err != nil {
-						return usageErr("%w", err)
-					}
-					// Last-seen facts come from the database when there is one; without it every board is "never".
-					var db *store.DB
-					if !dbMissing(c) {
-						if db, err = openDB(c); err != nil {
-							return err
-						}
-						defer db.Close()
-					}
-					w := c.App.Writer
-					fmt.Fprintf(w, "%-14s %-16s %-7s %-20s %s\n", "BOARD", "HOST", "ARCH", "TAGS", "LAST SEEN")
-					for _, b := range inv.Boards() {
-						host := b.Host
-						if b.Local {
-							host = "(this machine)"
-						}
-						seen := "never"
-						if db == nil {
-							// no database yet
-						} else if f, at, err := db.LatestFacts(c.Context, b.Name); err == nil && f != nil {
-							seen = fmt.Sprintf("%s: %s, Linux %s, OpenSSL %s", at.Local().Format("2006-01-02 15:04"), f.Machine, f.Kernel, f.OpenSSLVersion)
-						}
-						fmt.Fprintf(w, "%-14s %-16s %-7s %-20s %s\n", b.Name, host, dash(b.Arch), dash(strings.Join(b.Tags, ",")), seen)
-					}
-					return nil
-				},
+				Usage: "the boards of the inventory with their tags, last-seen facts and who holds their leases",
+				Description: `A run holds a board's lease while it measures it (see fleet run --lease-wait). The leases table lists
+every lease in the database, those of boards of other controllers' inventories too; an expired lease's
+controller stopped renewing it, and the next run that wants the board takes it over.`,
+				Flags:  []cli.Flag{formatFlag(report.ViewBoards)},
+				Action: boardsList,
 			},
 			{
 				Name:  "check",
@@ -90,6 +66,41 @@ auth failed, host key mismatch (with the known_hosts line), push failed, probe f
 			},
 		},
 	}
+}
+
+// boardsList prints the inventory with each board's last-seen facts and lease, from the database when there is
+// one; without it every board is "never" seen and free.
+func boardsList(c *cli.Context) error {
+	inv, err := inventory.LoadOrDefault(globalString(c, "inventory"), inventoryExplicit(c))
+	if err != nil {
+		return usageErr("%w", err)
+	}
+	var listing []report.BoardListing
+	for _, b := range inv.Boards() {
+		listing = append(listing, report.BoardListing{Name: b.Name, Host: b.Host, Local: b.Local, Arch: b.Arch, Tags: b.Tags})
+	}
+	var leases []protocol.Lease
+	if !dbMissing(c) {
+		db, err := openDB(c)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		if leases, err = db.Leases(c.Context); err != nil {
+			return usageErr("%w", err)
+		}
+		for i := range listing {
+			if f, at, err := db.LatestFacts(c.Context, listing[i].Name); err == nil && f != nil {
+				listing[i].Facts, listing[i].Seen = f, at
+			}
+			for j := range leases {
+				if leases[j].Board == listing[i].Name {
+					listing[i].Lease = &leases[j]
+				}
+			}
+		}
+	}
+	return report.WriteBoards(c.App.Writer, listing, leases, c.String("format"))
 }
 
 func dash(s string) string {

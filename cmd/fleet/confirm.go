@@ -26,7 +26,7 @@ func confirmFlags() []cli.Flag {
 	return append([]cli.Flag{
 		&cli.BoolFlag{Name: "confirm", Usage: fmt.Sprintf("measure every regressed series again on its board (%d repeats, "+
 			"interleaved, with validity) and re-judge: a drop that is gone is \"transient\", one that stays \"regressed (confirmed)\"", confirmRepeats)},
-	}, sshFlags()...)
+	}, append(sshFlags(), leaseFlags()...)...)
 }
 
 // confirmRegressions measures the regressed series of r again on the boards of the inventory, stores that as a
@@ -76,9 +76,13 @@ func confirmRegressions(c *cli.Context, db *store.DB, r *report.Regression, base
 	}
 	progress := newProgress(c.App.ErrWriter)
 	agents := &fleet.Agents{Path: c.String("agent"), Logf: progress.Logf}
-	outcomes, runErr := fleet.Run(c.Context, fleet.RunOptions{Boards: boards, Sweep: sweep, ModesSet: true,
+	ro := fleet.RunOptions{Boards: boards, Sweep: sweep, ModesSet: true,
 		Concurrency: c.Int("concurrency"), Dial: dialer(c, progress.Logf), Agent: agents.For, Progress: progress,
-		Logf: progress.Logf}, w)
+		Logf: progress.Logf}
+	if err := leaseOptions(c, &ro, w); err != nil {
+		return err
+	}
+	outcomes, runErr := fleet.Run(c.Context, ro, w)
 	progress.Wait()
 	status := fleet.RunStatus(outcomes, runErr)
 	if err := w.Finish(context.WithoutCancel(c.Context), status); err != nil {

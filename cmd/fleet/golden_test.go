@@ -33,6 +33,7 @@ func TestGoldenCLI(t *testing.T) {
 		{"results-csv", []string{"results", "--run", "1", "--board", "imx6q", "--format", "csv"}},
 		{"show", []string{"show", "1", "--raw"}},
 		{"show-json", []string{"show", "nightly", "--format", "json"}},
+		{"show-uuid", []string{"show", "0A1B2C3D-0000-4000-8000-000000000002"}},
 		{"compare", []string{"compare"}},
 		{"compare-markdown", []string{"compare", "--boards", "am64x", "--format", "markdown"}},
 		{"regress", []string{"regress", "--baseline", "nightly"}},
@@ -104,8 +105,13 @@ func lineDiff(want, got string) string {
 // devcrypto at 16384 B is 25 % slower and imx6q's cpu at 16 B 10 % faster.
 func goldenDB(t *testing.T) string {
 	t.Helper()
+	return goldenDBAt(t, filepath.Join(t.TempDir(), "fleet.db"))
+}
+
+// goldenDBAt seeds goldenDB's runs into the database path (a new file or an empty PostgreSQL database).
+func goldenDBAt(t *testing.T, path string) string {
+	t.Helper()
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "fleet.db")
 	db, err := store.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
@@ -139,7 +145,8 @@ func goldenDB(t *testing.T) string {
 		// Every store time of the run is its end: fixed whatever order the writer's batches take.
 		db.Now = func() time.Time { return started.Add(47 * time.Second) }
 		w, err := db.BeginRun(ctx, store.RunInfo{Label: label, ToolVersion: "v0.0.0-golden", Host: "ci",
-			CommandLine: "fleet run --boards am64x,imx6q --repeat 5", Started: started})
+			CommandLine: "fleet run --boards am64x,imx6q --repeat 5", Started: started,
+			UUID: fmt.Sprintf("0a1b2c3d-0000-4000-8000-%012d", run+1)})
 		if err != nil {
 			t.Fatal(err)
 		}

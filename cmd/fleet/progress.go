@@ -96,6 +96,10 @@ func (p *progress) Event(e fleet.Event) {
 	}
 	p.mu.Unlock()
 	switch e.Stage {
+	case fleet.StageLease:
+		// kept above the bars: the waiting line says whom the board waits for, and when that changed
+		fmt.Fprintf(p.bars, "%s: %s\n", e.Board, e.Msg)
+		b.set("lease", "")
 	case fleet.StageSweep:
 		label := ""
 		if e.Algorithm != "" {
@@ -133,6 +137,8 @@ func (p *progress) line(e fleet.Event) {
 		if e.Msg != "" {
 			msg += ": " + e.Msg
 		}
+	case fleet.StageLease:
+		msg = e.Msg // "waiting for run 41 (nightly, host ci-3, since 02:00:00)"
 	default:
 		msg = e.Stage
 		if e.Msg != "" {

@@ -100,7 +100,7 @@ func showCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "show",
 		Usage:     "one run: its boards' facts and status, skips with reasons, raw output with --raw",
-		ArgsUsage: "RUN (an id, a label, or latest)",
+		ArgsUsage: "RUN (an id, a UUID, a label, or latest)",
 		Before:    maxArgs("show", 1),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "raw", Usage: "also print every openssl command and its output"},

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fleetlab/fleet/store"
 )
 
 // mrCapture is a small `openssl speed -mr -evp aes-128-cbc` output (the machine-readable form), for import.
@@ -51,6 +53,7 @@ func TestEveryCommandRefusesNewerSchema(t *testing.T) {
 		{"regress", "--baseline", "nightly"},
 		{"report", "-o", filepath.Join(dir, "report.html")},
 		{"boards", "list"},
+		{"db", "migrate"},
 	} {
 		t.Run(args[0], func(t *testing.T) {
 			_, stderr, code := runFleet(t, append(args, "--db", path)...)
@@ -70,10 +73,14 @@ func TestEveryCommandRefusesNewerSchema(t *testing.T) {
 	}
 }
 
-// sqlOpen opens the file with database/sql directly (the driver store registers), bypassing store.Open.
+// sqlOpen opens the database with database/sql directly (the drivers store registers), bypassing store.Open.
 func sqlOpen(t *testing.T, path string) *sql.DB {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path)
+	driver, dsn := "sqlite", "file:"+path
+	if store.IsPostgres(path) {
+		driver, dsn = "pgx", path
+	}
+	db, err := sql.Open(driver, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,8 +107,12 @@ func schemaOf(t *testing.T, path string) int {
 // contentOf summarizes what a command could have written: migrations, runs and points.
 func contentOf(t *testing.T, path string) string {
 	t.Helper()
+	versions := `(SELECT group_concat(version) FROM schema_migrations)`
+	if store.IsPostgres(path) {
+		versions = `(SELECT string_agg(version::text, ',' ORDER BY version) FROM schema_migrations)`
+	}
 	var s string
-	err := sqlOpen(t, path).QueryRow(`SELECT (SELECT group_concat(version) FROM schema_migrations) || ' runs ' ||
+	err := sqlOpen(t, path).QueryRow(`SELECT ` + versions + ` || ' runs ' ||
 		(SELECT count(*) FROM runs) || ' points ' || (SELECT count(*) FROM measurements)`).Scan(&s)
 	if err != nil {
 		t.Fatal(err)

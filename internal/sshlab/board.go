@@ -40,6 +40,7 @@ type Board struct {
 	pidFile  string
 	veth     string // host side of the board's link (board4: board1's)
 	ownNetNS bool   // the lab created NetNS for this board
+	listen   string // addr:port the server listens on; Addr:Port differ from it behind a delay relay
 	jump     *Board
 
 	mu   sync.Mutex
@@ -49,6 +50,8 @@ type Board struct {
 	log  *SyncBuffer // sshd's stderr (LogLevel ERROR)
 	stop []int       // pids stopped by CutLink in loopback mode
 	ns   string      // sshd's PID namespace ("pid:[4026…]"), to find the board's processes
+
+	extraConfig string // appended to sshd_config (RestartSSHD)
 }
 
 // newBoard prepares board k: directories, users, host keys, address and sshd config.
@@ -118,6 +121,13 @@ func (l *Lab) newBoard(k int) (*Board, error) {
 		b.Addr = "127.0.0.1"
 		if b.Port, err = freePort(); err != nil {
 			return nil, err
+		}
+	}
+	b.listen = fmt.Sprintf("%s:%d", b.Addr, b.Port)
+	if l.delay > 0 && b.jump == nil {
+		// board4 is reached through board1, whose link is delayed already.
+		if err := l.delayLink(b); err != nil {
+			return nil, fmt.Errorf("delay: %w", err)
 		}
 	}
 	return b, b.writeConfig()

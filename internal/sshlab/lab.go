@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // Options configures Start.
@@ -22,6 +23,10 @@ type Options struct {
 	// Dropbear adds board5: root logging in to a Dropbear SSH server (as on many embedded boards) instead of
 	// OpenSSH. It needs root and dropbear-bin; without them the test is skipped (see DropbearInstalled).
 	Dropbear bool
+	// Delay adds this round-trip time to each board's link (board4's through board1's), as a WAN or a slow
+	// lab network would: with tc netem on the board's veth pair where the kernel has sch_netem, else with a TCP
+	// relay in the test process that holds every chunk for half of it in each direction (see DelayBy).
+	Delay time.Duration
 }
 
 // DropbearInstalled reports whether Options.Dropbear can be honoured on this machine.
@@ -42,6 +47,7 @@ type Lab struct {
 	SSHConfig  string   // an ssh_config with a Host entry per board, for the system ssh client (ssh -F)
 	Boards     []*Board // board1 … board4
 	Namespaced bool     // boards live in network namespaces (root); false: 127.0.0.1 ports
+	DelayBy    string   // how Options.Delay is applied: "netem", "relay", or "" without a delay
 
 	t      testing.TB
 	id     string // unique per lab: fleet<pid>x<n>; stale-lab cleanup parses the pid back out of it
@@ -50,6 +56,8 @@ type Lab struct {
 	root   bool
 	// homeSize is Options.HomeSize.
 	homeSize string
+	delay    time.Duration
+	relays   []*delayRelay
 }
 
 // labSeq numbers the labs of one test process so that their names differ.
@@ -64,6 +72,9 @@ func Start(t testing.TB, opts Options) *Lab {
 	namespaced := root && !opts.Loopback
 	if opts.Dropbear && !DropbearInstalled() {
 		t.Skip("sshlab: Options.Dropbear needs root and dropbear-bin (apt-get install dropbear-bin)")
+	}
+	if opts.Delay < 0 {
+		t.Fatalf("sshlab: Options.Delay %v: want a round-trip time of 0 or more", opts.Delay)
 	}
 	if opts.HomeSize != "" && !root {
 		t.Skip("sshlab: Options.HomeSize needs root (a tmpfs in the board's mount namespace)")
@@ -86,7 +97,7 @@ func Start(t testing.TB, opts Options) *Lab {
 	cleanStale(t)
 
 	pid := os.Getpid()
-	l := &Lab{t: t, root: root, Namespaced: namespaced, homeSize: opts.HomeSize, id: fmt.Sprintf("fleet%dx%d", pid, labSeq.Add(1))}
+	l := &Lab{t: t, root: root, Namespaced: namespaced, homeSize: opts.HomeSize, delay: opts.Delay, id: fmt.Sprintf("fleet%dx%d", pid, labSeq.Add(1))}
 	base := os.TempDir()
 	if root {
 		// Not under /tmp: each board mounts its own tmpfs there, which would hide the lab's files from its sshd.
@@ -153,6 +164,9 @@ func (l *Lab) close() {
 		if err := b.KillSSHD(); err != nil {
 			l.t.Logf("sshlab: %v", err)
 		}
+	}
+	for _, r := range l.relays {
+		r.close()
 	}
 	if l.Namespaced {
 		for _, b := range l.Boards {

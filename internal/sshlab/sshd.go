@@ -18,7 +18,7 @@ func (b *Board) writeConfig() error {
 		return nil // configured by its command line
 	}
 	var c strings.Builder
-	fmt.Fprintf(&c, "ListenAddress %s:%d\n", b.Addr, b.Port)
+	fmt.Fprintf(&c, "ListenAddress %s\n", b.listen)
 	for _, typ := range b.hostKeyTypes() {
 		fmt.Fprintf(&c, "HostKey %s\n", b.hostKey(typ))
 	}
@@ -40,7 +40,28 @@ PermitUserEnvironment no
 AllowTcpForwarding yes
 X11Forwarding no
 `)
+	c.WriteString(b.extraConfig)
 	return os.WriteFile(b.config, []byte(c.String()), 0o644)
+}
+
+// RestartSSHD restarts the board's OpenSSH server with extra lines appended to its sshd_config, such as
+// "Ciphers aes128-ctr\n" for a server that offers one cipher only; "" restores the lab's own config. Sessions in
+// progress end with the old server.
+func (b *Board) RestartSSHD(extra string) error {
+	if b.Server == "dropbear" {
+		return fmt.Errorf("restart sshd of %s: dropbear is configured by its command line", b.Name)
+	}
+	if err := b.KillSSHD(); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	b.extraConfig = extra
+	err := b.writeConfig()
+	b.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("restart sshd of %s: %w", b.Name, err)
+	}
+	return b.StartSSHD()
 }
 
 // sshdScript runs as the board's first process: private passwd, shadow and group (users' homes in the lab, login
@@ -67,7 +88,7 @@ func (b *Board) StartSSHD() error {
 	server := []string{"/usr/sbin/sshd", "-D", "-e", "-f", b.config}
 	if b.Server == "dropbear" {
 		// -s: no passwords; -F: foreground; -E: log to stderr.
-		server = []string{"/usr/sbin/dropbear", "-F", "-E", "-s", "-p", fmt.Sprintf("%s:%d", b.Addr, b.Port),
+		server = []string{"/usr/sbin/dropbear", "-F", "-E", "-s", "-p", b.listen,
 			"-r", b.hostKey("ed25519") + ".dropbear", "-P", b.pidFile}
 	}
 	args := server

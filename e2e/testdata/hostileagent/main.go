@@ -1,5 +1,6 @@
-// Command hostileagent answers the controller like fleet-agent (version, sha256, probe) but, on sweep, prints
-// hostile protocol lines among good points. FLEET_HOSTILE (from the board's env in boards.toml) picks them:
+// Command hostileagent answers the controller like fleet-agent (version, sha256, probe) but, on sweep and on
+// measure (its probe, then the sweep), prints hostile protocol lines among good points. FLEET_HOSTILE (from the
+// board's env in boards.toml) picks them:
 //
 //	longline   a point line over 1 MiB (block size 777)
 //	numbers    points with 1e999, -5, NaN and a negative count (block size 999)
@@ -33,7 +34,7 @@ type plan struct {
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: hostileagent version | sha256 FILE | probe | sweep")
+		fmt.Fprintln(os.Stderr, "usage: hostileagent version | sha256 FILE | probe | sweep | measure")
 		os.Exit(2)
 	}
 	out := bufio.NewWriter(os.Stdout)
@@ -52,13 +53,20 @@ func main() {
 		fmt.Fprintf(out, "%x\n", h.Sum(nil))
 	case "probe":
 		fmt.Fprintln(out, hello(1))
-		if os.Getenv("FLEET_HOSTILE") == "probe" {
-			fmt.Fprintf(out, `{"type":"facts","hostname":%q}`+"\n", strings.Repeat("h", 2<<20))
-		}
-		fmt.Fprintf(out, `{"type":"facts","hostname":"hostile","uname":"Linux hostile","machine":%q,"kernel":"6.1.0","cpu":{"cores":1},"openssl":"OpenSSL 3.0.19 27 Jan 2026","openssl_version":"3.0.19","dev_crypto":false,"af_alg":false,"modes":[{"mode":"soft","available":true},{"mode":"cpu","available":true}]}`+"\n", machine())
+		probe(out)
 		fmt.Fprintln(out, `{"type":"done","points":0,"skips":0,"failed":0}`)
 	case "sweep":
-		sweep(out)
+		sweep(out, true)
+	case "measure":
+		// probe, then sweep the plan read on stdin; the hello, sent once, is the sweep's
+		if os.Getenv("FLEET_HOSTILE") == "protocol" {
+			fmt.Fprintln(out, hello(99))
+		} else {
+			fmt.Fprintln(out, hello(1))
+		}
+		probe(out)
+		out.Flush()
+		sweep(out, false)
 	default:
 		fmt.Fprintf(os.Stderr, "hostileagent: unknown command %q\n", os.Args[1])
 		os.Exit(2)
@@ -82,20 +90,31 @@ func point(mode, alg string, size int, extra string) string {
 		mode, alg, size, extra)
 }
 
-func sweep(out *bufio.Writer) {
+func probe(out *bufio.Writer) {
+	if os.Getenv("FLEET_HOSTILE") == "probe" {
+		fmt.Fprintf(out, `{"type":"facts","hostname":%q}`+"\n", strings.Repeat("h", 2<<20))
+	}
+	fmt.Fprintf(out, `{"type":"facts","hostname":"hostile","uname":"Linux hostile","machine":%q,"kernel":"6.1.0","cpu":{"cores":1},"openssl":"OpenSSL 3.0.19 27 Jan 2026","openssl_version":"3.0.19","dev_crypto":false,"af_alg":false,"modes":[{"mode":"soft","available":true},{"mode":"cpu","available":true}]}`+"\n", machine())
+}
+
+func sweep(out *bufio.Writer, withHello bool) {
 	kind := os.Getenv("FLEET_HOSTILE")
 	in := bufio.NewReader(os.Stdin)
 	line, err := in.ReadBytes('\n')
 	var p plan
 	if err != nil || json.Unmarshal(line, &p) != nil || len(p.Modes) == 0 || len(p.Algorithms) == 0 {
-		fmt.Fprintln(out, hello(1))
+		if withHello {
+			fmt.Fprintln(out, hello(1))
+		}
 		fmt.Fprintln(out, `{"type":"error","msg":"read plan: bad plan"}`)
 		fmt.Fprintln(out, `{"type":"done","points":0,"skips":0,"failed":0}`)
 		return
 	}
-	if kind == "protocol" {
+	switch {
+	case !withHello:
+	case kind == "protocol":
 		fmt.Fprintln(out, hello(99))
-	} else {
+	default:
 		fmt.Fprintln(out, hello(1))
 	}
 	n := 0

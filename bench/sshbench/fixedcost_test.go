@@ -1,0 +1,204 @@
+package sshbench
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fleetlab/fleet/bench/internal/machine"
+	"github.com/fleetlab/fleet/internal/sshlab"
+)
+
+// TestBenchFixedCost measures fleet's fixed cost per board (issue 17): one 1-s point on three real sshd boards in
+// parallel, `fleet run` against plain parallel `ssh BOARD openssl speed …`, over a link without delay and over one
+// with a round-trip time (sshlab's Options.Delay), rounds interleaved across links and tools (the order rotates
+// each round). Overhead = wall − 1 s. Each fleet is a built CLI with its own agent, so that two versions (main's
+// and a branch's) run side by side in one run:
+//
+//	FLEET_BENCH_FLEETS=before=/tmp/main/fleet:/tmp/main/fleet-agent,after=/tmp/new/fleet:/tmp/new/fleet-agent
+//
+// (default: fleet and its agent built from this tree, named "fleet"). FLEET_BENCH_RTTS lists the round-trip
+// times (default 0,50ms), FLEET_BENCH_ROUNDS the rounds (default 5).
+func TestBenchFixedCost(t *testing.T) {
+	needBench(t)
+	rounds := 5
+	if v, err := strconv.Atoi(os.Getenv("FLEET_BENCH_ROUNDS")); err == nil && v > 0 {
+		rounds = v
+	}
+	rtts := []time.Duration{0, 50 * time.Millisecond}
+	if v := os.Getenv("FLEET_BENCH_RTTS"); v != "" {
+		rtts = nil
+		for _, s := range strings.Split(v, ",") {
+			if s == "0" {
+				s = "0s"
+			}
+			d, err := time.ParseDuration(s)
+			if err != nil || d < 0 {
+				t.Fatalf("FLEET_BENCH_RTTS: %q is not a duration such as 50ms", s)
+			}
+			rtts = append(rtts, d)
+		}
+	}
+	dir := t.TempDir()
+	type fleetBuild struct{ name, bin, agent string }
+	var fleets []fleetBuild
+	if v := os.Getenv("FLEET_BENCH_FLEETS"); v != "" {
+		for _, spec := range strings.Split(v, ",") {
+			name, paths, ok1 := strings.Cut(spec, "=")
+			bin, agent, ok2 := strings.Cut(paths, ":")
+			if !ok1 || !ok2 {
+				t.Fatalf("FLEET_BENCH_FLEETS: %q: want NAME=FLEET:AGENT", spec)
+			}
+			fleets = append(fleets, fleetBuild{name, bin, agent})
+		}
+	} else {
+		fleets = []fleetBuild{{"fleet", goBuild(t, dir, "fleet", "github.com/fleetlab/fleet/cmd/fleet"), buildAgent(t, dir)}}
+	}
+
+	type link struct {
+		rtt time.Duration
+		lab *sshlab.Lab
+		inv string
+	}
+	var links []link
+	for _, rtt := range rtts {
+		l := sshlab.Start(t, sshlab.Options{Delay: rtt})
+		inv := filepath.Join(dir, fmt.Sprintf("boards-%v.toml", rtt))
+		if err := os.WriteFile(inv, []byte(l.BoardsTOML()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		links = append(links, link{rtt, l, inv})
+	}
+	home := filepath.Join(dir, "home")
+	os.MkdirAll(home, 0o755)
+	env := []string{"HOME=" + home}
+	for _, e := range os.Environ() {
+		if !strings.HasPrefix(e, "HOME=") && !strings.HasPrefix(e, "SSH_AUTH_SOCK=") && !strings.HasPrefix(e, "FLEET_") {
+			env = append(env, e)
+		}
+	}
+	boards := []string{"board1", "board2", "board3"}
+
+	type tool struct {
+		name string
+		run  func(l link) (time.Duration, error)
+	}
+	var tools []tool
+	// runFleet runs one fleet over link l; with trace, FLEET_TRACE=1 and its stderr (trace lines) go there.
+	runFleet := func(f fleetBuild, l link, trace *bytes.Buffer) (time.Duration, error) {
+		db := filepath.Join(dir, fmt.Sprintf("%s-%v.db", f.name, l.rtt))
+		cmd := exec.Command(f.bin, "--inventory", l.inv, "--db", db, "run", "--boards", strings.Join(boards, ","),
+			"--seconds", "1", "--sizes", "1024", "--algorithms", "aes-128-cbc", "--modes", "cpu", "--agent", f.agent)
+		cmd.Env = env
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if trace != nil {
+			cmd.Env = append(cmd.Env, "FLEET_TRACE=1")
+			cmd.Stderr = trace
+		}
+		start := time.Now()
+		err := cmd.Run()
+		d := time.Since(start)
+		if err == nil && trace == nil && strings.Count(out.String(), " ok ") < len(boards) {
+			err = fmt.Errorf("not every board ok")
+		}
+		if err != nil {
+			return d, fmt.Errorf("%w\n%s", err, out.String())
+		}
+		return d, nil
+	}
+	for _, f := range fleets {
+		tools = append(tools, tool{f.name, func(l link) (time.Duration, error) { return runFleet(f, l, nil) }})
+	}
+	tools = append(tools, tool{"ssh", func(l link) (time.Duration, error) {
+		var wg sync.WaitGroup
+		errs := make([]error, len(boards))
+		start := time.Now()
+		for i, b := range boards {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				cmd := l.lab.SSH(b, speedCmd)
+				cmd.Env = env
+				if out, err := cmd.CombinedOutput(); err != nil {
+					errs[i] = fmt.Errorf("ssh %s: %w: %s", b, err, out)
+				} else if !strings.Contains(strings.ToLower(string(out)), "aes-128-cbc ") {
+					errs[i] = fmt.Errorf("ssh %s: no result: %s", b, out)
+				}
+			}()
+		}
+		wg.Wait()
+		d := time.Since(start)
+		for _, err := range errs {
+			if err != nil {
+				return d, err
+			}
+		}
+		return d, nil
+	}})
+
+	fmt.Println(machine.Describe())
+	fmt.Printf("boards board1..3 (OpenSSH sshd, network namespaces %v), delay by %q; measured: %s\n",
+		links[0].lab.Namespaced, links[len(links)-1].lab.DelayBy, speedCmd)
+	for _, f := range fleets {
+		fmt.Printf("%s: %s --inventory INV --db DB run --boards %s --seconds 1 --sizes 1024 --algorithms aes-128-cbc --modes cpu --agent %s\n",
+			f.name, f.bin, strings.Join(boards, ","), f.agent)
+	}
+	fmt.Printf("ssh: in parallel, ssh -F <lab ssh_config> BOARD %s\n\n", speedCmd)
+	for _, l := range links {
+		for _, tl := range tools {
+			d, err := tl.run(l)
+			if err != nil {
+				t.Fatalf("warm-up %s rtt %v: %v", tl.name, l.rtt, err)
+			}
+			fmt.Printf("warm-up rtt %-6v %-8s %7.3f s (not counted)\n", l.rtt, tl.name, secs(d))
+		}
+		for _, f := range fleets {
+			var trace bytes.Buffer
+			if _, err := runFleet(f, l, &trace); err != nil {
+				t.Fatalf("traced run of %s rtt %v: %v", f.name, l.rtt, err)
+			}
+			var lines []string
+			for _, line := range strings.Split(trace.String(), "\n") {
+				if strings.HasPrefix(line, "trace ") {
+					lines = append(lines, "  "+line)
+				}
+			}
+			fmt.Printf("trace of %s, rtt %v (FLEET_TRACE=1, not counted):\n%s\n", f.name, l.rtt, strings.Join(lines, "\n"))
+		}
+	}
+	fmt.Printf("\n%-5s %-6s %-8s %8s %10s\n", "round", "rtt", "tool", "wall_s", "overhead_s")
+	over := map[string][]float64{}
+	key := func(rtt time.Duration, tool string) string { return fmt.Sprintf("%v %s", rtt, tool) }
+	for r := 0; r < rounds; r++ {
+		for li := range links {
+			l := links[(li+r)%len(links)]
+			for i := range tools {
+				tl := tools[(i+r)%len(tools)]
+				d, err := tl.run(l)
+				if err != nil {
+					t.Fatalf("round %d %s rtt %v: %v", r+1, tl.name, l.rtt, err)
+				}
+				over[key(l.rtt, tl.name)] = append(over[key(l.rtt, tl.name)], secs(d)-1)
+				fmt.Printf("%-5d %-6v %-8s %8.3f %10.3f\n", r+1, l.rtt, tl.name, secs(d), secs(d)-1)
+			}
+		}
+	}
+	fmt.Printf("\nmedian overhead beyond the 1 s measurement over %d rounds (%s):\n", rounds, machine.Describe())
+	for _, l := range links {
+		s := median(over[key(l.rtt, "ssh")])
+		line := fmt.Sprintf("  rtt %-6v ssh %.3f s", l.rtt, s)
+		for _, f := range fleets {
+			m := median(over[key(l.rtt, f.name)])
+			line += fmt.Sprintf(", %s %.3f s (%.2f× ssh)", f.name, m, m/s)
+		}
+		fmt.Println(line)
+	}
+}

@@ -1,0 +1,160 @@
+package fleet
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fleetlab/fleet/inventory"
+)
+
+// TestRunSessionsPerBoard guards the fixed cost of a board (issue 17): every session is round trips, and a process
+// or two on the board. A board that has the agent costs two sessions (the deploy check, then probe and sweep in
+// one agent session); the first run three more for the push (the put and its verification). A change that adds a
+// session (a separate uname, $HOME, probe…) fails here.
+func TestRunSessionsPerBoard(t *testing.T) {
+	opts := runOptions(t)
+	board := &hostTransport{home: t.TempDir()}
+	var log bytes.Buffer
+	var mu sync.Mutex
+	opts.Logf = func(f string, a ...any) { mu.Lock(); fmt.Fprintf(&log, f+"\n", a...); mu.Unlock() }
+	opts.Boards = []inventory.Board{{Name: "am64x", Host: "am64x.lab"}}
+	opts.Sweep.Modes = []string{"cpu"}
+	opts.Sweep.Sizes = []int{64}
+	opts.Sweep.Seconds = 0.1
+	opts.Dial = func(context.Context, inventory.Board) (Transport, error) { return board, nil }
+
+	for i, want := range []struct {
+		runs, puts int
+		log        string
+	}{
+		{runs: 3, puts: 1, log: "pushed agent to am64x"},                  // deploy check, put, check again; measure
+		{runs: 2, puts: 0, log: "unchanged since it was verified"},        // deploy check (cached checksum), measure
+		{runs: 2, puts: 0, log: "pushed 0 bytes (verified on the board)"}, // after a touch: hashed again, not pushed
+	} {
+		if i == 2 {
+			// the agent's mtime changes: the checksum file no longer vouches for it
+			entries, _ := filepath.Glob(filepath.Join(board.home, ".cache/fleet/agent-*[0-9a-f]"))
+			if len(entries) != 1 {
+				t.Fatalf("agents on the board: %v", entries)
+			}
+			if out, err := exec.Command("touch", "-d", "2001-01-01", entries[0]).CombinedOutput(); err != nil {
+				t.Fatalf("touch: %v: %s", err, out)
+			}
+		}
+		board.runs, board.puts = nil, 0
+		log.Reset()
+		sink := newMemSink()
+		outs, err := Run(context.Background(), opts, sink)
+		if err != nil {
+			t.Fatalf("run %d: %v (%+v)", i+1, err, outs)
+		}
+		if len(sink.points["am64x"]) == 0 {
+			t.Errorf("run %d measured nothing", i+1)
+		}
+		if len(board.runs) != want.runs || board.puts != want.puts {
+			t.Errorf("run %d: %d sessions and %d puts, want %d and %d:\n%s", i+1, len(board.runs), board.puts,
+				want.runs, want.puts, strings.Join(board.runs, "\n"))
+		}
+		if !strings.Contains(log.String(), want.log) {
+			t.Errorf("run %d: log does not say %q:\n%s", i+1, want.log, log.String())
+		}
+		var agentSessions int
+		for _, r := range board.runs {
+			if strings.Contains(r, "/agent-") {
+				agentSessions++
+				if !strings.HasSuffix(r, " measure") {
+					t.Errorf("run %d: agent session %q, want one `measure` (probe and sweep together)", i+1, r)
+				}
+			}
+		}
+		if agentSessions != 1 {
+			t.Errorf("run %d: %d agent sessions, want 1", i+1, agentSessions)
+		}
+	}
+}
+
+// TestDeployHashesOnlyWhenChanged: the board hashes the agent after a push and whenever the agent's size, inode,
+// mtime or ctime changed since, and trusts its checksum file otherwise; a corrupt agent is still caught.
+func TestDeployHashesOnlyWhenChanged(t *testing.T) {
+	dir := t.TempDir()
+	count := filepath.Join(t.TempDir(), "hashes")
+	for _, tool := range []string{"sh", "uname", "mkdir", "chmod", "wc", "cat", "stat", "mv"} {
+		p, err := exec.LookPath(tool)
+		if err != nil {
+			t.Skipf("%s not on PATH", tool)
+		}
+		if err := os.Symlink(p, filepath.Join(dir, tool)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum, err := exec.LookPath("sha256sum")
+	if err != nil {
+		t.Skip("sha256sum not on PATH")
+	}
+	wrapper := "#!/bin/sh\necho x >> " + count + "\nexec " + sum + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "sha256sum"), []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	hashes := func() int {
+		b, _ := os.ReadFile(count)
+		return strings.Count(string(b), "x")
+	}
+	ctx := context.Background()
+	agentPath, size := fakeAgent(t)
+	board := &hostTransport{home: t.TempDir(), path: dir}
+	opts := DeployOptions{Board: "am18x"}
+
+	steps := []struct {
+		name           string
+		before         func(remote string)
+		pushed, hashed int
+	}{
+		{"first deployment", nil, 1, 1},
+		{"unchanged", nil, 0, 0},
+		{"unchanged again", nil, 0, 0},
+		{"touched", func(p string) {
+			if err := os.Chtimes(p, time.Time{}, time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)); err != nil {
+				t.Fatal(err)
+			}
+		}, 0, 1},
+		{"unchanged after the touch", nil, 0, 0},
+		{"corrupt, same size", func(p string) { flipByte(t, p) }, 1, 2}, // hashed, pushed, hashed again
+		{"corrupt, same size, mtime set back", func(p string) {
+			fi, err := os.Stat(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			flipByte(t, p)
+			// what touch -r can do; the ctime it cannot set back still tells
+			if err := os.Chtimes(p, time.Time{}, fi.ModTime()); err != nil {
+				t.Fatal(err)
+			}
+		}, 1, 2},
+	}
+	var remote string
+	for _, s := range steps {
+		if s.before != nil {
+			s.before(remote)
+		}
+		n := hashes()
+		res, err := Deploy(ctx, board, agentPath, opts)
+		if err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		remote = res.RemotePath
+		if got, want := res.Pushed, int64(s.pushed)*size; got != want {
+			t.Errorf("%s: pushed %d bytes, want %d", s.name, got, want)
+		}
+		if got := hashes() - n; got != s.hashed {
+			t.Errorf("%s: the board hashed the agent %d times, want %d", s.name, got, s.hashed)
+		}
+	}
+}

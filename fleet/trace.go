@@ -1,0 +1,89 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Tracer receives the timings of a board's run: each phase (connect, deploy, measure) and each command or file
+// put on the board (one SSH session each). `fleet run --trace` prints them, to show where the fixed cost of a
+// board goes; what is measured is unchanged.
+type Tracer func(board, what string, start time.Time, took time.Duration)
+
+// TraceWriter returns a Tracer printing one line per event to w, times relative to since:
+//
+//	trace board1   +0.081s    62.3ms  session sh -c (deploy check)
+func TraceWriter(w io.Writer, since time.Time) Tracer {
+	var mu sync.Mutex
+	return func(board, what string, start time.Time, took time.Duration) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(w, "trace %-8s %+8.3fs %8.1fms  %s\n", board, start.Sub(since).Seconds(),
+			float64(took.Microseconds())/1000, what)
+	}
+}
+
+// Phase times one phase of a board's run (or of the whole run, board "run"); the returned func ends it.
+// A nil Tracer does nothing.
+func (tr Tracer) Phase(board, what string) func() {
+	if tr == nil {
+		return func() {}
+	}
+	start := time.Now()
+	return func() { tr(board, what, start, time.Since(start)) }
+}
+
+// tracedTransport reports each Run and Put of the transport it wraps to a Tracer.
+type tracedTransport struct {
+	Transport
+	board string
+	trace Tracer
+}
+
+// traced wraps t when tr is set.
+func traced(t Transport, board string, tr Tracer) Transport {
+	if tr == nil {
+		return t
+	}
+	return &tracedTransport{Transport: t, board: board, trace: tr}
+}
+
+func (t *tracedTransport) Run(ctx context.Context, cmd Command) error {
+	defer t.trace.Phase(t.board, "session "+sessionName(cmd.Args))()
+	return t.Transport.Run(ctx, cmd)
+}
+
+func (t *tracedTransport) Put(ctx context.Context, p string, r io.Reader, size int64, perm fs.FileMode) error {
+	defer t.trace.Phase(t.board, fmt.Sprintf("session put %s (%d bytes)", path.Base(p), size))()
+	return t.Transport.Put(ctx, p, r, size, perm)
+}
+
+// sessionName is a short name of a command: the program and its first argument, "sh -c" with the script's
+// comment line when it starts with one.
+func sessionName(args []string) string {
+	if len(args) == 0 {
+		return "(empty)"
+	}
+	name := path.Base(args[0])
+	if len(args) > 1 {
+		a := args[1]
+		if name == "sh" && a == "-c" && len(args) > 2 {
+			first, _, _ := strings.Cut(args[2], "\n")
+			if c, ok := strings.CutPrefix(first, "# "); ok {
+				return "sh -c (" + c + ")"
+			}
+			return "sh -c"
+		}
+		if len(a) > 30 {
+			a = a[:30] + "…"
+		}
+		name += " " + a
+	}
+	return name
+}

@@ -1,0 +1,192 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/fleetlab/fleet/protocol"
+)
+
+// Board leases keep two runs off one board (issue 14). A lease is a row of the leases table: taken with one
+// atomic INSERT … ON CONFLICT … DO UPDATE … WHERE (the common subset of SQLite and PostgreSQL), renewed by the
+// holder's heartbeat, deleted when the holder is done. A holder that dies stops renewing: once its expires
+// has passed, the next run that asks takes the board over. Whether a lease has expired is judged by one clock,
+// leaseNow, whatever the clocks of the controllers say.
+
+// acquireTries bounds how often AcquireLease looks again when the holder it was refused by has gone by the
+// time it reads the row: a release between the INSERT and the SELECT.
+const acquireTries = 3
+
+// AcquireLease takes req.Board for the run req.RunID (with req's Label, Host and PID, shown to runs that wait)
+// for ttl, when nobody holds it, its holder's lease has expired, or that run holds it already. It returns the
+// lease as it now is and whether it is req's: false means another run holds the board, and the lease says who.
+func (db *DB) AcquireLease(ctx context.Context, req protocol.Lease, ttl time.Duration) (protocol.Lease, bool, error) {
+	if req.Board == "" || ttl <= 0 {
+		return protocol.Lease{}, false, fmt.Errorf("take lease: want a board and a positive time to live, have %q, %v", req.Board, ttl)
+	}
+	for try := 0; ; try++ {
+		now, err := db.leaseNow(ctx)
+		if err != nil {
+			return protocol.Lease{}, false, fmt.Errorf("take lease of %s in %s: %w", req.Board, db.Path, err)
+		}
+		l := req
+		l.Since, l.Heartbeat, l.Expires, l.Expired = now, now, now.Add(ttl), false
+		res, err := db.db.ExecContext(ctx, `INSERT INTO leases (board, run_id, label, host, pid, since, heartbeat, expires)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (board) DO UPDATE SET run_id = excluded.run_id, label = excluded.label, host = excluded.host,
+				pid = excluded.pid, heartbeat = excluded.heartbeat, expires = excluded.expires,
+				since = CASE WHEN leases.run_id = excluded.run_id THEN leases.since ELSE excluded.since END
+			WHERE leases.expires <= excluded.heartbeat OR leases.run_id = excluded.run_id`,
+			l.Board, l.RunID, l.Label, l.Host, l.PID, formatTime(l.Since), formatTime(l.Heartbeat), formatTime(l.Expires))
+		if err != nil {
+			return protocol.Lease{}, false, fmt.Errorf("take lease of %s in %s: %w", req.Board, db.Path, classify(err))
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return protocol.Lease{}, false, fmt.Errorf("take lease of %s in %s: %w", req.Board, db.Path, err)
+		}
+		if n == 1 {
+			return l, true, nil
+		}
+		holder, err := db.lease(ctx, req.Board, now)
+		if errors.Is(err, ErrNotFound) && try+1 < acquireTries {
+			continue // released just now: ask again
+		}
+		if err != nil {
+			return protocol.Lease{}, false, fmt.Errorf("take lease of %s: %w", req.Board, err)
+		}
+		return holder, false, nil
+	}
+}
+
+// RenewLease is the holder's heartbeat: it moves the lease's expiry to ttl from now. It returns false when
+// runID no longer holds board: it was released, or it expired and another run took the board. A lease that
+// expired but that nobody took is renewed: its run never lost the board.
+func (db *DB) RenewLease(ctx context.Context, board string, runID int64, ttl time.Duration) (bool, error) {
+	if ttl <= 0 {
+		return false, fmt.Errorf("renew lease of %s: want a positive time to live, have %v", board, ttl)
+	}
+	now, err := db.leaseNow(ctx)
+	if err != nil {
+		return false, fmt.Errorf("renew lease of %s in %s: %w", board, db.Path, err)
+	}
+	res, err := db.db.ExecContext(ctx, `UPDATE leases SET heartbeat = ?, expires = ? WHERE board = ? AND run_id = ?`,
+		formatTime(now), formatTime(now.Add(ttl)), board, runID)
+	if err != nil {
+		return false, fmt.Errorf("renew lease of %s in %s: %w", board, db.Path, classify(err))
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("renew lease of %s in %s: %w", board, db.Path, err)
+	}
+	return n == 1, nil
+}
+
+// ReleaseLease gives board back if runID holds it; releasing a lease the run does not hold is no error (it
+// expired and was taken, or was never taken).
+func (db *DB) ReleaseLease(ctx context.Context, board string, runID int64) error {
+	if _, err := db.db.ExecContext(ctx, `DELETE FROM leases WHERE board = ? AND run_id = ?`, board, runID); err != nil {
+		return fmt.Errorf("release lease of %s in %s: %w", board, db.Path, classify(err))
+	}
+	return nil
+}
+
+// releaseRunLeases gives back every board runID still holds: a run that ends holds none.
+func (t *txWriter) releaseRunLeases(runID int64) error {
+	return t.exec(`DELETE FROM leases WHERE run_id = ?`, runID)
+}
+
+// Leases lists the leases in the database by board, expired ones included (their holder stopped renewing
+// them; the next run that wants the board takes it), with Expired set by leaseNow's clock.
+func (db *DB) Leases(ctx context.Context) ([]protocol.Lease, error) {
+	now, err := db.leaseNow(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list leases in %s: %w", db.Path, err)
+	}
+	rows, err := db.db.QueryContext(ctx, `SELECT `+leaseColumns+` FROM leases ORDER BY board`)
+	if err != nil {
+		return nil, fmt.Errorf("list leases in %s: %w", db.Path, classify(err))
+	}
+	defer rows.Close()
+	var ls []protocol.Lease
+	for rows.Next() {
+		l, err := scanLease(rows, now)
+		if err != nil {
+			return nil, fmt.Errorf("list leases in %s: %w", db.Path, err)
+		}
+		ls = append(ls, l)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list leases in %s: %w", db.Path, classify(err))
+	}
+	return ls, nil
+}
+
+// lease reads board's lease; none wraps ErrNotFound.
+func (db *DB) lease(ctx context.Context, board string, now time.Time) (protocol.Lease, error) {
+	l, err := scanLease(db.db.QueryRowContext(ctx, `SELECT `+leaseColumns+` FROM leases WHERE board = ?`, board), now)
+	if errors.Is(err, sql.ErrNoRows) {
+		return l, fmt.Errorf("no lease of %s in %s: %w", board, db.Path, ErrNotFound)
+	}
+	if err != nil {
+		return l, fmt.Errorf("read lease of %s in %s: %w", board, db.Path, classify(err))
+	}
+	return l, nil
+}
+
+const leaseColumns = `board, run_id, label, host, pid, since, heartbeat, expires`
+
+func scanLease(row interface{ Scan(...any) error }, now time.Time) (protocol.Lease, error) {
+	var l protocol.Lease
+	var since, heartbeat, expires sql.NullString
+	if err := row.Scan(&l.Board, &l.RunID, &l.Label, &l.Host, &l.PID, &since, &heartbeat, &expires); err != nil {
+		return l, err
+	}
+	var err error
+	if l.Since, err = parseTime(since); err != nil {
+		return l, err
+	}
+	if l.Heartbeat, err = parseTime(heartbeat); err != nil {
+		return l, err
+	}
+	if l.Expires, err = parseTime(expires); err != nil {
+		return l, err
+	}
+	l.Expired = !l.Expires.After(now)
+	return l, nil
+}
+
+// leaseNow is the clock leases are judged by. A SQLite database is a file on one machine, so the controllers
+// sharing it share that machine's clock: DB.Now (which tests set). Controllers sharing a PostgreSQL server may
+// run on machines whose clocks disagree; there it is the server's now(), so that they agree on when a lease
+// expires whatever their own clocks say (DB.Now does not apply to leases there).
+func (db *DB) leaseNow(ctx context.Context) (time.Time, error) {
+	if db.db.dialect != dialectPostgres {
+		return db.now(), nil
+	}
+	var now time.Time
+	if err := db.db.QueryRowContext(ctx, `SELECT now()`).Scan(&now); err != nil {
+		return time.Time{}, fmt.Errorf("read the server's clock: %w", classify(err))
+	}
+	return now.UTC(), nil
+}
+
+// AcquireLease takes board for this run (fleet.Leaser): see DB.AcquireLease. The run's label and host, and
+// this process's id, are shown to runs that wait for the board.
+func (w *RunWriter) AcquireLease(ctx context.Context, board string, ttl time.Duration) (protocol.Lease, bool, error) {
+	return w.db.AcquireLease(ctx, protocol.Lease{Board: board, RunID: w.id, Label: w.label, Host: w.host, PID: os.Getpid()}, ttl)
+}
+
+// RenewLease is this run's heartbeat on board's lease: see DB.RenewLease.
+func (w *RunWriter) RenewLease(ctx context.Context, board string, ttl time.Duration) (bool, error) {
+	return w.db.RenewLease(ctx, board, w.id, ttl)
+}
+
+// ReleaseLease gives board back: see DB.ReleaseLease.
+func (w *RunWriter) ReleaseLease(ctx context.Context, board string) error {
+	return w.db.ReleaseLease(ctx, board, w.id)
+}
