@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 
 	"github.com/fleetlab/fleet/protocol"
@@ -12,10 +11,17 @@ import (
 // The figures for bench/README.md come from `go run ./bench/store -points 1000000`; these benchmarks track
 // the same paths at a size that suits `go test -bench . ./store/`.
 
-// BenchmarkRunWriterPoint is the cost of one streamed point, batches of the default size included.
+// BenchmarkRunWriterPoint is the cost of one streamed point, batches of the default size included, on each
+// backend (PostgreSQL: the test server of internal/pgtest, over TCP on loopback).
 func BenchmarkRunWriterPoint(b *testing.B) {
+	for _, be := range backends {
+		b.Run(be.name, func(b *testing.B) { benchRunWriterPoint(b, be.newDSN(b)) })
+	}
+}
+
+func benchRunWriterPoint(b *testing.B, dsn string) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(b.TempDir(), "fleet.db"))
+	db, err := Open(ctx, dsn)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -35,11 +41,11 @@ func BenchmarkRunWriterPoint(b *testing.B) {
 	}
 }
 
-// benchHistory fills a database with runs × 3 boards × 180 points.
-func benchHistory(b *testing.B, runs int) *DB {
+// benchHistory fills the database dsn with runs × 3 boards × 180 points.
+func benchHistory(b *testing.B, dsn string, runs int) *DB {
 	b.Helper()
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(b.TempDir(), "fleet.db"))
+	db, err := Open(ctx, dsn)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -70,7 +76,13 @@ func benchHistory(b *testing.B, runs int) *DB {
 }
 
 func BenchmarkQueries(b *testing.B) {
-	db := benchHistory(b, 50) // 162,000 points, 972 series
+	for _, be := range backends {
+		b.Run(be.name, func(b *testing.B) { benchQueries(b, be.newDSN(b)) })
+	}
+}
+
+func benchQueries(b *testing.B, dsn string) {
+	db := benchHistory(b, dsn, 50) // 162,000 points, 972 series
 	ctx := context.Background()
 	for _, q := range []struct {
 		name string

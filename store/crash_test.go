@@ -45,6 +45,8 @@ func crashChild(path string) {
 	}
 }
 
+// SQLite only: a killed writer and the WAL file it leaves are SQLite's concern; a PostgreSQL server rolls back
+// a dead client's transaction itself (e2e TestPostgresStoppedMidRun covers the server dying instead).
 func TestKilledController(t *testing.T) {
 	if path := os.Getenv(crashChildEnv); path != "" {
 		crashChild(path)
@@ -140,7 +142,8 @@ func writerChild(path string) error {
 	return w.Finish(ctx, protocol.StatusOK)
 }
 
-// Two processes writing one database at once: no "database is locked", every point stored.
+// Two processes writing one database at once: no "database is locked", every point stored. SQLite only (the
+// file lock between processes); PostgreSQL's many writers are TestManyControllers.
 func TestTwoProcesses(t *testing.T) {
 	if path := os.Getenv(writerChildEnv); path != "" {
 		if err := writerChild(path); err != nil {

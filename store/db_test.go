@@ -51,6 +51,7 @@ func TestOpenMigrates(t *testing.T) {
 	})
 }
 
+// TestOpenErrors: file names that cannot be a database. SQLite only; PostgreSQL's are the TestOpenPostgres*.
 func TestOpenErrors(t *testing.T) {
 	dir := t.TempDir()
 	notDB := filepath.Join(dir, "notes.txt")
@@ -120,6 +121,8 @@ func seed(t *testing.T, path string) {
 	}
 }
 
+// TestReadOnly: read-only files, directories and file systems. SQLite only: PostgreSQL's read-only session is
+// TestOpenReadOnlyNeverWrites.
 func TestReadOnly(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -187,6 +190,8 @@ func TestReadOnly(t *testing.T) {
 	}
 }
 
+// TestDiskFull: a full file system under the database file. SQLite only: a PostgreSQL server's disk is its
+// administrator's (its disk_full error maps to ErrFull the same way).
 func TestDiskFull(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to mount a small tmpfs")
@@ -236,7 +241,7 @@ func TestDiskFull(t *testing.T) {
 }
 
 // TestOpenOnFullDisk: SQLite reports the -shm file it cannot grow on a full disk as "disk I/O error"; Open
-// says the disk is full (ErrFull), naming the file, and leaves the database intact.
+// says the disk is full (ErrFull), naming the file, and leaves the database intact. SQLite only (its -shm file).
 func TestOpenOnFullDisk(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to mount a small tmpfs")
@@ -299,7 +304,7 @@ func TestResultsNeverUpdated(t *testing.T) {
 }
 
 // A read-only database that still needs a migration cannot be opened: the error says read-only, and the
-// file is left as it was.
+// file is left as it was. SQLite only (a read-only file).
 func TestReadOnlyOutdated(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // dialect is the SQL flavour of a database. The DML of this package is written once, in the subset both
@@ -142,20 +143,31 @@ func rebindDollar(query string) string {
 
 // args converts arguments for the dialect. SQLite stores a Go bool as the integer 1 or 0, and the schema keeps
 // integers for flags (measurements.failed) so that both databases hold the same values; PostgreSQL will not
-// take a bool for an integer parameter, so it gets the integer.
+// take a bool for an integer parameter, so it gets the integer. PostgreSQL's text also refuses what SQLite
+// keeps as it came: bytes that are not UTF-8 (a capture pasted from a Latin-1 log) and NUL; they are stored as
+// U+FFFD, which is how a terminal or the dashboard would show them anyway, rather than failing the whole batch.
 func (c *conn) args(args []any) []any {
 	if c.dialect != dialectPostgres {
 		return args
 	}
 	var out []any
+	set := func(i int, v any) {
+		if out == nil {
+			out = append([]any(nil), args...)
+		}
+		out[i] = v
+	}
 	for i, a := range args {
-		if v, ok := a.(bool); ok {
-			if out == nil {
-				out = append([]any(nil), args...)
-			}
-			out[i] = int64(0)
+		switch v := a.(type) {
+		case bool:
+			n := int64(0)
 			if v {
-				out[i] = int64(1)
+				n = 1
+			}
+			set(i, n)
+		case string:
+			if !utf8.ValidString(v) || strings.IndexByte(v, 0) >= 0 {
+				set(i, strings.ReplaceAll(strings.ToValidUTF8(v, "\uFFFD"), "\x00", "\uFFFD"))
 			}
 		}
 	}

@@ -1,12 +1,23 @@
-// Package store keeps runs, board facts, measurements and raw outputs in SQLite (modernc.org/sqlite, pure Go),
-// with embedded numbered migrations, batched writes as results stream, and queries over history.
+// Package store keeps runs, board facts, measurements and raw outputs in SQLite (modernc.org/sqlite, pure Go,
+// the default: one file, no setup) or PostgreSQL (pgx through database/sql, for a lab whose controllers share
+// one history), with embedded numbered migrations per dialect, batched writes as results stream, and queries
+// over history.
+//
+// Open takes a file name or a postgres:// URL. The DML is written once, in the subset both databases accept, with
+// SQLite's placeholders; conn rebinds them for PostgreSQL in one place (dialect.go). The DDL lives in
+// migrations/sqlite and migrations/postgres, the same numbers and names in both. Times are fixed-width UTC text
+// in both, so they order as text and survive a copy exactly. A database with tables but no fleet migration
+// history belongs to another application and is refused, never migrated. On PostgreSQL, migrations hold an
+// advisory lock, a transaction aborted for a concurrent one (deadlock, serialization failure) runs again, and
+// a URL is shown only without its password (Redact).
 //
 // Writing: Open a DB, BeginRun, and hand the RunWriter to the controller as its sink (it has fleet.Sink's
 // method set; store does not import fleet). Points are committed in batches as they arrive — every
 // DB.BatchSize points or DB.BatchDelay after the first uncommitted one, and always on BoardFinished and
 // Finish — each batch in one immediate transaction, so a controller that dies loses at most the batch in flight
 // and never leaves half of one. A run whose controller died keeps status protocol.StatusRunning and no finished time:
-// show it as incomplete. Several processes may write one file at once (WAL, busy_timeout, BEGIN IMMEDIATE).
+// show it as incomplete. Several processes may write one file at once (WAL, busy_timeout, BEGIN IMMEDIATE), or
+// one PostgreSQL database (row locks; the latest pointers are upserted in key order).
 //
 // Leases keep two runs off one board (AcquireLease, RenewLease, ReleaseLease, Leases; the RunWriter has
 // fleet.Leaser's method set): one row per board, taken atomically, renewed by the holder's heartbeat, deleted on
@@ -20,7 +31,7 @@
 // Errors: ErrReadOnly (read-only file, directory or file system), ErrFull (disk full) and ErrCannotOpen mean
 // the database cannot be used for writing; ErrNewerSchema means a newer fleet migrated it and Open refuses it,
 // for reading too. cmd maps them to exit status 2; ErrNotFound wraps unknown runs.
-// Errors name the database file.
+// Errors name the database file, or the PostgreSQL URL without its password.
 //
 // Reading: Runs, ResolveRun, Measurements, LatestPoints, History, BoardRuns, RawOutputs, LatestFacts and
 // ResolveBaselines (a regression check's baseline run per board) return the plain types of types.go; no SQL

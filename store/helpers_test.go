@@ -30,14 +30,14 @@ func (c *clock) now() time.Time {
 // backend is a kind of database the store's tests run against: the same test, the same expectations.
 type backend struct {
 	name   string
-	newDSN func(t *testing.T) string // a new, empty database for t
+	newDSN func(t testing.TB) string // a new, empty database for t
 }
 
 // backends are SQLite (a file in t.TempDir) and PostgreSQL (a fresh database on the test binary's server,
 // internal/pgtest; skipped when PostgreSQL is not installed, unless FLEET_REQUIRE_POSTGRES is set).
 var backends = []backend{
-	{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "fleet.db") }},
-	{"postgres", func(t *testing.T) string { return pgtest.NewDatabase(t) }},
+	{"sqlite", func(t testing.TB) string { return filepath.Join(t.TempDir(), "fleet.db") }},
+	{"postgres", func(t testing.TB) string { return pgtest.NewDatabase(t) }},
 }
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }

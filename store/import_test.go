@@ -130,7 +130,7 @@ func TestImportTxCancelledStoresNothing(t *testing.T) {
 
 // TestImportTxDiskFullStoresNothing: a disk that fills during an import leaves no run behind — not an
 // "incomplete" one with all its points that results and regress would take as latest — and the import, run
-// again with space, is stored exactly once.
+// again with space, is stored exactly once. SQLite only (a full file system under the file).
 func TestImportTxDiskFullStoresNothing(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to mount a small tmpfs")

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/fleetlab/fleet/internal/pgtest"
+	"github.com/fleetlab/fleet/protocol"
 )
 
 func TestRedact(t *testing.T) {
@@ -192,4 +193,61 @@ func foreignDB(t *testing.T, dsn, ddl string) *DB {
 		t.Fatal(err)
 	}
 	return db
+}
+
+// TestTextPostgresRefuses: bytes that are not UTF-8 and NUL, which SQLite stores as they came and PostgreSQL's
+// text refuses, do not fail the batch on PostgreSQL: they are stored as U+FFFD.
+func TestTextPostgresRefuses(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		db := b.open(t)
+		w, err := db.BeginRun(ctx, RunInfo{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdout := "temp 45\xb0C\x00 done" // Latin-1 degree sign, then NUL
+		if err := w.Raw(ctx, "a", protocol.Raw{ID: 1, Command: []string{"openssl"}, Stdout: stdout}); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Finish(ctx, protocol.StatusOK); err != nil {
+			t.Fatalf("Finish = %v, want the raw output stored", err)
+		}
+		raws, err := db.RawOutputs(ctx, w.RunID(), "a")
+		if err != nil || len(raws) != 1 {
+			t.Fatalf("RawOutputs = %v, %v", raws, err)
+		}
+		want := stdout
+		if b.name == "postgres" {
+			want = "temp 45\uFFFDC\uFFFD done"
+		}
+		if got := raws[0].Stdout; got != want {
+			t.Errorf("stored stdout %q, want %q", got, want)
+		}
+	})
+}
+
+// TestOpenPostgresSchema: with search_path, fleet's tables live in a schema of their own, beside another
+// application's tables in public, which are neither refused nor touched.
+func TestOpenPostgresSchema(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.NewDatabase(t)
+	other := foreignDB(t, dsn, `CREATE TABLE invoices (id BIGINT PRIMARY KEY); CREATE SCHEMA results`)
+	db := openAt(t, dsn+"&search_path=results")
+	seedRun := func(db *DB) {
+		w, err := db.BeginRun(ctx, RunInfo{Label: "in-schema"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Finish(ctx, protocol.StatusOK); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seedRun(db)
+	var n int
+	if err := other.db.QueryRowContext(ctx, `SELECT count(*) FROM results.runs WHERE label = 'in-schema'`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("results.runs holds %d of the run (%v), want 1", n, err)
+	}
+	if has, err := other.hasTable(ctx, "runs"); err != nil || has {
+		t.Errorf("public has fleet's runs table = %v, %v; want false", has, err)
+	}
 }

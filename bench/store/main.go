@@ -22,6 +22,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fleetlab/fleet/internal/pgtest"
 	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/store"
 )
@@ -31,6 +32,8 @@ func main() {
 	boards := flag.Int("boards", 5, "boards per run, written concurrently")
 	dbPath := flag.String("db", "", "database: a SQLite file, or a postgres:// URL of an empty PostgreSQL database "+
 		"(default: a new SQLite file in a temporary directory)")
+	postgres := flag.Bool("postgres", false, "start a throwaway PostgreSQL server (Debian's binaries, as the tests do) "+
+		"and use a new database on it instead of -db")
 	reps := flag.Int("queries", 20, "times each query runs; the median is reported")
 	batch := flag.Int("batch", 0, "points per commit (store.DB.BatchSize; 0: the default, 50)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the ingest to this file")
@@ -44,8 +47,25 @@ func main() {
 		pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
 	}
+	stopServer := func() {} // os.Exit skips the deferred Stop
+	if *postgres {
+		srv, err := pgtest.Start(context.Background())
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench store:", err)
+			os.Exit(1)
+		}
+		defer srv.Stop()
+		stopServer = func() { srv.Stop() }
+		if *dbPath, err = srv.CreateDatabase(context.Background(), "bench"); err != nil {
+			fmt.Fprintln(os.Stderr, "bench store:", err)
+			srv.Stop()
+			os.Exit(1)
+		}
+		fmt.Printf("server: PostgreSQL %s, started for this benchmark, on loopback TCP\n", srv.Version())
+	}
 	if err := run(context.Background(), *dbPath, *points, *boards, *batch, *reps); err != nil {
 		fmt.Fprintln(os.Stderr, "bench store:", err)
+		stopServer()
 		pprof.StopCPUProfile()
 		os.Exit(1)
 	}

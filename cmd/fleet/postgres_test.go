@@ -85,7 +85,7 @@ func TestPostgresErrorsExit2(t *testing.T) {
 }
 
 // wallClock replaces the times of the clock (the import's end, "finished") and durations, which differ
-// between two imports of the same capture, and the runs' UUIDs (random by design); the capture's --date stays.
+// between two imports of the same capture (the capture's --date stays), and run UUIDs, random by design.
 func wallClock(s string) string {
 	s = uuidRe.ReplaceAllString(s, "UUID")
 	s = timeRe.ReplaceAllStringFunc(s, func(m string) string {
@@ -99,8 +99,8 @@ func wallClock(s string) string {
 
 var (
 	timeRe     = regexp.MustCompile(`\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)?( UTC)?`)
+	uuidRe     = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	durationRe = regexp.MustCompile(`\b(\d+(\.\d+)?(ms|h|m|s))+\b`)
-	uuidRe     = regexp.MustCompile(`\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
 )
 
 func tableCount(t *testing.T, dsn string) int {

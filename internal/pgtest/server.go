@@ -298,3 +298,8 @@ func (s *Server) Restart(ctx context.Context) error {
 	}
 	return s.start(ctx, s.Port)
 }
+
+// Version is the server's version, as its binaries' directory names it (Debian: /usr/lib/postgresql/15/bin).
+func (s *Server) Version() string {
+	return filepath.Base(filepath.Dir(s.bin))
+}
