@@ -84,9 +84,10 @@ func TestPostgresErrorsExit2(t *testing.T) {
 	}
 }
 
-// wallClock replaces the times of the clock (the import's end, "finished") and durations, which differ
-// between two imports of the same capture; the capture's --date stays.
+// wallClock replaces the times of the clock (the import's end, "finished"), durations and run UUIDs (random
+// for each run), which differ between two imports of the same capture; the capture's --date stays.
 func wallClock(s string) string {
+	s = uuidRe.ReplaceAllString(s, "UUID")
 	s = timeRe.ReplaceAllStringFunc(s, func(m string) string {
 		if strings.HasPrefix(m, "2026-01-31") {
 			return m
@@ -99,6 +100,7 @@ func wallClock(s string) string {
 var (
 	timeRe     = regexp.MustCompile(`\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)?( UTC)?`)
 	durationRe = regexp.MustCompile(`\b(\d+(\.\d+)?(ms|h|m|s))+\b`)
+	uuidRe     = regexp.MustCompile(`\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
 )
 
 func tableCount(t *testing.T, dsn string) int {
