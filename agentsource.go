@@ -5,9 +5,9 @@ package fleetsrc
 
 import "embed"
 
-// FS holds go.mod, go.sum and the Go files of the agent, the two leaf packages it imports (protocol,
-// opensslspeed) and its main package. Test files are embedded
+// FS holds go.mod, go.sum and the Go files of the agent, the pure leaf packages it imports (protocol,
+// opensslspeed, precision, validity) and its main package. Test files are embedded
 // too (a pattern cannot exclude them) but are skipped when the source is hashed and extracted.
 //
-//go:embed go.mod go.sum agent/*.go protocol/*.go opensslspeed/*.go cmd/fleet-agent/*.go
+//go:embed go.mod go.sum agent/*.go protocol/*.go opensslspeed/*.go precision/*.go validity/*.go cmd/fleet-agent/*.go
 var FS embed.FS

@@ -7,7 +7,9 @@ import (
 )
 
 // TestAgentDependencies keeps the agent small and self-contained: it is cross-compiled for ARMv5 boards, so it may
-// import only the standard library and golang.org/x/sys, and of this module only the two leaves protocol and opensslspeed.
+// import only the standard library and golang.org/x/sys, and of this module only the pure leaves protocol, opensslspeed,
+// precision (the stopping rule of adaptive repeats) and validity (the verdict on a repeat, so that the agent counts
+// the repeats the controller will store as valid; validity imports only protocol).
 func TestAgentDependencies(t *testing.T) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
@@ -21,13 +23,14 @@ func TestAgentDependencies(t *testing.T) {
 	allowed := func(p string) bool {
 		return p == "github.com/fleetlab/fleet/agent" || p == "github.com/fleetlab/fleet/protocol" ||
 			p == "github.com/fleetlab/fleet/opensslspeed" || p == "github.com/fleetlab/fleet/cmd/fleet-agent" ||
+			p == "github.com/fleetlab/fleet/precision" || p == "github.com/fleetlab/fleet/validity" ||
 			p == "golang.org/x/sys" || strings.HasPrefix(p, "golang.org/x/sys/")
 	}
 	var n int
 	for _, p := range strings.Fields(string(out)) {
 		n++
 		if !allowed(p) {
-			t.Errorf("the agent imports %s: it may import only the standard library, golang.org/x/sys, protocol and opensslspeed", p)
+			t.Errorf("the agent imports %s: it may import only the standard library, golang.org/x/sys, protocol, opensslspeed, precision and validity", p)
 		}
 	}
 	if n < 2 {

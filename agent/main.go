@@ -30,9 +30,10 @@ var errStdinClosed = errors.New("stdin closed: controller gone")
 //	fleet-agent probe [--openssl PATH] [--engines a,b] [--providers p,q] [--timeout 10s]
 //	fleet-agent sweep            (one JSON protocol.Plan line on stdin; EOF on stdin afterwards cancels the sweep)
 //	fleet-agent measure [probe flags]   (probe, then sweep the plan read on stdin after the facts; EOF: probe only)
+//	fleet-agent ssh-sink N | ssh-source N   (mode ssh: see ssh_transfer.go)
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: fleet-agent version | sha256 FILE | probe [flags] | sweep < plan.json | measure [probe flags] < plan.json")
+		fmt.Fprintln(stderr, "usage: fleet-agent version | sha256 FILE | probe [flags] | sweep < plan.json | measure [probe flags] < plan.json | ssh-sink N | ssh-source N")
 		return 2
 	}
 	switch args[0] {
@@ -47,6 +48,8 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		return mainSweep(ctx, args[1:], stdin, stdout, stderr)
 	case "measure":
 		return mainMeasure(ctx, args[1:], stdin, stdout, stderr)
+	case "ssh-sink", "ssh-source":
+		return mainSSHTransfer(args[0], args[1:], stdin, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "fleet-agent: unknown command %q\n", args[0])
 	return 2

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fleetlab/fleet/precision"
 	"github.com/fleetlab/fleet/protocol"
 )
 
@@ -25,11 +26,13 @@ type sweepState struct {
 	rawID   int
 	done    protocol.Done
 	threads int
+	sent    []protocol.Point // the points of the job running now, for the repeat loop
 }
 
 // Sweep measures plan and streams facts, raw, point, skip, log and error lines to enc. A mode or algorithm that
 // cannot be measured yields one skip with the reason, a failing command an error line, and the sweep goes on.
-// Repeats are interleaved: every mode runs once for a block size before any runs again. It returns the counts
+// Repeats are interleaved: every mode runs once for a block size before any runs again; with a precision target
+// only the points not yet precise run again (sweep_repeat.go). It returns the counts
 // for the done line, and an error only when ctx ends or enc cannot write.
 func Sweep(ctx context.Context, plan protocol.Plan, enc *protocol.Encoder) (protocol.Done, error) {
 	return sweepWith(ctx, plan, enc, "")
@@ -138,28 +141,27 @@ func sweepProbed(ctx context.Context, plan protocol.Plan, enc *protocol.Encoder,
 			jobs[ai][mi] = list
 		}
 	}
-	for r := 0; r < plan.Repeats; r++ {
-		for ai := range plan.Algorithms {
-			slots := 0
-			for _, list := range jobs[ai] {
-				slots = max(slots, len(list))
-			}
-			for slot := 0; slot < slots; slot++ {
-				for mi := range plan.Modes {
-					if slot >= len(jobs[ai][mi]) {
-						continue
-					}
-					if err := ctx.Err(); err != nil {
-						return s.done, fmt.Errorf("sweep: %w", err)
-					}
-					if err := s.run(ctx, jobs[ai][mi][slot], r); err != nil {
-						return s.done, err
-					}
+	// the interleaving: for each algorithm and block size, every mode once, before any runs again
+	var order []sweepJob
+	for ai := range plan.Algorithms {
+		slots := 0
+		for _, list := range jobs[ai] {
+			slots = max(slots, len(list))
+		}
+		for slot := 0; slot < slots; slot++ {
+			for mi := range plan.Modes {
+				if slot < len(jobs[ai][mi]) {
+					order = append(order, jobs[ai][mi][slot])
 				}
 			}
 		}
 	}
-	return s.done, nil
+	_, err := newRepeater(plan).loop(ctx, len(order), func(ctx context.Context, i, rep int) ([]protocol.Point, error) {
+		s.sent = s.sent[:0]
+		err := s.run(ctx, order[i], rep)
+		return s.sent, err
+	})
+	return s.done, err
 }
 
 func (s *sweepState) run(ctx context.Context, j sweepJob, repeat int) error {
@@ -183,6 +185,10 @@ func (s *sweepState) point(p *protocol.Point) error {
 	if p.Failed {
 		s.done.Failed++
 	}
+	if s.plan.PrecisionPct > 0 {
+		p.Flags = append(p.Flags, precision.Flag(s.plan.PrecisionPct, s.plan.Repeats))
+	}
+	s.sent = append(s.sent, *p)
 	return s.enc.Encode(protocol.TypePoint, p)
 }
 

@@ -12,7 +12,7 @@ set -eu
 cd "$(dirname "$0")/.."
 out=${BENCH_OUT:-$(mktemp -d /tmp/fleet-bench-XXXXXX)}
 mkdir -p "$out"
-only=${ONLY:-"accuracy overhead push ansible fixedcost store import"}
+only=${ONLY:-"accuracy overhead push ansible fixedcost store import sshmode"}
 [ "${FUZZ:-0}" = 1 ] && only="$only fuzz"
 echo "results in $out"
 
@@ -39,6 +39,7 @@ want overhead && run overhead go run ./bench/overhead -fleet "$out/fleet" -board
 want push && run push env FLEET_BENCH=1 go test -v -count=1 -run BenchPush ./bench/sshbench
 want ansible && run ansible env FLEET_BENCH=1 go test -v -count=1 -timeout 30m -run BenchAnsible ./bench/sshbench
 want fixedcost && run fixedcost env FLEET_BENCH=1 go test -v -count=1 -timeout 30m -run BenchFixedCost ./bench/sshbench
+want sshmode && run sshmode env FLEET_BENCH=1 go test -v -count=1 -timeout 40m -run BenchSSHMode ./bench/sshbench
 if want store; then
 	run store go run ./bench/store -points 1000000
 	# FLEET_BENCH_PG: the URL of an empty PostgreSQL database, for the same figures beside (bench/README.md §j).

@@ -111,11 +111,14 @@ func TestSameOutputSQLiteAndPostgres(t *testing.T) {
 var (
 	timeRe     = regexp.MustCompile(`\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)?( UTC)?`)
 	durationRe = regexp.MustCompile(`\b(\d+(\.\d+)?(ms|h|m|s))+\b`)
+	uuidRe     = regexp.MustCompile(`\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
 )
 
 // normalizeSession replaces what differs by nature between the two sessions: the wall-clock times of the runs
-// (not of the import, which has its --date) and the database's name and temporary directory.
+// (not of the import, which has its --date), the runs' UUIDs (random by design: a run keeps its UUID when copied
+// to another database, but two runs never share one) and the database's name and temporary directory.
 func normalizeSession(s string, w *world) string {
+	s = uuidRe.ReplaceAllString(s, "UUID")
 	s = strings.ReplaceAll(s, store.Redact(w.db), "DB")
 	s = strings.ReplaceAll(s, w.dir, "DIR")
 	s = timeRe.ReplaceAllStringFunc(s, func(m string) string {

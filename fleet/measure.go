@@ -97,6 +97,14 @@ func measure(ctx context.Context, t Transport, remote string, b inventory.Board,
 		end()
 		return err
 	}
+	if len(final.Modes) == 0 {
+		// Nothing for the agent to sweep (a run of mode ssh only, which the controller measures): EOF on stdin
+		// ends the agent after its probe.
+		if err := end(); err != nil {
+			return fmt.Errorf("probe %s: %w", b.Name, err)
+		}
+		return nil
+	}
 	if !early {
 		if err := send(final); err != nil {
 			end()

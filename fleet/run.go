@@ -41,6 +41,12 @@ type RunOptions struct {
 
 	// Trace, when set, receives the timing of each board's phases and SSH sessions (fleet run --trace).
 	Trace Tracer
+
+	// TransferSizes are the bytes per transfer of mode ssh (nil: protocol.DefaultSSHTransferBytes); Sweep.Sizes
+	// are the other modes' block sizes.
+	TransferSizes []int
+
+	sshGate chan struct{} // one board's ssh points at a time (sshmode.go); made by Run
 }
 
 // BoardOutcome is how one board's part of a run ended.
@@ -102,6 +108,7 @@ func Run(ctx context.Context, opts RunOptions, sink Sink) ([]BoardOutcome, error
 	// Boards start in order, opts.Concurrency at a time; a board that waits for another run's lease gives its
 	// place to the run's other boards meanwhile (errgroup's limit cannot be given back, hence the channel).
 	places := make(chan struct{}, concurrency(opts.Concurrency))
+	opts.sshGate = make(chan struct{}, 1)
 	outcomes := make([]BoardOutcome, len(opts.Boards))
 	var wg sync.WaitGroup
 	for i, b := range opts.Boards {
@@ -207,10 +214,12 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 	endPhase = opts.Trace.Phase(b.Name, "probe")
 	var facts *protocol.Facts
 	var total int
+	var sshSweep *protocol.Plan
 	onFacts := func(f *protocol.Facts) (protocol.Plan, error) {
 		endPhase()
 		facts = f
 		out.Summary = factsSummary(facts)
+		addSSHModeFact(facts, plan.Modes, t) // issue 15: mode ssh is the controller's, not the probe's
 		if err := rec.facts(ctx, *facts); err != nil {
 			return plan, err
 		}
@@ -221,21 +230,29 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 
 		// Progress counts what will be measured: a mode the probe found unavailable is one skip, not a run of slots.
 		rec.unavailable = unavailableModes(facts)
-		total = plannedPoints(withoutModes(plan, rec.unavailable))
+		// Mode ssh is measured by the controller after the agent's sweep (sshmode.go).
+		agentSweep := agentPlan(plan)
+		sshSweep = sshPlan(plan, opts.TransferSizes)
+		total = plannedPoints(withoutModes(agentSweep, rec.unavailable)) + sshSlots(sshSweep, rec.unavailable)
 		ev(Event{Stage: StageSweep, Total: total})
 		endPhase = opts.Trace.Phase(b.Name, "sweep")
-		return plan, nil
+		return agentSweep, nil
 	}
-	// One session, one probe on the board: the agent probes, then sweeps the plan it is sent.
-	err = measure(ctx, t, d.remote, b, plan, onFacts, rec, func(p progressKey) {
+	onPoint := func(p progressKey) {
 		ev(Event{Stage: StageSweep, Done: rec.done(), Total: total, Mode: p.mode, Algorithm: p.alg, Size: p.size})
-	})
+	}
+	// One session, one probe on the board: the agent probes, then sweeps the plan it is sent (none when the run
+	// asked only for mode ssh).
+	err = measure(ctx, t, d.remote, b, agentPlan(plan), onFacts, rec, onPoint)
 	endPhase()
+	if err == nil && sshSweep != nil {
+		err = measureSSH(ctx, opts, b, t, d.remote, sshSweep, rec, onPoint)
+	}
 	if err != nil {
 		return finish(err)
 	}
 	// A sweep that ran to its end can still have measured nothing it was asked to: that board is not ok.
-	if err := opensslProblem(facts, plan.Modes); err != nil {
+	if err := opensslProblem(facts, agentPlan(plan).Modes); err != nil {
 		return finish(fmt.Errorf("%s: %w", b.Name, err))
 	}
 	_, _, failed := rec.counts()

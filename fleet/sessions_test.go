@@ -30,6 +30,15 @@ func TestRunSessionsPerBoard(t *testing.T) {
 	opts.Sweep.Sizes = []int{64}
 	opts.Sweep.Seconds = 0.1
 	opts.Dial = func(context.Context, inventory.Board) (Transport, error) { return board, nil }
+	var traced []string
+	opts.Trace = func(b, what string, _ time.Time, _ time.Duration) {
+		mu.Lock()
+		defer mu.Unlock()
+		if i := strings.Index(what, "agent-"); i >= 0 {
+			what = what[:i] + "AGENT" + what[strings.IndexByte(what[i:], ' ')+i:]
+		}
+		traced = append(traced, b+" "+what)
+	}
 
 	for i, want := range []struct {
 		runs, puts int
@@ -51,6 +60,7 @@ func TestRunSessionsPerBoard(t *testing.T) {
 		}
 		board.runs, board.puts = nil, 0
 		log.Reset()
+		traced = nil
 		sink := newMemSink()
 		outs, err := Run(context.Background(), opts, sink)
 		if err != nil {
@@ -77,6 +87,14 @@ func TestRunSessionsPerBoard(t *testing.T) {
 		}
 		if agentSessions != 1 {
 			t.Errorf("run %d: %d agent sessions, want 1", i+1, agentSessions)
+		}
+		if i == 1 {
+			// --trace names every phase and session, in the order they end
+			want := "am64x connect|am64x session sh -c (deploy check)|am64x deploy|am64x probe|" +
+				"am64x session AGENT measure|am64x sweep|am64x close"
+			if got := strings.Join(traced, "|"); got != want {
+				t.Errorf("run %d traced\n%s\nwant\n%s", i+1, got, want)
+			}
 		}
 	}
 }

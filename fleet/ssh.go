@@ -86,6 +86,8 @@ type SSHTransport struct {
 	clients []*ssh.Client // jump hosts first, the board last
 	logf    func(string, ...any)
 
+	dialer   *chainDialer // how the connection was made: mode ssh dials the board again the same way (sshcipher.go)
+	opts     SSHOptions
 	lastRead *activity     // when the board last sent a byte (the keepalive waits longer while it does)
 	done     chan struct{} // closed when the board's connection has ended
 	wg       sync.WaitGroup
@@ -133,8 +135,13 @@ func DialSSH(ctx context.Context, b inventory.Board, opts SSHOptions) (*SSHTrans
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s (%s): %w", name, target, err)
 	}
+	return newSSHTransport(name, target, clients, d, opts), nil
+}
+
+// newSSHTransport wraps a dialled chain, watching the board's connection and keeping it alive.
+func newSSHTransport(name string, target sshHop, clients []*ssh.Client, d *chainDialer, opts SSHOptions) *SSHTransport {
 	t := &SSHTransport{board: name, target: target, clients: clients, logf: opts.Logf, lastRead: d.lastRead,
-		done: make(chan struct{})}
+		dialer: d, opts: opts, done: make(chan struct{})}
 	last := clients[len(clients)-1]
 	t.wg.Add(1)
 	go func() {
@@ -146,7 +153,7 @@ func DialSSH(ctx context.Context, b inventory.Board, opts SSHOptions) (*SSHTrans
 		t.wg.Add(1)
 		go t.keepalive(last, opts.KeepaliveInterval, opts.KeepaliveTimeout)
 	}
-	return t, nil
+	return t
 }
 
 func boardName(b inventory.Board) string {

@@ -22,6 +22,7 @@ type chainDialer struct {
 	knownHosts []string
 	hash       bool
 	lastRead   *activity // reads from the board's hop, for the keepalive; nil: not tracked
+	ciphers    []string  // the board's hop offers only these (mode ssh); nil: x/crypto's defaults
 }
 
 // dial connects hop after hop: TCP to the first, then a direct-tcpip channel through each client to the next,
@@ -56,7 +57,11 @@ func (d *chainDialer) dial(ctx context.Context) ([]*ssh.Client, error) {
 		if i == len(d.hops)-1 && d.lastRead != nil {
 			conn = &activityConn{Conn: conn, last: d.lastRead}
 		}
-		c, err := d.handshake(ctx, conn, h, auth)
+		var ciphers []string
+		if i == len(d.hops)-1 {
+			ciphers = d.ciphers // jump hosts keep their defaults: only the board's cipher is chosen
+		}
+		c, err := d.handshake(ctx, conn, h, auth, ciphers)
 		auth.close()
 		if err != nil {
 			return fail(i, err)
@@ -116,7 +121,7 @@ type handshakeState struct {
 }
 
 // handshake runs the SSH handshake on conn within the connect timeout; a stalled server cannot hold it longer.
-func (d *chainDialer) handshake(ctx context.Context, conn net.Conn, h sshHop, auth *sshAuth) (*ssh.Client, error) {
+func (d *chainDialer) handshake(ctx context.Context, conn net.Conn, h sshHop, auth *sshAuth, ciphers []string) (*ssh.Client, error) {
 	keys, err := loadHostKeys(d.knownHosts, d.opts.AcceptNew || h.acceptNew, d.hash, d.opts.Logf)
 	if err != nil {
 		conn.Close()
@@ -138,6 +143,7 @@ func (d *chainDialer) handshake(ctx context.Context, conn net.Conn, h sshHop, au
 		HostKeyAlgorithms: algos,
 		Timeout:           d.opts.ConnectTimeout,
 	}
+	cfg.Ciphers = ciphers
 	timer := time.AfterFunc(d.opts.ConnectTimeout, func() { conn.Close() })
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	c, chans, reqs, err := ssh.NewClientConn(conn, h.addr(), cfg)

@@ -105,7 +105,7 @@ func boardPlan(opts RunOptions, b inventory.Board) protocol.Plan {
 		Sizes:      s.Sizes,
 		Seconds:    s.Seconds,
 		Threads:    s.Threads,
-		Repeats:    max(s.Repeats, 1),
+		Repeats:    s.MaxRepeats(),
 	}
 }
 

@@ -79,7 +79,9 @@ func preparePlan(p *protocol.Plan, opts RunOptions, b inventory.Board) {
 		p.QuietWaitS = pr.QuietWait.Seconds()
 	}
 	p.Governor = pr.Governor
-	if o := inventory.ValidityFor(b, opts.Sweep); o.BackgroundPeakPct != nil {
+	o := inventory.ValidityFor(b, opts.Sweep)
+	if o.BackgroundPeakPct != nil {
 		p.QuietLimitPct = *o.BackgroundPeakPct
 	}
+	adaptivePlan(p, opts.Sweep, o)
 }

@@ -101,7 +101,7 @@ func CheckAlgorithm(a string) error {
 	return nil
 }
 
-// CheckMode reports whether m names a sweep mode: soft, cpu, devcrypto, afalg, kcapi, engine:NAME or
+// CheckMode reports whether m names a sweep mode: soft, cpu, devcrypto, afalg, kcapi, ssh, engine:NAME or
 // provider:NAME. The command line uses it for --modes.
 func CheckMode(m string) error {
 	if msg := checkMode(m); msg != "" {
@@ -111,7 +111,7 @@ func CheckMode(m string) error {
 }
 
 func checkMode(m string) string {
-	if slices.Contains(protocol.StandardModes, m) {
+	if slices.Contains(protocol.StandardModes, m) || m == protocol.ModeSSH {
 		return ""
 	}
 	for _, kind := range []string{"engine", "provider"} {
@@ -122,7 +122,7 @@ func checkMode(m string) string {
 			return ""
 		}
 	}
-	return fmt.Sprintf("unknown mode %q (expected %s, engine:NAME or provider:NAME)", m, strings.Join(protocol.StandardModes, ", "))
+	return fmt.Sprintf("unknown mode %q (expected %s, %s, engine:NAME or provider:NAME)", m, strings.Join(protocol.StandardModes, ", "), protocol.ModeSSH)
 }
 
 // NormalizeArch maps an architecture name, or what `uname -m` or Debian call it, to the one fleet uses to

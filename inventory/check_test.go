@@ -28,8 +28,8 @@ func TestCheckMode(t *testing.T) {
 	tests := []struct{ mode, want string }{
 		{"soft", "<nil>"}, {"cpu", "<nil>"}, {"devcrypto", "<nil>"}, {"afalg", "<nil>"}, {"kcapi", "<nil>"},
 		{"engine:pka", "<nil>"}, {"provider:tpm2.v1-x_y", "<nil>"},
-		{"CPU", `mode "CPU": unknown mode "CPU" (expected soft, cpu, devcrypto, afalg, kcapi, engine:NAME or provider:NAME)`},
-		{"engine", `mode "engine": unknown mode "engine" (expected soft, cpu, devcrypto, afalg, kcapi, engine:NAME or provider:NAME)`},
+		{"CPU", `mode "CPU": unknown mode "CPU" (expected soft, cpu, devcrypto, afalg, kcapi, ssh, engine:NAME or provider:NAME)`},
+		{"engine", `mode "engine": unknown mode "engine" (expected soft, cpu, devcrypto, afalg, kcapi, ssh, engine:NAME or provider:NAME)`},
 		{"engine:", `mode "engine:": invalid engine name "" (expected letters, digits, '_', '.' or '-')`},
 		{"engine:a b", `mode "engine:a b": invalid engine name "a b" (expected letters, digits, '_', '.' or '-')`},
 		{"provider:$(id)", `mode "provider:$(id)": invalid provider name "$(id)" (expected letters, digits, '_', '.' or '-')`},

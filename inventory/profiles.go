@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/fleetlab/fleet/protocol"
 )
@@ -28,7 +29,9 @@ func DefaultSizes() []int { return slices.Clone(protocol.DefaultSizes) }
 // accelerators: 2 algorithms × 6 sizes × 1 s = 12 s per mode, 60 s of measurement on a board with all five
 // standard modes (24 s with only soft and cpu), within about a minute with the start-up of each openssl. full:
 // (8 symmetric algorithms × 6 sizes + 3 public-key ones × sign and verify) × 3 s = 162 s per mode and repeat,
-// × 5 modes × 5 repeats = 67.5 min at most; modes a board lacks are skipped.
+// × 5 modes × 5 repeats = 67.5 min at most; modes a board lacks are skipped. nightly: full's algorithms at 1 s,
+// each point repeated until its median is known to ±2 % (95 % interval): 54 s per mode and repeat, × 5 modes
+// × 6 to 20 repeats = 27 to 90 min of measurement, stopped at the 60-minute budget of each board.
 // TestBuiltinProfileDurations keeps these figures true.
 func builtinProfiles() map[string]Profile {
 	return map[string]Profile{
@@ -39,6 +42,18 @@ func builtinProfiles() map[string]Profile {
 			Seconds:    1,
 			Threads:    1,
 			Repeats:    1,
+		},
+		NightlyProfile: {
+			Name: NightlyProfile,
+			Algorithms: []string{"aes-128-cbc", "aes-256-cbc", "aes-128-gcm", "aes-256-gcm", "aes-128-ctr",
+				"sha1", "sha256", "sha512", "rsa2048", "ecdsap256", "ed25519"},
+			Sizes:        DefaultSizes(),
+			Seconds:      1,
+			Threads:      1,
+			Repeats:      1,
+			PrecisionPct: 2,
+			MaxRepeat:    20,
+			Budget:       time.Hour,
 		},
 		FullProfile: {
 			Name: FullProfile,
@@ -73,6 +88,11 @@ func (b *builder) profile(name string, d profileDoc) (Profile, bool) {
 	}
 	if d.Modes != nil {
 		b.checkList(base, ctx, "modes", *d.Modes, checkMode)
+		if d.Algorithms != nil {
+			if err := CheckSSHCiphers(*d.Algorithms, *d.Modes); err != nil {
+				b.ps.add(at("algorithms"), ctx, "algorithms: %v", err)
+			}
+		}
 	}
 	p := Profile{Name: name, Algorithms: cloneStrings(derefSlice(d.Algorithms)), Modes: cloneStrings(derefSlice(d.Modes)),
 		Sizes: DefaultSizes(), Seconds: 1, Threads: 1, Repeats: 1}
@@ -87,6 +107,7 @@ func (b *builder) profile(name string, d profileDoc) (Profile, bool) {
 	}
 	p.Threads = b.count(at("threads"), ctx, "threads", d.Threads, maxThreads)
 	p.Repeats = b.count(at("repeats"), ctx, "repeats", d.Repeats, maxRepeats)
+	b.adaptive(base, ctx, d, &p)
 	p.Validity = b.validityLimits(base, ctx, d.Validity)
 	p.Prepare = b.preparation(base, ctx, d.Validity)
 	return p, len(b.ps.errs) == before
@@ -128,6 +149,9 @@ func (b *builder) count(off int, ctx, key string, v *int64, max int64) int {
 }
 
 func checkAlgorithm(a string) string {
+	if msg, ssh := checkSSHCipherName(a); ssh {
+		return msg
+	}
 	if len(a) > maxNameLen || !algorithmRE.MatchString(a) {
 		return fmt.Sprintf("invalid algorithm %q (expected lower-case letters, digits and '-', such as aes-128-cbc)", a)
 	}
@@ -178,6 +202,9 @@ func ValidateProfile(p Profile) error {
 	}
 	checkAll("algorithms", p.Algorithms, checkAlgorithm)
 	checkAll("modes", p.Modes, checkMode)
+	if err := CheckSSHCiphers(p.Algorithms, p.Modes); err != nil {
+		add("algorithms: %v", err)
+	}
 	if len(p.Sizes) == 0 {
 		add("no sizes (expected at least one block size in bytes)")
 	}
@@ -192,6 +219,11 @@ func ValidateProfile(p Profile) error {
 	}
 	for _, msg := range []string{checkSeconds(p.Seconds), checkCount("threads", int64(p.Threads), maxThreads),
 		checkCount("repeats", int64(p.Repeats), maxRepeats)} {
+		if msg != "" {
+			add("%s", msg)
+		}
+	}
+	for _, msg := range checkAdaptive(p) {
 		if msg != "" {
 			add("%s", msg)
 		}

@@ -50,6 +50,9 @@ type profileDoc struct {
 	Seconds    *float64  `toml:"seconds"`
 	Threads    *int64    `toml:"threads"`
 	Repeats    *int64    `toml:"repeats"`
+	Precision  *float64  `toml:"precision"`  // percent: 2 for ±2 %
+	MaxRepeat  *int64    `toml:"max_repeat"` // cap of adaptive repeats
+	Budget     *string   `toml:"budget"`     // "60m": no repeat starts after that long on a board
 
 	Validity *validityDoc `toml:"validity"`
 }
@@ -59,7 +62,7 @@ var (
 	rootKeys     = []string{"defaults", "boards", "profiles"}
 	defaultsKeys = []string{"user", "port", "identity_file", "known_hosts", "proxy_jump", "tags", "modes", "env", "openssl"}
 	boardKeys    = []string{"host", "port", "user", "identity_file", "known_hosts", "proxy_jump", "arch", "soc", "tags", "modes", "env", "openssl", "validity"}
-	profileKeys  = []string{"algorithms", "modes", "sizes", "seconds", "threads", "repeats", "validity"}
+	profileKeys  = []string{"algorithms", "modes", "sizes", "seconds", "threads", "repeats", "precision", "max_repeat", "budget", "validity"}
 	// localRefused are the board keys that make no sense for the built-in local board: it is reached without SSH.
 	localRefused = []string{"host", "port", "user", "identity_file", "known_hosts", "proxy_jump", "arch"}
 )
@@ -85,10 +88,14 @@ func expectedType(path []string) string {
 		return "a string"
 	}
 	switch path[n-1] {
-	case "port", "threads", "repeats":
+	case "port", "threads", "repeats", "max_repeat":
 		return "an integer"
 	case "seconds":
 		return "a number"
+	case "precision":
+		return "a number (percent, such as 2 for ±2 %)"
+	case "budget":
+		return `a duration string, such as "60m"`
 	case "tags", "modes", "algorithms":
 		return "an array of strings"
 	case "sizes":

@@ -1,6 +1,10 @@
 package inventory
 
-import "github.com/fleetlab/fleet/validity"
+import (
+	"time"
+
+	"github.com/fleetlab/fleet/validity"
+)
 
 // Board is one board after defaults are applied. The board named "local" is the host itself (no SSH).
 type Board struct {
@@ -33,6 +37,13 @@ type Profile struct {
 	Seconds    float64  `toml:"seconds"`
 	Threads    int      `toml:"threads"`
 	Repeats    int      `toml:"repeats"`
+
+	// Adaptive repeats (issue 17, precision.go): PrecisionPct > 0 repeats each point until the 95 % interval of
+	// its median is within ±PrecisionPct %, at most MaxRepeat times (0: precision.DefaultMaxRepeat); Repeats is
+	// then unused. Budget > 0: no repeat starts after that long on a board (the first of every point runs).
+	PrecisionPct float64       `toml:"-"`
+	MaxRepeat    int           `toml:"-"`
+	Budget       time.Duration `toml:"-"`
 
 	Validity validity.Overrides `toml:"-"` // [profiles.NAME.validity]; a board's own limits win over these
 	Prepare  Preparation        `toml:"-"` // [profiles.NAME.validity]: quiet_wait, governor; a board's own win

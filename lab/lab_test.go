@@ -141,6 +141,7 @@ func TestLabEndToEnd(t *testing.T) {
 	checkValidity(t, points, fleet("show", "latest", "--format", "json"))
 	checkShow(t, show)
 	checkFitsTerminal(t, fleet("compare"))
+	checkSSHMode(t, ctx, root, fleetBin, inv, db)
 }
 
 // checkValidity is issue 12's promise on boards without cpufreq or thermal sysfs (QEMU's virt machine): every

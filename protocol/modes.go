@@ -13,6 +13,7 @@ const (
 	ModeDevCrypto = "devcrypto" // -engine devcrypto (1.1+) or cryptodev (1.0.x): /dev/crypto
 	ModeAFALG     = "afalg"     // -engine afalg: the kernel crypto API through OpenSSL
 	ModeKCAPI     = "kcapi"     // the agent's own AF_ALG benchmark, no OpenSSL engine needed
+	ModeSSH       = "ssh"       // the controller streams data through the board's SSH server, per cipher (ssh.go)
 
 	EnginePrefix   = "engine:"   // engine:NAME, a vendor engine from boards.toml
 	ProviderPrefix = "provider:" // provider:NAME, an OpenSSL 3 provider from boards.toml
@@ -22,5 +23,5 @@ const (
 var StandardModes = []string{ModeSoft, ModeCPU, ModeDevCrypto, ModeAFALG, ModeKCAPI}
 
 // IsAccelerated reports whether a mode measures something other than the CPU's own instructions: every mode but
-// soft and cpu.
-func IsAccelerated(mode string) bool { return mode != ModeSoft && mode != ModeCPU }
+// soft, cpu and ssh (which measures a protocol, whatever served its cipher, and has tables of its own).
+func IsAccelerated(mode string) bool { return mode != ModeSoft && mode != ModeCPU && mode != ModeSSH }

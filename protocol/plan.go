@@ -9,7 +9,7 @@ type Plan struct {
 	Sizes      []int             `json:"sizes,omitempty"`   // block sizes in bytes; empty: OpenSSL's defaults
 	Seconds    float64           `json:"seconds"`           // per point (per block size)
 	Threads    int               `json:"threads,omitempty"` // -multi N when > 1
-	Repeats    int               `json:"repeats,omitempty"` // at least 1; interleaved across modes
+	Repeats    int               `json:"repeats,omitempty"` // at least 1; interleaved across modes; the cap with PrecisionPct
 	Decrypt    bool              `json:"decrypt,omitempty"` // also measure decryption
 
 	// Preparing the board (issue 12). QuietWaitS: wait up to this many seconds before the sweep for background
@@ -18,6 +18,23 @@ type Plan struct {
 	QuietWaitS    float64 `json:"quiet_wait_s,omitempty"`
 	QuietLimitPct float64 `json:"quiet_limit_pct,omitempty"`
 	Governor      string  `json:"governor,omitempty"`
+
+	// Adaptive repeats (issue 17). PrecisionPct > 0: repeat each point, interleaved as above, until the 95 %
+	// confidence interval of its median (package precision) is within ±PrecisionPct % of the median, at most
+	// Repeats times; repeats the agent judges invalid (Limits) or failed do not count. BudgetS > 0: after that
+	// many seconds of sweeping no further repeat starts (the first of every point always runs). An agent that
+	// predates these fields repeats every point Repeats times: more work, never less.
+	PrecisionPct float64         `json:"precision_pct,omitempty"`
+	BudgetS      float64         `json:"budget_s,omitempty"`
+	Limits       *ValidityLimits `json:"validity_limits,omitempty"`
+}
+
+// ValidityLimits are the validity thresholds boards.toml sets for a board under the run's profile (nil: the
+// default for the board's cores), sent so that the agent judges each repeat as the controller will.
+type ValidityLimits struct {
+	BackgroundPeakPct *float64 `json:"background_peak_pct,omitempty"`
+	BackgroundAvgPct  *float64 `json:"background_avg_pct,omitempty"`
+	ThrottlePct       *float64 `json:"throttle_pct,omitempty"`
 }
 
 // DefaultSizes are the block sizes OpenSSL 1.1.1+ measures by default.

@@ -143,7 +143,10 @@ func (c *Comparison) boardTable(board string, rows []CompareRow) (table, bool) {
 		t.Rows = append(t.Rows, row)
 	}
 	what := c.Unit + " median ±spread (n)"
-	if uniform {
+	switch legend := precisionLegend(rows, cols); {
+	case legend != "":
+		what = c.Unit + " " + legend
+	case uniform:
 		what = fmt.Sprintf("%s median ±spread, n = %d", c.Unit, n)
 		if n == 1 {
 			what = c.Unit + ", n = 1"
@@ -171,7 +174,11 @@ func (c *Comparison) boardAsymTable(board string) (table, bool) {
 	if len(cols) == 0 {
 		return table{}, false
 	}
-	t := table{Title: board + " asymmetric: ops/s median ±spread (n)", Header: []string{"algorithm"}, Left: 1}
+	what := "median ±spread (n)"
+	if legend := precisionLegend(c.AsymRows, cols); legend != "" {
+		what = legend
+	}
+	t := table{Title: board + " asymmetric: ops/s " + what, Header: []string{"algorithm"}, Left: 1}
 	for _, i := range cols {
 		t.Header = append(t.Header, c.Columns[i].Mode)
 	}
@@ -182,7 +189,7 @@ func (c *Comparison) boardAsymTable(board string) (table, bool) {
 		row := []string{r.Name() + " " + r.Size()}
 		for _, i := range cols {
 			if cell := r.Cells[i]; cell != nil {
-				row = append(row, formatCell(cell.summary(), c.Unit, true))
+				row = append(row, cellText(cell, c.Unit, true))
 			} else {
 				row = append(row, "-")
 			}

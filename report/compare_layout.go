@@ -36,7 +36,7 @@ func (c *Comparison) document() document {
 	}
 	throughput := func(asym bool) func(*Cell) string {
 		return func(cell *Cell) string {
-			s := formatCell(cell.summary(), c.Unit, asym)
+			s := cellText(cell, c.Unit, asym)
 			if cell.CPUTimed {
 				s += markCPUTimed
 			}
@@ -46,7 +46,11 @@ func (c *Comparison) document() document {
 	}
 
 	if len(c.Rows) > 0 {
-		t := table{Title: fmt.Sprintf("Throughput (%s, median ±spread (n))", c.Unit), Header: header("algorithm", "size"), Left: 2}
+		what := "median ±spread (n)"
+		if legend := precisionLegend(c.Rows, nil); legend != "" {
+			what = legend
+		}
+		t := table{Title: fmt.Sprintf("Throughput (%s, %s)", c.Unit, what), Header: header("algorithm", "size"), Left: 2}
 		prev := ""
 		for _, r := range c.Rows {
 			t.Rows = append(t.Rows, append([]string{blankRepeat(&prev, r.Name()), r.Size()}, cells(r, false, throughput(false))...))
@@ -107,7 +111,11 @@ func (c *Comparison) document() document {
 		d.Tables = append(d.Tables, t)
 	}
 	if len(c.AsymRows) > 0 {
-		t := table{Title: "Asymmetric operations (ops/s, median ±spread (n))", Header: header("algorithm", "key"), Left: 2}
+		what := "median ±spread (n)"
+		if legend := precisionLegend(c.AsymRows, nil); legend != "" {
+			what = legend
+		}
+		t := table{Title: "Asymmetric operations (ops/s, " + what + ")", Header: header("algorithm", "key"), Left: 2}
 		prev := ""
 		for _, r := range c.AsymRows {
 			t.Rows = append(t.Rows, append([]string{blankRepeat(&prev, r.Name()), r.Size()}, cells(r, true, throughput(true))...))

@@ -58,8 +58,8 @@ func (c *Comparison) crossoversOf(board string, r CompareRow) []Crossover {
 
 // throughput prints a cell as "median ±spread", with "(n)" when the table does not state n once for all.
 func (c *Comparison) throughput(cell *Cell, withN bool) string {
-	s := formatCell(cell.summary(), c.Unit, false)
-	if !withN {
+	s := cellText(cell, c.Unit, false)
+	if !withN && cell.Precision == nil {
 		s = formatValue(cell.Value)
 		if cell.N > 1 {
 			s += " ±" + formatPct(cell.Spread)

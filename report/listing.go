@@ -143,6 +143,9 @@ type resultJSON struct {
 	// Validity is ok, suspect or invalid, or "unknown" for points judged by nobody (imports, older agents).
 	Validity        string   `json:"validity"`
 	ValidityReasons []string `json:"validity_reasons"`
+	// Precision is what the point's sample (its repeats in this listing) reached under a precision target,
+	// the same on each of its repeats; absent without a target (issue 17).
+	Precision *Precision `json:"precision,omitempty"`
 }
 
 // validityOf is a point's verdict for listings: "unknown" when it was not judged, reasons never null.
@@ -163,6 +166,7 @@ func WriteResults(w io.Writer, ms []store.Measurement, format string) error {
 	if err != nil {
 		return err
 	}
+	prec, samples := precisionByKey(ms)
 	switch f {
 	case FormatText, FormatMarkdown:
 		t := table{Header: []string{"run", "board", "mode", "algorithm", "size", "threads", "repeat", "throughput",
@@ -185,6 +189,10 @@ func WriteResults(w io.Writer, ms []store.Measurement, format string) error {
 				fmt.Sprintf("%.2f", m.UserS), fmt.Sprintf("%.2f", m.SysS), m.Timing, note})
 		}
 		d := document{Tables: []table{t}}
+		if pt, ok := precisionTable(samples); ok {
+			d.Tables = append(d.Tables, pt)
+			d.Notes = precisionNotes(samples)
+		}
 		if f == FormatText {
 			err = d.writeText(w)
 		} else {
@@ -197,20 +205,21 @@ func WriteResults(w io.Writer, ms []store.Measurement, format string) error {
 			out = append(out, resultJSON{Run: m.RunID, RunLabel: m.RunLabel, SampleKey: keyOf(m),
 				Repeat: m.Repeat, BytesPerSec: m.BytesPerSec, OpsPerSec: m.OpsPerSec,
 				WallS: m.WallS, UserS: m.UserS, SysS: m.SysS, CPUPct: m.CPUPct, Timing: m.Timing, Failed: m.Failed,
-				Error: m.Error, Driver: m.Driver, Engine: m.Engine, Validity: v, ValidityReasons: reasons})
+				Error: m.Error, Driver: m.Driver, Engine: m.Engine, Validity: v, ValidityReasons: reasons,
+				Precision: prec[keyOf(m)]})
 		}
 		err = writeJSON(w, out)
 	case FormatCSV:
 		cw := csv.NewWriter(w)
-		cw.Write([]string{"run", "run_label", "board", "mode", "algorithm", "op", "block_size", "key_bits", "curve",
+		cw.Write(append([]string{"run", "run_label", "board", "mode", "algorithm", "op", "block_size", "key_bits", "curve",
 			"threads", "repeat", "bytes_per_sec", "ops_per_sec", "wall_s", "user_s", "sys_s", "cpu_pct", "timing",
-			"failed", "error", "driver", "engine", "validity", "validity_reasons"})
+			"failed", "error", "driver", "engine", "validity", "validity_reasons"}, precisionCSVHeader...))
 		for _, m := range ms {
-			cw.Write([]string{fmt.Sprint(m.RunID), m.RunLabel, m.Board, m.Mode, m.Algorithm, m.Op, strconv.Itoa(m.BlockSize),
+			cw.Write(append([]string{fmt.Sprint(m.RunID), m.RunLabel, m.Board, m.Mode, m.Algorithm, m.Op, strconv.Itoa(m.BlockSize),
 				strconv.Itoa(m.KeyBits), m.Curve, strconv.Itoa(keyOf(m).Threads), strconv.Itoa(m.Repeat),
 				fmtFloat(m.BytesPerSec), fmtFloat(m.OpsPerSec), fmtFloat(m.WallS), fmtFloat(m.UserS), fmtFloat(m.SysS),
 				fmtFloat(m.CPUPct), m.Timing, strconv.FormatBool(m.Failed), m.Error, m.Driver, m.Engine,
-				validityCSV(m.Point), strings.Join(m.ValidityReasons, "; ")})
+				validityCSV(m.Point), strings.Join(m.ValidityReasons, "; ")}, precisionCSV(prec[keyOf(m)])...))
 		}
 		cw.Flush()
 		err = cw.Error()

@@ -11,8 +11,9 @@ import (
 // min and max are in base_unit (B/s or ops/s). Speedups over cpu and soft ride on the accelerated cells.
 func writeCompareCSV(w io.Writer, c *Comparison) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"algorithm", "op", "threads", "block_size", "key_bits", "curve", "board", "mode", "unit",
-		"value", "base_unit", "median", "min", "max", "spread", "n", "cpu_pct", "cpu_timed", "speedup_vs_cpu", "speedup_vs_soft"})
+	cw.Write(append([]string{"algorithm", "op", "threads", "block_size", "key_bits", "curve", "board", "mode", "unit",
+		"value", "base_unit", "median", "min", "max", "spread", "n", "cpu_pct", "cpu_timed", "speedup_vs_cpu", "speedup_vs_soft"},
+		precisionCSVHeader...))
 	rows := append(append([]CompareRow(nil), c.Rows...), c.AsymRows...)
 	for _, r := range rows {
 		unit, base := c.Unit, "B/s"
@@ -34,10 +35,11 @@ func writeCompareCSV(w io.Writer, c *Comparison) error {
 					vsSoft = fmtFloat(s.Ratio)
 				}
 			}
-			cw.Write([]string{r.Algorithm, r.Op, strconv.Itoa(r.Threads), strconv.Itoa(r.BlockSize),
+			cw.Write(append([]string{r.Algorithm, r.Op, strconv.Itoa(r.Threads), strconv.Itoa(r.BlockSize),
 				strconv.Itoa(r.KeyBits), r.Curve, cell.Board, cell.Mode, unit, fmtFloat(cell.Value), base,
 				fmtFloat(cell.Median), fmtFloat(cell.Min), fmtFloat(cell.Max), fmtFloat(cell.Spread),
-				strconv.Itoa(cell.N), fmtFloat(cell.CPUPct), strconv.FormatBool(cell.CPUTimed), vsCPU, vsSoft})
+				strconv.Itoa(cell.N), fmtFloat(cell.CPUPct), strconv.FormatBool(cell.CPUTimed), vsCPU, vsSoft},
+				precisionCSV(cell.Precision)...))
 		}
 	}
 	cw.Flush()

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/fleetlab/fleet/precision"
 	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/store"
 )
@@ -101,6 +102,11 @@ type Sample struct {
 	InvalidReasons []string // distinct reasons of the invalid points
 	Suspect        int      // points judged suspect, in Values
 	SuspectReasons []string // distinct reasons of the suspect points
+
+	// Adaptive repeats (issue 17): the precision target the points carried (nil: none) and the values of the
+	// repeats that count towards it, neither failed nor invalid, sorted ascending.
+	Target  *precision.Target
+	Counted []float64
 }
 
 // Summary is the centre and spread of a sample, benchstat style.
@@ -162,6 +168,11 @@ func Group(ms []store.Measurement) ([]*Sample, []string) {
 			byKey[k] = s
 			order = append(order, k)
 		}
+		if s.Target == nil {
+			if t, ok := precision.ParseFlags(m.Flags); ok {
+				s.Target = &t
+			}
+		}
 		if m.Failed {
 			s.Failed++
 			if m.Error != "" {
@@ -186,6 +197,9 @@ func Group(ms []store.Measurement) ([]*Sample, []string) {
 			v = m.OpsPerSec
 		}
 		s.Values = append(s.Values, v)
+		if m.Validity != protocol.ValidityInvalid {
+			s.Counted = append(s.Counted, v)
+		}
 		s.CPUPct = append(s.CPUPct, m.CPUPct)
 		if m.Timing == "cpu" {
 			s.CPUTimed = true
@@ -201,6 +215,7 @@ func Group(ms []store.Measurement) ([]*Sample, []string) {
 	for _, k := range order {
 		s := byKey[k]
 		sort.Float64s(s.Values)
+		sort.Float64s(s.Counted)
 		sort.Float64s(s.CPUPct)
 		out = append(out, s)
 		if s.Pooled() {

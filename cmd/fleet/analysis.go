@@ -28,6 +28,11 @@ func compareCommand() *cli.Command {
 with n. Speedups of each accelerated mode over cpu and soft, and the block size from which the accelerator
 beats the CPU path ("never" when it does not). Defaults to the latest run of each board.
 
+Mode ssh's points (fleet run --modes ssh) get a table of their own after the others, or alone with --modes ssh:
+per board and SSH cipher, upload and download MB/s with the whole board's CPU %, and the share of the raw cipher's
+speed SSH reaches (the board's newest cpu point of the matching openssl algorithm, devcrypto without one:
+aes128-ctr ↔ aes-128-ctr, aes128-gcm@openssh.com ↔ aes-128-gcm, chacha20-poly1305@openssh.com ↔ chacha20-poly1305).
+
 The text fits a terminal (100 columns): per board, a table per algorithm with a row per block size and, per
 mode, MB/s and CPU % side by side; then, for several boards, the boards against each other per algorithm at
 one block size (--size, default the largest that two boards measured). --wide prints the full tables; markdown and csv are always full.
@@ -52,12 +57,29 @@ one block size (--size, default the largest that two boards measured). --wide pr
 			if err != nil {
 				return err
 			}
-			cmp, err := report.Compare(ms, report.CompareOptions{Boards: splitList(c.StringSlice("boards")),
-				Modes: splitList(c.StringSlice("modes")), Algorithms: splitList(c.StringSlice("algorithms")), Unit: c.String("unit")})
+			opts := report.CompareOptions{Boards: splitList(c.StringSlice("boards")),
+				Modes: splitList(c.StringSlice("modes")), Algorithms: splitList(c.StringSlice("algorithms")), Unit: c.String("unit")}
+			// Mode ssh has a table of its own (issue 15).
+			others, ssh, err := compareSSHSplit(c, ms, &opts)
 			if err != nil {
-				return usageErr("%w", err)
+				return err
 			}
-			return layoutErr(report.WriteCompareLayout(c.App.Writer, cmp, c.String("format"), layout), "size")
+			if others != nil {
+				cmp, err := report.Compare(others, opts)
+				if err != nil {
+					return usageErr("%w", err)
+				}
+				if err := layoutErr(report.WriteCompareLayout(c.App.Writer, cmp, c.String("format"), layout), "size"); err != nil {
+					return err
+				}
+			}
+			if ssh == nil {
+				return nil
+			}
+			if others != nil {
+				fmt.Fprintln(c.App.Writer)
+			}
+			return writeSSHTable(c, db, ssh, opts, c.String("format"))
 		}),
 	}
 }

@@ -84,8 +84,8 @@ func TestPostgresErrorsExit2(t *testing.T) {
 	}
 }
 
-// wallClock replaces the times of the clock (the import's end, "finished"), durations and run UUIDs (random
-// for each run), which differ between two imports of the same capture; the capture's --date stays.
+// wallClock replaces the times of the clock (the import's end, "finished") and durations, which differ
+// between two imports of the same capture, and the runs' UUIDs (random by design); the capture's --date stays.
 func wallClock(s string) string {
 	s = uuidRe.ReplaceAllString(s, "UUID")
 	s = timeRe.ReplaceAllStringFunc(s, func(m string) string {

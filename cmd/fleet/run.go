@@ -56,21 +56,32 @@ Boards run in parallel; one failing board never stops the others (exit 3 at the 
 
    fleet run --boards local                       the host itself, quick profile (about a minute)
    fleet run --boards am335x,am64x --profile full --label nightly
-   fleet run --tag ti --modes soft,cpu,devcrypto --algorithms aes-128-cbc --sizes 16,1024,16384 --repeat 5`,
+   fleet run --tag ti --modes soft,cpu,devcrypto --algorithms aes-128-cbc --sizes 16,1024,16384 --repeat 5
+   fleet run --tag nightly --profile nightly --label nightly   each point to ±2 % (at most 20 repeats, 1 h a board)
+   fleet run --boards local --precision 1 --max-repeat 30 --budget 10m
+   fleet run --boards am64x --modes ssh           SSH upload/download MB/s per cipher, 64 MiB each way
+
+Mode ssh is measured only when named (--modes, a profile or the board): for each SSH cipher (--algorithms, default
+every one below) it opens a fresh connection to the board offering that cipher alone, with the same host key
+checks, identities and ProxyJump chain as the run's own connection (through jump hosts the whole chain is
+measured), and times an upload and a download of --sizes bytes (with --modes ssh alone; default 64 MiB) into and
+out of the agent on the board, which reads the board's CPU from /proc/stat. A cipher the server does not offer is
+a skip with the reason. Points are flagged host-bound when the controller itself used 90 % of a core; the ssh
+points of one board are measured at a time. fleet compare --modes ssh prints the table.`,
 		Flags: append(append(append(selectionFlags(), sshFlags()...),
 			&cli.StringFlag{Name: "profile", Aliases: []string{"p"}, Value: "quick", Usage: "sweep `PROFILE` (quick, full, or one from boards.toml)"},
 			labelFlag("`LABEL` the run (e.g. nightly) for regress --baseline and --run"),
 			// 0 is refused: the default comes from the profile, and --help says so instead of "(default: 0)".
 			&cli.IntFlag{Name: "repeat", Usage: "repeat every point `N` times (interleaved across modes)", DefaultText: fromProfile},
 			&cli.Float64Flag{Name: "seconds", Usage: "`S` seconds per point", DefaultText: fromProfile},
-			modesFlag("`MODES` to measure: soft, cpu, devcrypto, afalg, kcapi, engine:NAME, provider:NAME"),
-			algorithmsFlag("algorithms", []string{"a"}, "`ALGS` e.g. aes-128-cbc,sha256,rsa2048"),
-			&cli.StringSliceFlag{Name: "sizes", Usage: "block `SIZES` in bytes, e.g. 16,1024,16384", DefaultText: fromProfile},
+			modesFlag("`MODES` to measure: soft, cpu, devcrypto, afalg, kcapi, engine:NAME, provider:NAME, and ssh (SSH throughput per cipher, only when named)"),
+			algorithmsFlag("algorithms", []string{"a"}, "`ALGS` e.g. aes-128-cbc,sha256,rsa2048; for mode ssh, SSH ciphers such as aes128-ctr,chacha20-poly1305@openssh.com (default: "+strings.Join(protocol.DefaultSSHCiphers, ", ")+")"),
+			&cli.StringSliceFlag{Name: "sizes", Usage: "block `SIZES` in bytes, e.g. 16,1024,16384; with --modes ssh alone, bytes per transfer (default 67108864, 64 MiB)", DefaultText: fromProfile},
 			&cli.IntFlag{Name: "threads", Usage: "run `N` openssl processes in parallel (-multi)", DefaultText: fromProfile},
 			formatFlag(report.ViewRun),
 			&cli.BoolFlag{Name: "trace", EnvVars: []string{"FLEET_TRACE"},
 				Usage: "print on stderr how long each phase of each board took (connect, deploy, probe, sweep) and each SSH session in it"},
-		), append(append(layoutFlags("at-size"), prepareFlags()...), leaseFlags()...)...),
+		), append(append(append(layoutFlags("at-size"), prepareFlags()...), leaseFlags()...), precisionFlags()...)...),
 		Action: runAction,
 	}
 }
@@ -92,7 +103,7 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	sweep, err := sweepFromFlags(c, inv)
+	sweep, transferSizes, err := sweepFromFlags(c, inv)
 	if err != nil {
 		return err
 	}
@@ -131,6 +142,8 @@ func runAction(c *cli.Context) error {
 		QuietWait:   quietWait,
 		Governor:    governor,
 		Trace:       trace,
+
+		TransferSizes: transferSizes,
 	}
 	if err := leaseOptions(c, &opts, w); err != nil {
 		return err
@@ -155,11 +168,7 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return usageErr("%w", err)
 	}
-	if f, _ := report.ViewRun.CheckFormat(c.String("format")); f == report.FormatText {
-		if err := writeSweepTables(c, ms, layout); err != nil {
-			return err
-		}
-	} else if err := report.WriteSweep(c.App.Writer, ms, report.DefaultUnit, c.String("format"), layout); err != nil {
+	if err := writeRunTables(c, db, ms, layout); err != nil {
 		return err
 	}
 	return runErr
@@ -196,10 +205,11 @@ func printOutcomes(w io.Writer, runID int64, outs []fleet.BoardOutcome) {
 }
 
 // sweepFromFlags is the profile with the command line's overrides.
-func sweepFromFlags(c *cli.Context, inv *inventory.Inventory) (inventory.Profile, error) {
+// Mode ssh's transfer sizes come back on their own (sshSweepFromFlags).
+func sweepFromFlags(c *cli.Context, inv *inventory.Inventory) (inventory.Profile, []int, error) {
 	p, err := inv.Profile(c.String("profile"))
 	if err != nil {
-		return p, usageErr("%w", err)
+		return p, nil, usageErr("%w", err)
 	}
 	if v := splitList(c.StringSlice("algorithms")); len(v) > 0 {
 		p.Algorithms = v
@@ -207,12 +217,16 @@ func sweepFromFlags(c *cli.Context, inv *inventory.Inventory) (inventory.Profile
 	if v := splitList(c.StringSlice("modes")); len(v) > 0 {
 		p.Modes = v
 	}
-	if v := splitList(c.StringSlice("sizes")); len(v) > 0 {
+	transfer, sizesUsed, err := sshSweepFromFlags(c, &p)
+	if err != nil {
+		return p, nil, err
+	}
+	if v := splitList(c.StringSlice("sizes")); len(v) > 0 && !sizesUsed {
 		p.Sizes = nil
 		for _, s := range v {
 			n, err := strconv.Atoi(s)
 			if err != nil {
-				return p, usageErr("--sizes: %q is not a block size in bytes", s)
+				return p, nil, usageErr("--sizes: %q is not a block size in bytes", s)
 			}
 			p.Sizes = append(p.Sizes, n)
 		}
@@ -226,10 +240,13 @@ func sweepFromFlags(c *cli.Context, inv *inventory.Inventory) (inventory.Profile
 	if c.IsSet("threads") {
 		p.Threads = c.Int("threads")
 	}
-	if err := inventory.ValidateProfile(p); err != nil {
-		return p, usageErr("profile %s with the command line's overrides: %w", p.Name, err)
+	if err := applyPrecisionFlags(c, &p); err != nil {
+		return p, nil, err
 	}
-	return p, nil
+	if err := inventory.ValidateProfile(p); err != nil {
+		return p, nil, usageErr("profile %s with the command line's overrides: %w", p.Name, err)
+	}
+	return p, transfer, nil
 }
 
 // splitList accepts both --x a,b and --x a --x b.

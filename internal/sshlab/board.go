@@ -50,6 +50,8 @@ type Board struct {
 	log  *SyncBuffer // sshd's stderr (LogLevel ERROR)
 	stop []int       // pids stopped by CutLink in loopback mode
 	ns   string      // sshd's PID namespace ("pid:[4026…]"), to find the board's processes
+
+	extraConfig string // appended to sshd_config (RestartSSHD)
 }
 
 // newBoard prepares board k: directories, users, host keys, address and sshd config.

@@ -40,7 +40,28 @@ PermitUserEnvironment no
 AllowTcpForwarding yes
 X11Forwarding no
 `)
+	c.WriteString(b.extraConfig)
 	return os.WriteFile(b.config, []byte(c.String()), 0o644)
+}
+
+// RestartSSHD restarts the board's OpenSSH server with extra lines appended to its sshd_config, such as
+// "Ciphers aes128-ctr\n" for a server that offers one cipher only; "" restores the lab's own config. Sessions in
+// progress end with the old server.
+func (b *Board) RestartSSHD(extra string) error {
+	if b.Server == "dropbear" {
+		return fmt.Errorf("restart sshd of %s: dropbear is configured by its command line", b.Name)
+	}
+	if err := b.KillSSHD(); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	b.extraConfig = extra
+	err := b.writeConfig()
+	b.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("restart sshd of %s: %w", b.Name, err)
+	}
+	return b.StartSSHD()
 }
 
 // sshdScript runs as the board's first process: private passwd, shadow and group (users' homes in the lab, login
