@@ -7,6 +7,7 @@
 #   bench/run-all.sh                 everything but fuzzing
 #   ONLY="accuracy push" bench/run-all.sh
 #   FUZZ=1 ONLY=fuzz bench/run-all.sh
+#   FLEET_BENCH_PG='postgres://fleet@127.0.0.1/fleetbench' ONLY=store bench/run-all.sh   # SQLite and PostgreSQL
 set -eu
 cd "$(dirname "$0")/.."
 out=${BENCH_OUT:-$(mktemp -d /tmp/fleet-bench-XXXXXX)}
@@ -41,6 +42,8 @@ want fixedcost && run fixedcost env FLEET_BENCH=1 go test -v -count=1 -timeout 3
 want sshmode && run sshmode env FLEET_BENCH=1 go test -v -count=1 -timeout 40m -run BenchSSHMode ./bench/sshbench
 if want store; then
 	run store go run ./bench/store -points 1000000
+	# FLEET_BENCH_PG: the URL of an empty PostgreSQL database, for the same figures beside (bench/README.md §j).
+	[ -n "${FLEET_BENCH_PG:-}" ] && run store-postgres go run ./bench/store -points 1000000 -db "$FLEET_BENCH_PG"
 	run store-gobench go test -run '^$' -bench . -benchmem ./store
 fi
 want import && run import go run ./bench/import -fleet "$out/fleet" -size 200MB

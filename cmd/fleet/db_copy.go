@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -26,9 +27,10 @@ Each run is copied in one transaction: Ctrl-C (exit 130) or a failure leaves who
 command run again resumes. SRC is only read, and must be up to date (fleet db migrate --db SRC). DST is created
 (a new SQLite file) or migrated if needed; one written by a newer fleet is refused (exit 2).
 
-A run still running in SRC is left out and named: going on elsewhere, its later points would never follow,
-since a run DST has is never copied again. Copy it after it ends; one whose controller died stays running for
-ever: --include-running copies such runs as they are.
+A run still running in SRC is left out and named: copied now, its later points would never follow, since a
+run DST has is never copied again. The note says whether it holds a board's lease (being measured now: copy it
+when it ends) or none (its controller may have died, and the run will stay running for ever):
+--include-running copies such runs as they are.
 
    fleet db copy --from fleet.db --to "$FLEET_DB"                       your history into the lab's database
    fleet db copy --from fleet.db --to 'postgres://fleet@db.lab.example/fleet?sslmode=require' --board am64x
@@ -98,14 +100,37 @@ func dbCopyAction(c *cli.Context) error {
 	}
 	fmt.Fprintln(w, line)
 	if n := len(res.Running); n > 0 {
-		ids := make([]string, n)
-		for i, id := range res.Running {
-			ids[i] = strconv.FormatInt(id, 10)
-		}
-		fmt.Fprintf(w, "left out %s still running in %s: %s (copy them when they end; --include-running copies them as they are)\n",
-			plural(n, "run"), dbName(src), strings.Join(ids, ", "))
+		fmt.Fprintf(w, "left out %s still running in %s: %s; copy them when they end (--include-running copies them as they are)\n",
+			plural(n, "run"), dbName(src), runningNotes(c.Context, src, res.Running))
 	}
 	return nil
+}
+
+// runningNotes names the runs left out, each with what SRC's board leases say of it: a run holding a live lease
+// is being measured now; one without may have lost its controller (or be between two boards).
+func runningNotes(ctx context.Context, src *store.DB, ids []int64) string {
+	leases, err := src.Leases(ctx)
+	if err != nil {
+		leases = nil // the notes are a courtesy: the ids alone still say what was left out
+	}
+	notes := make([]string, len(ids))
+	for i, id := range ids {
+		var boards []string
+		for _, l := range leases {
+			if l.RunID == id && !l.Expired {
+				boards = append(boards, l.Board)
+			}
+		}
+		switch {
+		case err != nil:
+			notes[i] = strconv.FormatInt(id, 10)
+		case len(boards) > 0:
+			notes[i] = fmt.Sprintf("%d (measuring %s now)", id, strings.Join(boards, ", "))
+		default:
+			notes[i] = fmt.Sprintf("%d (holds no board's lease: its controller may have died)", id)
+		}
+	}
+	return strings.Join(notes, ", ")
 }
 
 // parseRunRefs reads --runs: run ids and UUIDs, comma-separated or repeated.

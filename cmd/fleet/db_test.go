@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fleetlab/fleet/internal/pgtest"
 	"github.com/fleetlab/fleet/store"
@@ -225,4 +227,45 @@ func showJSON(t *testing.T, db, ref string) string {
 	delete(v, "id")
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// TestDBCopyLeavesRunningRunsOut: runs still running in SRC are left out and named, each with what its board
+// leases say — one measuring now, one whose controller holds nothing (died); --include-running copies both.
+func TestDBCopyLeavesRunningRunsOut(t *testing.T) {
+	for _, b := range dbBackends {
+		t.Run(b.name, func(t *testing.T) {
+			ctx := context.Background()
+			src := b.newDSN(t)
+			db, err := store.Open(ctx, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			live, err := db.BeginRun(ctx, store.RunInfo{Label: "nightly"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok, err := live.AcquireLease(ctx, "am64x", time.Hour); err != nil || !ok {
+				t.Fatalf("AcquireLease = %v, %v", ok, err)
+			}
+			dead, err := db.BeginRun(ctx, store.RunInfo{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			must(t, dead.BoardStarted(ctx, "imx6q"))
+			dst := filepath.Join(t.TempDir(), "copy.db")
+
+			stdout, stderr, code := runFleet(t, "db", "copy", "--from", src, "--to", dst)
+			want := fmt.Sprintf("copied 0 runs\nleft out 2 runs still running in %s: %d (measuring am64x now), %d (holds no "+
+				"board's lease: its controller may have died); copy them when they end (--include-running copies them as "+
+				"they are)\n", store.Redact(src), live.RunID(), dead.RunID())
+			if code != 0 || stdout != want {
+				t.Errorf("fleet db copy: exit %d, stderr %q, stdout\n%s\nwant\n%s", code, stderr, stdout, want)
+			}
+			stdout, _, code = runFleet(t, "db", "copy", "--from", src, "--to", dst, "--include-running")
+			if code != 0 || stdout != "copied 2 runs (0 points)\n" {
+				t.Errorf("fleet db copy --include-running: exit %d, stdout %q; want both runs copied", code, stdout)
+			}
+		})
+	}
 }
