@@ -101,6 +101,12 @@ type Transfer struct {
 	Error      string  `json:"error,omitempty"`
 }
 
+// Bounds of a transfer report: more cores than any board has, a transfer longer than a day.
+const (
+	MaxTransferCores   = 4096
+	MaxTransferSeconds = 86400
+)
+
 // Validate rejects values no transfer can have.
 func (t *Transfer) Validate() error {
 	for _, v := range []float64{t.WallS, t.BoardPct} {
@@ -108,8 +114,16 @@ func (t *Transfer) Validate() error {
 			return fmt.Errorf("transfer report: bad value %v", v)
 		}
 	}
-	if t.Bytes < 0 || t.Cores < 0 || t.BusyTicks > t.TotalTicks {
+	if t.Bytes < 0 || t.Cores < 0 || t.Cores > MaxTransferCores || t.BusyTicks > t.TotalTicks {
 		return fmt.Errorf("transfer report: bytes %d, cores %d, busy %d of %d ticks", t.Bytes, t.Cores, t.BusyTicks, t.TotalTicks)
+	}
+	// BoardPct is BusyTicks/TotalTicks × Cores × 100, so it cannot exceed 100 % per core (a little slack for
+	// rounding); a report that says more is not from our agent and must not reach the tables.
+	if t.BoardPct > 100*float64(max(t.Cores, 1))*1.001 {
+		return fmt.Errorf("transfer report: board CPU %v %% with %d cores", t.BoardPct, t.Cores)
+	}
+	if t.WallS > MaxTransferSeconds {
+		return fmt.Errorf("transfer report: %v s is longer than any transfer (at most %d s)", t.WallS, MaxTransferSeconds)
 	}
 	return nil
 }
