@@ -12,6 +12,7 @@
 //
 //	go run ./bench/precision -board local
 //	go run ./bench/precision -inventory lab/run/boards.toml -board qemu-arm64
+//	go run ./bench/precision -from /tmp/fleet-bench-precision-…/fleet.db   # the runs an interrupted one stored
 package main
 
 import (
@@ -78,6 +79,7 @@ func main() {
 	ptsRSD := flag.Float64("pts-rsd", 3.5, "PTS rule: add runs while the relative standard deviation is above this, in percent")
 	fleetBin := flag.String("fleet", "", "fleet binary (default: built from ./cmd/fleet)")
 	extra := flag.String("args", "", "more arguments for every fleet run, space-separated (e.g. \"--modes cpu,soft\")")
+	from := flag.String("from", "", "measure nothing: report on the runs stored in this fleet.db by an earlier, interrupted benchmark")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "fleet-bench-precision-")
@@ -93,7 +95,6 @@ func main() {
 			fatalf("go build ./cmd/fleet: %v", err)
 		}
 	}
-	inv := liftValidity(dir, *invPath, *board)
 	var ts []float64
 	for _, s := range strings.Split(*targets, ",") {
 		v, err := precision.Parse(s)
@@ -115,6 +116,14 @@ func main() {
 	if len(ts) < 2 {
 		schemes, names = append(schemes, []string{"--repeat", strconv.Itoa(*repeat)}), append(names, fmt.Sprintf("--repeat %d", *repeat))
 	}
+	if *from != "" {
+		all := stored(*fleetBin, *from, *ptsRSD)
+		fmt.Println(machine.Describe())
+		fmt.Printf("runs stored in %s: %d scheme run(s); PTS replayed on --repeat %d\n\n", *from, len(all), *repeat)
+		report(all, ts, names, *repeat)
+		return
+	}
+	inv := liftValidity(dir, *invPath, *board)
 
 	fmt.Println(machine.Describe())
 	fmt.Printf("board %s, profile %s, seconds %v, %d round(s), schemes in turn: %s; PTS replayed on --repeat %d\n\n",
@@ -143,6 +152,45 @@ func main() {
 	fmt.Println(machine.Describe())
 }
 
+// stored reads back the runs of an earlier benchmark from its database: the scheme of each from its command
+// line, the elapsed time from its start and end (runs that did not finish are left out).
+func stored(bin, db string, rsd float64) []outcome {
+	var runs []struct {
+		ID          int64     `json:"id"`
+		Started     time.Time `json:"started"`
+		Finished    time.Time `json:"finished"`
+		CommandLine string    `json:"command_line"`
+	}
+	out, err := exec.Command(bin, "--db", db, "runs", "--format", "json").Output()
+	if err == nil {
+		err = json.Unmarshal(out, &runs)
+	}
+	if err != nil {
+		fatalf("runs of %s: %v", db, err)
+	}
+	sort.Slice(runs, func(i, j int) bool { return runs[i].ID < runs[j].ID })
+	var all []outcome
+	for _, r := range runs {
+		if r.Finished.Before(r.Started) {
+			continue
+		}
+		f := strings.Fields(r.CommandLine)
+		name := ""
+		for i := 0; i+1 < len(f); i++ {
+			if f[i] == "--precision" || f[i] == "--repeat" {
+				name = f[i] + " " + f[i+1]
+			}
+		}
+		o := readRun(bin, []string{"--db", db, "results", "--run", strconv.FormatInt(r.ID, 10), "--format", "json"})
+		o.name, o.elapsed = name, r.Finished.Sub(r.Started)
+		all = append(all, o)
+		if strings.HasPrefix(name, "--repeat") {
+			all = append(all, pts(o, rsd))
+		}
+	}
+	return all
+}
+
 // liftValidity writes a boards.toml with the board's validity limits at 100 %: the given inventory with a
 // validity table added, or one for the local board.
 func liftValidity(dir, invPath, board string) string {
@@ -163,22 +211,27 @@ func liftValidity(dir, invPath, board string) string {
 }
 
 func runFleet(bin string, args []string) outcome {
+	start := time.Now()
+	o := readRun(bin, args)
+	o.elapsed = time.Since(start)
+	return o
+}
+
+// readRun runs fleet with args and reads the points it prints as JSON.
+func readRun(bin string, args []string) outcome {
 	var out bytes.Buffer
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout = &out
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	start := time.Now()
-	err := cmd.Run()
-	elapsed := time.Since(start)
-	if err != nil {
+	if err := cmd.Run(); err != nil {
 		fatalf("fleet %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
 	}
 	var rows []row
 	if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
 		fatalf("fleet output: %v", err)
 	}
-	o := outcome{elapsed: elapsed, points: map[string][]row{}}
+	o := outcome{points: map[string][]row{}}
 	for _, r := range rows {
 		o.points[r.key()] = append(o.points[r.key()], r)
 	}
@@ -278,6 +331,9 @@ func report(all []outcome, ts []float64, names []string, repeat int) {
 		}
 	}
 	base := sums[fmt.Sprintf("--repeat %d", repeat)]
+	if base == nil {
+		fatalf("no --repeat %d run to compare with", repeat)
+	}
 	fmt.Printf("%-20s %7s %9s %9s %7s %9s", "scheme", "points", "board-s", "×fixed", "run-s", "n med/max")
 	for _, t := range ts {
 		fmt.Printf(" %12s", fmt.Sprintf("missed ±%g%%", t))
