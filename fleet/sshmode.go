@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fleetlab/fleet/inventory"
+	"github.com/fleetlab/fleet/precision"
 	"github.com/fleetlab/fleet/protocol"
 )
 
@@ -39,7 +40,13 @@ func sshPlan(plan protocol.Plan, transferSizes []int) *protocol.Plan {
 	if !slices.Contains(plan.Modes, protocol.ModeSSH) {
 		return nil
 	}
-	p := protocol.Plan{Modes: []string{protocol.ModeSSH}, Repeats: max(plan.Repeats, 1), Sizes: transferSizes}
+	repeats := max(plan.Repeats, 1)
+	if plan.PrecisionPct > 0 {
+		// Mode ssh has no adaptive loop, and with a precision target Repeats is only the cap (20 by default: 20 ×
+		// 2 × 64 MiB per cipher). It runs the fewest repeats that have a 95 % interval of the median instead.
+		repeats = min(repeats, precision.MinN)
+	}
+	p := protocol.Plan{Modes: []string{protocol.ModeSSH}, Repeats: repeats, Sizes: transferSizes}
 	for _, a := range plan.Algorithms {
 		if protocol.IsSSHCipher(a) {
 			p.Algorithms = append(p.Algorithms, a)

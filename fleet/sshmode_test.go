@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/fleetlab/fleet/precision"
 	"github.com/fleetlab/fleet/protocol"
 )
 
@@ -29,6 +30,11 @@ func TestSSHPlanSplit(t *testing.T) {
 	s = sshPlan(protocol.Plan{Modes: []string{"ssh"}, Algorithms: []string{"aes-128-cbc"}}, []int{8 << 20})
 	if !slices.Equal(s.Algorithms, protocol.DefaultSSHCiphers) || !slices.Equal(s.Sizes, []int{8 << 20}) || s.Repeats != 1 {
 		t.Errorf("ssh plan %+v, want the default ciphers at 8 MiB once", s)
+	}
+	// With a precision target Repeats is the adaptive loop's cap, which mode ssh (no loop) must not run in full.
+	s = sshPlan(protocol.Plan{Modes: []string{"ssh"}, Repeats: 20, PrecisionPct: 2}, nil)
+	if s.Repeats != precision.MinN {
+		t.Errorf("ssh plan under --precision repeats %d times, want %d (the cap is 20)", s.Repeats, precision.MinN)
 	}
 	if sshPlan(protocol.Plan{Modes: []string{"cpu"}}, nil) != nil {
 		t.Error("a plan without mode ssh has an ssh plan")
