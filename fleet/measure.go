@@ -99,7 +99,10 @@ func measure(ctx context.Context, t Transport, remote string, b inventory.Board,
 	}
 	if len(final.Modes) == 0 {
 		// Nothing for the agent to sweep (a run of mode ssh only, which the controller measures): EOF on stdin
-		// ends the agent after its probe.
+		// ends the agent after its probe. Read what it still prints until it exits: closing its stdout first
+		// would fail the session ("its output could not be written").
+		closeStdin()
+		_, _ = io.Copy(io.Discard, stdoutR)
 		if err := end(); err != nil {
 			return fmt.Errorf("probe %s: %w", b.Name, err)
 		}
