@@ -29,91 +29,105 @@ type transferResult struct {
 // server's maximum (32 KiB for OpenSSH), so larger writes only save calls.
 const writeChunk = 256 << 10
 
+// transferPipes are the ends of a transfer session: the agent's stdin and stdout, and ctl, the reader of the lines
+// it reports on (its stdout for ssh-sink, which reads the data from stdin; its stderr for ssh-source, whose stdout
+// is the data). stderr keeps the tail of ssh-sink's stderr for messages; nil for ssh-source.
+type transferPipes struct {
+	stdin  io.WriteCloser
+	stdout io.Reader
+	ctl    *bufio.Reader
+	stderr *tailWriter
+}
+
+// stderrOf adds the tail of the agent's stderr to err, where there is one.
+func (p transferPipes) stderrOf(err error) error {
+	if p.stderr == nil {
+		return err
+	}
+	return withStderr(err, p.stderr.String())
+}
+
+// startTransfer opens a session, starts `agent CMD n` (ssh-sink or ssh-source) and waits for its ready line: the
+// agent has sampled /proc/stat, and the clock may start. op names the transfer in errors.
+func (c *cipherConn) startTransfer(ctx context.Context, op, agent, cmd string, n int64) (*transferSession, transferPipes, error) {
+	var p transferPipes
+	s, err := c.session(ctx)
+	if err != nil {
+		return nil, p, err
+	}
+	fail := func(err error) (*transferSession, transferPipes, error) {
+		s.close()
+		return nil, p, err
+	}
+	if p.stdin, err = s.StdinPipe(); err != nil {
+		return fail(fmt.Errorf("%s: %w", op, err))
+	}
+	if p.stdout, err = s.StdoutPipe(); err != nil {
+		return fail(fmt.Errorf("%s: %w", op, err))
+	}
+	if cmd == "ssh-source" {
+		stderr, err := s.StderrPipe()
+		if err != nil {
+			return fail(fmt.Errorf("%s: %w", op, err))
+		}
+		p.ctl = bufio.NewReader(stderr)
+	} else {
+		p.stderr = &tailWriter{max: 4096}
+		s.Stderr = p.stderr
+		p.ctl = bufio.NewReader(p.stdout)
+	}
+	if err := s.Start(shellQuote(agent) + " " + cmd + " " + strconv.FormatInt(n, 10)); err != nil {
+		return fail(c.lost(fmt.Errorf("%s: start agent: %w", op, err)))
+	}
+	if err := expectReady(p.ctl); err != nil {
+		return fail(c.lost(p.stderrOf(fmt.Errorf("%s: %w", op, err))))
+	}
+	return s, p, nil
+}
+
 // upload streams n bytes into `agent ssh-sink n` on the board: the board decrypts. The clock starts when the agent
 // says it is ready (its /proc/stat is sampled) and stops when its report arrives (it has read every byte).
 func (c *cipherConn) upload(ctx context.Context, agent string, n int64) (transferResult, error) {
-	s, err := c.session(ctx)
+	s, p, err := c.startTransfer(ctx, "upload", agent, "ssh-sink", n)
 	if err != nil {
 		return transferResult{}, err
 	}
 	defer s.close()
-	stdin, err := s.StdinPipe()
-	if err != nil {
-		return transferResult{}, fmt.Errorf("upload: %w", err)
-	}
-	stdout, err := s.StdoutPipe()
-	if err != nil {
-		return transferResult{}, fmt.Errorf("upload: %w", err)
-	}
-	stderr := &tailWriter{max: 4096}
-	s.Stderr = stderr
-	if err := s.Start(shellQuote(agent) + " ssh-sink " + strconv.FormatInt(n, 10)); err != nil {
-		return transferResult{}, c.lost(fmt.Errorf("upload: start agent: %w", err))
-	}
-	out := bufio.NewReader(stdout)
-	if err := expectReady(out); err != nil {
-		return transferResult{}, c.lost(withStderr(fmt.Errorf("upload: %w", err), stderr.String()))
-	}
 	cpu0 := processCPU()
 	t0 := time.Now()
 	buf := make([]byte, writeChunk)
 	var sent int64
 	for sent < n {
-		k, err := stdin.Write(buf[:min(int64(len(buf)), n-sent)])
+		k, err := p.stdin.Write(buf[:min(int64(len(buf)), n-sent)])
 		sent += int64(k)
 		if err != nil {
 			return transferResult{}, c.lost(fmt.Errorf("upload: after %d of %d bytes: %w", sent, n, err))
 		}
 	}
-	line, err := out.ReadBytes('\n')
+	line, err := p.ctl.ReadBytes('\n')
 	t1 := time.Now()
 	cpu1 := processCPU()
-	stdin.Close()
+	p.stdin.Close()
 	if err != nil {
-		return transferResult{}, c.lost(withStderr(fmt.Errorf("upload: waiting for the board's report: %w", err), stderr.String()))
+		return transferResult{}, c.lost(p.stderrOf(fmt.Errorf("upload: waiting for the board's report: %w", err)))
 	}
-	rep, err := parseTransfer(line, n)
-	if err != nil {
-		return transferResult{}, fmt.Errorf("upload: %w", err)
-	}
-	s.Wait()
-	return transferResult{bytes: n, seconds: t1.Sub(t0).Seconds(), controllerPct: cpuPct(cpu0, cpu1, t1.Sub(t0)),
-		board: rep}, nil
+	return finishTransfer(s, "upload", line, n, t0, t1, cpu0, cpu1)
 }
 
 // download reads n bytes from `agent ssh-source n` on the board: the board encrypts. The clock starts when the
 // go byte is sent (the agent is ready and has sampled /proc/stat after it) and stops at the last byte.
 func (c *cipherConn) download(ctx context.Context, agent string, n int64) (transferResult, error) {
-	s, err := c.session(ctx)
+	s, p, err := c.startTransfer(ctx, "download", agent, "ssh-source", n)
 	if err != nil {
 		return transferResult{}, err
 	}
 	defer s.close()
-	stdin, err := s.StdinPipe()
-	if err != nil {
-		return transferResult{}, fmt.Errorf("download: %w", err)
-	}
-	stdout, err := s.StdoutPipe()
-	if err != nil {
-		return transferResult{}, fmt.Errorf("download: %w", err)
-	}
-	stderrR, err := s.StderrPipe()
-	if err != nil {
-		return transferResult{}, fmt.Errorf("download: %w", err)
-	}
-	if err := s.Start(shellQuote(agent) + " ssh-source " + strconv.FormatInt(n, 10)); err != nil {
-		return transferResult{}, c.lost(fmt.Errorf("download: start agent: %w", err))
-	}
-	ctl := bufio.NewReader(stderrR)
-	if err := expectReady(ctl); err != nil {
-		return transferResult{}, c.lost(fmt.Errorf("download: %w", err))
-	}
 	cpu0 := processCPU()
 	t0 := time.Now()
-	if _, err := stdin.Write([]byte{'g'}); err != nil {
+	if _, err := p.stdin.Write([]byte{'g'}); err != nil {
 		return transferResult{}, c.lost(fmt.Errorf("download: send go: %w", err))
 	}
-	got, err := io.CopyBuffer(io.Discard, io.LimitReader(stdout, n), make([]byte, writeChunk))
+	got, err := io.CopyBuffer(io.Discard, io.LimitReader(p.stdout, n), make([]byte, writeChunk))
 	t1 := time.Now()
 	cpu1 := processCPU()
 	if err == nil && got < n {
@@ -122,14 +136,20 @@ func (c *cipherConn) download(ctx context.Context, agent string, n int64) (trans
 	if err != nil {
 		return transferResult{}, c.lost(fmt.Errorf("download: after %d of %d bytes: %w", got, n, err))
 	}
-	stdin.Close()
-	line, err := ctl.ReadBytes('\n')
+	p.stdin.Close()
+	line, err := p.ctl.ReadBytes('\n')
 	if err != nil {
 		return transferResult{}, c.lost(fmt.Errorf("download: waiting for the board's report: %w", err))
 	}
+	return finishTransfer(s, "download", line, n, t0, t1, cpu0, cpu1)
+}
+
+// finishTransfer reads the board's report line of a transfer timed from t0 to t1 and waits for the agent's exit.
+func finishTransfer(s *transferSession, op string, line []byte, n int64, t0, t1 time.Time,
+	cpu0, cpu1 time.Duration) (transferResult, error) {
 	rep, err := parseTransfer(line, n)
 	if err != nil {
-		return transferResult{}, fmt.Errorf("download: %w", err)
+		return transferResult{}, fmt.Errorf("%s: %w", op, err)
 	}
 	s.Wait()
 	return transferResult{bytes: n, seconds: t1.Sub(t0).Seconds(), controllerPct: cpuPct(cpu0, cpu1, t1.Sub(t0)),
