@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fleetlab/fleet/opensslspeed"
+	"github.com/fleetlab/fleet/precision"
 	"github.com/fleetlab/fleet/protocol"
 )
 
@@ -73,6 +74,20 @@ func TestBuiltinProfileDurations(t *testing.T) {
 	for name, want := range map[string]float64{QuickProfile: 60, FullProfile: 67.5 * 60} {
 		if got := measured(builtinProfiles()[name]); got != want {
 			t.Errorf("profile %s measures for %v s, want %v s (update the doc comment of builtinProfiles)", name, got, want)
+		}
+	}
+	// nightly repeats each point from precision.MinN (a quiet board) up to its MaxRepeat: 27 to 90 minutes, as the
+	// doc comment of builtinProfiles and the README's nightly recipe say.
+	nightly := builtinProfiles()[NightlyProfile]
+	for _, tc := range []struct {
+		repeats int
+		want    float64
+	}{{precision.MinN, 27 * 60}, {nightly.MaxRepeat, 90 * 60}} {
+		p := nightly
+		p.Repeats = tc.repeats
+		if got := measured(p); got != tc.want {
+			t.Errorf("profile nightly at %d repeats measures for %v s, want %v s (update the doc comment of builtinProfiles and README)",
+				tc.repeats, got, tc.want)
 		}
 	}
 }
