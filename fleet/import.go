@@ -33,6 +33,8 @@ type ImportOptions struct {
 	// Algorithm names rows labelled "evp" in captures without an `openssl speed ... -evp ALG` command line
 	// (OpenSSL 1.1.1 -multi); see opensslspeed.Hint.
 	Algorithm string
+	// Sizes are the block sizes of table rows printed without their header (a capture cut by tail).
+	Sizes []int
 	// Parsed, when set, sees each openssl command of a file as it is read, before it is stored.
 	Parsed func(file string, r opensslspeed.Run)
 }
@@ -141,7 +143,7 @@ func importFile(ctx context.Context, opts ImportOptions, sink ImportSink, path s
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("import %s: %w", path, err)
 	}
-	sc := opensslspeed.NewScanner(&ctxReader{ctx, f}, opensslspeed.Hint{Algorithm: opts.Algorithm})
+	sc := opensslspeed.NewScanner(&ctxReader{ctx, f}, opensslspeed.Hint{Algorithm: opts.Algorithm, Sizes: opts.Sizes})
 	points, why := 0, ""
 	for first := true; sc.Scan(); first = false {
 		r := sc.Run()

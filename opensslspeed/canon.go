@@ -173,6 +173,8 @@ func speedSymOp(alg string, decrypt bool) string {
 		return "mac"
 	case speedIsDigest(alg):
 		return "digest"
+	case alg == "rand":
+		return "generate" // `openssl speed rand` (3.0+) measures the random generator: no direction
 	case decrypt:
 		return "decrypt"
 	default:

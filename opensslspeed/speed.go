@@ -33,6 +33,9 @@ type Hint struct {
 	// Algorithm names the rows labelled "evp" when the text has no `-evp ALG` command line (OpenSSL 1.1.1
 	// -multi prints its total so); without either such a row is a Problem that says to pass it.
 	Algorithm string
+	// Sizes are the block sizes of the columns of a symmetric table printed without its "type … bytes" header
+	// (a capture cut by tail), when the text does not say them.
+	Sizes []int
 }
 
 // ErrNotFound means a text holds no `openssl speed` output at all.

@@ -65,6 +65,11 @@ func (b *speedRunBuilder) finish(hint Hint) Run {
 	if r.Failed == "" {
 		r.Failed = b.failed // a rate out of bounds was found just now
 	}
+	if r.Failed == "" && len(r.Points) == 0 && b.headerless > 0 {
+		r.Failed = "line " + strconv.Itoa(b.headerless) + ": a table row without the \"type 16 bytes 64 bytes …\" header " +
+			"that names its block sizes (a capture cut by tail?): include the header, the openssl speed command line, " +
+			"or give the sizes (--sizes)"
+	}
 	if r.Failed == "" && len(r.Points) == 0 {
 		r.Failed = "no measurements in the output"
 	}
@@ -117,7 +122,7 @@ func (b *speedRunBuilder) point(s *speedSlot, r Run, nominal float64) (protocol.
 				rate, pt.Line = s.count*unit/pt.WallEst, s.countLine
 			}
 			pt.Flags = append(pt.Flags, "cpu-timed: openssl reported "+speedFmt(s.value)+" "+speedUnit(asym)+
-				" on user CPU time; rate re-derived on "+speedFmt(pt.WallEst)+" s nominal wall time")
+				" on user CPU time; rate re-derived on "+speedWallBasis(nominal, s.seconds))
 		} else if r.Timing == "cpu" {
 			pt.Flags = append(pt.Flags, "cpu-timed: openssl's rate on user CPU time; no count to re-derive a wall rate")
 		}
@@ -128,10 +133,10 @@ func (b *speedRunBuilder) point(s *speedSlot, r Run, nominal float64) (protocol.
 			rate = s.count * unit / pt.WallEst
 			if s.seconds > 0 {
 				pt.Flags = append(pt.Flags, "cpu-timed: openssl reported "+speedFmt(s.count*unit/s.seconds)+" "+
-					speedUnit(asym)+" on user CPU time; rate re-derived on "+speedFmt(pt.WallEst)+" s nominal wall time")
+					speedUnit(asym)+" on user CPU time; rate re-derived on "+speedWallBasis(nominal, s.seconds))
 			} else {
 				pt.Flags = append(pt.Flags, "zero-seconds: openssl measured 0.00 s of user CPU time; rate re-derived on "+
-					speedFmt(pt.WallEst)+" s nominal wall time")
+					speedWallBasis(nominal, s.seconds))
 			}
 		case s.seconds > 0:
 			rate = s.count * unit / s.seconds
@@ -190,6 +195,15 @@ func (b *speedRunBuilder) point(s *speedSlot, r Run, nominal float64) (protocol.
 		pt.Flags = append(pt.Flags, "cpu accounting from time -v of the whole command")
 	}
 	return pt, true
+}
+
+// speedWallBasis says what a CPU-timed rate was re-derived on: the nominal duration, or the CPU seconds when
+// they are longer (a process cannot use more CPU time than the wall time it ran, so they bound it from below).
+func speedWallBasis(nominal, cpu float64) string {
+	if cpu > nominal {
+		return speedFmt(cpu) + " s, the CPU time (longer than the nominal " + speedFmt(nominal) + " s)"
+	}
+	return speedFmt(nominal) + " s nominal wall time"
 }
 
 func speedUnit(asym bool) string {

@@ -10,23 +10,25 @@ import (
 
 // speedRunBuilder accumulates one run while the text is read.
 type speedRunBuilder struct {
-	line      int
-	cmd       []string // as found in the text
-	cmdInfo   *speedCmd
-	slots     []*speedSlot
-	sizes     []int // block sizes of the current table header or +H line
-	lastRow   int   // line of the last symmetric table row: rows are contiguous, a gap ends the table
-	asymHead  string
-	symTable  bool // a symmetric result table (or -mr +F) has been printed
-	multi     bool
-	children  int
-	warnings  []string
-	lastDT    speedDoing // -mr: the last +DT/+DTP line
-	hasLastDT bool
-	timeV     speedTimeV
-	refused   bool // openssl refused the command line: it printed no results and anything after is another run
-	problems  []Problem
-	hintAlg   string // Hint.Algorithm: names "evp" rows when the command line does not
+	line       int
+	cmd        []string // as found in the text
+	cmdInfo    *speedCmd
+	slots      []*speedSlot
+	sizes      []int // block sizes of the current table header or +H line
+	lastRow    int   // line of the last symmetric table row: rows are contiguous, a gap ends the table
+	asymHead   string
+	symTable   bool // a symmetric result table (or -mr +F) has been printed
+	multi      bool
+	children   int
+	warnings   []string
+	lastDT     speedDoing // -mr: the last +DT/+DTP line
+	hasLastDT  bool
+	timeV      speedTimeV
+	refused    bool // openssl refused the command line: it printed no results and anything after is another run
+	problems   []Problem
+	hintAlg    string         // Hint.Algorithm: names "evp" rows when the command line does not
+	headerless int            // line of the first table row read without a header and without anything naming its columns
+	curvePos   map[string]int // ecdsa/ecdh: index in speedCurveOrder of the curve of the last progress line
 	speedAttrs
 }
 
@@ -47,6 +49,7 @@ var (
 	speedGotRE        = regexp.MustCompile(`^Got: (\+\S+) from (\d+)$`)
 	speedErrStackRE   = regexp.MustCompile(`^[0-9A-Fa-f]+:error:`)
 	speedUsageRE      = regexp.MustCompile(`^(?:speed: Unknown (?:algorithm|option|cipher).*|speed: .* is an unknown cipher or digest.*|Error: bad option or value.*|speed: Use -help for summary\.?|Invalid (?:cipher|digest|algorithm).*)$`)
+	speedUnknownAlgRE = regexp.MustCompile(`^speed: (.+) is an unknown cipher or digest`)
 	speedTimeVRE      = regexp.MustCompile(`^(User time \(seconds\)|System time \(seconds\)|Elapsed \(wall clock\) time \(h:mm:ss or m:ss\)): (.+)$`)
 )
 
@@ -215,6 +218,14 @@ func (p *speedParser) line(l speedLine) {
 		}
 		return
 	}
+	if m := speedUnknownAlgRE.FindStringSubmatch(t); m != nil && len(p.runs) > 0 && len(p.cur(l.num).slots) > 0 {
+		// one algorithm of a run that measured others (a loop of commands, stderr between table rows): the
+		// error concerns that algorithm, not the run, and a table goes on after it
+		b := p.cur(l.num)
+		b.warn("line " + strconv.Itoa(l.num) + ": openssl: " + strconv.Quote(m[1]) + " is an unknown cipher or digest; no points for it")
+		b.tableGoesOn(p.prev, l.num)
+		return
+	}
 	if speedUsageRE.MatchString(t) {
 		b := p.cur(l.num)
 		if !b.refused && b.finished() {
@@ -231,8 +242,17 @@ func (p *speedParser) line(l speedLine) {
 		return
 	}
 	if speedErrStackRE.MatchString(t) {
-		p.cur(l.num).warn("openssl error: " + t)
+		b := p.cur(l.num)
+		b.warn("openssl error: " + t)
+		b.tableGoesOn(p.prev, l.num)
 		return
+	}
+	if len(p.runs) == 0 && speedHeaderlessRow(t) {
+		// a capture that starts with table rows: cut by tail above its header
+		if name, vals, ok := speedSplitRow(t); ok && (len(p.hint.Sizes) > 0 || len(vals) >= len(protocol.DefaultSizes)-1) {
+			p.headerlessRow(p.cur(l.num), name, vals, l.num)
+			return
+		}
 	}
 	if len(p.runs) > 0 {
 		b := p.cur(l.num)
@@ -246,6 +266,8 @@ func (p *speedParser) line(l speedLine) {
 			if name, vals, ok := speedSplitRow(t); ok {
 				p.symRow(name, vals, l.num)
 			}
+		} else if name, vals, ok := speedSplitRow(t); ok && speedHeaderlessRow(t) {
+			p.headerlessRow(b, name, vals, l.num)
 		}
 	}
 }
@@ -254,6 +276,13 @@ func (p *speedParser) line(l speedLine) {
 func speedEngineError(t string) bool {
 	l := strings.ToLower(t)
 	return strings.Contains(l, "afalg") || strings.Contains(l, "devcrypto") || strings.Contains(l, "cryptodev")
+}
+
+// tableGoesOn lets a table's rows continue across an error line at line when the line before it was a row.
+func (b *speedRunBuilder) tableGoesOn(prev, line int) {
+	if b.lastRow != 0 && b.lastRow == prev {
+		b.lastRow = line
+	}
 }
 
 func (b *speedRunBuilder) warn(w string) {

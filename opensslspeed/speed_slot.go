@@ -69,6 +69,11 @@ func (b *speedRunBuilder) slot(key speedKey, forCount bool, line int) *speedSlot
 	if s := b.find(key, forCount); s != nil {
 		return s
 	}
+	return b.addSlot(key, line)
+}
+
+// addSlot adds a slot for key even where one exists (a second curve of the same size), under slot's checks.
+func (b *speedRunBuilder) addSlot(key speedKey, line int) *speedSlot {
 	s := &speedSlot{key: key}
 	for _, name := range []string{key.alg, key.curve} {
 		if msg := speedBadName(name); msg != "" {
@@ -89,6 +94,14 @@ func (b *speedRunBuilder) slot(key speedKey, forCount bool, line int) *speedSlot
 func (p *speedParser) countSlot(key speedKey, line int) (*speedRunBuilder, *speedSlot) {
 	b := p.cur(line)
 	s := b.find(key, true)
+	if key.curve == "" && key.block == 0 && speedCurveOrder(key.alg) != nil && !b.finished() {
+		another := b.nextCurve(key)
+		if s != nil && s.hasCount && another {
+			// another curve of the same size (nistb163 after nistk163): a slot of its own in this run
+			p.settle(b)
+			return b, b.addSlot(key, line)
+		}
+	}
 	if (s != nil && s.hasCount) || (s == nil && b.finished()) {
 		b = p.start(line, nil)
 	}

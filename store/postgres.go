@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,41 +19,79 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
-// IsPostgres reports whether dsn names a PostgreSQL database (a postgres:// or postgresql:// URL) rather than
-// an SQLite file.
+// IsPostgres reports whether dsn names a PostgreSQL database rather than an SQLite file: a URL whose scheme is
+// postgres or postgresql in any case (a malformed one too, so that it is refused rather than created as a file
+// of that name), or a libpq keyword/value string ("host=db user=fleet dbname=fleet").
 func IsPostgres(dsn string) bool {
-	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+	lower := strings.ToLower(strings.TrimSpace(dsn))
+	if strings.HasPrefix(lower, "postgres:") || strings.HasPrefix(lower, "postgresql:") {
+		return true
+	}
+	m := keywordValueRE.FindStringSubmatch(lower)
+	return m != nil && libpqKeywords[m[1]]
 }
 
-// Redact returns dsn as it may be shown or stored: a PostgreSQL URL with its password (in the user info or a
-// password parameter) replaced by ***; a file name as it is. fleet prints and records only this form.
+// keywordValueRE matches the first keyword of a keyword/value connection string.
+var keywordValueRE = regexp.MustCompile(`^\s*([a-z_]+)\s*=`)
+
+// libpqKeywords are the connection parameters of libpq (and pgx) that may open a keyword/value string.
+var libpqKeywords = map[string]bool{
+	"host": true, "hostaddr": true, "port": true, "dbname": true, "user": true, "password": true,
+	"passfile": true, "connect_timeout": true, "sslmode": true, "sslcert": true, "sslkey": true,
+	"sslrootcert": true, "sslpassword": true, "service": true, "servicefile": true, "target_session_attrs": true,
+	"application_name": true, "options": true, "client_encoding": true,
+}
+
+// Redact returns dsn as it may be shown or stored: a file name as it is; a PostgreSQL connection string rebuilt
+// from what the driver (pgx, with libpq's rules) reads in it — scheme://user:***@host:port/dbname, the password
+// never shown, however it is spelled (a '#', '?' or '/' inside it, percent-encoding, a password parameter, a
+// keyword/value string). A string the driver cannot read shows nothing but its scheme: without the driver's
+// reading, where a password starts and ends is not known. fleet prints and records only this form.
 func Redact(dsn string) string {
 	if !IsPostgres(dsn) {
 		return dsn
 	}
-	u, err := url.Parse(dsn)
-	if err != nil {
-		// Without a parse the password's boundaries are unknown: show the scheme only.
-		scheme, _, _ := strings.Cut(dsn, "://")
+	scheme := "postgres"
+	if strings.HasPrefix(strings.ToLower(strings.TrimSpace(dsn)), "postgresql:") {
+		scheme = "postgresql"
+	}
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil || strings.Contains(cfg.Host+cfg.Database+cfg.User, "@") {
+		// an '@' past the authority ("u:12/PW@host/db" is host u, port 12, database "PW@host/db" to libpq)
+		// means the author meant something else there: likely a password
 		return scheme + "://***"
 	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "***")
-	}
-	q := u.Query()
-	changed := false
-	for k := range q {
-		if k == "password" || k == "sslpassword" {
-			q[k] = []string{"***"}
-			changed = true
+	var b strings.Builder
+	b.WriteString(scheme + "://")
+	if cfg.User != "" {
+		b.WriteString(url.PathEscape(cfg.User))
+		if cfg.Password != "" && dsnHasPassword(dsn) {
+			b.WriteString(":***") // (one from PGPASSWORD or ~/.pgpass is not part of what was given)
 		}
+		b.WriteString("@")
 	}
-	if changed {
-		u.RawQuery = q.Encode()
+	b.WriteString(serverName(cfg))
+	if m := sslmodeRE.FindStringSubmatch(dsn); m != nil {
+		b.WriteString("?sslmode=" + m[1])
 	}
-	// url.URL escapes the * of the placeholder; people read it better plain.
-	return strings.ReplaceAll(u.String(), "%2A%2A%2A", "***")
+	return b.String()
 }
+
+// dsnHasPassword says whether a connection string carries a password itself: in a URL's user info (a ':' before
+// the '@' that ends it) or as a password parameter.
+func dsnHasPassword(dsn string) bool {
+	if strings.Contains(strings.ToLower(dsn), "password=") {
+		return true
+	}
+	_, rest, ok := strings.Cut(dsn, "://")
+	if at := strings.LastIndex(rest, "@"); ok && at >= 0 {
+		return strings.Contains(rest[:at], ":")
+	}
+	return false
+}
+
+// sslmodeRE finds the sslmode of a connection string, shown with it because it says how the server is trusted.
+var sslmodeRE = regexp.MustCompile(`(?:[?&]|^|\s)sslmode=(disable|allow|prefer|require|verify-ca|verify-full)\b`)
 
 // defaultConnectTimeout bounds a connection attempt when the URL sets no connect_timeout: an unreachable host
 // (a dropped SYN) would otherwise hang until the kernel gives up, minutes later.

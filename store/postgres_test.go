@@ -19,20 +19,52 @@ import (
 	"github.com/fleetlab/fleet/protocol"
 )
 
+// TestRedact: a password never survives, however the driver reads it; what is shown is what pgx connects to.
 func TestRedact(t *testing.T) {
+	t.Setenv("PGPASSWORD", "")
+	t.Setenv("PGPASSFILE", "/nonexistent")
+	t.Setenv("PGUSER", "")
 	tests := []struct{ dsn, want string }{
 		{"fleet.db", "fleet.db"},
 		{"/var/lib/fleet/fleet.db", "/var/lib/fleet/fleet.db"},
+		{"host.db", "host.db"},
 		{"postgres://fleet:s3cret@db.lab:5432/fleet?sslmode=require", "postgres://fleet:***@db.lab:5432/fleet?sslmode=require"},
-		{"postgresql://fleet:p%40ss@db/fleet", "postgresql://fleet:***@db/fleet"},
-		{"postgres://fleet@db/fleet", "postgres://fleet@db/fleet"},
-		{"postgres://db/fleet?user=fleet&password=s3cret", "postgres://db/fleet?password=***&user=fleet"},
-		{"postgres://db/fleet?sslpassword=s3cret", "postgres://db/fleet?sslpassword=***"},
+		{"postgresql://fleet:p%40ss@db/fleet", "postgresql://fleet:***@db:5432/fleet"},
+		{"postgres://fleet@db/fleet", "postgres://fleet@db:5432/fleet"},
+		{"postgres://db/fleet?user=fleet&password=s3cret", "postgres://fleet:***@db:5432/fleet"},
 		{"postgres://fleet:s3cret@[::1", "postgres://***"}, // unparsable: nothing after the scheme
+		// libpq's reading of the user info differs from net/url's: a '#', '?' or '/' is part of the password
+		{"postgres://u:1234#SECRETPW@host/db", "postgres://u:***@host:5432/db"},
+		{"postgres://u:#SECRETPW@host/db", "postgres://u:***@host:5432/db"},
+		{"postgres://u:12?SECRETPW@host/db", "postgres://u:***@host:5432/db"},
+		{"postgres://u:12/SECRETPW@host/db", "postgres://***"}, // to libpq: host u, port 12, database "SECRETPW@host/db"
+		{"postgres://u@host/db?password=50%offSECRETPW", "postgres://***"},
+		{"POSTGRES://u:SECRETPW@host/db", "postgres://***"},
+		{"postgres:/u:SECRETPW@host/db", "postgres://***"},
+		{"host=127.0.0.1 password=SECRETPW user=u dbname=d", "postgres://u:***@127.0.0.1:5432/d"},
+		{"  user=u password='SECRET PW' host=db sslmode=disable", "postgres://u:***@db:5432/?sslmode=disable"},
 	}
 	for _, tt := range tests {
-		if got := Redact(tt.dsn); got != tt.want {
+		got := Redact(tt.dsn)
+		if got != tt.want {
 			t.Errorf("Redact(%q) = %q, want %q", tt.dsn, got, tt.want)
+		}
+		if strings.Contains(got, "SECRET") {
+			t.Errorf("Redact(%q) = %q shows the password", tt.dsn, got)
+		}
+	}
+}
+
+// TestIsPostgres: every spelling the driver accepts, and malformed URLs of its scheme, are PostgreSQL (and are
+// refused when wrong), never an SQLite file named after the connection string.
+func TestIsPostgres(t *testing.T) {
+	for dsn, want := range map[string]bool{
+		"fleet.db": false, "./host=x.db": false, "postgres://h/d": true, "postgresql://h/d": true,
+		"POSTGRES://h/d": true, "Postgresql://h/d": true, "postgres:/h/d": true, "host=h dbname=d": true,
+		" dbname=d": true, "foo=bar.db": false, "": false,
+	} {
+		if got := IsPostgres(dsn); got != want {
+			t.Errorf("IsPostgres(%q) = %v, want %v", dsn, got, want)
 		}
 	}
 }

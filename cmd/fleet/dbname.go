@@ -24,18 +24,32 @@ func dbMissing(c *cli.Context) bool {
 	return errors.Is(err, os.ErrNotExist)
 }
 
-// commandLine is the command line recorded with a run: the arguments with any PostgreSQL URL's password
-// replaced by *** (--db URL, --db=URL or any other argument that holds one), so a run never stores a secret.
+// commandLine is the command line recorded with a run: every argument that holds a PostgreSQL connection string
+// (--db URL, --db=URL, a keyword/value string, a URL inside another argument) in store.Redact's form, so a run
+// never stores a secret.
 func commandLine(args []string) string {
 	out := make([]string, len(args))
 	for i, a := range args {
-		out[i] = a
-		for _, scheme := range []string{"postgresql://", "postgres://"} {
-			if j := strings.Index(a, scheme); j >= 0 {
-				out[i] = a[:j] + store.Redact(a[j:])
-				break
-			}
-		}
+		out[i] = redactArg(a)
 	}
 	return strings.Join(out, " ")
+}
+
+func redactArg(a string) string {
+	if store.IsPostgres(a) {
+		return store.Redact(a)
+	}
+	if name, value, ok := strings.Cut(a, "="); ok && strings.HasPrefix(name, "-") && store.IsPostgres(value) {
+		return name + "=" + store.Redact(value)
+	}
+	lower := strings.ToLower(a)
+	for _, scheme := range []string{"postgresql:", "postgres:"} {
+		if j := strings.Index(lower, scheme); j >= 0 {
+			return a[:j] + store.Redact(a[j:])
+		}
+	}
+	if strings.Contains(lower, "password=") {
+		return "***" // a keyword/value string in some other shape: nothing of it is worth a leaked password
+	}
+	return a
 }

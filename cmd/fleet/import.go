@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -41,6 +43,7 @@ or 130 when interrupted). Files of any size are read as streams.
 			&cli.StringFlag{Name: "label", Usage: "`LABEL` the run(s) (e.g. wiki-2019)", Action: checkLabelFlag},
 			&cli.StringFlag{Name: "date", Usage: "when the captures were taken, `DATE` (2026-01-31 or 2026-01-31T02:00 UTC; default now)"},
 			&cli.StringFlag{Name: "algorithm", Usage: "the `ALG` of -evp ALG, for rows labelled \"evp\" when the capture does not show the command"},
+			&cli.StringSliceFlag{Name: "sizes", Usage: "the block `SIZES` of table rows cut from their \"type 16 bytes …\" header (e.g. 16,64,256,1024,8192,16384)"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "parse and print, store nothing"},
 			&cli.BoolFlag{Name: "split", Usage: "one run per openssl command instead of one per file"},
 			formatFlag(report.ViewImport),
@@ -65,6 +68,13 @@ func importAction(c *cli.Context) error {
 			return usageErr("import --date: %w", err)
 		}
 		started = t
+	}
+	if c.IsSet("sizes") {
+		sizes, err := importSizes(c.StringSlice("sizes"))
+		if err != nil {
+			return err
+		}
+		opts.Sizes = sizes
 	}
 	if alg := opts.Algorithm; alg != "" {
 		if err := inventory.CheckAlgorithm(alg); err != nil {
@@ -101,6 +111,27 @@ func importAction(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "%s: run %d, %d points from %d openssl command(s)\n", r.File, r.RunID, r.Points, r.Commands)
 	}
 	return nil
+}
+
+// importSizes reads --sizes: block sizes in bytes, 1 B to opensslspeed.MaxBlockSize, each once. An empty value
+// is refused rather than read as "not given".
+func importSizes(v []string) ([]int, error) {
+	list := splitList(v)
+	if len(list) == 0 {
+		return nil, usageErr("import --sizes: name the block sizes of the table's columns, e.g. 16,64,256,1024,8192,16384")
+	}
+	var sizes []int
+	for _, s := range list {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > opensslspeed.MaxBlockSize {
+			return nil, usageErr("import --sizes: %q is not a block size in bytes (1 to %d)", report.Printable(s), opensslspeed.MaxBlockSize)
+		}
+		if slices.Contains(sizes, n) {
+			return nil, usageErr("import --sizes: %d is named twice", n)
+		}
+		sizes = append(sizes, n)
+	}
+	return sizes, nil
 }
 
 // importErr maps what fleet.Import returned to what the user reads: every failure stored nothing.
