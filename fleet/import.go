@@ -116,17 +116,23 @@ type fileImport struct {
 }
 
 func importFile(ctx context.Context, opts ImportOptions, sink ImportSink, path string) ([]ImportedRun, error) {
+	// Checked before opening: open(2) of a FIFO blocks until a writer comes, deaf to Ctrl-C.
+	if fi, err := os.Stat(path); err != nil {
+		return nil, err // "stat PATH: no such file or directory": the caller adds "import: "
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file (%s): import reads captures saved to files", path, fileKind(fi.Mode()))
+	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("import: %w", err)
+		return nil, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("import: %w", err)
+		return nil, err
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("import %s: not a regular file", path)
+	if !fi.Mode().IsRegular() { // replaced between the check and the open
+		return nil, fmt.Errorf("%s: not a regular file", path)
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -244,3 +250,18 @@ func (DiscardImport) EndRun(context.Context, protocol.Status, string) (int64, er
 }
 func (DiscardImport) Commit() error   { return nil }
 func (DiscardImport) Rollback() error { return nil }
+
+// fileKind names what a non-regular file is, for the refusal.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return m.Type().String()
+}

@@ -28,6 +28,16 @@ func speedHeaderlessRow(line string) bool {
 	return n > 0
 }
 
+// speedRowValues counts the values at the end of a line that has the shape of a table row whatever its name.
+func speedRowValues(line string) int {
+	f := strings.Fields(line)
+	n := 0
+	for i := len(f) - 1; i > 0 && speedValueRE.MatchString(f[i]); i-- {
+		n++
+	}
+	return n
+}
+
 // headerlessRow reads a header-less row of run b, or notes it when the columns are unknown.
 func (p *speedParser) headerlessRow(b *speedRunBuilder, name string, vals []float64, line int) {
 	switch {

@@ -265,6 +265,10 @@ func (p *speedParser) line(l speedLine) {
 		if b.symTable || len(b.sizes) > 0 {
 			if name, vals, ok := speedSplitRow(t); ok {
 				p.symRow(name, vals, l.num)
+			} else if n := speedRowValues(t); n > 0 && n == len(b.sizes) {
+				// a row by its values whose name no algorithm has (control characters, stray symbols)
+				b.problem(l.num, "table row "+strconv.Quote(t)+": its name is not an algorithm name: refused")
+				b.tableGoesOn(p.prev, l.num)
 			}
 		} else if name, vals, ok := speedSplitRow(t); ok && speedHeaderlessRow(t) {
 			p.headerlessRow(b, name, vals, l.num)
@@ -350,9 +354,21 @@ func (p *speedParser) doing(t string, line int) {
 func (p *speedParser) symRow(name string, vals []float64, line int) {
 	b := p.cur(line)
 	if b.lastRow != 0 && b.lastRow != p.prev {
-		return // prose after the table, not a row
+		if len(b.sizes) < 2 || len(vals) != len(b.sizes) {
+			return // prose after the table, not a row
+		}
+		// a blank line or a comment inside a pasted table: the rows below it are the table's still
+		b.warn("line " + strconv.Itoa(line) + ": a row after a break in the table (lines " + strconv.Itoa(b.lastRow+1) +
+			"–" + strconv.Itoa(line-1) + " are not rows), read as part of it")
 	}
 	sizes := b.sizes
+	if len(sizes) != len(vals) && len(sizes) > 1 {
+		// a header names the columns: a ragged row is not guessed at
+		b.problem(line, "row "+strconv.Quote(name)+" has "+strconv.Itoa(len(vals))+" values for the "+
+			strconv.Itoa(len(sizes))+" block sizes of its table header: refused")
+		b.lastRow = line
+		return
+	}
 	if len(sizes) != len(vals) {
 		if b.cmdInfo != nil && b.cmdInfo.bytes > 0 && b.cmdInfo.bad == "" && len(vals) == 1 {
 			sizes = []int{b.cmdInfo.bytes}

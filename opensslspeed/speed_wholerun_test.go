@@ -294,3 +294,65 @@ func TestParseCryptodevEngineName(t *testing.T) {
 		}
 	}
 }
+
+// TestParseTableBreaks: a pasted table with a blank line or a comment between its rows keeps every row (with a
+// warning naming the line); a ragged row, or a row whose name is not an algorithm's, is refused naming its line,
+// and the rows after it are still read.
+func TestParseTableBreaks(t *testing.T) {
+	full := readSpeedFixture(t, "L20")
+	lines := strings.Split(full, "\n")
+	var head int
+	for i, l := range lines {
+		if strings.HasPrefix(l, "type ") {
+			head = i
+			break
+		}
+	}
+	rows := lines[head+1 : head+7] // md5 … sha512, six algorithms of six sizes
+	table := func(mid ...string) string {
+		out := []string{"$ openssl speed -elapsed md5 sha1 rmd160 sha256 sha512 hmac",
+			"The 'numbers' are in 1000s of bytes per second processed.", lines[head], rows[0], rows[1]}
+		out = append(out, mid...)
+		return strings.Join(append(out, rows[3:]...), "\n") + "\n"
+	}
+	fields := strings.Fields(rows[2])
+	for _, tt := range []struct {
+		name, text string
+		points     int
+		warn       string
+		problem    string
+	}{
+		{"blank line", table("", rows[2]), 36, "line 7: a row after a break in the table", ""},
+		{"comment", table("# on battery from here", rows[2]), 36, "line 7: a row after a break", ""},
+		{"ragged row", table(strings.Join(fields[:len(fields)-1], "  ")), 30, "",
+			"line 6: row \"rmd160\" has 5 values for the 6 block sizes of its table header: refused"},
+		{"refused name", table("rmd\x01" + rows[2]), 30, "", "line 6: table row"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			runs := mustParse(t, tt.text)
+			if len(runs) != 1 {
+				t.Fatalf("%d runs, want 1", len(runs))
+			}
+			r := runs[0]
+			if len(r.Points) != tt.points {
+				t.Errorf("%d points, want %d", len(r.Points), tt.points)
+			}
+			if tt.warn != "" && !strings.Contains(strings.Join(r.Warnings, "\n"), tt.warn) {
+				t.Errorf("warnings %q, want %q", r.Warnings, tt.warn)
+			}
+			if tt.problem == "" && (r.Failed != "" || len(r.Problems) > 0) {
+				t.Errorf("failed %q, problems %v", r.Failed, r.Problems)
+			}
+			if tt.problem != "" && (len(r.Problems) != 1 || !strings.Contains(r.Problems[0].String(), tt.problem)) {
+				t.Errorf("problems %v, want one: %q", r.Problems, tt.problem)
+			}
+			last := false
+			for _, p := range r.Points {
+				last = last || p.Algorithm == "sha512"
+			}
+			if !last {
+				t.Error("the rows after the break were dropped (no sha512)")
+			}
+		})
+	}
+}

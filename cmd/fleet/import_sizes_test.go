@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestImportHeaderlessRows: rows cut from their table header by tail are refused naming the line and what is
@@ -44,5 +46,37 @@ func TestImportHeaderlessRows(t *testing.T) {
 	if _, stderr, code := runFleet(t, "--db", db, "import", "--board", "b1", capturePath(t, "L25")); code != 0 ||
 		!strings.Contains(stderr, "7 points from 2 openssl command(s)") {
 		t.Fatalf("L25: exit %d, stderr %q; want 7 points from 2 commands", code, stderr)
+	}
+}
+
+// TestImportRefusesNonRegularFiles: a FIFO (which open(2) would wait on forever), a directory and a missing
+// file are refused at once, exit 2, with "import:" said once.
+func TestImportRefusesNonRegularFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "capture.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	db := filepath.Join(dir, "fleet.db")
+	for _, tt := range []struct{ path, want string }{
+		{fifo, "capture.fifo: not a regular file (a FIFO)"},
+		{dir, "not a regular file (a directory)"},
+		{filepath.Join(dir, "nosuch.txt"), "nosuch.txt: no such file or directory"},
+	} {
+		done := make(chan struct{})
+		var stderr string
+		var code int
+		go func() {
+			defer close(done)
+			_, stderr, code = runFleet(t, "--db", db, "import", "--board", "b1", tt.path)
+		}()
+		select {
+		case <-done:
+		case <-time.After(2 * time.Minute):
+			t.Fatalf("import of %s did not return", tt.path)
+		}
+		if code != exitUsage || !strings.Contains(stderr, tt.want) || strings.Count(stderr, "import:") != 1 {
+			t.Errorf("import %s: exit %d, stderr %q; want 2, %q and \"import:\" once", tt.path, code, stderr, tt.want)
+		}
 	}
 }
