@@ -100,6 +100,7 @@ func withGlobalFlags(cmd *cli.Command, name string) {
 		}
 	}
 	refuseArgs(cmd, name)
+	refuseEmptyValues(cmd, name)
 	if cmd.OnUsageError == nil {
 		cmd.OnUsageError = func(c *cli.Context, err error, isSub bool) error {
 			return usageErr("%w (see fleet %s --help)", err, name)
@@ -137,4 +138,33 @@ func inventoryExplicit(c *cli.Context) bool {
 		}
 	}
 	return os.Getenv("FLEET_INVENTORY") != ""
+}
+
+// refuseEmptyValues makes a flag given with an empty value (`--fail-on-drop ''`, as an unset CI variable
+// expands) a usage error instead of "not given": a gate must not turn itself off, and a filter must not widen to
+// everything. Flags whose own check already refuses an empty value are unaffected.
+func refuseEmptyValues(cmd *cli.Command, name string) {
+	before := cmd.Before
+	cmd.Before = func(c *cli.Context) error {
+		for _, f := range cmd.Flags {
+			n := f.Names()[0]
+			if !slices.Contains(c.LocalFlagNames(), n) {
+				continue
+			}
+			var empty bool
+			switch f.(type) {
+			case *cli.StringFlag, *cli.PathFlag:
+				empty = strings.TrimSpace(c.String(n)) == ""
+			case *cli.StringSliceFlag:
+				empty = len(splitList(c.StringSlice(n))) == 0
+			}
+			if empty {
+				return usageErr("%s --%s: empty value; leave the flag out for its default", name, n)
+			}
+		}
+		if before != nil {
+			return before(c)
+		}
+		return nil
+	}
 }

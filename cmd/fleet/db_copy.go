@@ -77,6 +77,9 @@ func dbCopyAction(c *cli.Context) error {
 	if f.Since, err = resolveSince(c, src, c.String("since"), time.Now()); err != nil {
 		return err
 	}
+	if err := checkCopyFilter(c.Context, src, f); err != nil {
+		return err
+	}
 	dst, err := store.Open(c.Context, to)
 	if err != nil {
 		return usageErr("--to: %w", err)
@@ -162,4 +165,31 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// checkCopyFilter refuses, before DST is touched, a --runs or --board that names nothing in SRC: "copied 0
+// runs" would read as success for a typing mistake.
+func checkCopyFilter(ctx context.Context, src *store.DB, f store.CopyFilter) error {
+	refs := make([]string, 0, len(f.RunIDs)+len(f.RunUUIDs))
+	for _, id := range f.RunIDs {
+		refs = append(refs, strconv.FormatInt(id, 10))
+	}
+	refs = append(refs, f.RunUUIDs...)
+	for _, ref := range refs {
+		if _, err := src.ResolveRun(ctx, ref); errors.Is(err, store.ErrNotFound) {
+			return usageErr("--runs %s: %w (fleet runs --db SRC lists them)", ref, err)
+		} else if err != nil {
+			return err
+		}
+	}
+	if f.Board != "" {
+		runs, err := src.Runs(ctx, store.RunFilter{Board: f.Board, Limit: 1})
+		if err != nil {
+			return err
+		}
+		if len(runs) == 0 {
+			return usageErr("--board %s: no run in %s measured it", f.Board, src.Path)
+		}
+	}
+	return nil
 }

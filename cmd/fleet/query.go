@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"github.com/urfave/cli/v2"
 
 	"github.com/fleetlab/fleet/report"
@@ -56,6 +57,15 @@ func resultsCommand() *cli.Command {
 			ms, err := db.Measurements(c.Context, f)
 			if err != nil {
 				return err
+			}
+			if len(ms) == 0 {
+				if err := checkBoardKnown(c, db, f.Board); err != nil {
+					return err
+				}
+				if format, _ := report.ViewResults.CheckFormat(c.String("format")); format == report.FormatText {
+					fmt.Fprintln(c.App.ErrWriter, "fleet: no stored points match (fleet runs lists the runs)")
+					return nil
+				}
 			}
 			return report.WriteResults(c.App.Writer, ms, c.String("format"))
 		}),
@@ -138,4 +148,19 @@ func showCommand() *cli.Command {
 			return report.WriteRunDetail(c.App.Writer, run, brs, raws, c.String("format"))
 		},
 	}
+}
+
+// checkBoardKnown refuses a --board that no run in db measured (a typing mistake, not an empty answer).
+func checkBoardKnown(c *cli.Context, db *store.DB, board string) error {
+	if board == "" {
+		return nil
+	}
+	runs, err := db.Runs(c.Context, store.RunFilter{Board: board, Limit: 1})
+	if err != nil {
+		return err
+	}
+	if len(runs) == 0 {
+		return usageErr("--board %s: no run in %s measured it (fleet boards list names the inventory's boards)", board, dbName(db))
+	}
+	return nil
 }
