@@ -140,7 +140,7 @@ func inventoryExplicit(c *cli.Context) bool {
 	return os.Getenv("FLEET_INVENTORY") != ""
 }
 
-// refuseEmptyValues makes a flag given with an empty value (`--fail-on-drop ”`, as an unset CI variable
+// refuseEmptyValues makes a flag given with an empty value (--fail-on-drop "$UNSET", as an unset CI variable
 // expands) a usage error instead of "not given": a gate must not turn itself off, and a filter must not widen to
 // everything. Flags whose own check already refuses an empty value are unaffected.
 func refuseEmptyValues(cmd *cli.Command, name string) {
