@@ -18,6 +18,8 @@ stage() { # stage NAME CMD...: run one stage, count it, keep going so every fail
 stage "go test -race ./..." go test -race -count=1 -timeout 60m ./...
 # Validity's quiet case needs an idle machine, which the parallel suite above is not: run it alone (issue 12).
 stage "validity on a quiet machine" env FLEET_E2E_REQUIRE_QUIET=1 go test -count=1 -run '^TestValidityLocalEndToEnd$' ./e2e
+# regress --confirm's "transient" compares a re-measure with its baseline: both must see the same (idle) machine.
+stage "regress --confirm on a quiet machine" env FLEET_E2E_ALONE=1 go test -count=1 -run '^TestConfirmTransient$' ./e2e
 # Fuzzing by execution count, not duration: Go 1.26's coordinator can fail a target at a -fuzztime deadline on a
 # loaded machine (golang/go#75804). FLEET_FUZZ_SCALE multiplies every count (0.1 for a quick pass).
 scale=${FLEET_FUZZ_SCALE:-1}

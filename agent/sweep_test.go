@@ -173,33 +173,33 @@ func TestSweepCancelKillsChild(t *testing.T) {
 		_, err := Sweep(ctx, protocol.Plan{OpenSSL: slow, Algorithms: []string{"sha256"}, Modes: []string{"cpu"}, Sizes: []int{16}, Seconds: 60}, protocol.NewEncoder(&out))
 		errc <- err
 	}()
-	time.Sleep(300 * time.Millisecond)
-	start := time.Now()
+	// cancel once the grandchild runs (an event, not a sleep: a loaded machine starts processes late)
+	var pid string
+	for wait := time.Now().Add(time.Minute); pid == ""; time.Sleep(20 * time.Millisecond) {
+		if b, err := os.ReadFile(pidFile); err == nil && strings.TrimSpace(string(b)) != "" {
+			pid = strings.TrimSpace(string(b))
+		} else if time.Now().After(wait) {
+			t.Fatalf("the speed child never started: %v", err)
+		}
+	}
 	cancel()
+	// The bound is generous: it tells "returns" from "hangs until the 60 s speed run ends", whatever the load.
 	select {
 	case err := <-errc:
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("Sweep after cancel = %v, want context.Canceled", err)
 		}
-		if d := time.Since(start); d > time.Second {
-			t.Errorf("Sweep took %v to return after cancel", d)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Sweep did not return within 5 s of cancel")
+	case <-time.After(30 * time.Second):
+		t.Fatal("Sweep did not return within 30 s of cancel")
 	}
-	b, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatalf("the speed child never started: %v", err)
-	}
-	pid := strings.TrimSpace(string(b))
-	deadline := time.Now().Add(time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		st, err := os.ReadFile("/proc/" + pid + "/stat")
 		if err != nil || procState(string(st)) == "Z" {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Errorf("grandchild %s of the speed run still alive 1 s after cancel: %s", pid, st)
+			t.Errorf("grandchild %s of the speed run still alive 30 s after Sweep returned: %s", pid, st)
 			break
 		}
 		time.Sleep(20 * time.Millisecond)

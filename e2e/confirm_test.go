@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -18,6 +19,11 @@ func TestConfirmTransient(t *testing.T) {
 	needOpenSSL(t)
 	if testing.Short() {
 		t.Skip("runs openssl for half a minute")
+	}
+	// "transient" means the re-measure came back to the baseline: beside the rest of the suite on 2 cores the two
+	// are measured under different loads, so this needs the machine to itself (test.sh runs it alone)
+	if os.Getenv("FLEET_E2E_ALONE") != "1" {
+		t.Skip("compares a re-measure with a baseline of the same machine: test.sh runs it alone with FLEET_E2E_ALONE=1")
 	}
 	w := newWorld(t)
 	w.writeInventory(tolerant)

@@ -292,25 +292,26 @@ func TestSSHKeepalivesUnanswered(t *testing.T) {
 func TestSSHKeepaliveWaitsWhileDataFlows(t *testing.T) {
 	srv := sshtest.Start(t, sshtest.Options{IgnoreKeepalives: true})
 	opts := testSSHOptions(t)
-	opts.KeepaliveInterval, opts.KeepaliveTimeout = 100*time.Millisecond, 300*time.Millisecond
+	opts.KeepaliveInterval, opts.KeepaliveTimeout = 250*time.Millisecond, time.Second
 	tr := dialTest(t, testBoard(t, srv), opts)
-	// 0.5 s of output every 20 ms: longer than the timeout, shorter than keepaliveMaxWait × timeout (1.2 s).
+	// 2.5 s of wall time with output every 50 ms: longer than the timeout, shorter than keepaliveMaxWait ×
+	// timeout. Bounded by the clock rather than by a count, so that a loaded machine cannot stretch it.
 	var out strings.Builder
-	err := tr.Run(context.Background(), Command{Args: []string{"sh", "-c", "i=0; while [ $i -lt 25 ]; do echo x; sleep 0.02; i=$((i+1)); done"}, Stdout: &out})
-	if err != nil {
+	flow := `end=$(( $(date +%s%N) + 2500000000 )); while [ "$(date +%s%N)" -lt "$end" ]; do echo x; sleep 0.05; done`
+	if err := tr.Run(context.Background(), Command{Args: []string{"sh", "-c", flow}, Stdout: &out}); err != nil {
 		t.Fatalf("Run while data flows = %v, want nil", err)
 	}
-	if got, want := strings.Count(out.String(), "x"), 25; got != want {
-		t.Errorf("output lines = %d, want %d", got, want)
+	if strings.Count(out.String(), "x") == 0 {
+		t.Error("no output arrived")
 	}
 	// A reply never comes: even with data flowing the link is declared lost after keepaliveMaxWait × timeout.
 	start := time.Now()
-	err = tr.Run(context.Background(), Command{Args: []string{"sh", "-c", "while :; do echo x; sleep 0.02; done"}, Stdout: io.Discard})
+	err := tr.Run(context.Background(), Command{Args: []string{"sh", "-c", "while :; do echo x; sleep 0.02; done"}, Stdout: io.Discard})
 	if !errors.Is(err, ErrConnectionLost) {
 		t.Errorf("Run with keepalives never answered = %v, want ErrConnectionLost", err)
 	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("lost after %v, want within about keepaliveMaxWait × timeout", d)
+	if d := time.Since(start); d < keepaliveMaxWait*opts.KeepaliveTimeout/2 || d > 5*keepaliveMaxWait*opts.KeepaliveTimeout {
+		t.Errorf("lost after %v, want about keepaliveMaxWait × timeout (%v)", d, keepaliveMaxWait*opts.KeepaliveTimeout)
 	}
 }
 

@@ -29,8 +29,11 @@ func (c *activityConn) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// keepaliveMaxWait caps how long one keepalive reply may be waited for while the board keeps sending other data.
-const keepaliveMaxWait = 4
+// keepaliveMaxWait caps how long one keepalive reply may be waited for while the board keeps sending other data:
+// 12 × the 5 s default is a minute, as long as a 3 MiB push was seen to keep a reply queued on a 2-core machine at
+// load 30 (the old cap of 4 declared such links lost). A link that moves bytes is not dead; the cap only ends a
+// server that answers nothing but keeps talking.
+const keepaliveMaxWait = 12
 
 // keepalive sends keepalive@openssh.com every interval; an error, or no reply and no other byte from the board
 // within timeout, ends the connection. Without it a cut link is never noticed (TCP keepalive takes minutes).
