@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -54,6 +55,7 @@ type BoardOutcome struct {
 	Board   string
 	Status  protocol.Status // ok, partial, failed or interrupted
 	Err     error           // the cause, unless ok
+	Cause   string          // Err as stored and shown ("interrupted during …" rather than Go's "context canceled")
 	Points  int
 	Skips   int
 	Skipped []protocol.Skip // what was not measured, with the reason
@@ -165,6 +167,10 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 		if err != nil {
 			cause = err.Error()
 		}
+		if out.Status == protocol.StatusInterrupted {
+			cause = interruptedCause(err) // "sweep local: context canceled" is Go's word for Ctrl-C
+		}
+		out.Cause = cause
 		// The board's end must be recorded even when the run was cancelled.
 		if serr := sink.BoardFinished(context.WithoutCancel(ctx), b.Name, out.Status, cause); serr != nil && out.Err == nil {
 			out.Err, out.Status = fmt.Errorf("store %s: %w", b.Name, serr), protocol.StatusFailed
@@ -347,4 +353,13 @@ func (r *recorder) done() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return len(r.slots) + r.slotsSkipped
+}
+
+// interruptedCause says what a board was doing when the run was interrupted, in the user's words.
+func interruptedCause(err error) string {
+	msg := strings.TrimSuffix(err.Error(), ": "+context.Canceled.Error())
+	if msg == context.Canceled.Error() || msg == "" {
+		return "interrupted"
+	}
+	return "interrupted during " + msg
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/fleetlab/fleet/fleet"
 	"github.com/fleetlab/fleet/store"
@@ -63,7 +64,17 @@ func exitCode(ctx context.Context, err error, stderr io.Writer) int {
 	case errors.Is(err, fleet.ErrBoardsFailed):
 		code = exitBoardFailed
 	}
-	if code != exitRegression && code != exitBoardFailed {
+	switch {
+	case code == exitInterrupted:
+		// "context canceled" is Go's word for what the user did: say it in theirs
+		msg := strings.TrimSuffix(err.Error(), ": "+context.Canceled.Error())
+		if msg == context.Canceled.Error() {
+			msg = "interrupted"
+		} else if !strings.Contains(msg, "interrupt") {
+			msg += " (interrupted)"
+		}
+		fmt.Fprintf(stderr, "fleet: %s\n", msg)
+	case code != exitRegression && code != exitBoardFailed:
 		fmt.Fprintf(stderr, "fleet: %v\n", err)
 	}
 	return code

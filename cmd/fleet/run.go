@@ -184,8 +184,8 @@ func printOutcomes(w io.Writer, runID int64, outs []fleet.BoardOutcome) {
 		if o.Summary != "" {
 			line += "  (" + o.Summary + ")"
 		}
-		if o.Err != nil {
-			line += "\n      cause: " + o.Err.Error()
+		if o.Cause != "" {
+			line += "\n      cause: " + o.Cause
 		}
 		if o.Summary != "" { // the probe spoke: say what became of every mode
 			line += "\n" + strings.Join(modeSummary(o.Modes, true, "      "), "\n")
