@@ -13,6 +13,7 @@ type column struct {
 	header string
 	board  string // "" : the table names none
 	mode   string // "" : the header names none
+	sizes  bool   // the first cell of a table of sizes, not a value column
 	unit
 }
 

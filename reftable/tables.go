@@ -151,7 +151,7 @@ func (p *parser) rowTable(t *rawTable) error {
 // operation).
 func (p *parser) sizeColumns(t *rawTable) error {
 	h := t.rows[0]
-	board, mode, err := p.boardMode(&column{header: h.cells[0]}, h.line)
+	board, mode, err := p.boardMode(&column{header: h.cells[0], sizes: true}, h.line)
 	if err != nil {
 		return err
 	}
@@ -243,6 +243,8 @@ func (p *parser) boardMode(c *column, line int) (board, mode string, err error) 
 	switch {
 	case board == "":
 		return "", "", p.errorf(line, "column %q names no board: pass --board", c.header)
+	case mode == "" && c.sizes:
+		return "", "", p.errorf(line, "the table of sizes under %q names no mode (which path served its figures is ambiguous): pass --mode", c.header)
 	case mode == "":
 		return "", "", p.errorf(line, "column %q names no mode (which path served the figures is ambiguous): pass --mode or --column \"%s=MODE\"", c.header, c.header)
 	}

@@ -140,3 +140,24 @@ func (db *DB) referenceLabels(ctx context.Context) ([]string, error) {
 	}
 	return out, rows.Err()
 }
+
+// Reference returns the newest reference run labelled label with its points: what every front end puts beside
+// measured boards.
+func (db *DB) Reference(ctx context.Context, label string) (Run, []Measurement, error) {
+	id, err := db.ResolveReference(ctx, label)
+	if err != nil {
+		return Run{}, nil, err
+	}
+	run, err := db.Run(ctx, id)
+	if err != nil {
+		return Run{}, nil, err
+	}
+	ms, err := db.Measurements(ctx, Filter{RunID: id})
+	if err != nil {
+		return Run{}, nil, err
+	}
+	return run, ms, nil
+}
+
+// ReferenceLabels lists the labels of the reference runs, sorted.
+func (db *DB) ReferenceLabels(ctx context.Context) ([]string, error) { return db.referenceLabels(ctx) }
