@@ -117,10 +117,14 @@ func readBounded(path string, max int64) ([]byte, error) {
 }
 
 // Boards and Modes list what a reference's entries name, sorted.
-func (r Reference) Boards() []string { return r.distinct(func(e reftable.Entry) string { return e.Board }) }
+func (r Reference) Boards() []string {
+	return r.distinct(func(e reftable.Entry) string { return e.Board })
+}
 
 // Modes lists the modes of the entries, sorted.
-func (r Reference) Modes() []string { return r.distinct(func(e reftable.Entry) string { return e.Mode }) }
+func (r Reference) Modes() []string {
+	return r.distinct(func(e reftable.Entry) string { return e.Mode })
+}
 
 func (r Reference) distinct(f func(reftable.Entry) string) []string {
 	set := map[string]bool{}
