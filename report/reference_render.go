@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/csv"
 	"fmt"
+	"html/template"
 	"io"
 	"strconv"
 	"strings"
@@ -96,7 +97,7 @@ func strconvG(v float64) string {
 func referenceDocument(c *ReferenceComparison) document {
 	t := table{Title: fmt.Sprintf("Beside reference %s (run %d)", c.Label, c.RunID),
 		Header: []string{"board", "mode", "algorithm", "size", "measured", "% of reference", "reference", "reference board", "reference mode", "cpu %", "published cpu %", "n"},
-		Left:   4}
+		Align:  "llllrrrllrrr"}
 	for _, r := range c.Rows {
 		k := r.SampleKey
 		pub := ""
@@ -123,4 +124,15 @@ func writeReferenceCSV(w io.Writer, c *ReferenceComparison) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// ReferenceHTML is measured boards beside a reference, as the dashboard's compare page shows it.
+func ReferenceHTML(c *ReferenceComparison) template.HTML {
+	return fragment(func(ew *errWriter) {
+		d := referenceDocument(c)
+		if n := len(c.Unmatched); n > 0 {
+			d.Notes = append(d.Notes, fmt.Sprintf("%d measured series without a figure in %s", n, c.Label))
+		}
+		writeDocumentHTML(ew, d)
+	})
 }
