@@ -42,6 +42,7 @@ func TestComparePageBesideReference(t *testing.T) {
 		{"/compare?reference=nosuch", 404, []string{"no reference labelled"}},
 		{"/compare?reference=ti-sdk&reference-board=zz", 400, []string{"has no board"}},
 		{"/?status=reference", 200, []string{"1 runs", `href="/compare?reference=ti-sdk"`}},
+		{"/runs/5", 200, []string{"reference", "TI guide &lt;script&gt;", "am64x-evm"}},
 	} {
 		resp, err := http.Get(srv.URL + tc.path)
 		if err != nil {
