@@ -49,6 +49,7 @@ func ReadReference(ctx context.Context, opts ReferenceOptions) (Reference, error
 	}
 	seen := map[string]origin{}
 	var sources []string
+	used := map[string]bool{}
 	for _, path := range opts.Files {
 		if err := ctx.Err(); err != nil {
 			return Reference{}, err
@@ -77,9 +78,17 @@ func ReadReference(ctx context.Context, opts ReferenceOptions) (Reference, error
 			}
 			seen[k] = origin{path, e.Line}
 		}
+		for _, k := range res.Columns {
+			used[k] = true
+		}
 		ref.Entries = append(ref.Entries, res.Entries...)
 		ref.Files = append(ref.Files, ReferenceFile{Path: path, Source: src, Tables: res.Tables, Threads: res.Threads, Entries: len(res.Entries)})
 		sources = append(sources, src)
+	}
+	for k := range opts.Columns {
+		if !used[k] {
+			return Reference{}, fmt.Errorf("--column %q names no column of %s", k, strings.Join(opts.Files, ", "))
+		}
 	}
 	ref.Source = sources[0]
 	if len(ref.Files) > 1 && opts.Source == "" {

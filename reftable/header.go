@@ -122,8 +122,12 @@ func (p *parser) valueColumn(header, board, name, unitText string, t *rawTable, 
 // mapped looks a header up in Options.Columns, by its name without unit or by all of it.
 func (p *parser) mapped(header, name string) (string, bool) {
 	for k, v := range p.opts.Columns {
-		k = strings.Join(strings.Fields(strings.ToLower(k)), " ")
-		if k == name || k == strings.Join(strings.Fields(strings.ToLower(header)), " ") {
+		n := strings.Join(strings.Fields(strings.ToLower(k)), " ")
+		if n == name || n == strings.Join(strings.Fields(strings.ToLower(header)), " ") {
+			if p.usedColumns == nil {
+				p.usedColumns = map[string]bool{}
+			}
+			p.usedColumns[k] = true
 			return v, true
 		}
 	}

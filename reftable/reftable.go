@@ -2,6 +2,7 @@ package reftable
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -40,6 +41,7 @@ type Result struct {
 	Tables  int    // tables read
 	Threads int    // the -multi N every entry has
 	Entries []Entry
+	Columns []string // the keys of Options.Columns that named a column here, sorted
 }
 
 // Error is a table that cannot be read unambiguously, at a line of the file.
@@ -67,6 +69,8 @@ type parser struct {
 	tables  []rawTable
 	entries []Entry
 	cpus    []cpuFigure
+
+	usedColumns map[string]bool // the Options.Columns that named a header
 }
 
 // cpuFigure is a published CPU % waiting for the throughput figures it belongs to (size 0: every size).
@@ -114,7 +118,8 @@ func (p *parser) parse(data []byte) (Result, error) {
 	if len(p.entries) == 0 {
 		return Result{}, p.errorf(p.tables[0].line, "no throughput or operations per second in any table")
 	}
-	return Result{Source: source, Tables: len(p.tables), Threads: p.threads, Entries: p.entries}, nil
+	return Result{Source: source, Tables: len(p.tables), Threads: p.threads, Entries: p.entries,
+		Columns: slices.Sorted(maps.Keys(p.usedColumns))}, nil
 }
 
 // resolveThreads takes -multi N from the options or from the text (the source line and the prose), refusing

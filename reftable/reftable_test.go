@@ -100,6 +100,9 @@ func mustRead(t *testing.T, name string) []byte {
 // TestCSVTable reads reStructuredText csv-tables: :header:, :header-rows:, "16 bytes" sizes and a CPU table.
 func TestCSVTable(t *testing.T) {
 	r := parseFile(t, "am62l-csv-table.rst", Options{Board: "am62l-evm", Columns: map[string]string{"Accelerator": "devcrypto"}})
+	if len(r.Columns) != 1 || r.Columns[0] != "Accelerator" {
+		t.Errorf("columns used %v, want [Accelerator]", r.Columns)
+	}
 	if r.Source != "" || r.Tables != 2 || len(r.Entries) != 12 {
 		t.Errorf("source %q, %d tables, %d entries; want none, 2, 12", r.Source, r.Tables, len(r.Entries))
 	}

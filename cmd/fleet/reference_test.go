@@ -110,6 +110,7 @@ func TestImportReferenceRefused(t *testing.T) {
 		{[]string{"--reference", "r", "--board", "b", tiSDK, tiSDK}, "also at"},
 		{[]string{"--board", "b", "--mode", "cpu", tiSDK}, "add --reference"},
 		{[]string{"--reference", "r", tiSDK}, "pass --board"},
+		{[]string{"--reference", "r", "--board", "b", "--column", "Acclerator=afalg", tiSDK}, "--column \"Acclerator\" names no column"},
 	} {
 		_, stderr, code := runFleet(t, append([]string{"import", "--db", db}, c.args...)...)
 		if code != 2 || !strings.Contains(stderr, c.want) {
