@@ -20,6 +20,9 @@ type BoardPoint struct {
 // must say, alone, whether it names a vendor's figures or measurements.
 var ErrLabelMeasured = errors.New("label names measured runs")
 
+// ErrReferenceRun means a reference run was to be judged as a measurement (fleet regress --run LABEL).
+var ErrReferenceRun = errors.New("a reference is a vendor's published table, never a measurement to judge: put boards beside it with fleet compare --reference")
+
 // ImportReference stores a vendor's published figures as one run with status protocol.StatusReference, labelled
 // info.Label (required) with info.Source as its provenance, all or nothing in one transaction. Its points never
 // claim a series' latest pointer, and the store's baselines, history and change queries leave reference runs out:

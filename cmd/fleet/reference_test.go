@@ -86,8 +86,9 @@ func TestImportReferenceTI(t *testing.T) {
 	if rows := resultRows(t, "--db", db); len(rows) != 0 {
 		t.Errorf("fleet results (latest) lists %d reference rows, want none", len(rows))
 	}
-	if _, stderr, code := runFleet(t, "regress", "--db", db, "--baseline", "ti-am64x-sdk-12.00", "--run", "ti-am64x-spracv1b"); code != 2 {
-		t.Errorf("regress against a reference: exit %d (%s), want 2", code, stderr)
+	if _, stderr, code := runFleet(t, "regress", "--db", db, "--baseline", "ti-am64x-sdk-12.00", "--run", "ti-am64x-spracv1b"); code != 2 ||
+		!strings.Contains(stderr, "never a measurement to judge") {
+		t.Errorf("regress of a reference: exit %d (%s), want 2, refused", code, stderr)
 	}
 }
 
@@ -200,6 +201,9 @@ func TestCompareReferenceLocalEndToEnd(t *testing.T) {
 	}
 	if _, stderr, code := runFleet(t, "compare", "--db", db, "--reference", "ti-am64x-sdk-12.00", "--reference-board", "am62x"); code != 2 || !strings.Contains(stderr, "has no board \"am62x\"") {
 		t.Errorf("compare --reference-board am62x: exit %d, %q", code, stderr)
+	}
+	if _, stderr, code := runFleet(t, "regress", "--db", db, "--baseline", "ti-am64x-sdk-12.00"); code != 2 || !strings.Contains(stderr, "no board has baseline") {
+		t.Errorf("regress --baseline of a reference label: exit %d, %q; want 2, no baseline", code, stderr)
 	}
 	// Plain compare of the latest runs never shows the reference's board.
 	if out, _, _ := runFleet(t, "compare", "--db", db); strings.Contains(out, "am64x-evm") {
