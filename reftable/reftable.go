@@ -15,7 +15,7 @@ import (
 // ModeAccelerator is the mode of a vendor's "Accelerator" column, which says a hardware engine served the
 // figure but not through which interface (cryptodev, AF_ALG, a vendor engine). A comparison matches it with
 // every accelerated mode measured; Options.Columns maps it to one mode ("Accelerator=devcrypto") instead.
-const ModeAccelerator = "accelerator"
+const ModeAccelerator = protocol.ModeReferenceAccelerator
 
 // MaxFileBytes bounds what Parse reads: a performance guide's tables are a few kilobytes.
 const MaxFileBytes = 4 << 20

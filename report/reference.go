@@ -11,11 +11,6 @@ import (
 	"github.com/fleetlab/fleet/store"
 )
 
-// ModeReferenceAccelerator is the mode of a vendor's "Accelerator" column (reftable.ModeAccelerator): the
-// figure of a hardware engine through an interface the vendor did not name. It matches every accelerated mode
-// measured (devcrypto, afalg, kcapi, engine:NAME, …).
-const ModeReferenceAccelerator = "accelerator"
-
 // ReferenceOptions select what CompareReference puts beside a reference.
 type ReferenceOptions struct {
 	Board                     string // the reference's board to compare every measured board with; "" : see CompareReference
@@ -119,7 +114,7 @@ func CompareReference(measured []store.Measurement, ref store.Run, refPoints []s
 	c.Notes = append(c.Notes, fmt.Sprintf("%s is %s bytes per second on both sides: the reference's units were converted "+
 		"when it was imported (MB/s = 10^6 B/s, KB/s = 1000 B/s as openssl's k); %% of %s is the measured median over the published figure",
 		unit, strconvG(per), ref.Label))
-	if slices.ContainsFunc(c.Rows, func(r ReferenceRow) bool { return r.ReferenceMode == ModeReferenceAccelerator }) {
+	if slices.ContainsFunc(c.Rows, func(r ReferenceRow) bool { return r.ReferenceMode == protocol.ModeReferenceAccelerator }) {
 		c.Notes = append(c.Notes, "the reference's accelerator column names no interface: it stands beside every accelerated mode measured")
 	}
 	if slices.ContainsFunc(c.Rows, func(r ReferenceRow) bool { return r.ReferenceCPUPct > 0 }) {
@@ -136,7 +131,7 @@ func matchMode(figs []store.Measurement, mode string) *store.Measurement {
 		}
 	}
 	for i := range figs {
-		if figs[i].Mode == ModeReferenceAccelerator && protocol.IsAccelerated(mode) && mode != protocol.ModeSSH {
+		if figs[i].Mode == protocol.ModeReferenceAccelerator && protocol.IsAccelerated(mode) && mode != protocol.ModeSSH {
 			return &figs[i]
 		}
 	}
