@@ -4,7 +4,7 @@
 // where the table gave "mean (min m, max M)".
 //
 // Layouts (several tables per file, in any mix): tab-separated text; text aligned with two or more spaces;
-// Markdown pipe tables; reStructuredText `csv-table` directives (with `:header:` or `:header-rows:`) and grid
+// Markdown pipe tables; reStructuredText simple tables, `csv-table` directives (with `:header:` or `:header-rows:`) and grid
 // tables (`+---+` borders, `+===+` under the header, cells spanning several lines); and the space-separated
 // shape of application notes, a row of sizes ("Frame Size (bytes)" then "16 64 256 …") or of key sizes and
 // curves ("RSA size 512 1024 …", "ECDSA curve nistp224 …") followed by one row per algorithm or operation.

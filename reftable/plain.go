@@ -6,7 +6,10 @@ import (
 	"strings"
 )
 
-var wideSpaceRE = regexp.MustCompile(`\s{2,}`)
+var (
+	wideSpaceRE    = regexp.MustCompile(`\s{2,}`)
+	simpleBorderRE = regexp.MustCompile(`^=+( +=+)*$`)
+)
 
 // plainBlock reads consecutive lines of plain text: a table aligned with two or more spaces (its header starting
 // with "Algorithm"), or the space-separated shape of application notes — a header of sizes or of key sizes and
@@ -19,12 +22,19 @@ func (p *parser) plainBlock(ls []line, title *[]string, add func(rawTable)) erro
 			t := rawTable{kind: "space-aligned", line: ls[i].n}
 			for ; i < len(ls); i++ {
 				ls[i].table = true
+				if s := strings.TrimSpace(ls[i].text); simpleBorderRE.MatchString(s) {
+					continue // a reStructuredText simple table's ===== lines
+				}
 				t.rows = append(t.rows, rawRow{ls[i].n, wideSpaceRE.Split(strings.TrimSpace(ls[i].text), -1)})
 			}
 			add(t)
 			continue
 		}
 		h, ok := plainHeader(s, *title)
+		if !ok && simpleBorderRE.MatchString(s) {
+			i++ // the top border of a reStructuredText simple table
+			continue
+		}
 		if !ok {
 			*title = append(*title, s)
 			i++

@@ -148,6 +148,20 @@ func TestGridAndAligned(t *testing.T) {
 	}
 }
 
+// TestSimpleTable reads a reStructuredText simple table (===== borders, columns two spaces apart).
+func TestSimpleTable(t *testing.T) {
+	text := "# source: made up\n\n===========  ============  ==============\nAlgorithm    Size (bytes)  ARM CE (MB/s)\n" +
+		"===========  ============  ==============\naes-128-cbc  16            69.43\naes-128-cbc  16384         727.48\n" +
+		"===========  ============  ==============\n"
+	r, err := Parse([]byte(text), Options{File: "simple.rst", Board: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Entries) != 2 || r.Entries[1].BytesPerSec != 727.48e6 || r.Entries[1].Line != 7 || r.Source != "made up" {
+		t.Errorf("simple table = %+v", r)
+	}
+}
+
 // TestRefused feeds tables that cannot be read unambiguously: each is an *Error at its line saying why.
 func TestRefused(t *testing.T) {
 	const head = "Algorithm\tSize (bytes)\tARM CE (MB/s)\n"
