@@ -74,9 +74,16 @@ func TestImportReferenceTI(t *testing.T) {
 		t.Errorf("SPRACV1B aes-128-gcm 16384 B = %+v, want 6637 Mbit/s at 2 threads, mode cpu", rows)
 	}
 
+	// Boards as columns with "mean (min, max)" in KBytes/Sec: the published range is kept.
+	importReference(t, db, "--reference", "old-guide", "--mode", "cpu", filepath.Join("..", "..", "reftable", "testdata", "old-guide-boards.md"))
+	rows = resultRows(t, "--db", db, "--run", "old-guide", "--board", "am335x-evm", "--size", "16384", "--algorithm", "aes-128-cbc")
+	if len(rows) != 1 || rows[0].BytesPerSec != 23405.57e3 || rows[0].PublishedMin != 23399e3 || rows[0].PublishedMax != 23412e3 || rows[0].CPUPct != 36 {
+		t.Errorf("old guide am335x-evm aes-128-cbc 16384 B = %+v, want 23405.57 KB/s (min 23399, max 23412), CPU 36", rows)
+	}
+
 	out, _, _ := runFleet(t, "runs", "--db", db)
-	if strings.Count(out, "reference") != 2 {
-		t.Errorf("fleet runs does not mark both references:\n%s", out)
+	if strings.Count(out, "reference") != 3 {
+		t.Errorf("fleet runs does not mark the three references:\n%s", out)
 	}
 	out, _, _ = runFleet(t, "show", "--db", db, "ti-am64x-spracv1b")
 	if !strings.Contains(out, ": reference") || !strings.Contains(out, "source:    TI application note SPRACV1B") {
