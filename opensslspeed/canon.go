@@ -96,6 +96,14 @@ var (
 	canonCurveEd = map[string]int{"ed25519": 253, "ed448": 456, "x25519": 253, "x448": 448}
 )
 
+// AsymName splits an asymmetric name `openssl speed` accepts into the stored algorithm, key bits and curve:
+// "rsa2048" → ("rsa", 2048, ""), "ecdsap256" → ("ecdsa", 256, "nistp256"), "ed25519" → ("eddsa", 253,
+// "ed25519"). ok is false for a name that is not one.
+func AsymName(name string) (alg string, bits int, curve string, ok bool) {
+	a, ok := canonAsymName(strings.Join(strings.Fields(name), ""))
+	return a.alg, a.bits, a.curve, ok
+}
+
 // canonAsymName recognises the asymmetric names `openssl speed` accepts (rsa2048, ecdsap256, ed25519, ...).
 func canonAsymName(n string) (speedAsym, bool) {
 	n = strings.ToLower(n)
@@ -164,6 +172,10 @@ func Args(alg string) (args []string, asym bool, err error) {
 	}
 	return []string{"-evp", alg}, false, nil
 }
+
+// SymOp is the operation `openssl speed` records for a cipher, digest or MAC measured without -decrypt:
+// "encrypt", "digest" or "mac".
+func SymOp(alg string) string { return speedSymOp(alg, false) }
 
 // speedSymOp is the operation of a cipher or digest row: digests and MACs have no direction.
 func speedSymOp(alg string, decrypt bool) string {

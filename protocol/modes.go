@@ -15,6 +15,11 @@ const (
 	ModeKCAPI     = "kcapi"     // the agent's own AF_ALG benchmark, no OpenSSL engine needed
 	ModeSSH       = "ssh"       // the controller streams data through the board's SSH server, per cipher (ssh.go)
 
+	// ModeReferenceAccelerator is no mode a board is measured in: it is the mode of a vendor's "Accelerator"
+	// column in a published table (fleet import --reference), a hardware engine reached through an interface the
+	// vendor did not name. Comparisons put it beside every accelerated mode measured.
+	ModeReferenceAccelerator = "accelerator"
+
 	EnginePrefix   = "engine:"   // engine:NAME, a vendor engine from boards.toml
 	ProviderPrefix = "provider:" // provider:NAME, an OpenSSL 3 provider from boards.toml
 )

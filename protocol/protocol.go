@@ -57,6 +57,10 @@ type Point struct {
 	WallEst     float64 `json:"wall_est_s,omitempty"` // timing=cpu: estimated wall seconds (nominal duration)
 	BytesPerSec float64 `json:"bytes_per_sec,omitempty"`
 	OpsPerSec   float64 `json:"ops_per_sec,omitempty"`
+	// PublishedMin and PublishedMax are the range a vendor published beside a reference figure ("mean (min m,
+	// max M)"), in the unit of BytesPerSec or OpsPerSec; 0 when none. Only points of reference runs have them.
+	PublishedMin float64 `json:"published_min,omitempty"`
+	PublishedMax float64 `json:"published_max,omitempty"`
 
 	// CPU accounting of the process tree that produced the point. When one openssl command yields several points
 	// (OpenSSL 1.0.x sweeping every size in one run; rsa sign and verify), its wall, user and system seconds are
@@ -294,7 +298,7 @@ func (p *Point) Validate() error {
 		v    float64
 	}{{"count", p.Count}, {"seconds", p.Seconds}, {"wall_s", p.WallS}, {"user_s", p.UserS}, {"sys_s", p.SysS},
 		{"cpu_pct", p.CPUPct}, {"bytes_per_sec", p.BytesPerSec}, {"ops_per_sec", p.OpsPerSec}, {"wall_est_s", p.WallEst},
-		{"sys_busy_pct", p.SysBusyPct}} {
+		{"sys_busy_pct", p.SysBusyPct}, {"published_min", p.PublishedMin}, {"published_max", p.PublishedMax}} {
 		if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 {
 			return fmt.Errorf("point %s %s: %s = %v", p.Mode, p.Algorithm, f.name, f.v)
 		}

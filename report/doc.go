@@ -13,6 +13,9 @@
 //   - Compare, WriteCompare and WriteCompareLayout: the vendor-guide tables (fleet compare), with speedups,
 //     crossovers and CPU %. The default text fits a terminal (per board, then boards against each other at one
 //     block size); Layout.Wide, Markdown and CSV give the full tables.
+//   - CompareReference, WriteReference and ReferenceHTML: measured series beside a vendor's published table
+//     (fleet compare --reference), matched by mode (the table's "accelerator" beside every accelerated mode),
+//     algorithm, size, threads and board; % of the published figure and the published CPU % beside fleet's.
 //   - Regress, WriteRegression and WriteJUnit: verdicts against a baseline (fleet regress). HasRegression
 //     decides the exit code: regressed, regressed (unconfirmed) and missing all count.
 //   - Changes and WriteChanges: change points over each series' history (fleet changes), E-Divisive means with

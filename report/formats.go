@@ -25,6 +25,8 @@ const (
 	ViewImport  View = "import"  // WriteImport: the points of fleet import --dry-run
 	ViewChanges View = "changes" // WriteChanges: change points over history
 	ViewBoards  View = "boards"  // WriteBoards: the inventory's boards and who holds their leases
+	// ViewCompareReference is WriteReference: fleet compare --reference, measured boards beside a vendor's table.
+	ViewCompareReference View = "compare --reference"
 )
 
 // Formats lists the output formats the view offers, its default first. A few aliases are accepted as well
@@ -35,7 +37,7 @@ func (v View) Formats() []string {
 		return []string{FormatText, FormatMarkdown, FormatCSV, FormatJSON, FormatHTML}
 	case ViewRegress:
 		return []string{FormatText, FormatMarkdown, FormatCSV, FormatJSON, FormatJUnit}
-	case ViewRuns, ViewResults, ViewHistory:
+	case ViewRuns, ViewResults, ViewHistory, ViewCompareReference:
 		return []string{FormatText, FormatMarkdown, FormatCSV, FormatJSON}
 	case ViewRun:
 		return []string{FormatText, FormatCSV, FormatJSON}

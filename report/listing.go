@@ -135,11 +135,15 @@ type resultJSON struct {
 	UserS       float64 `json:"user_s"`
 	SysS        float64 `json:"sys_s"`
 	CPUPct      float64 `json:"cpu_pct"`
-	Timing      string  `json:"timing"`
-	Failed      bool    `json:"failed"`
-	Error       string  `json:"error,omitempty"`
-	Driver      string  `json:"driver,omitempty"`
-	Engine      string  `json:"engine,omitempty"`
+	// PublishedMin and PublishedMax are the range a vendor published beside a reference figure (runs with
+	// status reference), in the unit of bytes_per_sec or ops_per_sec; absent when there is none.
+	PublishedMin float64 `json:"published_min,omitempty"`
+	PublishedMax float64 `json:"published_max,omitempty"`
+	Timing       string  `json:"timing"`
+	Failed       bool    `json:"failed"`
+	Error        string  `json:"error,omitempty"`
+	Driver       string  `json:"driver,omitempty"`
+	Engine       string  `json:"engine,omitempty"`
 	// Validity is ok, suspect or invalid, or "unknown" for points judged by nobody (imports, older agents).
 	Validity        string   `json:"validity"`
 	ValidityReasons []string `json:"validity_reasons"`
@@ -184,6 +188,10 @@ func WriteResults(w io.Writer, ms []store.Measurement, format string) error {
 			if m.Validity == protocol.ValiditySuspect || m.Validity == protocol.ValidityInvalid {
 				note = strings.TrimSpace(note + " " + m.Validity + ": " + strings.Join(m.ValidityReasons, "; "))
 			}
+			if m.PublishedMax > 0 {
+				note = strings.TrimSpace(note + " published min " + formatThroughput(m.PublishedMin, DefaultUnit, k.Asym()) +
+					", max " + formatThroughput(m.PublishedMax, DefaultUnit, k.Asym()))
+			}
 			t.Rows = append(t.Rows, []string{fmt.Sprint(m.RunID), m.Board, m.Mode, algoLabel(m.Algorithm, m.Op, 1), k.Size(),
 				fmt.Sprint(k.Threads), fmt.Sprint(m.Repeat), v, fmt.Sprintf("%.0f", m.CPUPct), fmt.Sprintf("%.2f", m.WallS),
 				fmt.Sprintf("%.2f", m.UserS), fmt.Sprintf("%.2f", m.SysS), m.Timing, note})
@@ -204,7 +212,8 @@ func WriteResults(w io.Writer, ms []store.Measurement, format string) error {
 			v, reasons := validityOf(m.Point)
 			out = append(out, resultJSON{Run: m.RunID, RunLabel: m.RunLabel, SampleKey: keyOf(m),
 				Repeat: m.Repeat, BytesPerSec: m.BytesPerSec, OpsPerSec: m.OpsPerSec,
-				WallS: m.WallS, UserS: m.UserS, SysS: m.SysS, CPUPct: m.CPUPct, Timing: m.Timing, Failed: m.Failed,
+				WallS: m.WallS, UserS: m.UserS, SysS: m.SysS, CPUPct: m.CPUPct, PublishedMin: m.PublishedMin,
+				PublishedMax: m.PublishedMax, Timing: m.Timing, Failed: m.Failed,
 				Error: m.Error, Driver: m.Driver, Engine: m.Engine, Validity: v, ValidityReasons: reasons,
 				Precision: prec[keyOf(m)]})
 		}

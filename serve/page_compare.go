@@ -15,12 +15,14 @@ type compareQuery struct {
 	Run                       string
 	Boards, Modes, Algorithms []string
 	Unit                      string
+	Reference, ReferenceBoard string // fleet compare --reference, --reference-board
 }
 
 func readCompareQuery(r *http.Request) (compareQuery, error) {
 	p := params{v: r.URL.Query()}
 	q := compareQuery{Run: p.str("run"), Boards: p.list("boards"), Modes: p.list("modes"),
-		Algorithms: p.list("algorithms"), Unit: p.str("unit")}
+		Algorithms: p.list("algorithms"), Unit: p.str("unit"), Reference: p.str("reference"),
+		ReferenceBoard: p.str("reference-board")}
 	if q.Run == "" {
 		q.Run = "latest"
 	}
@@ -86,11 +88,46 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 		Q          compareQuery
 		Choices    choices
 		Units      []string
+		References []string
 		Comparison template.HTML
 		Empty      bool
 	}{Q: q, Choices: choicesOf(ms), Units: report.Units, Empty: c == nil}
-	if c != nil {
+	if data.References, err = s.DB.ReferenceLabels(r.Context()); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	switch {
+	case q.Reference != "":
+		rc, err := s.referenceComparison(r, q, ms)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		if data.Empty = rc == nil; rc != nil {
+			data.Comparison = report.ReferenceHTML(rc)
+		}
+	case c != nil:
 		data.Comparison = report.ComparisonHTML(c)
 	}
 	s.render(w, r, http.StatusOK, "compare", page{Title: "compare", Nav: "compare", Data: data})
+}
+
+// referenceComparison puts the run's points beside the reference the query names, as fleet compare
+// --reference does; nil when nothing of the selection matches a figure of it.
+func (s *Server) referenceComparison(r *http.Request, q compareQuery, ms []store.Measurement) (*report.ReferenceComparison, error) {
+	run, refPoints, err := s.DB.Reference(r.Context(), q.Reference)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, notFound("%v", err)
+	} else if err != nil {
+		return nil, err
+	}
+	rc, err := report.CompareReference(ms, run, refPoints, report.ReferenceOptions{Board: q.ReferenceBoard,
+		Boards: q.Boards, Modes: q.Modes, Algorithms: q.Algorithms, Unit: q.Unit})
+	switch {
+	case errors.Is(err, report.ErrNoReferenceMatch):
+		return nil, nil
+	case err != nil:
+		return nil, badRequest("%v", err)
+	}
+	return rc, nil
 }

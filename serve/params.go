@@ -91,7 +91,7 @@ func (p *params) page() int {
 func (p *params) status() protocol.Status {
 	s := protocol.Status(p.str("status"))
 	if s != "" && !s.Valid() {
-		p.fail("status: %q is not one of running, ok, partial, failed, interrupted, imported", s)
+		p.fail("status: %q is not one of running, ok, partial, failed, interrupted, imported, reference", s)
 		return ""
 	}
 	return s

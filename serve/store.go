@@ -22,6 +22,8 @@ type Store interface {
 	ReadRegressionInput(ctx context.Context, ref string, cur []store.Measurement) (store.RegressionInput, error)
 	ExpectedPoints(ctx context.Context, run store.Run) (map[string]store.ExpectedCount, error)
 	SeriesKeys(ctx context.Context) ([]store.SeriesKey, error)
+	Reference(ctx context.Context, label string) (store.Run, []store.Measurement, error)
+	ReferenceLabels(ctx context.Context) ([]string, error)
 }
 
 var _ Store = (*store.DB)(nil)

@@ -131,7 +131,7 @@ type runQuery struct {
 // and matches q.
 func (db *DB) newestRuns(ctx context.Context, q runQuery) (map[string]int64, error) {
 	rows, err := db.db.QueryContext(ctx, `SELECT b.board, b.run_id FROM board_runs b JOIN runs r ON r.id = b.run_id
-		WHERE (?1 = '' OR b.board = ?1) AND (?2 = '' OR r.label = ?2)
+		WHERE (?1 = '' OR b.board = ?1) AND (?2 = '' OR r.label = ?2) AND r.status <> 'reference'
 			AND (?3 = 0 OR (r.started, r.id) < (SELECT started, id FROM runs WHERE id = ?3))
 			AND (?4 = 0 OR r.id = ?4)
 			AND (?5 = 0 OR b.validity != 'invalid')
@@ -170,6 +170,7 @@ func (db *DB) skippedInvalid(ctx context.Context, ref, board string, judged, cho
 	}
 	rows, err := db.db.QueryContext(ctx, `SELECT b.run_id, b.validity_reasons FROM board_runs b JOIN runs r ON r.id = b.run_id
 		WHERE b.board = ?1 AND b.validity = 'invalid' AND (?2 = '' OR r.label = ?2) AND r.id != ?5
+			AND r.status <> 'reference'
 			AND (?3 = 0 OR (r.started, r.id) < (SELECT started, id FROM runs WHERE id = ?3))
 			AND (?4 = 0 OR (r.started, r.id) > (SELECT started, id FROM runs WHERE id = ?4))
 		ORDER BY r.started DESC, r.id DESC`, board, label, before, chosen, judged)

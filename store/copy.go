@@ -191,7 +191,8 @@ func copyOneRun(ctx context.Context, src, dst *DB, r copyRun, stored func(points
 	if n > 0 {
 		return false, nil
 	}
-	w := &RunWriter{db: dst, uuid: r.uuid, started: r.started, boards: map[string]bool{}, series: map[series]bool{}}
+	w := &RunWriter{db: dst, uuid: r.uuid, started: r.started, boards: map[string]bool{}, series: map[series]bool{},
+		reference: r.status == string(protocol.StatusReference)}
 	if err := tx.QueryRowContext(ctx, `INSERT INTO runs (uuid, started, finished, label, tool_version, host,
 			command_line, source, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		r.uuid, r.started, r.finished, r.label, r.tool, r.host, r.cmd, r.srcd, r.status).Scan(&w.id); err != nil {

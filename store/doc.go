@@ -24,6 +24,11 @@
 // release and by Finish; a lease whose holder died expires. Expiry is judged by one clock: the machine's
 // (DB.Now) for SQLite, the server's now() for PostgreSQL.
 //
+// Reference runs (ImportReference, status protocol.StatusReference) hold a vendor's published figures, with the
+// published min/max (migration 0009): they never claim a series' latest pointer (also when copied), and the
+// baseline, history, change and "latest" queries leave them out, so a reference is never taken for a
+// measurement; Reference and ResolveReference read them by label.
+//
 // Results are never updated in place (triggers refuse it); only the status, error, facts and finished time of
 // runs and board runs change. A small table holds the newest point of every series, kept on insert, so
 // LatestPoints never scans history.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // seriesWhere holds the conditions of k on board_runs b and measurements m.
@@ -25,6 +27,8 @@ func seriesWhere(k SeriesKey) where {
 	if k.Curve != "" {
 		w.add("m.curve = ?", k.Curve)
 	}
+	// A vendor's published figures are never a point of a series' history (nor a baseline or a change).
+	w.add("r.status <> ?", string(protocol.StatusReference))
 	return w
 }
 

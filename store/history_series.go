@@ -130,6 +130,7 @@ func boardRunWindow(f HistoryFilter) (string, []any) {
 	if f.Label != "" {
 		w.add("r.label = ?", f.Label)
 	}
+	w.add("r.status <> ?", string(protocol.StatusReference)) // published figures are never a measurement
 	return `WITH w AS (SELECT b.run_id, b.board, b.facts, r.started, r.label, r.tool_version,
 			ROW_NUMBER() OVER (PARTITION BY b.board ORDER BY r.started DESC, r.id DESC) AS k,
 			COUNT(*) OVER (PARTITION BY b.board) AS total

@@ -34,6 +34,13 @@ func RunsByBoard(ms []Measurement) map[string]int64 {
 func (db *DB) ReadRegressionInput(ctx context.Context, ref string, cur []Measurement) (RegressionInput, error) {
 	curRuns := RunsByBoard(cur)
 	in := RegressionInput{BaseFacts: map[string]*protocol.Facts{}, CurFacts: map[string]*protocol.Facts{}}
+	for _, board := range sortedKeys(curRuns) {
+		if _, st, err := db.boardFacts(ctx, curRuns[board], board); err != nil {
+			return in, err
+		} else if st == protocol.StatusReference {
+			return in, fmt.Errorf("judge run %d: %w", curRuns[board], ErrReferenceRun)
+		}
+	}
 	var err error
 	if in.Baselines, err = db.ResolveBaselines(ctx, ref, curRuns); err != nil {
 		return in, err

@@ -78,7 +78,7 @@ func (db *DB) ResolveRun(ctx context.Context, ref string) (int64, error) {
 		err = db.db.QueryRowContext(ctx, `SELECT id FROM runs WHERE uuid = ?`, strings.ToLower(ref)).Scan(&id)
 	} else if ref == "" || ref == "latest" {
 		what = "runs"
-		err = db.db.QueryRowContext(ctx, `SELECT id FROM runs ORDER BY started DESC, id DESC LIMIT 1`).Scan(&id)
+		err = db.db.QueryRowContext(ctx, `SELECT id FROM runs WHERE status <> 'reference' ORDER BY started DESC, id DESC LIMIT 1`).Scan(&id)
 	} else {
 		what = fmt.Sprintf("run labelled %q", ref)
 		err = db.db.QueryRowContext(ctx, `SELECT id FROM runs WHERE label = ? ORDER BY started DESC, id DESC LIMIT 1`,

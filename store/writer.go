@@ -31,6 +31,9 @@ type RunWriter struct {
 	started string // the run's start, which decides the latest point of a series
 	label   string // the run's label and controller host, shown to runs waiting for a board it holds
 	host    string
+	// reference: a vendor's published table (StatusReference), whose points never claim a series' latest
+	// pointer, so that "latest" and everything built on it only ever see measurements.
+	reference bool
 
 	mu     sync.Mutex
 	batch  batch

@@ -39,7 +39,7 @@ one block size (--size, default the largest that two boards measured). --wide pr
 
    fleet compare --boards am64x,am335x --algorithms aes-128-cbc --unit MB/s
    fleet compare --size 1024                       boards against each other at 1024 B
-   fleet compare --run 12 --format markdown > wiki.md`,
+   fleet compare --run 12 --format markdown > wiki.md` + compareReferenceUsage,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "run", Aliases: []string{"r"}, Value: "latest", Usage: "run `ID`, label, or latest (per board)"},
 			&cli.StringSliceFlag{Name: "boards", Aliases: []string{"b"}, Usage: "only these `BOARDS`"},
@@ -47,8 +47,13 @@ one block size (--size, default the largest that two boards measured). --wide pr
 			algorithmsFlag("algorithms", []string{"a"}, "only these `ALGS`"),
 			unitFlag(),
 			formatFlag(report.ViewCompare),
-		}, layoutFlags("size")...),
+		}, append(layoutFlags("size"), compareReferenceFlags()...)...),
 		Action: withDB(func(c *cli.Context, db *store.DB) error {
+			if c.IsSet("reference") {
+				return compareReference(c, db)
+			} else if c.IsSet("reference-board") {
+				return usageErr("--reference-board goes with --reference LABEL")
+			}
 			layout, err := layoutFromFlags(c, "size")
 			if err != nil {
 				return err

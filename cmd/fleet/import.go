@@ -37,9 +37,9 @@ or 130 when interrupted). Files of any size are read as streams.
 
    fleet import --board am335x --label wiki-2019 am335x-speed.txt
    fleet import --board am335x --dry-run --format json capture.txt      print the points, store nothing
-   fleet import --board imx8 --algorithm aes-128-cbc multi.txt          name 1.1.1's "evp" rows`,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "board", Required: true, Usage: "the board the captures came from"},
+   fleet import --board imx8 --algorithm aes-128-cbc multi.txt          name 1.1.1's "evp" rows` + importReferenceUsage,
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "board", Usage: "the board the captures came from (required but with --reference)"},
 			&cli.StringFlag{Name: "label", Usage: "`LABEL` the run(s) (e.g. wiki-2019)", Action: checkLabelFlag},
 			&cli.StringFlag{Name: "date", Usage: "when the captures were taken, `DATE` (2026-01-31 or 2026-01-31T02:00 UTC; default now)"},
 			&cli.StringFlag{Name: "algorithm", Usage: "the `ALG` of -evp ALG, for rows labelled \"evp\" when the capture does not show the command"},
@@ -47,7 +47,7 @@ or 130 when interrupted). Files of any size are read as streams.
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "parse and print, store nothing"},
 			&cli.BoolFlag{Name: "split", Usage: "one run per openssl command instead of one per file"},
 			formatFlag(report.ViewImport),
-		},
+		}, referenceImportFlags()...),
 		Action: importAction,
 	}
 }
@@ -55,6 +55,17 @@ or 130 when interrupted). Files of any size are read as streams.
 func importAction(c *cli.Context) error {
 	if c.NArg() == 0 {
 		return usageErr("import: name at least one FILE")
+	}
+	if c.IsSet("reference") {
+		return importReferenceAction(c)
+	}
+	for _, f := range []string{"source", "column", "mode", "threads"} {
+		if c.IsSet(f) {
+			return usageErr("import --%s is for published tables: add --reference LABEL", f)
+		}
+	}
+	if c.String("board") == "" {
+		return usageErr("import: --board is required (the board the captures came from)")
 	}
 	opts := fleet.ImportOptions{Board: c.String("board"), Files: c.Args().Slice(), Split: c.Bool("split"),
 		Algorithm: c.String("algorithm")}

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The tables the repository ships (reference/README.md), read where a user reads them.
+var (
+	tiSDK      = filepath.Join("..", "..", "reference", "ti-am64x-sdk-12.00-crypto.txt")
+	tiSPRACV1B = filepath.Join("..", "..", "reference", "ti-am64x-spracv1b-crypto.txt")
+)
+
+type resultRow struct {
+	Board        string  `json:"board"`
+	Mode         string  `json:"mode"`
+	Algorithm    string  `json:"algorithm"`
+	BlockSize    int     `json:"block_size"`
+	Threads      int     `json:"threads"`
+	BytesPerSec  float64 `json:"bytes_per_sec"`
+	OpsPerSec    float64 `json:"ops_per_sec"`
+	CPUPct       float64 `json:"cpu_pct"`
+	PublishedMin float64 `json:"published_min"`
+	PublishedMax float64 `json:"published_max"`
+}
+
+func resultRows(t *testing.T, args ...string) []resultRow {
+	t.Helper()
+	out, stderr, code := runFleet(t, append([]string{"results", "--format", "json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("fleet results %v: exit %d: %s", args, code, stderr)
+	}
+	var rows []resultRow
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatalf("results json: %v\n%s", err, out)
+	}
+	return rows
+}
+
+func importReference(t *testing.T, db string, args ...string) string {
+	t.Helper()
+	_, stderr, code := runFleet(t, append([]string{"import", "--db", db}, args...)...)
+	if code != 0 {
+		t.Fatalf("fleet import %v: exit %d: %s", args, code, stderr)
+	}
+	return stderr
+}
+
+// TestImportReferenceTI imports the two TI tables with the README's commands and reads back the figures the
+// guides publish, through fleet results like any run's.
+func TestImportReferenceTI(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "fleet.db")
+	msg := importReference(t, db, "--reference", "ti-am64x-sdk-12.00", "--board", "am64x-evm", tiSDK)
+	if !strings.Contains(msg, "126 figures of am64x-evm in modes accelerator, cpu, soft") {
+		t.Errorf("import said %q", msg)
+	}
+	importReference(t, db, "--reference", "ti-am64x-spracv1b", "--board", "am64x-evm", "--mode", "cpu", tiSPRACV1B)
+
+	want := map[string][2]float64{"accelerator": {134.93e6, 39}, "cpu": {727.48e6, 99}, "soft": {31.44e6, 99}}
+	rows := resultRows(t, "--db", db, "--run", "ti-am64x-sdk-12.00", "--algorithm", "aes-128-cbc", "--size", "16384")
+	if len(rows) != 3 {
+		t.Fatalf("%d rows of aes-128-cbc 16384 B, want 3: %+v", len(rows), rows)
+	}
+	for _, r := range rows {
+		if w := want[r.Mode]; r.Board != "am64x-evm" || r.BytesPerSec != w[0] || r.CPUPct != w[1] || r.Threads != 1 {
+			t.Errorf("%s: %+v, want %g B/s, CPU %g %%", r.Mode, r, w[0], w[1])
+		}
+	}
+	rows = resultRows(t, "--db", db, "--run", "ti-am64x-spracv1b", "--algorithm", "aes-128-gcm", "--size", "16384")
+	if len(rows) != 1 || rows[0].BytesPerSec != 6637e6/8 || rows[0].Threads != 2 || rows[0].Mode != "cpu" {
+		t.Errorf("SPRACV1B aes-128-gcm 16384 B = %+v, want 6637 Mbit/s at 2 threads, mode cpu", rows)
+	}
+
+	// Boards as columns with "mean (min, max)" in KBytes/Sec: the published range is kept.
+	importReference(t, db, "--reference", "old-guide", "--mode", "cpu", filepath.Join("..", "..", "reftable", "testdata", "old-guide-boards.md"))
+	rows = resultRows(t, "--db", db, "--run", "old-guide", "--board", "am335x-evm", "--size", "16384", "--algorithm", "aes-128-cbc")
+	if len(rows) != 1 || rows[0].BytesPerSec != 23405.57e3 || rows[0].PublishedMin != 23399e3 || rows[0].PublishedMax != 23412e3 || rows[0].CPUPct != 36 {
+		t.Errorf("old guide am335x-evm aes-128-cbc 16384 B = %+v, want 23405.57 KB/s (min 23399, max 23412), CPU 36", rows)
+	}
+
+	out, _, _ := runFleet(t, "runs", "--db", db)
+	if strings.Count(out, "reference") != 3 {
+		t.Errorf("fleet runs does not mark the three references:\n%s", out)
+	}
+	out, _, _ = runFleet(t, "show", "--db", db, "ti-am64x-spracv1b")
+	if !strings.Contains(out, ": reference") || !strings.Contains(out, "source:    TI application note SPRACV1B") {
+		t.Errorf("fleet show does not give the status and provenance:\n%s", out)
+	}
+	// A reference is no measurement: no latest run, no baseline.
+	if rows := resultRows(t, "--db", db); len(rows) != 0 {
+		t.Errorf("fleet results (latest) lists %d reference rows, want none", len(rows))
+	}
+	if _, stderr, code := runFleet(t, "regress", "--db", db, "--baseline", "ti-am64x-sdk-12.00", "--run", "ti-am64x-spracv1b"); code != 2 ||
+		!strings.Contains(stderr, "never a measurement to judge") {
+		t.Errorf("regress of a reference: exit %d (%s), want 2, refused", code, stderr)
+	}
+}
+
+// TestImportReferenceRefused: no provenance, an ambiguous table and a measured label store nothing (exit 2,
+// FILE:LINE named).
+func TestImportReferenceRefused(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "fleet.db")
+	noSource := writeCapture(t, dir, "nosource.txt", "Algorithm\tSize (bytes)\tARM CE (MB/s)\naes-128-cbc\t16\t1.5\n")
+	noUnit := writeCapture(t, dir, "nounit.txt", "# source: test\nAlgorithm\tSize (bytes)\tARM CE\naes-128-cbc\t16\t1.5\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--reference", "r", "--board", "b", noSource}, "nosource.txt:1: no \"# source:\" line"},
+		{[]string{"--reference", "r", "--board", "b", noUnit}, "nounit.txt:2: column \"ARM CE\" has no unit"},
+		{[]string{"--reference", "r", "--board", "b", "--column", "Accelerator", tiSDK}, "want HEADER=MODE"},
+		{[]string{"--reference", "r", "--board", "b", "--mode", "turbo", tiSDK}, "--mode"},
+		{[]string{"--reference", "r", "--board", "b", "--threads", "0", tiSDK}, "--threads 0"},
+		{[]string{"--reference", "r", "--board", "b", tiSDK, tiSDK}, "also at"},
+		{[]string{"--board", "b", "--mode", "cpu", tiSDK}, "add --reference"},
+		{[]string{"--reference", "r", tiSDK}, "pass --board"},
+		{[]string{"--reference", "r", "--board", "b", "--column", "Acclerator=afalg", tiSDK}, "--column \"Acclerator\" names no column"},
+	} {
+		_, stderr, code := runFleet(t, append([]string{"import", "--db", db}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("import %v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	if _, err := os.Stat(db); err == nil {
+		if out, _, _ := runFleet(t, "runs", "--db", db); strings.Contains(out, "reference") {
+			t.Errorf("a refused import stored a run:\n%s", out)
+		}
+	}
+	// With --source, a file without a source line is accepted; a label of measured runs is refused.
+	importReference(t, db, "--reference", "r", "--board", "b", "--source", "typed by hand", noSource)
+	if out, _, _ := runFleet(t, "show", "--db", db, "r"); !strings.Contains(out, "typed by hand") {
+		t.Errorf("--source not kept:\n%s", out)
+	}
+}
+
+// TestCompareReferenceLocalEndToEnd measures the local board and puts it beside TI's AM64x table: text and
+// JSON, matched by mode, algorithm and size, the published CPU % beside the measured one.
+func TestCompareReferenceLocalEndToEnd(t *testing.T) {
+	needOpenSSL(t)
+	if testing.Short() {
+		t.Skip("builds the agent and runs openssl for a few seconds")
+	}
+	db := filepath.Join(t.TempDir(), "fleet.db")
+	if stdout, stderr, code := runFleet(t, "run", "--boards", "local", "--db", db, "--modes", "soft,cpu",
+		"--algorithms", "aes-128-cbc,sha256,chacha20-poly1305", "--sizes", "1024,16384", "--seconds", "0.2", "--repeat", "2"); code != 0 {
+		t.Fatalf("fleet run exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	importReference(t, db, "--reference", "ti-am64x-sdk-12.00", "--board", "am64x-evm", tiSDK)
+
+	out, stderr, code := runFleet(t, "compare", "--db", db, "--reference", "ti-am64x-sdk-12.00")
+	if code != 0 {
+		t.Fatalf("compare --reference: exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"Beside reference ti-am64x-sdk-12.00 (run 2): TI Processor SDK Linux 12.00.00",
+		"% of ti-am64x-sdk-12.00 (727.48), CPU ", "(published 99 %)", "local soft sha256 16384 B: ",
+		"% of ti-am64x-sdk-12.00 (63.41)", "local cpu aes-128-cbc 1024 B: ",
+		"measured series without a figure in ti-am64x-sdk-12.00: local cpu chacha20-poly1305 1024 B",
+		"MB/s is 1000000 bytes per second on both sides",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("compare --reference lacks %q:\n%s", want, out)
+		}
+	}
+
+	out, stderr, code = runFleet(t, "compare", "--db", db, "--reference", "ti-am64x-sdk-12.00", "--format", "json", "--modes", "cpu")
+	if code != 0 {
+		t.Fatalf("compare --reference --format json: exit %d: %s", code, stderr)
+	}
+	var cmp struct {
+		Reference string `json:"reference"`
+		Source    string `json:"source"`
+		Rows      []struct {
+			Board, Mode, Algorithm string
+			BlockSize              int     `json:"block_size"`
+			Median                 float64 `json:"median"`
+			CPUPct                 float64 `json:"cpu_pct"`
+			ReferenceBoard         string  `json:"reference_board"`
+			ReferenceMode          string  `json:"reference_mode"`
+			Reference              float64 `json:"reference"`
+			ReferenceCPUPct        float64 `json:"reference_cpu_pct"`
+			Percent                float64 `json:"percent"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &cmp); err != nil {
+		t.Fatalf("json: %v\n%s", err, out)
+	}
+	if cmp.Reference != "ti-am64x-sdk-12.00" || !strings.HasPrefix(cmp.Source, "TI Processor SDK") || len(cmp.Rows) != 4 {
+		t.Fatalf("json = %+v, want the reference, its source and 4 cpu rows (2 algorithms × 2 sizes)", cmp)
+	}
+	for _, r := range cmp.Rows {
+		if r.Board != "local" || r.Mode != "cpu" || r.ReferenceMode != "cpu" || r.ReferenceBoard != "am64x-evm" || r.Median <= 0 || r.CPUPct <= 0 {
+			t.Errorf("row %+v: want local cpu beside am64x-evm cpu, a median and a CPU %%", r)
+		}
+		if r.Algorithm == "aes-128-cbc" && r.BlockSize == 16384 && (r.Reference != 727.48e6 || r.ReferenceCPUPct != 99) {
+			t.Errorf("aes-128-cbc 16384 B beside %g B/s, CPU %g; want 727.48 MB/s, 99 %%", r.Reference, r.ReferenceCPUPct)
+		}
+		if got := r.Median / r.Reference * 100; got != r.Percent {
+			t.Errorf("%s %d: percent %g, want median/reference = %g", r.Algorithm, r.BlockSize, r.Percent, got)
+		}
+	}
+	if _, stderr, code := runFleet(t, "compare", "--db", db, "--reference", "nope"); code != 2 || !strings.Contains(stderr, "references here: ti-am64x-sdk-12.00") {
+		t.Errorf("compare --reference nope: exit %d, %q", code, stderr)
+	}
+	if _, stderr, code := runFleet(t, "compare", "--db", db, "--reference", "ti-am64x-sdk-12.00", "--reference-board", "am62x"); code != 2 || !strings.Contains(stderr, "has no board \"am62x\"") {
+		t.Errorf("compare --reference-board am62x: exit %d, %q", code, stderr)
+	}
+	if _, stderr, code := runFleet(t, "regress", "--db", db, "--baseline", "ti-am64x-sdk-12.00"); code != 2 || !strings.Contains(stderr, "no board has baseline") {
+		t.Errorf("regress --baseline of a reference label: exit %d, %q; want 2, no baseline", code, stderr)
+	}
+	// Plain compare of the latest runs never shows the reference's board.
+	if out, _, _ := runFleet(t, "compare", "--db", db); strings.Contains(out, "am64x-evm") {
+		t.Errorf("compare (latest) shows the reference:\n%s", out)
+	}
+}

@@ -1,0 +1,149 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/fleetlab/fleet/reftable"
+)
+
+// ReferenceOptions say which published tables to read and what they do not say themselves.
+type ReferenceOptions struct {
+	Files   []string
+	Source  string            // the provenance of every file; "" : each file's first "# source:" line
+	Board   string            // the board of tables that name none
+	Mode    string            // the mode of columns that name none
+	Threads int               // -multi N; 0: the text's own, else 1
+	Columns map[string]string // header → mode
+}
+
+// Reference is what the files of a reference hold, ready to be stored as one run.
+type Reference struct {
+	Source  string // provenance: the one source, or "FILE: source" per file joined by " | "
+	Files   []ReferenceFile
+	Entries []reftable.Entry
+}
+
+// ReferenceFile is what one file gave.
+type ReferenceFile struct {
+	Path    string
+	Source  string
+	Tables  int
+	Threads int
+	Entries int
+}
+
+// ReadReference reads and parses the files. A file without provenance (no "# source:" line and no
+// opts.Source), a table that cannot be read unambiguously, and a figure two files both give are refused with
+// the file and line: nothing of a reference is stored unless all of it is read.
+func ReadReference(ctx context.Context, opts ReferenceOptions) (Reference, error) {
+	var ref Reference
+	type origin struct {
+		file string
+		line int
+	}
+	seen := map[string]origin{}
+	var sources []string
+	used := map[string]bool{}
+	for _, path := range opts.Files {
+		if err := ctx.Err(); err != nil {
+			return Reference{}, err
+		}
+		data, err := readBounded(path, reftable.MaxFileBytes)
+		if err != nil {
+			return Reference{}, err
+		}
+		res, err := reftable.Parse(data, reftable.Options{File: path, Board: opts.Board, Mode: opts.Mode,
+			Threads: opts.Threads, Columns: opts.Columns})
+		if err != nil {
+			return Reference{}, fmt.Errorf("read reference table: %w", err)
+		}
+		src := res.Source
+		if opts.Source != "" {
+			src = opts.Source
+		}
+		if src == "" {
+			return Reference{}, fmt.Errorf("%s:1: no \"# source:\" line says where the figures come from: add one or pass --source TEXT", path)
+		}
+		for _, e := range res.Entries {
+			k := fmt.Sprintf("%s|%s|%s|%s|%d|%d|%s|%d", e.Board, e.Mode, e.Algorithm, e.Op, e.BlockSize, e.KeyBits, e.Curve, e.Threads)
+			if o, ok := seen[k]; ok {
+				return Reference{}, fmt.Errorf("%s:%d: %s %s %s %s also at %s:%d: which figure is published is ambiguous",
+					path, e.Line, e.Board, e.Mode, e.Algorithm, sizeText(e.BlockSize, e.KeyBits, e.Curve), o.file, o.line)
+			}
+			seen[k] = origin{path, e.Line}
+		}
+		for _, k := range res.Columns {
+			used[k] = true
+		}
+		ref.Entries = append(ref.Entries, res.Entries...)
+		ref.Files = append(ref.Files, ReferenceFile{Path: path, Source: src, Tables: res.Tables, Threads: res.Threads, Entries: len(res.Entries)})
+		sources = append(sources, src)
+	}
+	for k := range opts.Columns {
+		if !used[k] {
+			return Reference{}, fmt.Errorf("--column %q names no column of %s", k, strings.Join(opts.Files, ", "))
+		}
+	}
+	ref.Source = sources[0]
+	if len(ref.Files) > 1 && opts.Source == "" {
+		var parts []string
+		for _, f := range ref.Files {
+			parts = append(parts, filepath.Base(f.Path)+": "+f.Source)
+		}
+		ref.Source = strings.Join(parts, " | ")
+	}
+	return ref, nil
+}
+
+func sizeText(size, bits int, curve string) string {
+	if size > 0 {
+		return fmt.Sprintf("%d B", size)
+	}
+	return strings.TrimSpace(fmt.Sprintf("%d bits %s", bits, curve))
+}
+
+// readBounded reads a whole file of at most max bytes.
+func readBounded(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read reference table: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("read reference table %s: %w", path, err)
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s: more than %d bytes: no published table is that long", path, max)
+	}
+	return data, nil
+}
+
+// Boards and Modes list what a reference's entries name, sorted.
+func (r Reference) Boards() []string {
+	return r.distinct(func(e reftable.Entry) string { return e.Board })
+}
+
+// Modes lists the modes of the entries, sorted.
+func (r Reference) Modes() []string {
+	return r.distinct(func(e reftable.Entry) string { return e.Mode })
+}
+
+func (r Reference) distinct(f func(reftable.Entry) string) []string {
+	set := map[string]bool{}
+	for _, e := range r.Entries {
+		set[f(e)] = true
+	}
+	out := make([]string, 0, len(set))
+	for k := range set {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,73 @@
+package reftable
+
+import (
+	"errors"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/fleetlab/fleet/opensslspeed"
+)
+
+// value is one cell's figure: a number, or "mean (min m, max M)" as the older guides print it.
+type value struct {
+	mean, min, max float64
+	hasRange       bool
+	percent        bool // written with a '%'
+}
+
+const numberPat = `([0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)`
+
+var (
+	valueRE = regexp.MustCompile(`^(?i:mean\s*)?` + numberPat + `\s*(%)?\s*(?:\(\s*(?i:min)\s*:?\s*` + numberPat +
+		`\s*,\s*(?i:max)\s*:?\s*` + numberPat + `\s*\))?$`)
+	groupingRE = regexp.MustCompile(`^[0-9]+,[0-9]`)
+	sizeRE     = regexp.MustCompile(`^([0-9]+)\s*(?i:bytes?|b)?$`)
+	algRE      = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]*$`)
+)
+
+// notPublished are the cells of a figure the vendor did not publish.
+var notPublished = map[string]bool{"": true, "-": true, "–": true, "—": true, "n/a": true, "na": true}
+
+// parseValue reads a cell; ok is false for a figure not published ("", "-", "n/a").
+func parseValue(cell string) (v value, ok bool, err error) {
+	c := strings.TrimSpace(cell)
+	if notPublished[strings.ToLower(c)] {
+		return v, false, nil
+	}
+	if groupingRE.MatchString(c) {
+		return v, false, errors.New(strconv.Quote(c) + ": a digit grouping or a decimal comma is ambiguous")
+	}
+	m := valueRE.FindStringSubmatch(c)
+	if m == nil {
+		return v, false, errors.New(strconv.Quote(c) + " is not a figure (a number, \"39%\" or \"mean (min m, max M)\")")
+	}
+	nums := []*float64{&v.mean, &v.min, &v.max}
+	for i, s := range []string{m[1], m[3], m[4]} {
+		if s == "" {
+			continue
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+			return v, false, errors.New(strconv.Quote(s) + " is not a finite number")
+		}
+		*nums[i] = f
+	}
+	v.percent = m[2] != ""
+	v.hasRange = m[3] != ""
+	return v, true, nil
+}
+
+// parseSize reads a size in bytes: "16", "16 bytes", "16 B".
+func parseSize(cell string) (int, bool) {
+	m := sizeRE.FindStringSubmatch(strings.TrimSpace(cell))
+	if m == nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(m[1])
+	if err != nil || n < 1 || n > opensslspeed.MaxBlockSize {
+		return 0, false
+	}
+	return n, true
+}

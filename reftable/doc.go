@@ -1,0 +1,32 @@
+// Package reftable reads vendors' published crypto performance tables — as pasted from a performance guide or
+// an application note — into reference figures: one Entry per (board, mode, algorithm, size, threads) with its
+// throughput or operations per second, its CPU % where the vendor published one, and the published min and max
+// where the table gave "mean (min m, max M)".
+//
+// Layouts (several tables per file, in any mix): tab-separated text; text aligned with two or more spaces;
+// Markdown pipe tables; reStructuredText simple tables, `csv-table` directives (with `:header:` or `:header-rows:`) and grid
+// tables (`+---+` borders, `+===+` under the header, cells spanning several lines); and the space-separated
+// shape of application notes, a row of sizes ("Frame Size (bytes)" then "16 64 256 …") or of key sizes and
+// curves ("RSA size 512 1024 …", "ECDSA curve nistp224 …") followed by one row per algorithm or operation.
+// Lines starting with '#' are comments; the first "# source:" line is the file's provenance (Result.Source).
+// The prose around a table is its title: it may give the table's unit ("… in Mbit/s") and the `-multi N`
+// of its commands.
+//
+// Columns are recognised from their headers: the algorithm and size columns ("Algorithm", "Size (bytes)",
+// "Buffer Size (in bytes)", "Frame Size"); value columns by mode ("Accelerator" → ModeAccelerator, "ARM CE" →
+// cpu, "ARM" → soft, or a fleet mode name), by board ("am335x-evm: throughput (KBytes/Sec)") and by what they
+// measure: a throughput unit, "%", "CPU Load"/"CPU Usage", sign/s or verify/s. Options.Columns maps a header
+// to a mode explicitly; Options.Board and Options.Mode name what a table does not.
+//
+// Units, written down once (units.go): MB/s and MBytes/s are 10^6 bytes per second and KB/s, kB/s and
+// KBytes/Sec 10^3 — openssl speed's own "1000s of bytes", which every guide's figures are taken from; MiB/s and
+// KiB/s are 2^20 and 2^10; Mbit/s and Mbps 10^6 bits, Gbit/s 10^9 bits. "Mb/s" and "kb/s" (bits or bytes?)
+// are refused.
+//
+// Never a guess: a table that cannot be read unambiguously — a column with no unit and no unit in its title,
+// a header naming no mode without Options.Mode, a ragged row, a duplicate figure, a number out of bounds
+// (opensslspeed's MaxBytesPerSec, MaxOpsPerSec, MaxBlockSize), control characters, a CPU % with no
+// throughput to go with — is refused as an *Error naming the file, the line and what is ambiguous.
+//
+// The package is pure: it reads only the bytes it is given and imports only protocol and opensslspeed.
+package reftable

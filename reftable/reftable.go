@@ -1,0 +1,212 @@
+package reftable
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/fleetlab/fleet/opensslspeed"
+	"github.com/fleetlab/fleet/protocol"
+)
+
+// ModeAccelerator is the mode of a vendor's "Accelerator" column, which says a hardware engine served the
+// figure but not through which interface (cryptodev, AF_ALG, a vendor engine). A comparison matches it with
+// every accelerated mode measured; Options.Columns maps it to one mode ("Accelerator=devcrypto") instead.
+const ModeAccelerator = protocol.ModeReferenceAccelerator
+
+// MaxFileBytes bounds what Parse reads: a performance guide's tables are a few kilobytes.
+const MaxFileBytes = 4 << 20
+
+// Options say what the tables do not.
+type Options struct {
+	File    string            // the file's name, in errors
+	Board   string            // the board of tables whose columns name none
+	Mode    string            // the mode of columns that name none ("throughput", "CPU Load")
+	Threads int               // -multi N of every figure; 0: the text's own "-multi N", else 1
+	Columns map[string]string // header (its name without unit, or all of it; any case) → mode
+}
+
+// Entry is one published figure of a board.
+type Entry struct {
+	Board string
+	protocol.Point
+}
+
+// Result is what a file holds.
+type Result struct {
+	Source  string // the text of the file's first "# source:" line; "" when it has none
+	Tables  int    // tables read
+	Threads int    // the -multi N every entry has
+	Entries []Entry
+	Columns []string // the keys of Options.Columns that named a column here, sorted
+}
+
+// Error is a table that cannot be read unambiguously, at a line of the file.
+type Error struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+
+// Parse reads every table of data. An error is an *Error.
+func Parse(data []byte, opts Options) (Result, error) {
+	p := &parser{opts: opts}
+	res, err := p.parse(data)
+	if err != nil {
+		return Result{}, err
+	}
+	return res, nil
+}
+
+type parser struct {
+	opts    Options
+	threads int
+	tables  []rawTable
+	entries []Entry
+	cpus    []cpuFigure
+
+	usedColumns map[string]bool // the Options.Columns that named a header
+}
+
+// cpuFigure is a published CPU % waiting for the throughput figures it belongs to (size 0: every size).
+type cpuFigure struct {
+	line                   int
+	board, mode, algorithm string
+	size                   int
+	pct                    float64
+}
+
+func (p *parser) errorf(line int, format string, args ...any) error {
+	return &Error{File: p.opts.File, Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+var multiRE = regexp.MustCompile(`-multi\s+(\d+)`)
+
+func (p *parser) parse(data []byte) (Result, error) {
+	if len(data) > MaxFileBytes {
+		return Result{}, p.errorf(1, "%d bytes: more than a published table (%d at most)", len(data), MaxFileBytes)
+	}
+	lines, source, err := p.lines(data)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := p.segment(lines); err != nil {
+		return Result{}, err
+	}
+	if len(p.tables) == 0 {
+		return Result{}, p.errorf(1, "no table found (want tab-separated, Markdown, reStructuredText csv-table or grid tables)")
+	}
+	if err := p.resolveThreads(lines); err != nil {
+		return Result{}, err
+	}
+	for i := range p.tables {
+		if err := p.interpret(&p.tables[i]); err != nil {
+			return Result{}, err
+		}
+	}
+	if err := p.mergeCPU(); err != nil {
+		return Result{}, err
+	}
+	if err := p.checkDuplicates(); err != nil {
+		return Result{}, err
+	}
+	if len(p.entries) == 0 {
+		return Result{}, p.errorf(p.tables[0].line, "no throughput or operations per second in any table")
+	}
+	return Result{Source: source, Tables: len(p.tables), Threads: p.threads, Entries: p.entries,
+		Columns: slices.Sorted(maps.Keys(p.usedColumns))}, nil
+}
+
+// resolveThreads takes -multi N from the options or from the text (the source line and the prose), refusing
+// two different N and an option that contradicts the text.
+func (p *parser) resolveThreads(lines []line) error {
+	var seen []int
+	at := 0
+	for _, l := range lines {
+		if l.table {
+			continue
+		}
+		for _, m := range multiRE.FindAllStringSubmatch(l.text, -1) {
+			n, err := strconv.Atoi(m[1])
+			if err != nil || n < 1 || n > opensslspeed.MaxThreads {
+				return p.errorf(l.n, "-multi %s: not 1 to %d processes", m[1], opensslspeed.MaxThreads)
+			}
+			if !slices.Contains(seen, n) {
+				seen = append(seen, n)
+				at = l.n
+			}
+		}
+	}
+	switch {
+	case p.opts.Threads < 0 || p.opts.Threads > opensslspeed.MaxThreads:
+		return p.errorf(1, "threads %d: not 1 to %d", p.opts.Threads, opensslspeed.MaxThreads)
+	case len(seen) > 1:
+		if p.opts.Threads == 0 {
+			return p.errorf(at, "the text names -multi %d and -multi %d: which tables are which is ambiguous; split the file and pass --threads", seen[0], seen[1])
+		}
+	case len(seen) == 1 && p.opts.Threads != 0 && p.opts.Threads != seen[0]:
+		return p.errorf(at, "the text says -multi %d, --threads says %d", seen[0], p.opts.Threads)
+	}
+	p.threads = p.opts.Threads
+	if p.threads == 0 && len(seen) == 1 {
+		p.threads = seen[0]
+	}
+	if p.threads == 0 {
+		p.threads = 1
+	}
+	return nil
+}
+
+// mergeCPU puts each published CPU % on the throughput figures of its board, mode and algorithm (and size,
+// where the CPU table has one).
+func (p *parser) mergeCPU() error {
+	set := map[int]int{} // entry index → line of the CPU figure that set it
+	for _, c := range p.cpus {
+		n := 0
+		for i := range p.entries {
+			e := &p.entries[i]
+			if e.Board != c.board || e.Mode != c.mode || e.Algorithm != c.algorithm || (c.size != 0 && e.BlockSize != c.size) {
+				continue
+			}
+			if prev, ok := set[i]; ok {
+				return p.errorf(c.line, "a second CPU %% for %s %s %s %d B (the first at line %d)", c.board, c.mode, c.algorithm, e.BlockSize, prev)
+			}
+			e.CPUPct, set[i] = c.pct, c.line
+			n++
+		}
+		if n == 0 {
+			size := "any size"
+			if c.size != 0 {
+				size = fmt.Sprintf("%d B", c.size)
+			}
+			return p.errorf(c.line, "CPU %% of %s %s %s at %s: no throughput figure in the file to go with it", c.board, c.mode, c.algorithm, size)
+		}
+	}
+	return nil
+}
+
+type entryKey struct {
+	board, mode, alg, op, curve string
+	size, bits, threads         int
+}
+
+func (p *parser) checkDuplicates() error {
+	seen := map[entryKey]int{}
+	for _, e := range p.entries {
+		k := entryKey{e.Board, e.Mode, e.Algorithm, e.Op, e.Curve, e.BlockSize, e.KeyBits, e.Threads}
+		if prev, ok := seen[k]; ok {
+			what := fmt.Sprintf("%d B", e.BlockSize)
+			if e.BlockSize == 0 {
+				what = strings.TrimSpace(fmt.Sprintf("%d bits %s %s", e.KeyBits, e.Curve, e.Op))
+			}
+			return p.errorf(e.Line, "duplicate figure for %s %s %s %s (first at line %d): which one is published is ambiguous", e.Board, e.Mode, e.Algorithm, what, prev)
+		}
+		seen[k] = e.Line
+	}
+	return nil
+}

@@ -1,0 +1,218 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/fleetlab/fleet/protocol"
+	"github.com/fleetlab/fleet/store"
+)
+
+// ReferenceOptions select what CompareReference puts beside a reference.
+type ReferenceOptions struct {
+	Board                     string // the reference's board to compare every measured board with; "" : see CompareReference
+	Boards, Modes, Algorithms []string
+	Unit                      string
+}
+
+// ReferenceRow is one measured series beside the reference figure it matches.
+type ReferenceRow struct {
+	SampleKey
+	N               int     `json:"n"`
+	Median          float64 `json:"median"`                  // bytes/s, or ops/s for asymmetric operations
+	CPUPct          float64 `json:"cpu_pct"`                 // median CPU % of the measured points
+	ReferenceBoard  string  `json:"reference_board"`         // the reference's board
+	ReferenceMode   string  `json:"reference_mode"`          // the reference's mode (accelerator matches any accelerated mode)
+	Reference       float64 `json:"reference"`               // the published figure, bytes/s or ops/s
+	ReferenceMin    float64 `json:"reference_min,omitempty"` // the published range, when there is one
+	ReferenceMax    float64 `json:"reference_max,omitempty"`
+	ReferenceCPUPct float64 `json:"reference_cpu_pct,omitempty"` // the published CPU %, 0 when none
+	Percent         float64 `json:"percent"`                     // Median / Reference × 100
+	Note            string  `json:"note,omitempty"`              // e.g. the measured points' validity
+}
+
+// ReferenceComparison is measured boards beside a reference.
+type ReferenceComparison struct {
+	Label     string         `json:"reference"`
+	RunID     int64          `json:"reference_run"`
+	Source    string         `json:"source"`
+	Boards    []string       `json:"reference_boards"`
+	Unit      string         `json:"unit"`
+	Rows      []ReferenceRow `json:"rows"`
+	Unmatched []SampleKey    `json:"unmatched"` // measured series the reference has no figure for
+	Notes     []string       `json:"notes"`
+}
+
+// ErrNoReferenceMatch means no measured series matched any figure of the reference.
+var ErrNoReferenceMatch = errors.New("no measured series matches the reference")
+
+// refKey is what a measured series and a reference figure must share, besides the board and mode.
+type refKey struct {
+	alg, op, curve      string
+	size, bits, threads int
+}
+
+func refKeyOf(k SampleKey) refKey {
+	return refKey{k.Algorithm, k.Op, k.Curve, k.BlockSize, k.KeyBits, k.Threads}
+}
+
+// CompareReference matches measured series with the reference run's figures by algorithm, operation, size,
+// threads and mode (a reference mode "accelerator" matches every accelerated mode), and by board: the
+// reference's only board, else opts.Board, else the reference board of the measured board's name — a
+// reference with several boards and none of that name is an error asking for opts.Board. Failed points are
+// left out of the measured medians; suspect and invalid ones are kept and the row says so, as compare's tables do.
+func CompareReference(measured []store.Measurement, ref store.Run, refPoints []store.Measurement, opts ReferenceOptions) (*ReferenceComparison, error) {
+	unit, err := canonicalUnit(opts.Unit)
+	if err != nil {
+		return nil, err
+	}
+	if ref.Status != protocol.StatusReference {
+		return nil, fmt.Errorf("run %d is no reference (status %s)", ref.ID, ref.Status)
+	}
+	c := &ReferenceComparison{Label: ref.Label, RunID: ref.ID, Source: ref.Source, Unit: unit}
+	figures := map[string]map[refKey][]store.Measurement{} // reference board → key → figures (one per mode)
+	for _, m := range refPoints {
+		if figures[m.Board] == nil {
+			figures[m.Board] = map[refKey][]store.Measurement{}
+			c.Boards = append(c.Boards, m.Board)
+		}
+		k := refKeyOf(keyOf(m))
+		figures[m.Board][k] = append(figures[m.Board][k], m)
+	}
+	sort.Strings(c.Boards)
+	if opts.Board != "" && figures[opts.Board] == nil {
+		return nil, fmt.Errorf("reference %s has no board %q (it has %s)", ref.Label, opts.Board, strings.Join(c.Boards, ", "))
+	}
+	var kept []store.Measurement
+	for _, m := range measured {
+		if !selected(m, opts) {
+			continue
+		}
+		kept = append(kept, m)
+	}
+	samples, _ := Group(kept)
+	for _, s := range samples {
+		refBoard, err := referenceBoard(s.Key.Board, opts.Board, c.Boards, ref.Label)
+		if err != nil {
+			return nil, err
+		}
+		fig := matchMode(figures[refBoard][refKeyOf(s.Key)], s.Key.Mode)
+		if fig == nil {
+			c.Unmatched = append(c.Unmatched, s.Key)
+			continue
+		}
+		c.Rows = append(c.Rows, referenceRow(s, refBoard, fig))
+	}
+	if len(c.Rows) == 0 {
+		return c, fmt.Errorf("%w %s (its boards %s; match by mode, algorithm, size and threads)", ErrNoReferenceMatch, ref.Label, strings.Join(c.Boards, ", "))
+	}
+	sort.SliceStable(c.Rows, func(i, j int) bool { return c.Rows[i].SampleKey.less(c.Rows[j].SampleKey) })
+	per, _ := bytesPerUnit(unit)
+	c.Notes = append(c.Notes, fmt.Sprintf("%s is %s bytes per second on both sides: the reference's units were converted "+
+		"when it was imported (MB/s = 10^6 B/s, KB/s = 1000 B/s as openssl's k); %% of %s is the measured median over the published figure",
+		unit, strconvG(per), ref.Label))
+	if slices.ContainsFunc(c.Rows, func(r ReferenceRow) bool { return r.ReferenceMode == protocol.ModeReferenceAccelerator }) {
+		c.Notes = append(c.Notes, "the reference's accelerator column names no interface: it stands beside every accelerated mode measured")
+	}
+	if slices.ContainsFunc(c.Rows, func(r ReferenceRow) bool { return r.ReferenceCPUPct > 0 }) {
+		c.Notes = append(c.Notes, "published CPU % is the vendor's own measure, which may be the whole system's load rather than the process tree's")
+	}
+	return c, nil
+}
+
+// matchMode is the figure of mode, else the accelerator figure for an accelerated mode; nil when none.
+func matchMode(figs []store.Measurement, mode string) *store.Measurement {
+	for i := range figs {
+		if figs[i].Mode == mode {
+			return &figs[i]
+		}
+	}
+	for i := range figs {
+		if figs[i].Mode == protocol.ModeReferenceAccelerator && protocol.IsAccelerated(mode) && mode != protocol.ModeSSH {
+			return &figs[i]
+		}
+	}
+	return nil
+}
+
+func referenceBoard(board, pick string, boards []string, label string) (string, error) {
+	switch {
+	case pick != "":
+		return pick, nil
+	case len(boards) == 1:
+		return boards[0], nil
+	case slices.Contains(boards, board):
+		return board, nil
+	}
+	return "", fmt.Errorf("reference %s has boards %s and none is %s: pick one with --reference-board", label, strings.Join(boards, ", "), board)
+}
+
+func referenceRow(s *Sample, refBoard string, fig *store.Measurement) ReferenceRow {
+	sum := s.Summary()
+	r := ReferenceRow{SampleKey: s.Key, N: sum.N, Median: sum.Median, CPUPct: s.CPU(), ReferenceBoard: refBoard,
+		ReferenceMode: fig.Mode, ReferenceMin: fig.PublishedMin, ReferenceMax: fig.PublishedMax, ReferenceCPUPct: fig.CPUPct}
+	r.Reference = fig.BytesPerSec
+	if s.Key.Asym() {
+		r.Reference = fig.OpsPerSec
+	}
+	if r.Reference > 0 {
+		r.Percent = sum.Median / r.Reference * 100
+	}
+	var notes []string
+	if s.Invalid > 0 {
+		notes = append(notes, fmt.Sprintf("%d of %d points invalid (%s)", s.Invalid, sum.N, firstOf(s.InvalidReasons)))
+	}
+	if s.Suspect > 0 {
+		notes = append(notes, fmt.Sprintf("%d of %d points suspect (%s)", s.Suspect, sum.N, firstOf(s.SuspectReasons)))
+	}
+	if s.Failed > 0 {
+		notes = append(notes, fmt.Sprintf("%d failed points left out", s.Failed))
+	}
+	r.Note = strings.Join(notes, "; ")
+	return r
+}
+
+func selected(m store.Measurement, o ReferenceOptions) bool {
+	return (len(o.Boards) == 0 || slices.Contains(o.Boards, m.Board)) && (len(o.Modes) == 0 || slices.Contains(o.Modes, m.Mode)) &&
+		(len(o.Algorithms) == 0 || slices.Contains(o.Algorithms, m.Algorithm))
+}
+
+// less orders keys by board, algorithm, operation, mode, threads and size.
+func (k SampleKey) less(o SampleKey) bool {
+	if k.Board != o.Board {
+		return k.Board < o.Board
+	}
+	if k.Algorithm != o.Algorithm {
+		return k.Algorithm < o.Algorithm
+	}
+	if k.Op != o.Op {
+		return k.Op < o.Op
+	}
+	if k.Mode != o.Mode {
+		return k.Mode < o.Mode
+	}
+	if k.Threads != o.Threads {
+		return k.Threads < o.Threads
+	}
+	if k.KeyBits != o.KeyBits {
+		return k.KeyBits < o.KeyBits
+	}
+	if k.Curve != o.Curve {
+		return k.Curve < o.Curve
+	}
+	return k.BlockSize < o.BlockSize
+}
+
+// firstOf is the first reason, with how many others there are.
+func firstOf(reasons []string) string {
+	switch len(reasons) {
+	case 0:
+		return "no reason given"
+	case 1:
+		return reasons[0]
+	}
+	return fmt.Sprintf("%s, and %d more", reasons[0], len(reasons)-1)
+}
