@@ -25,7 +25,7 @@
 // (DB.Now) for SQLite, the server's now() for PostgreSQL.
 //
 // Reference runs (ImportReference, status protocol.StatusReference) hold a vendor's published figures, with the
-// published min/max (migration 0009): they never claim a series' latest pointer (also when copied), and the
+// published min/max (migration 0006_reference): they never claim a series' latest pointer (also when copied), and the
 // baseline, history, change and "latest" queries leave them out, so a reference is never taken for a
 // measurement; Reference and ResolveReference read them by label.
 //
