@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"html"
 	"strings"
-
-	"github.com/fleetlab/fleet/store"
 )
 
 // chartMark is a vertical line on a chart at X with a short label at its top: a change point on a history chart.
@@ -53,28 +51,10 @@ func writeChangeList(ew *errWriter, lines []string) {
 
 // svgMarks draws the marks of a chart inside its plot area (styled inline: pages without changes stay as they were).
 func svgMarks(b *strings.Builder, marks []chartMark, fx func(float64) float64) {
-	for _, m := range marks {
+	for i, m := range marks {
 		x := fx(m.X)
 		fmt.Fprintf(b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" class="change" stroke="#D55E00" stroke-dasharray="4 3"/>`, x, padTop, x, chartH-padBot)
-		fmt.Fprintf(b, `<text x="%.1f" y="%d" class="change" fill="#D55E00" font-size="11">%s</text>`+"\n", x+3, padTop+12, html.EscapeString(m.Label))
+		// neighbouring changes stagger their labels over three rows rather than print over each other
+		fmt.Fprintf(b, `<text x="%.1f" y="%d" class="change" fill="#D55E00" font-size="11">%s</text>`+"\n", x+3, padTop+12+13*(i%3), html.EscapeString(m.Label))
 	}
-}
-
-// ChangeMarks runs Changes over h and returns the changes of the series k selects (its zero fields match any) as
-// marks for HistoryHTML: the run where the new level starts, labelled with the step and what changed on the board.
-func ChangeMarks(h *store.Histories, k store.SeriesKey, opts ChangeOptions) []HistoryMark {
-	var marks []HistoryMark
-	for _, c := range Changes(h, opts).Changes {
-		if c.Board != k.Board || c.Mode != k.Mode || c.Algorithm != k.Algorithm || c.BlockSize != k.BlockSize ||
-			(k.Threads != 0 && c.Threads != k.Threads) || (k.Op != "" && c.Op != k.Op) ||
-			(k.KeyBits != 0 && c.KeyBits != k.KeyBits) || (k.Curve != "" && c.Curve != k.Curve) {
-			continue
-		}
-		label := formatChange(c.Delta)
-		if len(c.FactsChanged) > 0 {
-			label += " (" + strings.Join(c.FactsChanged, "; ") + ")"
-		}
-		marks = append(marks, HistoryMark{Run: c.Run, Label: label})
-	}
-	return marks
 }

@@ -49,8 +49,8 @@ func (s *Server) regression(r *http.Request, q regressQuery) (*report.Regression
 	} else if err != nil {
 		return nil, err
 	}
-	return report.Regress(in.Base, cur, in.BaseFacts, in.CurFacts, report.RegressOptions{Threshold: q.Threshold,
-		Alpha: q.Alpha, NoBaseline: in.Missing}), nil
+	reg, _ := report.RegressInput(in, cur, report.RegressOptions{Threshold: q.Threshold, Alpha: q.Alpha})
+	return reg, nil
 }
 
 func (s *Server) regressPage(w http.ResponseWriter, r *http.Request) {

@@ -158,9 +158,7 @@ func regressAction(c *cli.Context) error {
 	} else if err != nil {
 		return err
 	}
-	ropts := report.RegressOptions{Threshold: th, Alpha: c.Float64("alpha"), NoBaseline: in.Missing,
-		SkippedBaselines: in.Skipped}
-	r := report.Regress(in.Base, cur, in.BaseFacts, in.CurFacts, ropts)
+	r, ropts := report.RegressInput(in, cur, report.RegressOptions{Threshold: th, Alpha: c.Float64("alpha")})
 	if c.Bool("confirm") {
 		if err := confirmRegressions(c, db, r, in.Base, cur, ropts); err != nil {
 			return err
