@@ -125,12 +125,15 @@ func (c *Comparison) boardTable(board string, rows []CompareRow) (table, bool) {
 			continue
 		}
 		row := []string{r.Size()}
+		links := []SampleKey{r.key(c.Columns[cols[0]])} // the size: the first mode's history
 		for _, i := range cols {
 			cell := r.Cells[i]
 			if cell == nil {
 				row = append(row, "-", "-")
+				links = append(links, SampleKey{}, SampleKey{})
 			} else {
 				row = append(row, c.throughput(cell, !uniform), cpuText(cell))
+				links = append(links, r.key(c.Columns[i]), SampleKey{}) // a mode's value: its history
 			}
 			if withSpeedup[i] {
 				s := "-"
@@ -138,9 +141,11 @@ func (c *Comparison) boardTable(board string, rows []CompareRow) (table, bool) {
 					s = formatSpeedup(v)
 				}
 				row = append(row, s)
+				links = append(links, SampleKey{})
 			}
 		}
 		t.Rows = append(t.Rows, row)
+		t.Links = append(t.Links, links)
 	}
 	what := c.Unit + " median ±spread (n)"
 	switch legend := precisionLegend(rows, cols); {
@@ -187,14 +192,18 @@ func (c *Comparison) boardAsymTable(board string) (table, bool) {
 			continue
 		}
 		row := []string{r.Name() + " " + r.Size()}
+		links := []SampleKey{r.key(c.Columns[cols[0]])}
 		for _, i := range cols {
 			if cell := r.Cells[i]; cell != nil {
 				row = append(row, cellText(cell, c.Unit, true))
+				links = append(links, r.key(c.Columns[i]))
 			} else {
 				row = append(row, "-")
+				links = append(links, SampleKey{})
 			}
 		}
 		t.Rows = append(t.Rows, row)
+		t.Links = append(t.Links, links)
 	}
 	return t, true
 }

@@ -249,6 +249,9 @@ func seriesName(k report.SampleKey) string {
 	return k.Label()
 }
 
+// links makes every compare and regress row link to its series' history.
+var links = report.Links{SeriesHref: historyHref}
+
 // historyHref is the history page of a series.
 func historyHref(k report.SampleKey) string {
 	q := historyQuery{Key: store.SeriesKey{Board: k.Board, Mode: k.Mode, Algorithm: k.Algorithm, BlockSize: k.BlockSize}}

@@ -90,7 +90,7 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 		Empty      bool
 	}{Q: q, Choices: choicesOf(ms), Units: report.Units, Empty: c == nil}
 	if c != nil {
-		data.Comparison = report.ComparisonHTML(c)
+		data.Comparison = report.ComparisonHTML(c, links)
 	}
 	s.render(w, r, http.StatusOK, "compare", page{Title: "compare", Nav: "compare", Data: data})
 }

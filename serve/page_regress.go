@@ -71,7 +71,7 @@ func (s *Server) regressPage(w http.ResponseWriter, r *http.Request) {
 		Regression bool
 	}{Q: q, Judged: reg != nil}
 	if reg != nil {
-		data.Table, data.Regression = report.RegressionHTML(reg), reg.HasRegression()
+		data.Table, data.Regression = report.RegressionHTML(reg, links), reg.HasRegression()
 	}
 	s.render(w, r, http.StatusOK, "regress", page{Title: "regress", Nav: "regress", Data: data})
 }

@@ -109,7 +109,7 @@ func (s *Server) readRun(r *http.Request, id int64) (*runView, error) {
 	} else if err != nil {
 		return nil, err
 	} else {
-		v.Comparison = report.ComparisonHTML(c)
+		v.Comparison = report.ComparisonHTML(c, links)
 	}
 	raws, err := s.DB.RawOutputs(ctx, id, "")
 	if err != nil {
