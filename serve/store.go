@@ -22,6 +22,7 @@ type Store interface {
 	ReadRegressionInput(ctx context.Context, ref string, cur []store.Measurement) (store.RegressionInput, error)
 	ExpectedPoints(ctx context.Context, run store.Run) (map[string]store.ExpectedCount, error)
 	SeriesKeys(ctx context.Context) ([]store.SeriesKey, error)
+	RawCipherPoints(ctx context.Context, ms []store.Measurement) ([]store.Measurement, error)
 	SeriesHistories(ctx context.Context, f store.HistoryFilter) (*store.Histories, error)
 }
 
