@@ -55,22 +55,18 @@ func BoardHTML(br store.BoardRun) template.HTML {
 	})
 }
 
-// HistoryMark marks a run of a history chart, e.g. a change point, with a label.
-type HistoryMark struct {
-	Run   int64
-	Label string
-}
-
 // HistoryHTMLOptions says how HistoryHTML draws: the throughput unit (DefaultUnit when empty), where a point
-// links (nil: nowhere) and which runs to mark.
+// links (nil: nowhere) and the change points to mark (SeriesChanges of Changes, oldest first).
 type HistoryHTMLOptions struct {
 	Unit    string
 	RunHref func(run int64) string
-	Marks   []HistoryMark
+	Changes []Change
 }
 
 // HistoryHTML is the chart of a series over runs (median and min-max of each run, points linking to their runs,
-// marks as dashed lines) and the history table of WriteHistory. Empty when there are no points.
+// change points as numbered dashed lines between the runs on either side), the list of the changes (the runs,
+// the level before and after, what changed on the board) and the history table of WriteHistory. Empty when
+// there are no points.
 func HistoryHTML(title string, ms []store.Measurement, runs []store.Run, boards []store.BoardRun, opts HistoryHTMLOptions) (template.HTML, error) {
 	unit := DefaultUnit
 	if opts.Unit != "" {
@@ -85,13 +81,14 @@ func HistoryHTML(title string, ms []store.Measurement, runs []store.Run, boards 
 		return "", nil
 	}
 	index := historyRunIndex(points)
-	for _, m := range opts.Marks {
-		if x, ok := index[m.Run]; ok {
-			chart.Marks = append(chart.Marks, chartMark{X: x, Label: m.Label})
+	for i, c := range opts.Changes {
+		if x, ok := index[c.Run]; ok {
+			chart.Marks = append(chart.Marks, chartMark{X: x - 0.5, Label: fmt.Sprintf("#%d %s", i+1, formatChange(c.Delta))})
 		}
 	}
 	return fragment(func(ew *errWriter) {
 		ew.printf("%s", chart.svg())
+		writeHistoryChanges(ew, opts.Changes, unit, opts.RunHref)
 		writeDocumentHTML(ew, historyDocument(History(ms, runs, boards)))
 	}), nil
 }

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"html"
-	"html/template"
 	"strings"
 
 	"github.com/fleetlab/fleet/store"
@@ -24,16 +23,6 @@ func SeriesChanges(cs []Change, k store.SeriesKey) []Change {
 	return out
 }
 
-// HistoryMarks are the changes as marks for HistoryHTML: numbered like HistoryChangesHTML's list (the chart
-// has room for the number and the step, the list for before, after and what changed).
-func HistoryMarks(cs []Change) []HistoryMark {
-	var marks []HistoryMark
-	for i, c := range cs {
-		marks = append(marks, HistoryMark{Run: c.Run, Label: fmt.Sprintf("#%d %s", i+1, formatChange(c.Delta))})
-	}
-	return marks
-}
-
 // FormatChange prints a relative change as the tables do: "−84.2%", "+3.0%".
 func FormatChange(f float64) string { return formatChange(f) }
 
@@ -46,15 +35,12 @@ func ChangeLevels(c Change, unit string) string {
 	return fmt.Sprintf("%s → %s %s", formatValue(inUnit(c.Before, unit)), formatValue(inUnit(c.After, unit)), unit)
 }
 
-// HistoryChangesHTML lists the changes under a history chart, numbered as the chart marks them: the runs on
+// writeHistoryChanges lists the changes under a history chart, numbered as the chart marks them: the runs on
 // either side (linked through runHref when set), the level before and after, the step, and the board facts that
-// changed between the two runs. Empty without changes.
-func HistoryChangesHTML(cs []Change, unit string, runHref func(int64) string) template.HTML {
+// changed between the two runs. Nothing without changes.
+func writeHistoryChanges(ew *errWriter, cs []Change, unit string, runHref func(int64) string) {
 	if len(cs) == 0 {
-		return ""
-	}
-	if unit == "" {
-		unit = DefaultUnit
+		return
 	}
 	run := func(id int64) string {
 		s := fmt.Sprintf("run %d", id)
@@ -63,19 +49,17 @@ func HistoryChangesHTML(cs []Change, unit string, runHref func(int64) string) te
 		}
 		return `<a href="` + html.EscapeString(runHref(id)) + `">` + s + `</a>`
 	}
-	return fragment(func(ew *errWriter) {
-		ew.printf("<h2>Change points</h2>\n<ol class=\"changes\">\n")
-		for _, c := range cs {
-			ew.printf("<li><span class=\"step\">%s</span> from %s (%s) to %s (%s): %s, %d nights before, %d after",
-				formatChange(c.Delta), run(c.PreviousRun), c.PreviousDate.UTC().Format("2006-01-02"), run(c.Run),
-				c.Date.UTC().Format("2006-01-02"), html.EscapeString(ChangeLevels(c, unit)), c.NightsBefore, c.NightsAfter)
-			if len(c.FactsChanged) > 0 {
-				ew.printf("; changed between the runs: %s", html.EscapeString(strings.Join(c.FactsChanged, "; ")))
-			} else {
-				ew.printf("; no recorded board fact changed between the runs")
-			}
-			ew.printf("</li>\n")
+	ew.printf("<ol class=\"changes\">\n")
+	for _, c := range cs {
+		ew.printf("<li><span class=\"step\">%s</span> from %s (%s) to %s (%s): %s, %d nights before, %d after",
+			formatChange(c.Delta), run(c.PreviousRun), c.PreviousDate.UTC().Format("2006-01-02"), run(c.Run),
+			c.Date.UTC().Format("2006-01-02"), html.EscapeString(ChangeLevels(c, unit)), c.NightsBefore, c.NightsAfter)
+		if len(c.FactsChanged) > 0 {
+			ew.printf("; changed between the runs: %s", html.EscapeString(strings.Join(c.FactsChanged, "; ")))
+		} else {
+			ew.printf("; no recorded board fact changed between the runs")
 		}
-		ew.printf("</ol>\n")
-	})
+		ew.printf("</li>\n")
+	}
+	ew.printf("</ol>\n")
 }

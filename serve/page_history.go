@@ -88,7 +88,6 @@ func (s *Server) historyPage(w http.ResponseWriter, r *http.Request) {
 		Q          historyQuery
 		Choices    historyChoices
 		Body       template.HTML
-		Changes    template.HTML
 		Prev, Next string
 	}{}
 	if data.Q, data.Choices, err = resolveSeries(keys, q); err != nil {
@@ -109,12 +108,11 @@ func (s *Server) historyPage(w http.ResponseWriter, r *http.Request) {
 		}
 		title := fmt.Sprintf("%s %s %s %d B", q.Key.Board, q.Key.Mode, q.Key.Algorithm, q.Key.BlockSize)
 		data.Body, err = report.HistoryHTML(title, h.Points, h.Runs, h.Boards, report.HistoryHTMLOptions{
-			RunHref: runHref, Marks: report.HistoryMarks(changes)})
+			RunHref: runHref, Changes: changes})
 		if err != nil {
 			s.fail(w, r, err)
 			return
 		}
-		data.Changes = report.HistoryChangesHTML(changes, "", runHref)
 		if q.Page > 1 {
 			data.Prev = "/history?" + q.values(q.Page-1).Encode()
 		}
