@@ -3,6 +3,7 @@ package serve
 import (
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -11,19 +12,7 @@ import (
 // and lists it with the level before and after and the kernel that changed; a series without a step has none.
 func TestHistoryMarksChange(t *testing.T) {
 	srv := startServer(t, writeHistoryFixture(t))
-	get := func(p string) string {
-		t.Helper()
-		resp, err := http.Get(srv.URL + p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != 200 {
-			t.Fatalf("GET %s: %d: %s", p, resp.StatusCode, b)
-		}
-		return string(b)
-	}
+	get := func(p string) string { return getStatus(t, srv, p, 200) }
 	page := get(historyURL)
 	if n := strings.Count(page, `class="change" stroke`); n != 1 {
 		t.Errorf("%d change marks, want 1", n)
@@ -44,19 +33,7 @@ func TestHistoryMarksChange(t *testing.T) {
 func TestChangesPageFilters(t *testing.T) {
 	path := writeHistoryFixture(t)
 	srv := startServerTags(t, path, map[string][]string{"local": {"x86", "lab"}, "other": {"lab"}})
-	get := func(p string, status int) string {
-		t.Helper()
-		resp, err := http.Get(srv.URL + p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != status {
-			t.Fatalf("GET %s: %d, want %d: %s", p, resp.StatusCode, status, b)
-		}
-		return string(b)
-	}
+	get := func(p string, status int) string { return getStatus(t, srv, p, status) }
 	step := `<a href="/history?algorithm=aes-128-cbc&amp;board=local&amp;mode=cpu&amp;size=16384">local cpu aes-128-cbc 16384 B</a>`
 	for _, tc := range []struct {
 		path string
@@ -78,4 +55,19 @@ func TestChangesPageFilters(t *testing.T) {
 		t.Errorf("the change does not name the kernel")
 	}
 	get("/changes?tag=nosuch", 404)
+}
+
+// getStatus GETs path from srv and returns the body, failing the test unless the status is status.
+func getStatus(t *testing.T, srv *httptest.Server, path string, status int) string {
+	t.Helper()
+	resp, err := http.Get(srv.URL + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != status {
+		t.Fatalf("GET %s: %d, want %d: %s", path, resp.StatusCode, status, b)
+	}
+	return string(b)
 }

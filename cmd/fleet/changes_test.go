@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/fleetlab/fleet/protocol"
-	"github.com/fleetlab/fleet/serve"
 	"github.com/fleetlab/fleet/store"
 )
 
@@ -288,15 +287,7 @@ func TestReportMarksChanges(t *testing.T) {
 func TestServeHistoryMarksChanges(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "fleet.db")
 	importNights(t, path)
-	db, err := store.OpenReadOnly(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	h, err := (&serve.Server{DB: db}).Handler()
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := dashboard(t, path)
 	get := func(size int) string {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest("GET", fmt.Sprintf("/history?board=am64x&mode=cpu&algorithm=aes-128-cbc&size=%d", size), nil))

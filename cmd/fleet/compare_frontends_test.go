@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
@@ -18,15 +19,7 @@ import (
 func TestCompareFrontEndsAgree(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "fleet.db")
 	storeSSHRun(t, path)
-	db, err := store.OpenReadOnly(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	h, err := (&serve.Server{DB: db}).Handler()
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := dashboard(t, path)
 	get := func(p string, status int) string {
 		t.Helper()
 		rec := httptest.NewRecorder()
@@ -62,4 +55,19 @@ func TestCompareFrontEndsAgree(t *testing.T) {
 	if body := get("/api/compare", 400); !strings.Contains(body, "--format json holds one table") {
 		t.Errorf("/api/compare with both kinds: %s", body)
 	}
+}
+
+// dashboard is fleet serve's handler over the database at path, opened read-only as fleet serve opens it.
+func dashboard(t *testing.T, path string) http.Handler {
+	t.Helper()
+	db, err := store.OpenReadOnly(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	h, err := (&serve.Server{DB: db}).Handler()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }
