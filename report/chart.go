@@ -141,7 +141,7 @@ func (c lineChart) svg() string {
 		}
 	}
 	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.0f" height="%.0f" class="frame"/>`+"\n", padLeft, padTop, plotW, plotH)
-	svgMarks(&b, c.Marks, fx)
+	svgMarks(&b, c.Marks, fx, chartH-padBot)
 	scale := "linear"
 	if logY {
 		scale = "log scale"

@@ -80,15 +80,10 @@ func HistoryHTML(title string, ms []store.Measurement, runs []store.Run, boards 
 	if !ok {
 		return "", nil
 	}
-	index := historyRunIndex(points)
-	for i, c := range opts.Changes {
-		if x, ok := index[c.Run]; ok {
-			chart.Marks = append(chart.Marks, chartMark{X: x - 0.5, Label: fmt.Sprintf("#%d %s", i+1, formatChange(c.Delta))})
-		}
-	}
+	markChanges(&chart, historyRunIndex(points), opts.Changes)
 	return fragment(func(ew *errWriter) {
 		ew.printf("%s", chart.svg())
-		writeHistoryChanges(ew, opts.Changes, unit, opts.RunHref)
+		writeHistoryChanges(ew, opts.Changes, unit, opts.RunHref, false)
 		writeDocumentHTML(ew, historyDocument(History(ms, runs, boards)))
 	}), nil
 }

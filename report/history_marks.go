@@ -35,10 +35,20 @@ func ChangeLevels(c Change, unit string) string {
 	return fmt.Sprintf("%s → %s %s", formatValue(inUnit(c.Before, unit)), formatValue(inUnit(c.After, unit)), unit)
 }
 
-// writeHistoryChanges lists the changes under a history chart, numbered as the chart marks them: the runs on
-// either side (linked through runHref when set), the level before and after, the step, and the board facts that
-// changed between the two runs. Nothing without changes.
-func writeHistoryChanges(ew *errWriter, cs []Change, unit string, runHref func(int64) string) {
+// markChanges numbers the changes on a history chart (index: run → x): a dashed line, between the runs on either
+// side, for each whose first run at the new level is plotted, labelled "#N −84.2%" as writeHistoryChanges lists it.
+func markChanges(chart *lineChart, index map[int64]float64, cs []Change) {
+	for i, c := range cs {
+		if x, ok := index[c.Run]; ok {
+			chart.Marks = append(chart.Marks, chartMark{X: x - 0.5, Label: fmt.Sprintf("#%d %s", i+1, formatChange(c.Delta))})
+		}
+	}
+}
+
+// writeHistoryChanges lists the changes under a history chart, numbered as the chart marks them (named by series
+// when the chart draws several): the runs on either side (linked through runHref when set), the level before and
+// after, the step, and the board facts that changed between the two runs. Nothing without changes.
+func writeHistoryChanges(ew *errWriter, cs []Change, unit string, runHref func(int64) string, named bool) {
 	if len(cs) == 0 {
 		return
 	}
@@ -51,7 +61,11 @@ func writeHistoryChanges(ew *errWriter, cs []Change, unit string, runHref func(i
 	}
 	ew.printf("<ol class=\"changes\">\n")
 	for _, c := range cs {
-		ew.printf("<li><span class=\"step\">%s</span> from %s (%s) to %s (%s): %s, %d nights before, %d after",
+		ew.printf("<li>")
+		if named {
+			ew.printf("%s: ", html.EscapeString(c.Key().Label()))
+		}
+		ew.printf("<span class=\"step\">%s</span> from %s (%s) to %s (%s): %s, %d nights before, %d after",
 			formatChange(c.Delta), run(c.PreviousRun), c.PreviousDate.UTC().Format("2006-01-02"), run(c.Run),
 			c.Date.UTC().Format("2006-01-02"), html.EscapeString(ChangeLevels(c, unit)), c.NightsBefore, c.NightsAfter)
 		if len(c.FactsChanged) > 0 {

@@ -162,10 +162,19 @@ func writeHistoryHTML(ew *errWriter, hist map[string][]store.Measurement, c *Com
 		if !ok {
 			continue
 		}
-		var changeLines []string
-		chart.Marks, changeLines = historyChanges(points, historyRunIndex(points), changes)
+		keys := map[SampleKey]bool{}
+		for _, p := range points {
+			keys[p.Key] = true
+		}
+		var cs []Change
+		for _, c := range changes {
+			if keys[c.Key()] {
+				cs = append(cs, c)
+			}
+		}
+		markChanges(&chart, historyRunIndex(points), cs)
 		ew.printf("%s", chart.svg())
-		writeChangeList(ew, changeLines)
+		writeHistoryChanges(ew, cs, unit, nil, len(keys) > 1)
 	}
 }
 
