@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"html"
 	"strings"
-
-	"github.com/fleetlab/fleet/store"
 )
 
 // chartMark is a vertical line on a chart at X with a short label at its top: a change point on a history chart.
@@ -14,67 +12,13 @@ type chartMark struct {
 	Label string
 }
 
-// historyChanges returns the marks of the changes that fall on a history chart — between the last run before and
-// the first run after, both plotted — and one line per change for under the chart, with the facts that changed.
-func historyChanges(points []historyPoint, runIndex map[int64]float64, changes []Change) ([]chartMark, []string) {
-	keys := map[SampleKey]bool{}
-	for _, p := range points {
-		keys[p.Key] = true
-	}
-	var marks []chartMark
-	var lines []string
-	for _, c := range changes {
-		x, ok := runIndex[c.Run]
-		if _, okPrev := runIndex[c.PreviousRun]; !ok || !okPrev || !keys[c.Key()] {
-			continue
-		}
-		marks = append(marks, chartMark{X: x - 0.5, Label: formatChange(c.Delta)})
-		line := fmt.Sprintf("%s: %s at run %d (%s), p %s", c.Key().Label(), formatChange(c.Delta), c.Run,
-			c.Date.Format("2006-01-02"), formatP(c.P))
-		if len(c.FactsChanged) > 0 {
-			line += "; changed between the runs: " + strings.Join(c.FactsChanged, "; ")
-		}
-		lines = append(lines, line)
-	}
-	return marks, lines
-}
-
-// writeChangeList prints the changes under a history chart.
-func writeChangeList(ew *errWriter, lines []string) {
-	if len(lines) == 0 {
-		return
-	}
-	ew.printf("<ul class=\"changes\">\n")
-	for _, l := range lines {
-		ew.printf("<li>%s</li>\n", html.EscapeString(l))
-	}
-	ew.printf("</ul>\n")
-}
-
 // svgMarks draws the marks of a chart inside its plot area (styled inline: pages without changes stay as they were).
-func svgMarks(b *strings.Builder, marks []chartMark, fx func(float64) float64) {
-	for _, m := range marks {
+// bottom is the plot's lower edge: a chart grows taller with its legend.
+func svgMarks(b *strings.Builder, marks []chartMark, fx func(float64) float64, bottom int) {
+	for i, m := range marks {
 		x := fx(m.X)
-		fmt.Fprintf(b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" class="change" stroke="#D55E00" stroke-dasharray="4 3"/>`, x, padTop, x, chartH-padBot)
-		fmt.Fprintf(b, `<text x="%.1f" y="%d" class="change" fill="#D55E00" font-size="11">%s</text>`+"\n", x+3, padTop+12, html.EscapeString(m.Label))
+		fmt.Fprintf(b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" class="change" stroke="#D55E00" stroke-dasharray="4 3"/>`, x, padTop, x, bottom)
+		// neighbouring changes stagger their labels over three rows rather than print over each other
+		fmt.Fprintf(b, `<text x="%.1f" y="%d" class="change" fill="#D55E00" font-size="11">%s</text>`+"\n", x+3, padTop+12+13*(i%3), html.EscapeString(m.Label))
 	}
-}
-
-// ChangeMarks runs Changes over h and returns the changes of the series k selects (its zero fields match any) as
-// marks for HistoryHTML: the run where the new level starts, labelled with the step and what changed on the board.
-func ChangeMarks(h *store.Histories, k store.SeriesKey, opts ChangeOptions) []HistoryMark {
-	var marks []HistoryMark
-	for _, c := range Changes(h, opts).Changes {
-		if c.Board != k.Board || c.Mode != k.Mode || c.Algorithm != k.Algorithm || c.BlockSize != k.BlockSize ||
-			(k.Threads != 0 && c.Threads != k.Threads) || (k.Op != "" && c.Op != k.Op) ||
-			(k.KeyBits != 0 && c.KeyBits != k.KeyBits) || (k.Curve != "" && c.Curve != k.Curve) {
-			continue
-		}
-		label := formatChange(c.Delta)
-		if len(c.FactsChanged) > 0 {
-			label += " (" + strings.Join(c.FactsChanged, "; ") + ")"
-		}
-		marks = append(marks, HistoryMark{Run: c.Run, Label: label})
-	}
-	return marks
 }

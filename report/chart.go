@@ -126,16 +126,22 @@ func (c lineChart) svg() string {
 		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" class="grid"/>`, padLeft, y, chartW-padRight, y)
 		fmt.Fprintf(&b, `<text x="%d" y="%.1f" class="ytick">%s</text>`+"\n", padLeft-6, y+4, tickLabel(v))
 	}
-	for _, x := range xs {
-		label := fmtFloat(x)
+	labels, pos := make([]string, len(xs)), make([]float64, len(xs))
+	for i, x := range xs {
+		labels[i], pos[i] = fmtFloat(x), fx(x)
 		if l, ok := c.XLabels[x]; ok {
-			label = l
+			labels[i] = l
 		}
+	}
+	shown := visibleTicks(pos, labels, 0, float64(chartW))
+	for i, x := range xs {
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" class="grid"/>`, fx(x), padTop, fx(x), chartH-padBot)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" class="xtick">%s</text>`+"\n", fx(x), chartH-padBot+16, html.EscapeString(label))
+		if shown[i] {
+			fmt.Fprintf(&b, `<text x="%.1f" y="%d" class="xtick">%s</text>`+"\n", fx(x), chartH-padBot+16, html.EscapeString(labels[i]))
+		}
 	}
 	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.0f" height="%.0f" class="frame"/>`+"\n", padLeft, padTop, plotW, plotH)
-	svgMarks(&b, c.Marks, fx)
+	svgMarks(&b, c.Marks, fx, chartH-padBot)
 	scale := "linear"
 	if logY {
 		scale = "log scale"

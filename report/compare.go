@@ -66,6 +66,12 @@ type CompareRow struct {
 	Speedups  []Speedup `json:"speedups,omitempty"`
 }
 
+// key is the series of the row's cell in column col.
+func (r CompareRow) key(col Column) SampleKey {
+	return SampleKey{Board: col.Board, Mode: col.Mode, Algorithm: r.Algorithm, Op: r.Op, BlockSize: r.BlockSize,
+		KeyBits: r.KeyBits, Curve: r.Curve, Threads: r.Threads}
+}
+
 // Name is the row's algorithm label, with the operation and threads where they are not the defaults.
 func (r CompareRow) Name() string { return algoLabel(r.Algorithm, r.Op, r.Threads) }
 

@@ -125,12 +125,15 @@ func (c *Comparison) boardTable(board string, rows []CompareRow) (table, bool) {
 			continue
 		}
 		row := []string{r.Size()}
+		links := []SampleKey{r.key(c.Columns[cols[0]])} // the size: the first mode's history
 		for _, i := range cols {
 			cell := r.Cells[i]
 			if cell == nil {
 				row = append(row, "-", "-")
+				links = append(links, SampleKey{}, SampleKey{})
 			} else {
 				row = append(row, c.throughput(cell, !uniform), cpuText(cell))
+				links = append(links, r.key(c.Columns[i]), SampleKey{}) // a mode's value: its history
 			}
 			if withSpeedup[i] {
 				s := "-"
@@ -138,9 +141,11 @@ func (c *Comparison) boardTable(board string, rows []CompareRow) (table, bool) {
 					s = formatSpeedup(v)
 				}
 				row = append(row, s)
+				links = append(links, SampleKey{})
 			}
 		}
 		t.Rows = append(t.Rows, row)
+		t.Links = append(t.Links, links)
 	}
 	what := c.Unit + " median ±spread (n)"
 	switch legend := precisionLegend(rows, cols); {
@@ -187,14 +192,18 @@ func (c *Comparison) boardAsymTable(board string) (table, bool) {
 			continue
 		}
 		row := []string{r.Name() + " " + r.Size()}
+		links := []SampleKey{r.key(c.Columns[cols[0]])}
 		for _, i := range cols {
 			if cell := r.Cells[i]; cell != nil {
 				row = append(row, cellText(cell, c.Unit, true))
+				links = append(links, r.key(c.Columns[i]))
 			} else {
 				row = append(row, "-")
+				links = append(links, SampleKey{})
 			}
 		}
 		t.Rows = append(t.Rows, row)
+		t.Links = append(t.Links, links)
 	}
 	return t, true
 }
@@ -276,20 +285,35 @@ func (c *Comparison) boardsTable(rows []CompareRow, size int) (table, bool) {
 			continue
 		}
 		var pathCells []string
+		var pathLinks []SampleKey // a path's value links to its history, its CPU % to nothing
+		series := func(mode string) SampleKey { return r.key(Column{Board: board, Mode: mode}) }
 		for _, p := range paths {
-			pathCells = append(pathCells, value(board, p)...)
+			v := value(board, p)
+			pathCells = append(pathCells, v...)
+			if v[0] == "-" {
+				pathLinks = append(pathLinks, SampleKey{}, SampleKey{})
+			} else {
+				pathLinks = append(pathLinks, series(p), SampleKey{})
+			}
+		}
+		first := SampleKey{} // the board's name links to its first path's history
+		if len(paths) > 0 {
+			first = series(paths[0])
 		}
 		if !withAcc {
 			t.Rows = append(t.Rows, append([]string{board}, pathCells...))
+			t.Links = append(t.Links, append([]SampleKey{first}, pathLinks...))
 			continue
 		}
 		if len(accs) == 0 {
 			t.Rows = append(t.Rows, append([]string{board, "none", "-", "-", "-", "-"}, pathCells...))
+			t.Links = append(t.Links, append([]SampleKey{first, {}, {}, {}, {}, {}}, pathLinks...))
 		}
 		for ai, mode := range accs {
 			row := []string{board, mode}
+			links := []SampleKey{first, series(mode), series(mode), {}, {}, {}}
 			if ai > 0 {
-				row[0] = ""
+				row[0], links[0] = "", SampleKey{} // the board is named on its first row
 			}
 			row = append(row, value(board, mode)...)
 			s, at := "-", "-"
@@ -306,8 +330,10 @@ func (c *Comparison) boardsTable(rows []CompareRow, size int) (table, bool) {
 				row = append(row, make([]string, len(pathCells))...) // the board's paths are on its first row
 			} else {
 				row = append(row, pathCells...)
+				links = append(links, pathLinks...)
 			}
 			t.Rows = append(t.Rows, row)
+			t.Links = append(t.Links, links)
 		}
 	}
 	return t, true

@@ -15,10 +15,18 @@ import (
 // StyleSheet is the CSS the fragments are drawn with (the tables' and charts' classes), without a <style> tag.
 func StyleSheet() string { return pageCSS }
 
+// Links says where a fragment's tables link: SeriesHref, when set, is the page of a series' history, linked
+// from each compare and regress row (nil: no links, as in the self-contained report).
+type Links struct {
+	SeriesHref func(SampleKey) string
+}
+
 // fragment runs a writer into a string and marks it as HTML.
-func fragment(write func(ew *errWriter)) template.HTML {
+func fragment(write func(ew *errWriter)) template.HTML { return linkedFragment(Links{}, write) }
+
+func linkedFragment(l Links, write func(ew *errWriter)) template.HTML {
 	var b strings.Builder
-	ew := &errWriter{w: &b}
+	ew := &errWriter{w: &b, seriesHref: l.SeriesHref}
 	write(ew)
 	return template.HTML(b.String()) // escaped by the writers; a strings.Builder never fails
 }
@@ -26,15 +34,15 @@ func fragment(write func(ew *errWriter)) template.HTML {
 // ComparisonHTML is the comparison as WriteHTML draws it: per algorithm its throughput-versus-block-size chart
 // (crossovers marked), then the per-board tables, the board-against-board table at the largest size and the
 // CPU % bars.
-func ComparisonHTML(c *Comparison) template.HTML {
-	return fragment(func(ew *errWriter) {
+func ComparisonHTML(c *Comparison, l Links) template.HTML {
+	return linkedFragment(l, func(ew *errWriter) {
 		_ = writeComparisonHTML(ew, c, 0) // size 0 (the largest per algorithm) cannot be missing
 	})
 }
 
 // RegressionHTML is the verdict table of a regression with its environment changes and notes.
-func RegressionHTML(r *Regression) template.HTML {
-	return fragment(func(ew *errWriter) { writeDocumentHTML(ew, r.document()) })
+func RegressionHTML(r *Regression, l Links) template.HTML {
+	return linkedFragment(l, func(ew *errWriter) { writeDocumentHTML(ew, r.document()) })
 }
 
 // BoardHTML is one board's part of a run: its facts (kernel, OpenSSL, CPU, drivers…) and its skips with reasons.
@@ -47,22 +55,18 @@ func BoardHTML(br store.BoardRun) template.HTML {
 	})
 }
 
-// HistoryMark marks a run of a history chart, e.g. a change point, with a label.
-type HistoryMark struct {
-	Run   int64
-	Label string
-}
-
 // HistoryHTMLOptions says how HistoryHTML draws: the throughput unit (DefaultUnit when empty), where a point
-// links (nil: nowhere) and which runs to mark.
+// links (nil: nowhere) and the change points to mark (SeriesChanges of Changes, oldest first).
 type HistoryHTMLOptions struct {
 	Unit    string
 	RunHref func(run int64) string
-	Marks   []HistoryMark
+	Changes []Change
 }
 
 // HistoryHTML is the chart of a series over runs (median and min-max of each run, points linking to their runs,
-// marks as dashed lines) and the history table of WriteHistory. Empty when there are no points.
+// change points as numbered dashed lines between the runs on either side), the list of the changes (the runs,
+// the level before and after, what changed on the board) and the history table of WriteHistory. Empty when
+// there are no points.
 func HistoryHTML(title string, ms []store.Measurement, runs []store.Run, boards []store.BoardRun, opts HistoryHTMLOptions) (template.HTML, error) {
 	unit := DefaultUnit
 	if opts.Unit != "" {
@@ -76,14 +80,10 @@ func HistoryHTML(title string, ms []store.Measurement, runs []store.Run, boards 
 	if !ok {
 		return "", nil
 	}
-	index := historyRunIndex(points)
-	for _, m := range opts.Marks {
-		if x, ok := index[m.Run]; ok {
-			chart.Marks = append(chart.Marks, chartMark{X: x, Label: m.Label})
-		}
-	}
+	markChanges(&chart, historyRunIndex(points), opts.Changes)
 	return fragment(func(ew *errWriter) {
 		ew.printf("%s", chart.svg())
+		writeHistoryChanges(ew, opts.Changes, unit, opts.RunHref, false)
 		writeDocumentHTML(ew, historyDocument(History(ms, runs, boards)))
 	}), nil
 }

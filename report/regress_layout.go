@@ -79,6 +79,7 @@ func (r *Regression) document() document {
 		}
 		t.Rows = append(t.Rows, []string{row.Board, row.Mode, algoLabel(row.Algorithm, row.Op, row.Threads),
 			row.Size(), cell(row.Base), cell(row.Cur), row.Delta, row.comparisonString(), row.Verdict + fn.mark(row.Notes)})
+		t.Links = append(t.Links, []SampleKey{{}, {}, row.SampleKey, row.SampleKey}) // algorithm and size: the series' history
 	}
 	var d document
 	d.Tables = append(d.Tables, t)

@@ -107,14 +107,18 @@ func writeTableHTML(ew *errWriter, t table) {
 		ew.printf("<th>%s</th>", html.EscapeString(h))
 	}
 	ew.printf("</tr>\n")
-	for _, row := range t.Rows {
+	for r, row := range t.Rows {
 		ew.printf("<tr>")
 		for i, cell := range row {
 			class := ""
 			if !t.leftAligned(i) {
 				class = ` class="num"`
 			}
-			ew.printf("<td%s>%s</td>", class, html.EscapeString(cell))
+			text := html.EscapeString(cell)
+			if k := t.link(r, i); ew.seriesHref != nil && k.Board != "" {
+				text = `<a href="` + html.EscapeString(ew.seriesHref(k)) + `">` + text + `</a>`
+			}
+			ew.printf("<td%s>%s</td>", class, text)
 		}
 		ew.printf("</tr>\n")
 	}
@@ -122,6 +126,14 @@ func writeTableHTML(ew *errWriter, t table) {
 	for _, n := range t.Notes {
 		ew.printf("<p class=\"notes\">%s</p>\n", html.EscapeString(n))
 	}
+}
+
+// link is the series cell (row, col) links to; zero when none.
+func (t table) link(row, col int) SampleKey {
+	if row < len(t.Links) && col < len(t.Links[row]) {
+		return t.Links[row][col]
+	}
+	return SampleKey{}
 }
 
 func columnIndex(cols []Column, c Column) int {
@@ -150,10 +162,19 @@ func writeHistoryHTML(ew *errWriter, hist map[string][]store.Measurement, c *Com
 		if !ok {
 			continue
 		}
-		var changeLines []string
-		chart.Marks, changeLines = historyChanges(points, historyRunIndex(points), changes)
+		keys := map[SampleKey]bool{}
+		for _, p := range points {
+			keys[p.Key] = true
+		}
+		var cs []Change
+		for _, c := range changes {
+			if keys[c.Key()] {
+				cs = append(cs, c)
+			}
+		}
+		markChanges(&chart, historyRunIndex(points), cs)
 		ew.printf("%s", chart.svg())
-		writeChangeList(ew, changeLines)
+		writeHistoryChanges(ew, cs, unit, nil, len(keys) > 1)
 	}
 }
 

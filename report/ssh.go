@@ -73,18 +73,6 @@ func SplitSSH(ms []store.Measurement) (others, ssh []store.Measurement) {
 	return others, ssh
 }
 
-// RawSeriesFor names the raw cipher series the SSH points call for: per board, the openssl algorithms of its
-// ciphers, for the caller to load the boards' cpu and devcrypto points of them.
-func RawSeriesFor(ssh []store.Measurement) map[string][]string {
-	out := map[string][]string{}
-	for _, m := range ssh {
-		if raw := protocol.RawCipherOf(m.Algorithm); raw != "" && !slices.Contains(out[m.Board], raw) {
-			out[m.Board] = append(out[m.Board], raw)
-		}
-	}
-	return out
-}
-
 // CompareSSH lays out mode ssh's points (others are ignored) with the raw cipher points of the same boards (any
 // runs: the newest run of each board, mode and algorithm is used).
 func CompareSSH(ms, raw []store.Measurement, opts CompareOptions) (*SSHComparison, error) {

@@ -17,6 +17,9 @@ type table struct {
 	Align  string   // when set, one letter per column, 'l' or 'r', instead of Left
 	Notes  []string // footnotes printed under the table
 	Groups []group  // when set, a heading row above Header naming runs of columns (a mode over MB/s and CPU)
+	// Links, parallel to Rows (and shorter where cells have none), name the series a cell's HTML form links to;
+	// a zero key links nothing. Text, Markdown and CSV ignore them.
+	Links [][]SampleKey
 }
 
 // group is a heading over Span adjacent columns; an empty Label leaves its columns without one.
@@ -268,6 +271,9 @@ func mdEscape(s string) string {
 type errWriter struct {
 	w   io.Writer
 	err error
+	// seriesHref, when set, is where an HTML table's cell with a link key points (the dashboard's history page
+	// of the series); nil: nowhere, as in the self-contained report.
+	seriesHref func(SampleKey) string
 }
 
 func (e *errWriter) printf(format string, args ...any) {

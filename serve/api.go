@@ -131,14 +131,14 @@ func (s *Server) apiCompare(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
-		_, c, err := s.comparison(r, q)
+		_, v, err := s.comparison(r, q, report.FormatJSON)
 		if err != nil {
 			return err
 		}
-		if c == nil {
+		if v == nil {
 			return notFound("no measurements match")
 		}
-		return report.WriteCompare(b, c, report.FormatJSON)
+		return report.WriteCompareView(b, v, report.FormatJSON, report.Layout{})
 	})
 }
 

@@ -33,7 +33,7 @@ func TestPagesInChromium(t *testing.T) {
 		{"running run", "/runs/4", "", "Progress"},
 		{"compare", "/compare?run=3&modes=cpu,devcrypto", "compare.png", "am64x devcrypto"},
 		{"history", "/history?board=am64x&mode=devcrypto&algorithm=aes-128-cbc&size=16384", "history.png", "#3 nightly"},
-		{"regress", "/regress?baseline=2&run=3", "", "regressed"},
+		{"regress", "/regress?baseline=2&run=3", "regress.png", "regressed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := b.Load(t, srv.URL+tc.path)
@@ -52,6 +52,18 @@ func TestPagesInChromium(t *testing.T) {
 			}
 			if tc.name == "run" && !strings.Contains(text, `<script>alert("x")</script>`) {
 				t.Errorf("the hostile version line is not shown as text")
+			}
+			if tc.name == "compare" || tc.name == "regress" {
+				// every row links to its series' history, and the first such link answers (no 404)
+				rows := p.Eval(t, `String(document.querySelectorAll('main table tr:has(td)').length)`)
+				linked := p.Eval(t, `String(document.querySelectorAll('main table tr:has(td a[href^="/history?"])').length)`)
+				if rows == "0" || rows != linked {
+					t.Errorf("%s of %s table rows link to a history", linked, rows)
+				}
+				href := p.Eval(t, `document.querySelector('main table td a[href^="/history?"]').getAttribute('href')`)
+				if h := b.Load(t, srv.URL+href); len(h.FailedRequests) > 0 {
+					t.Errorf("%s: %v", href, h.FailedRequests)
+				}
 			}
 			if tc.shot != "" {
 				p.Screenshot(t, filepath.Join(shots, tc.shot))

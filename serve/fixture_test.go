@@ -111,12 +111,18 @@ func openFixture(t testing.TB) *store.DB {
 // startServer serves the database at path read-only, as `fleet serve` does.
 func startServer(t testing.TB, path string) *httptest.Server {
 	t.Helper()
+	return startServerTags(t, path, nil)
+}
+
+// startServerTags is startServer with the inventory's tags of the boards.
+func startServerTags(t testing.TB, path string, tags map[string][]string) *httptest.Server {
+	t.Helper()
 	db, err := store.OpenReadOnly(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	s := &Server{DB: db, Logf: t.Logf, Now: func() time.Time { return time.Date(2026, 3, 1, 13, 0, 0, 0, time.UTC) }}
+	s := &Server{DB: db, Tags: tags, Logf: t.Logf, Now: func() time.Time { return time.Date(2026, 3, 1, 13, 0, 0, 0, time.UTC) }}
 	h, err := s.Handler()
 	if err != nil {
 		t.Fatal(err)

@@ -24,6 +24,7 @@ func TestGoldenTables(t *testing.T) {
 		{"compare", "/compare?run=3&modes=cpu,devcrypto&algorithms=aes-128-cbc"},
 		{"history", "/history?board=am64x&mode=devcrypto&algorithm=aes-128-cbc&size=16384"},
 		{"regress", "/regress?baseline=2&run=3"},
+		{"changes", "/changes?label=nightly"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp, err := http.Get(srv.URL + tc.path)

@@ -35,19 +35,29 @@ func readCompareQuery(r *http.Request) (compareQuery, error) {
 	return q, p.err
 }
 
-// comparison reads the run's points and compares them; ms is every point of the run, before the selection.
-func (s *Server) comparison(r *http.Request, q compareQuery) (ms []store.Measurement, c *report.Comparison, err error) {
+// comparison reads the run's points and builds the view fleet compare prints (the sweep's tables, mode ssh's
+// table); ms is every point of the run, before the selection; v is nil when nothing matches.
+func (s *Server) comparison(r *http.Request, q compareQuery, format string) (ms []store.Measurement, v *report.CompareView, err error) {
 	ms, err = s.DB.SelectRun(r.Context(), q.Run)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil, notFound("run %q: no such run or label", q.Run)
 	} else if err != nil {
 		return nil, nil, err
 	}
-	c, err = report.Compare(ms, report.CompareOptions{Boards: q.Boards, Modes: q.Modes, Algorithms: q.Algorithms, Unit: q.Unit})
+	v, err = s.compareView(r, ms, report.CompareOptions{Boards: q.Boards, Modes: q.Modes, Algorithms: q.Algorithms, Unit: q.Unit}, format)
 	if err != nil && !errors.Is(err, report.ErrNoMeasurements) {
 		return nil, nil, badRequest("%v", err)
 	}
-	return ms, c, nil
+	return ms, v, nil
+}
+
+// compareView is report.NewCompareView over ms with the raw cipher points mode ssh's table needs.
+func (s *Server) compareView(r *http.Request, ms []store.Measurement, opts report.CompareOptions, format string) (*report.CompareView, error) {
+	raw, err := s.DB.RawCipherPoints(r.Context(), ms)
+	if err != nil {
+		return nil, err
+	}
+	return report.NewCompareView(ms, raw, opts, format)
 }
 
 // choices are the values the form offers: what the run has.
@@ -79,7 +89,7 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	ms, c, err := s.comparison(r, q)
+	ms, v, err := s.comparison(r, q, "html")
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -91,7 +101,7 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 		References []string
 		Comparison template.HTML
 		Empty      bool
-	}{Q: q, Choices: choicesOf(ms), Units: report.Units, Empty: c == nil}
+	}{Q: q, Choices: choicesOf(ms), Units: report.Units, Empty: v == nil}
 	if data.References, err = s.DB.ReferenceLabels(r.Context()); err != nil {
 		s.fail(w, r, err)
 		return
@@ -106,8 +116,8 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 		if data.Empty = rc == nil; rc != nil {
 			data.Comparison = report.ReferenceHTML(rc)
 		}
-	case c != nil:
-		data.Comparison = report.ComparisonHTML(c)
+	case v != nil:
+		data.Comparison = report.CompareViewHTML(v, links)
 	}
 	s.render(w, r, http.StatusOK, "compare", page{Title: "compare", Nav: "compare", Data: data})
 }

@@ -5,7 +5,6 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
-	"sort"
 	"strconv"
 
 	"github.com/fleetlab/fleet/report"
@@ -14,25 +13,23 @@ import (
 
 // historyQuery is one series and a page of its runs, from the URL: the choices of `fleet history`.
 type historyQuery struct {
-	Key  store.SeriesKey
-	Page int
-	Set  bool // board and algorithm were given: there is a series to show
+	Key   store.SeriesKey
+	Page  int
+	Set   bool // there is a series to show
+	given struct{ board, mode, algorithm, size bool }
 }
 
+// readHistoryQuery reads the URL's series. The API needs board and algorithm; the page completes what is
+// missing from what is stored (resolveSeries).
 func readHistoryQuery(r *http.Request) (historyQuery, error) {
 	p := params{v: r.URL.Query()}
 	q := historyQuery{Page: p.page()}
 	q.Key.Board, q.Key.Mode, q.Key.Algorithm = p.str("board"), p.str("mode"), p.str("algorithm")
-	if q.Key.Mode == "" {
-		q.Key.Mode = "cpu"
-	}
-	q.Key.BlockSize, _ = p.integer("size", 16384, 0, 1<<30)
+	q.given.board, q.given.mode, q.given.algorithm = q.Key.Board != "", q.Key.Mode != "", q.Key.Algorithm != ""
+	q.Key.BlockSize, q.given.size = p.integer("size", preferredSize, 0, 1<<30)
 	q.Key.Threads, _ = p.integer("threads", 0, 0, 4096)
 	q.Key.Op = p.str("op")
-	q.Set = q.Key.Board != "" && q.Key.Algorithm != ""
-	if !q.Set && (q.Key.Board != "" || q.Key.Algorithm != "") {
-		p.fail("board and algorithm: give both")
-	}
+	q.Set = q.given.board && q.given.algorithm
 	return q, p.err
 }
 
@@ -88,29 +85,30 @@ func (s *Server) historyPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	data := struct {
-		Q                                historyQuery
-		Boards, Modes, Algorithms, Sizes []string
-		Body                             template.HTML
-		Prev, Next                       string
-		ChangePoints                     bool
-	}{Q: q, ChangePoints: s.ChangePoints != nil}
-	data.Boards, data.Modes, data.Algorithms, data.Sizes = seriesChoices(keys)
+		Q          historyQuery
+		Choices    historyChoices
+		Body       template.HTML
+		Prev, Next string
+	}{}
+	if data.Q, data.Choices, err = resolveSeries(keys, q); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	q = data.Q
 	if q.Set {
 		h, err := s.readHistory(r, q)
 		if err != nil {
 			s.fail(w, r, err)
 			return
 		}
-		var marks []report.HistoryMark
-		if s.ChangePoints != nil {
-			if marks, err = s.ChangePoints(r.Context(), q.Key, h.Points); err != nil {
-				s.fail(w, r, err)
-				return
-			}
+		changes, err := s.seriesChanges(r, q.Key)
+		if err != nil {
+			s.fail(w, r, err)
+			return
 		}
 		title := fmt.Sprintf("%s %s %s %d B", q.Key.Board, q.Key.Mode, q.Key.Algorithm, q.Key.BlockSize)
 		data.Body, err = report.HistoryHTML(title, h.Points, h.Runs, h.Boards, report.HistoryHTMLOptions{
-			RunHref: func(id int64) string { return "/runs/" + strconv.FormatInt(id, 10) }, Marks: marks})
+			RunHref: runHref, Changes: changes})
 		if err != nil {
 			s.fail(w, r, err)
 			return
@@ -125,27 +123,4 @@ func (s *Server) historyPage(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, "history", page{Title: "history", Nav: "history", Data: data})
 }
 
-// seriesChoices are the distinct boards, modes, algorithms and sizes of the stored series, for the form.
-func seriesChoices(keys []store.SeriesKey) (boards, modes, algs, sizes []string) {
-	b, m, a, z := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[int]bool{}
-	for _, k := range keys {
-		b[k.Board], m[k.Mode], a[k.Algorithm], z[k.BlockSize] = true, true, true, true
-	}
-	sorted := func(set map[string]bool) []string {
-		out := make([]string, 0, len(set))
-		for k := range set {
-			out = append(out, k)
-		}
-		sort.Strings(out)
-		return out
-	}
-	var zs []int
-	for k := range z {
-		zs = append(zs, k)
-	}
-	sort.Ints(zs)
-	for _, n := range zs {
-		sizes = append(sizes, strconv.Itoa(n))
-	}
-	return sorted(b), sorted(m), sorted(a), sizes
-}
+func runHref(id int64) string { return "/runs/" + strconv.FormatInt(id, 10) }

@@ -49,8 +49,8 @@ func (s *Server) regression(r *http.Request, q regressQuery) (*report.Regression
 	} else if err != nil {
 		return nil, err
 	}
-	return report.Regress(in.Base, cur, in.BaseFacts, in.CurFacts, report.RegressOptions{Threshold: q.Threshold,
-		Alpha: q.Alpha, NoBaseline: in.Missing}), nil
+	reg, _ := report.RegressInput(in, cur, report.RegressOptions{Threshold: q.Threshold, Alpha: q.Alpha})
+	return reg, nil
 }
 
 func (s *Server) regressPage(w http.ResponseWriter, r *http.Request) {
@@ -71,7 +71,7 @@ func (s *Server) regressPage(w http.ResponseWriter, r *http.Request) {
 		Regression bool
 	}{Q: q, Judged: reg != nil}
 	if reg != nil {
-		data.Table, data.Regression = report.RegressionHTML(reg), reg.HasRegression()
+		data.Table, data.Regression = report.RegressionHTML(reg, links), reg.HasRegression()
 	}
 	s.render(w, r, http.StatusOK, "regress", page{Title: "regress", Nav: "regress", Data: data})
 }

@@ -104,12 +104,12 @@ func (s *Server) readRun(r *http.Request, id int64) (*runView, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c, err := report.Compare(ms, report.CompareOptions{}); errors.Is(err, report.ErrNoMeasurements) {
+	if cv, err := s.compareView(r, ms, report.CompareOptions{}, "html"); errors.Is(err, report.ErrNoMeasurements) {
 		v.NoPoints = true
 	} else if err != nil {
 		return nil, err
 	} else {
-		v.Comparison = report.ComparisonHTML(c)
+		v.Comparison = report.CompareViewHTML(cv, links)
 	}
 	raws, err := s.DB.RawOutputs(ctx, id, "")
 	if err != nil {

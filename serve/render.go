@@ -34,7 +34,7 @@ func serveCSS(w http.ResponseWriter, r *http.Request) {
 // pageTemplate is the layout with one page's content.
 type pageTemplate struct{ t *template.Template }
 
-var pageNames = []string{"runs", "run", "compare", "history", "regress", "error"}
+var pageNames = []string{"runs", "run", "compare", "history", "regress", "changes", "error"}
 
 var funcs = template.FuncMap{
 	"utc":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05") },

@@ -6,20 +6,12 @@ import (
 	"fmt"
 	"net/http"
 	"time"
-
-	"github.com/fleetlab/fleet/report"
-	"github.com/fleetlab/fleet/store"
 )
-
-// ChangePointsFunc finds the change points of a series over the given history points, each as a mark on the
-// run where the new level starts, labelled with what changed. History pages draw them when Server.ChangePoints
-// is set; fleet serve sets it to the search of `fleet changes` (report.ChangeMarks) over the series shown.
-type ChangePointsFunc func(ctx context.Context, k store.SeriesKey, ms []store.Measurement) ([]report.HistoryMark, error)
 
 // Server answers the dashboard's pages and API. Its zero value is not usable: DB is required.
 type Server struct {
 	DB           Store
-	ChangePoints ChangePointsFunc         // optional; nil: history pages mark no change points
+	Tags         map[string][]string      // board → its inventory tags, for the changes page's tag filter; nil: none
 	Auth         *Credentials             // optional; nil: no authentication (loopback)
 	Logf         func(string, ...any)     // server-side errors; nil: dropped
 	Now          func() time.Time         // clock for "running for"; nil: time.Now
@@ -32,9 +24,10 @@ const (
 	maxQueryBytes   = 4096 // longer query strings get 414
 	runsPerPage     = 50
 	maxRunsPerPage  = 500
-	historyPerPage  = 50  // runs of a series per history page
-	maxHistoryPage  = 500 // store.HistoryPage's own bound
-	maxRawShown     = 200 // raw outputs rendered on a run page
+	historyPerPage  = 50   // runs of a series per history page
+	changesMaxRuns  = 1000 // runs per board a change search reads, as fleet changes' default --max-runs
+	maxHistoryPage  = 500  // store.HistoryPage's own bound
+	maxRawShown     = 200  // raw outputs rendered on a run page
 	maxRawBytes     = 64 << 10
 	refreshSeconds  = 5 // a run in progress reloads itself this often
 	defaultTimeouts = 10 * time.Second
@@ -57,6 +50,7 @@ func (s *Server) Handler() (http.Handler, error) {
 	mux.HandleFunc("/compare", s.comparePage)
 	mux.HandleFunc("/history", s.historyPage)
 	mux.HandleFunc("/regress", s.regressPage)
+	mux.HandleFunc("/changes", s.changesPage)
 	mux.HandleFunc("/api/runs", s.apiRuns)
 	mux.HandleFunc("/api/runs/{id}", s.apiRun)
 	mux.HandleFunc("/api/results", s.apiResults)

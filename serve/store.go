@@ -24,6 +24,8 @@ type Store interface {
 	SeriesKeys(ctx context.Context) ([]store.SeriesKey, error)
 	Reference(ctx context.Context, label string) (store.Run, []store.Measurement, error)
 	ReferenceLabels(ctx context.Context) ([]string, error)
+	RawCipherPoints(ctx context.Context, ms []store.Measurement) ([]store.Measurement, error)
+	SeriesHistories(ctx context.Context, f store.HistoryFilter) (*store.Histories, error)
 }
 
 var _ Store = (*store.DB)(nil)

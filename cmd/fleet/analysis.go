@@ -64,27 +64,15 @@ one block size (--size, default the largest that two boards measured). --wide pr
 			}
 			opts := report.CompareOptions{Boards: splitList(c.StringSlice("boards")),
 				Modes: splitList(c.StringSlice("modes")), Algorithms: splitList(c.StringSlice("algorithms")), Unit: c.String("unit")}
-			// Mode ssh has a table of its own (issue 15).
-			others, ssh, err := compareSSHSplit(c, ms, &opts)
+			raw, err := db.RawCipherPoints(c.Context, ms)
 			if err != nil {
 				return err
 			}
-			if others != nil {
-				cmp, err := report.Compare(others, opts)
-				if err != nil {
-					return usageErr("%w", err)
-				}
-				if err := layoutErr(report.WriteCompareLayout(c.App.Writer, cmp, c.String("format"), layout), "size"); err != nil {
-					return err
-				}
+			v, err := report.NewCompareView(ms, raw, opts, c.String("format"))
+			if err != nil {
+				return usageErr("%w", err)
 			}
-			if ssh == nil {
-				return nil
-			}
-			if others != nil {
-				fmt.Fprintln(c.App.Writer)
-			}
-			return writeSSHTable(c, db, ssh, opts, c.String("format"))
+			return layoutErr(report.WriteCompareView(c.App.Writer, v, c.String("format"), layout), "size")
 		}),
 	}
 }
@@ -163,9 +151,7 @@ func regressAction(c *cli.Context) error {
 	} else if err != nil {
 		return err
 	}
-	ropts := report.RegressOptions{Threshold: th, Alpha: c.Float64("alpha"), NoBaseline: in.Missing,
-		SkippedBaselines: in.Skipped}
-	r := report.Regress(in.Base, cur, in.BaseFacts, in.CurFacts, ropts)
+	r, ropts := report.RegressInput(in, cur, report.RegressOptions{Threshold: th, Alpha: c.Float64("alpha")})
 	if c.Bool("confirm") {
 		if err := confirmRegressions(c, db, r, in.Base, cur, ropts); err != nil {
 			return err

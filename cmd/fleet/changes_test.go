@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -281,29 +282,28 @@ func TestReportMarksChanges(t *testing.T) {
 	}
 }
 
-// TestServeHistoryMarksChanges: fleet serve's history pages get the change points of fleet changes for the
+// TestServeHistoryMarksChanges: fleet serve's history pages mark the change points of fleet changes for the
 // series they show (the run where the step starts, with its size), and none for a series without a step.
 func TestServeHistoryMarksChanges(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "fleet.db")
 	importNights(t, path)
-	db, err := store.OpenReadOnly(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
+	h := dashboard(t, path)
+	get := func(size int) string {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", fmt.Sprintf("/history?board=am64x&mode=cpu&algorithm=aes-128-cbc&size=%d", size), nil))
+		if rec.Code != 200 {
+			t.Fatalf("history at %d B: status %d: %s", size, rec.Code, rec.Body)
+		}
+		return rec.Body.String()
 	}
-	defer db.Close()
-	marks := changeMarks(db)
-	got, err := marks(context.Background(), store.SeriesKey{Board: "am64x", Mode: "cpu", Algorithm: "aes-128-cbc", BlockSize: 16384}, nil)
-	if err != nil {
-		t.Fatal(err)
+	page := get(16384)
+	if got := strings.Count(page, `class="change" stroke`); got != 1 {
+		t.Errorf("change marks at 16384 B: %d, want 1", got)
 	}
-	if len(got) != 1 || got[0].Run != 18 || !strings.HasPrefix(got[0].Label, "−1") {
-		t.Errorf("marks at 16384 B = %+v, want one at run 18 labelled with a drop of about 12%%", got)
+	if !strings.Contains(page, `to <a href="/runs/18">run 18</a>`) || !strings.Contains(page, "#1 −1") {
+		t.Errorf("the change at 16384 B is not listed as starting at run 18 with a drop of about 12%%:\n%s", page)
 	}
-	got, err = marks(context.Background(), store.SeriesKey{Board: "am64x", Mode: "cpu", Algorithm: "aes-128-cbc", BlockSize: 16}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 0 {
-		t.Errorf("marks at 16 B (no step there) = %+v, want none", got)
+	if got := strings.Count(get(16), `class="change" stroke`); got != 0 {
+		t.Errorf("change marks at 16 B (no step there): %d, want none", got)
 	}
 }

@@ -1,12 +1,11 @@
 package main
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/fleetlab/fleet/report"
+	"github.com/fleetlab/fleet/inventory"
 	"github.com/fleetlab/fleet/serve"
 	"github.com/fleetlab/fleet/store"
 )
@@ -16,7 +15,8 @@ func serveCommand() *cli.Command {
 		Name:  "serve",
 		Usage: "the lab's dashboard in a browser: runs, run details, compare, history, regress, and a JSON API",
 		Description: `Serves the results database read-only over HTTP (SQLite opened read-only: browsing never changes it).
-Pages: / (runs), /runs/ID, /compare, /history, /regress; the same data as JSON under /api/runs, /api/runs/ID,
+Pages: / (runs), /runs/ID, /compare, /history, /regress, /changes (recent change points and regressions
+across the lab, filtered by board, inventory tag and label); the same data as JSON under /api/runs, /api/runs/ID,
 /api/results, /api/history, /api/compare and /api/regress. A run in progress refreshes itself until it ends.
 
 Binds to 127.0.0.1:8080 by default. Any other address (another interface, or :PORT for all of them) needs
@@ -44,24 +44,19 @@ Ctrl-C stops it gracefully.
 				return usageErr("%w", err)
 			}
 			defer db.Close()
-			srv := &serve.Server{DB: db, Logf: func(f string, a ...any) { fmt.Fprintf(c.App.ErrWriter, f+"\n", a...) },
-				ChangePoints: changeMarks(db)}
+			inv, err := inventory.LoadOrDefault(globalString(c, "inventory"), inventoryExplicit(c))
+			if err != nil {
+				return usageErr("serve: the inventory names the boards' tags for /changes: %w", err)
+			}
+			tags := map[string][]string{}
+			for _, b := range inv.Boards() {
+				tags[b.Name] = b.Tags
+			}
+			srv := &serve.Server{DB: db, Tags: tags, Logf: func(f string, a ...any) { fmt.Fprintf(c.App.ErrWriter, f+"\n", a...) }}
 			if err := serve.ListenAndServe(c.Context, srv, opts); err != nil {
 				return usageErr("%w", err)
 			}
 			return nil
 		},
-	}
-}
-
-// changeMarks gives the dashboard's history pages the change points of `fleet changes` over the series shown.
-func changeMarks(db *store.DB) serve.ChangePointsFunc {
-	return func(ctx context.Context, k store.SeriesKey, _ []store.Measurement) ([]report.HistoryMark, error) {
-		h, err := db.SeriesHistories(ctx, store.HistoryFilter{Boards: []string{k.Board}, Modes: []string{k.Mode},
-			Algorithms: []string{k.Algorithm}, Sizes: []int{k.BlockSize}, MaxRuns: defaultMaxRuns})
-		if err != nil {
-			return nil, err
-		}
-		return report.ChangeMarks(h, k, report.ChangeOptions{MaxRuns: defaultMaxRuns}), nil
 	}
 }

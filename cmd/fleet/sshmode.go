@@ -69,65 +69,20 @@ func sshSweepFromFlags(c *cli.Context, p *inventory.Profile) (transfer []int, co
 	return transfer, true, nil
 }
 
-// writeSSHTable prints mode ssh's table for ssh points, with the raw cipher points of the same boards (their
-// newest cpu and devcrypto runs, whichever run that was) for the SSH/raw ratio.
-func writeSSHTable(c *cli.Context, db *store.DB, ssh []store.Measurement, opts report.CompareOptions, format string) error {
-	var raw []store.Measurement
-	for board, algs := range report.RawSeriesFor(ssh) {
-		for _, alg := range algs {
-			for _, mode := range []string{protocol.ModeCPU, protocol.ModeDevCrypto} {
-				ms, err := db.Measurements(c.Context, store.Filter{Board: board, Mode: mode, Algorithm: alg})
-				if err != nil {
-					return err
-				}
-				raw = append(raw, ms...)
-			}
-		}
+// writeRunSSH prints mode ssh's table of a run's ssh points, set against the raw cipher points of the same boards.
+func writeRunSSH(c *cli.Context, db *store.DB, ssh []store.Measurement, format string) error {
+	raw, err := db.RawCipherPoints(c.Context, ssh)
+	if err != nil {
+		return err
 	}
-	cmp, err := report.CompareSSH(ssh, raw, opts)
+	v, err := report.NewCompareView(ssh, raw, report.CompareOptions{}, format)
 	if err != nil {
 		return usageErr("%w", err)
 	}
-	if err := report.WriteSSH(c.App.Writer, cmp, format); err != nil {
+	if err := report.WriteCompareView(c.App.Writer, v, format, report.Layout{}); err != nil {
 		return usageErr("%w", err)
 	}
 	return nil
-}
-
-// compareSSHSplit divides a comparison's points between the usual tables and the SSH table: by --modes when
-// given, else by what there is (a nil part is not printed). Machine formats (csv, json) hold one table, so a
-// selection with both kinds must say which with --modes. opts.Modes loses ssh for the usual tables.
-func compareSSHSplit(c *cli.Context, ms []store.Measurement, opts *report.CompareOptions) (others, ssh []store.Measurement, err error) {
-	others, ssh = report.SplitSSH(ms)
-	wantOthers, wantSSH := len(others) > 0, len(ssh) > 0
-	if len(opts.Modes) > 0 {
-		wantSSH = slices.Contains(opts.Modes, protocol.ModeSSH)
-		wantOthers = !inventory.OnlySSH(opts.Modes)
-		opts.Modes = slices.DeleteFunc(slices.Clone(opts.Modes), func(m string) bool { return m == protocol.ModeSSH })
-	}
-	if wantSSH && wantOthers && len(ssh) > 0 && len(others) > 0 {
-		if f, _ := report.ViewCompare.CheckFormat(c.String("format")); f != report.FormatText && f != report.FormatMarkdown {
-			return nil, nil, usageErr("--format %s holds one table: the selection has mode ssh points and others; choose with --modes ssh or --modes without ssh", f)
-		}
-	}
-	if wantSSH && (len(ssh) > 0 || !wantOthers) {
-		ssh = nonNil(ssh) // CompareSSH says when there is nothing
-	} else {
-		ssh = nil
-	}
-	if wantOthers && (len(others) > 0 || ssh == nil) {
-		others = nonNil(others) // Compare says when there is nothing
-	} else {
-		others = nil
-	}
-	return others, ssh, nil
-}
-
-func nonNil(ms []store.Measurement) []store.Measurement {
-	if ms == nil {
-		return []store.Measurement{}
-	}
-	return ms
 }
 
 // writeRunTables prints what a run measured: the sweep tables, then mode ssh's table when it measured that
@@ -137,7 +92,7 @@ func writeRunTables(c *cli.Context, db *store.DB, ms []store.Measurement, layout
 	f, _ := report.ViewRun.CheckFormat(c.String("format"))
 	if f != report.FormatText {
 		if len(ssh) > 0 && len(others) == 0 {
-			return writeSSHTable(c, db, ssh, report.CompareOptions{}, c.String("format"))
+			return writeRunSSH(c, db, ssh, c.String("format"))
 		}
 		return report.WriteSweep(c.App.Writer, others, report.DefaultUnit, c.String("format"), layout)
 	}
@@ -152,5 +107,5 @@ func writeRunTables(c *cli.Context, db *store.DB, ms []store.Measurement, layout
 	if len(others) > 0 {
 		fmt.Fprintln(c.App.Writer)
 	}
-	return writeSSHTable(c, db, ssh, report.CompareOptions{}, "text")
+	return writeRunSSH(c, db, ssh, "text")
 }
