@@ -63,7 +63,8 @@ func (db *DB) boardNamesJSON() string {
 	return `(SELECT json_group_array(board) FROM (SELECT board FROM board_runs WHERE run_id = r.id ORDER BY board))`
 }
 
-// ResolveRun turns a user's reference into a run id: "latest" (or empty) is the newest run, a number is that
+// ResolveRun turns a user's reference into a run id: "latest" (or empty) is the newest run, "previous" the one
+// before it (as regress --baseline previous reads it, over all boards), a number is that
 // run, a UUID (as `fleet show` prints it) is the run with that UUID, anything else is a label and means the
 // newest run with it. An unknown reference wraps ErrNotFound.
 func (db *DB) ResolveRun(ctx context.Context, ref string) (int64, error) {
@@ -79,6 +80,9 @@ func (db *DB) ResolveRun(ctx context.Context, ref string) (int64, error) {
 	} else if ref == "" || ref == "latest" {
 		what = "runs"
 		err = db.db.QueryRowContext(ctx, `SELECT id FROM runs WHERE status <> 'reference' ORDER BY started DESC, id DESC LIMIT 1`).Scan(&id)
+	} else if ref == "previous" {
+		what = "run before the latest"
+		err = db.db.QueryRowContext(ctx, `SELECT id FROM runs WHERE status <> 'reference' ORDER BY started DESC, id DESC LIMIT 1 OFFSET 1`).Scan(&id)
 	} else {
 		what = fmt.Sprintf("run labelled %q", ref)
 		err = db.db.QueryRowContext(ctx, `SELECT id FROM runs WHERE label = ? ORDER BY started DESC, id DESC LIMIT 1`,

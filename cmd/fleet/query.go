@@ -18,11 +18,22 @@ func runsCommand() *cli.Command {
 			formatFlag(report.ViewRuns),
 		},
 		Action: withDB(func(c *cli.Context, db *store.DB) error {
-			runs, err := db.Runs(c.Context, store.RunFilter{Label: c.String("label"), Limit: c.Int("limit")})
+			f := store.RunFilter{Label: c.String("label"), Limit: c.Int("limit")}
+			runs, err := db.Runs(c.Context, f)
 			if err != nil {
 				return err
 			}
-			return report.WriteRuns(c.App.Writer, runs, c.String("format"))
+			if err := report.WriteRuns(c.App.Writer, runs, c.String("format")); err != nil {
+				return err
+			}
+			if f.Limit > 0 && len(runs) == f.Limit {
+				// a list cut by the default limit must say so, on stderr so that machine formats stay clean
+				f.Limit = 0
+				if total, err := db.CountRuns(c.Context, f); err == nil && total > len(runs) {
+					fmt.Fprintf(c.App.ErrWriter, "fleet: the newest %d of %d runs; --limit N for more, --limit 0 for all\n", len(runs), total)
+				}
+			}
+			return nil
 		}),
 	}
 }
