@@ -65,7 +65,7 @@ func probeEnvironment(f *protocol.Facts, opts ProbeOptions, addErr func(string, 
 
 // opensslEnv is the environment every openssl process of the probe and the sweep inherits, as far as it
 // concerns OpenSSL: the OPENSSL_* variables of environ, and every variable of extra (KEY=VALUE, a plan's env,
-// which wins), whatever its name, because the lab set it for openssl on purpose. nil when there are none.
+// which wins), whatever its name, because the lab set it for openssl on purpose. Never nil: empty is "none set".
 func opensslEnv(environ, extra []string) map[string]string {
 	out := map[string]string{}
 	for _, kv := range environ {
@@ -77,9 +77,6 @@ func opensslEnv(environ, extra []string) map[string]string {
 		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
 			out[k] = v
 		}
-	}
-	if len(out) == 0 {
-		return nil
 	}
 	return out
 }

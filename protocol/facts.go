@@ -30,7 +30,9 @@ type Facts struct {
 	// or by accident between two nights, which `changes`, `history` and `show` diff.
 	// OpenSSLEnv: every OPENSSL_* variable of the agent's environment and every variable the plan sets for
 	// openssl (boards.toml env), by name; a mode's own mask (soft's OPENSSL_armcap=0) is the mode, not listed.
-	OpenSSLEnv map[string]string `json:"openssl_env,omitempty"`
+	// Never omitted by a probe that records it ({} when there are none): nil means not recorded (an older agent,
+	// an import), which a diff must not read as "unset".
+	OpenSSLEnv map[string]string `json:"openssl_env"`
 	// OpenSSLConf is the configuration file openssl reads (OPENSSL_CONF, else OPENSSLDIR/openssl.cnf), and
 	// OpenSSLConfDigest the sha256 (hex, first 16 digits) of the sections its openssl_conf names that load
 	// engines or providers: "none" when it names none, "" when the file could not be read (the reason in Errors).

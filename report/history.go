@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/store"
 )
 
@@ -72,7 +73,7 @@ type HistoryEntry struct {
 	Kernel      string    `json:"kernel,omitempty"`
 	OpenSSL     string    `json:"openssl,omitempty"`
 	ToolVersion string    `json:"tool_version,omitempty"`
-	Changed     []string  `json:"changed,omitempty"` // what differs from the previous run: kernel, OpenSSL, tool
+	Changed     []string  `json:"changed,omitempty"` // what differs from the previous run: kernel, OpenSSL, tool, environment (environmentDiff)
 }
 
 // HistorySeries is one series over time in WriteHistory's JSON.
@@ -105,7 +106,9 @@ func History(ms []store.Measurement, runs []store.Run, boards []store.BoardRun) 
 		e := HistoryEntry{Run: p.RunID, Label: p.Label, Started: p.Started.UTC(), Median: p.Summary.Median,
 			Min: p.Summary.Min, Max: p.Summary.Max, Spread: p.Summary.Spread(), N: p.Summary.N, CPUTimed: p.CPUTimed,
 			Failed: p.Failed, ToolVersion: tool[p.RunID]}
+		var cur *protocol.Facts
 		if br, ok := facts[rb{p.RunID, p.Key.Board}]; ok && br.Facts != nil {
+			cur = br.Facts
 			e.Kernel, e.OpenSSL = br.Facts.Kernel, openSSLVersion(br.Facts)
 		}
 		if n := len(s.Entries); n > 0 {
@@ -119,6 +122,7 @@ func History(ms []store.Measurement, runs []store.Run, boards []store.BoardRun) 
 					e.Changed = append(e.Changed, fmt.Sprintf("%s %s → %s", d.what, orNone(d.a), orNone(d.b)))
 				}
 			}
+			e.Changed = append(e.Changed, environmentDiff(facts[rb{prev.Run, p.Key.Board}].Facts, cur)...)
 		}
 		s.Entries = append(s.Entries, e)
 	}
