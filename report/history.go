@@ -22,6 +22,7 @@ type historyPoint struct {
 	Summary  Summary
 	CPUTimed bool
 	Failed   int
+	Invalid  bool // every point of the sample was judged invalid
 }
 
 // historyPoints summarizes measurements per series and run, ordered by series, then run start, then run id.
@@ -40,7 +41,7 @@ func historyPoints(ms []store.Measurement) []historyPoint {
 		samples, _ := Group(rms)
 		for _, s := range samples {
 			p := historyPoint{Key: s.Key, RunID: run, Label: rms[0].RunLabel, Started: rms[0].RunStarted,
-				Summary: s.Summary(), CPUTimed: s.CPUTimed, Failed: s.Failed}
+				Summary: s.Summary(), CPUTimed: s.CPUTimed, Failed: s.Failed, Invalid: len(s.Values) > 0 && s.Invalid == len(s.Values)}
 			out = append(out, p)
 		}
 	}
