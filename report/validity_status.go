@@ -104,3 +104,10 @@ func newValidityJSON(status string, points int, j store.Judged) validityJSON {
 	}
 	return v
 }
+
+// RunValidity is what a page shows beside a run's status: the judged points in words ("24 of 24 points
+// invalid: background CPU", "" when none was suspect or invalid), the runs list's short form ("24/24 invalid:
+// background CPU", "ok", "-") and the worst verdict (invalid, suspect, ok, unknown) for its colour.
+func RunValidity(r store.Run) (text, short, verdict string) {
+	return judgedText(r.Points, r.Judged), validityCell(r.Points, r.Judged), Verdict(r.Judged)
+}
