@@ -14,7 +14,7 @@ type speedAttrs struct {
 	version  string
 	cpuCap   string
 	cpuEnv   *string // CPUINFO's env: value, nil when it printed none (the variable was unset)
-	evidence bool // the text shows this is openssl speed output, not just a version line
+	evidence bool    // the text shows this is openssl speed output, not just a version line
 }
 
 func (a *speedAttrs) fail(reason string) {
