@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -12,6 +13,7 @@ import (
 	"github.com/fleetlab/fleet/fleet"
 	"github.com/fleetlab/fleet/inventory"
 	"github.com/fleetlab/fleet/opensslspeed"
+	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/report"
 	"github.com/fleetlab/fleet/store"
 )
@@ -24,9 +26,16 @@ func importCommand() *cli.Command {
 		Name:      "import",
 		Usage:     "store `openssl speed` output captured by hand (any OpenSSL 1.0–3.x, pasted logs welcome)",
 		ArgsUsage: "FILE...",
-		Description: `Each FILE becomes one run of the board (--split: one run per openssl command in it). Every openssl
-command found in the text contributes its points, with the mode taken from its command line or its
-"engine ... set" line (cpu when none), so a paste of a software run and an engine run compares as two modes.
+		Description: `The FILEs given together are one run of the board: one session, compared as a whole (compare
+shows all of it) and never against itself (regress --baseline previous). --run-per-file makes each FILE a
+run of its own (every run then has the same --date), --split one run per openssl command.
+
+Every openssl command found in the text contributes its points, with the mode taken from its command line
+(-engine, -provider, an OPENSSL_armcap=0 or OPENSSL_ia32cap prefix), its CPUINFO line's env: or its
+"engine ... set" line; --mode MODE names the mode of the commands that show none (cpu when not given), and a
+command that shows another is refused. The OPENSSL_* environment the text shows (a partial mask such as
+OPENSSL_armcap=0x3d, OPENSSL_CONF) is stored as the board's facts, which show, history and changes compare;
+commands of one run that ran with different environments are refused (import them as separate runs).
 Runs timed on CPU time (no -elapsed) keep OpenSSL's figure and are re-derived on wall time, marked timing=cpu.
 
 An import is all or nothing, in one transaction: a file without any measurement, a value no measurement can
@@ -34,6 +43,8 @@ have (see the bounds in the opensslspeed package), a full disk or Ctrl-C store n
 or 130 when interrupted). Files of any size are read as streams.
 
    fleet import --board am335x --label wiki-2019 am335x-speed.txt
+   fleet import --board am335x --mode soft sw.txt                       a capture of OPENSSL_armcap=0 without its command
+   fleet import --board am335x soft.txt cpu.txt cryptodev.txt           one session: one run of three modes
    fleet import --board am335x --dry-run --format json capture.txt      print the points, store nothing
    fleet import --board imx8 --algorithm aes-128-cbc multi.txt          name 1.1.1's "evp" rows`,
 		Flags: []cli.Flag{
@@ -42,7 +53,9 @@ or 130 when interrupted). Files of any size are read as streams.
 			&cli.StringFlag{Name: "date", Usage: "when the captures were taken, `DATE` (2026-01-31 or 2026-01-31T02:00 UTC; default now)"},
 			&cli.StringFlag{Name: "algorithm", Usage: "the `ALG` of -evp ALG, for rows labelled \"evp\" when the capture does not show the command"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "parse and print, store nothing"},
-			&cli.BoolFlag{Name: "split", Usage: "one run per openssl command instead of one per file"},
+			&cli.BoolFlag{Name: "split", Usage: "one run per openssl command"},
+			&cli.BoolFlag{Name: "run-per-file", Usage: "one run per FILE instead of one for all of them"},
+			&cli.StringFlag{Name: "mode", Usage: "the `MODE` of commands whose capture names none (soft, cpu, devcrypto, afalg, engine:NAME, provider:NAME; default cpu)"},
 			formatFlag(report.ViewImport),
 		},
 		Action: importAction,
@@ -54,7 +67,15 @@ func importAction(c *cli.Context) error {
 		return usageErr("import: name at least one FILE")
 	}
 	opts := fleet.ImportOptions{Board: c.String("board"), Files: c.Args().Slice(), Split: c.Bool("split"),
-		Algorithm: c.String("algorithm")}
+		PerFile: c.Bool("run-per-file"), Mode: c.String("mode"), Algorithm: c.String("algorithm")}
+	if m := opts.Mode; c.IsSet("mode") {
+		if err := inventory.CheckMode(m); err != nil {
+			return usageErr("import --mode: %s", report.Printable(err.Error()))
+		}
+		if m == protocol.ModeSSH || strings.HasPrefix(m, protocol.ModeKCAPI) {
+			return usageErr("import --mode %s: not a mode of openssl speed (want soft, cpu, devcrypto, afalg, engine:NAME or provider:NAME)", m)
+		}
+	}
 	if err := inventory.CheckBoardName(opts.Board); err != nil {
 		return usageErr("import --board: %w", err)
 	}
