@@ -71,6 +71,7 @@ type HistoryEntry struct {
 	Change      float64   `json:"change"` // relative to the previous run of the series; 0 for the first
 	CPUTimed    bool      `json:"cpu_timed,omitempty"`
 	Failed      int       `json:"failed,omitempty"`
+	Invalid     bool      `json:"invalid,omitempty"` // every point of the run was judged invalid: drawn hollow, never judged
 	Kernel      string    `json:"kernel,omitempty"`
 	OpenSSL     string    `json:"openssl,omitempty"`
 	ToolVersion string    `json:"tool_version,omitempty"`
@@ -106,7 +107,7 @@ func History(ms []store.Measurement, runs []store.Run, boards []store.BoardRun) 
 		s := &out[len(out)-1]
 		e := HistoryEntry{Run: p.RunID, Label: p.Label, Started: p.Started.UTC(), Median: p.Summary.Median,
 			Min: p.Summary.Min, Max: p.Summary.Max, Spread: p.Summary.Spread(), N: p.Summary.N, CPUTimed: p.CPUTimed,
-			Failed: p.Failed, ToolVersion: tool[p.RunID]}
+			Failed: p.Failed, ToolVersion: tool[p.RunID], Invalid: p.Invalid}
 		var cur *protocol.Facts
 		if br, ok := facts[rb{p.RunID, p.Key.Board}]; ok && br.Facts != nil {
 			cur = br.Facts
@@ -165,7 +166,7 @@ func WriteHistory(w io.Writer, ms []store.Measurement, runs []store.Run, boards 
 
 func historyDocument(hist []HistorySeries) document {
 	var d document
-	cpuTimed := false
+	cpuTimed, invalid := false, false
 	for _, s := range hist {
 		t := table{Title: s.Label(), Header: []string{"run", "started", "label", "throughput", "change", "environment"}, Align: "rllrrl"}
 		for i, e := range s.Entries {
@@ -187,6 +188,10 @@ func historyDocument(hist []HistorySeries) document {
 				cell += markCPUTimed
 				cpuTimed = true
 			}
+			if e.Invalid {
+				cell += markValidity
+				invalid = true
+			}
 			t.Rows = append(t.Rows, []string{fmt.Sprint(e.Run), e.Started.Format("2006-01-02 15:04"), e.Label, cell, change, env})
 		}
 		d.Tables = append(d.Tables, t)
@@ -196,6 +201,9 @@ func historyDocument(hist []HistorySeries) document {
 	}
 	if cpuTimed {
 		d.Notes = append(d.Notes, noteCPUTimed)
+	}
+	if invalid {
+		d.Notes = append(d.Notes, markValidity+" every point of the run was judged invalid (busy, throttled or hot board): regress never judges it")
 	}
 	return d
 }

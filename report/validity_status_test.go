@@ -155,3 +155,25 @@ func TestHistoryNamesEnvironmentChange(t *testing.T) {
 		t.Errorf("history %+v", h)
 	}
 }
+
+// TestHistoryMarksInvalidRun: the history table marks a run whose points were all invalid and says why.
+func TestHistoryMarksInvalidRun(t *testing.T) {
+	var ms []store.Measurement
+	for run := int64(1); run <= 2; run++ {
+		p := protocol.Point{Mode: "cpu", Algorithm: "aes-128-cbc", Op: "encrypt", BlockSize: 16384, Threads: 1, BytesPerSec: 1e9,
+			Timing: "wall", Validity: protocol.ValidityOK}
+		if run == 2 {
+			p.Validity = protocol.ValidityInvalid
+		}
+		ms = append(ms, store.Measurement{ID: run, RunID: run, RunStarted: t0.Add(time.Duration(run) * time.Hour), Board: "local", Point: p})
+	}
+	var b bytes.Buffer
+	if err := WriteHistory(&b, ms, nil, nil, "text"); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	if strings.Contains(lines[2], markValidity) || !strings.Contains(lines[3], "1000 (1) MB/s"+markValidity) ||
+		!strings.Contains(b.String(), "every point of the run was judged invalid") {
+		t.Errorf("history:\n%s", b.String())
+	}
+}
