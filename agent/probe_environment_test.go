@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // copyFixture puts a file of testdata/proc at name under root.
@@ -67,10 +69,15 @@ func TestProbeEnvironment(t *testing.T) {
 	if want := "console=ttyS2,115200n8 earlycon=ns16550a,mmio32,0x02800000 root=PARTUUID=076c4a2a-02 rw rootfstype=ext4 rootwait"; f.KernelCmdline != want {
 		t.Errorf("cmdline %q, want %q", f.KernelCmdline, want)
 	}
+	all := []string{"aes_ce_blk", "aes_ce_cipher", "af_alg", "algif_skcipher", "authenc", "can_dev", "cryptodev", "fuse",
+		"ghash_ce", "libcomposite", "m_can", "m_can_platform", "rti_wdt", "sa2ul", "sha256_arm64", "sha2_ce", "u_ether", "usb_f_ncm"}
+	if got := slices.Sorted(slices.Values(f.Modules)); !slices.Equal(got, all) || len(f.Modules) != len(all) {
+		t.Errorf("modules %q, want %q", f.Modules, all)
+	}
 	want := []string{"aes_ce_blk", "aes_ce_cipher", "af_alg", "algif_skcipher", "authenc", "cryptodev", "ghash_ce",
 		"sa2ul", "sha256_arm64", "sha2_ce"}
-	if !slices.Equal(f.CryptoModules, want) {
-		t.Errorf("crypto modules %q, want %q", f.CryptoModules, want)
+	if got := protocol.CryptoModules(f.Modules, f.ProcCrypto); !slices.Equal(got, want) {
+		t.Errorf("crypto modules %q, want %q", got, want)
 	}
 	sum, err := fileSHA256(fake)
 	if err != nil || len(sum) != 64 || f.OpenSSLSHA256 != sum {
@@ -92,8 +99,8 @@ func TestProbeEnvironmentAbsent(t *testing.T) {
 	root := fakeBoardRoot(t, false)
 	missing := filepath.Join(t.TempDir(), "nope.cnf")
 	f := Probe(context.Background(), ProbeOptions{OpenSSL: writeFakeOpenSSL(t), Root: root, Env: []string{"OPENSSL_CONF=" + missing}})
-	if f.CryptoModules != nil || f.KernelCmdline != "" || f.OpenSSLConfDigest != "" || f.OpenSSLConf != missing {
-		t.Errorf("modules %q, cmdline %q, conf %q digest %q", f.CryptoModules, f.KernelCmdline, f.OpenSSLConf, f.OpenSSLConfDigest)
+	if f.Modules != nil || f.KernelCmdline != "" || f.OpenSSLConfDigest != "" || f.OpenSSLConf != missing {
+		t.Errorf("modules %q, cmdline %q, conf %q digest %q", f.Modules, f.KernelCmdline, f.OpenSSLConf, f.OpenSSLConfDigest)
 	}
 	var errs []string
 	for _, e := range f.Errors {
@@ -139,7 +146,7 @@ func TestConfDigest(t *testing.T) {
 }
 
 func TestParseProcModulesRefuses(t *testing.T) {
-	names, err := parseProcModules(strings.NewReader("af_alg 32768 1 algif_skcipher, Live 0x0\ngarbage\n"))
+	names, err := parseProcModules("af_alg 32768 1 algif_skcipher, Live 0x0\ngarbage\n")
 	if err == nil || !strings.Contains(err.Error(), "line 2") || !slices.Equal(names, []string{"af_alg"}) {
 		t.Errorf("names %q, error %v: want af_alg and an error naming line 2", names, err)
 	}
@@ -160,7 +167,7 @@ func FuzzParseProcModules(f *testing.F) {
 	f.Add(string(b))
 	f.Add("x 1 0 - Live\n\n\ty 2 1 x, Loading 0x0 (OE)\n")
 	f.Fuzz(func(t *testing.T, in string) {
-		names, _ := parseProcModules(strings.NewReader(in))
+		names, _ := parseProcModules(in)
 		if len(names) > strings.Count(in, "\n")+1 {
 			t.Errorf("%d names from %d lines", len(names), strings.Count(in, "\n")+1)
 		}
@@ -169,7 +176,7 @@ func FuzzParseProcModules(f *testing.F) {
 				t.Errorf("name %q", n)
 			}
 		}
-		mods := cryptoModules(names, nil)
+		mods := protocol.CryptoModules(names, nil)
 		if len(mods) > len(names) || !slices.IsSorted(mods) {
 			t.Errorf("crypto modules %q of %q", mods, names)
 		}

@@ -40,9 +40,10 @@ type Facts struct {
 	OpenSSLConfDigest string `json:"openssl_conf_digest,omitempty"`
 	OpenSSLSHA256     string `json:"openssl_sha256,omitempty"` // of the openssl binary at OpenSSLPath, hex
 	KernelCmdline     string `json:"kernel_cmdline,omitempty"` // /proc/cmdline
-	// CryptoModules are the loaded kernel modules (/proc/modules) that provide or use crypto algorithms, sorted;
-	// nil when the kernel has no /proc/modules (no module support).
-	CryptoModules []string `json:"crypto_modules,omitempty"`
+	// Modules are the names of the loaded kernel modules, in /proc/modules' order; nil when the kernel has no
+	// /proc/modules (no module support). Every name is kept (the raw fact, a few hundred bytes); what is compared
+	// over time is CryptoModules of them, so that a better filter applies to old runs too.
+	Modules []string `json:"modules,omitempty"`
 
 	// Evidence is the board's state before the sweep (validity, issue 12): governor, temperatures, load.
 	Evidence *Evidence `json:"evidence,omitempty"`

@@ -85,8 +85,8 @@ func boardFacts(br store.BoardRun) []fact {
 	add("OpenSSL config", conf)
 	add("openssl sha256", f.OpenSSLSHA256)
 	add("kernel command line", f.KernelCmdline)
-	if f.CryptoModules != nil {
-		add("crypto modules", firstNonEmpty(strings.Join(f.CryptoModules, " "), "none loaded"))
+	if f.Modules != nil {
+		add("crypto modules", firstNonEmpty(strings.Join(protocol.CryptoModules(f.Modules, f.ProcCrypto), " "), "none loaded"))
 	}
 	if p := br.Previous; p != nil {
 		add(fmt.Sprintf("changed since run %d", p.RunID), strings.Join(boardChanges(p.Facts, f), "; "))

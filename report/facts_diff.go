@@ -48,8 +48,9 @@ func environmentDiff(a, b *protocol.Facts) []string {
 	if a.KernelCmdline != "" && b.KernelCmdline != "" && a.KernelCmdline != b.KernelCmdline {
 		out = append(out, "kernel command line: "+listDiff(strings.Fields(a.KernelCmdline), strings.Fields(b.KernelCmdline), "added", "removed"))
 	}
-	if a.CryptoModules != nil && b.CryptoModules != nil {
-		if d := listDiff(a.CryptoModules, b.CryptoModules, "loaded", "not loaded"); d != "" {
+	if a.Modules != nil && b.Modules != nil {
+		am, bm := protocol.CryptoModules(a.Modules, a.ProcCrypto), protocol.CryptoModules(b.Modules, b.ProcCrypto)
+		if d := listDiff(am, bm, "loaded", "not loaded"); d != "" {
 			out = append(out, "crypto modules: "+d)
 		}
 	}

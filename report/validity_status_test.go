@@ -108,7 +108,7 @@ func TestHistoryChartInvalidRun(t *testing.T) {
 func TestEnvironmentDiff(t *testing.T) {
 	base := func() *protocol.Facts {
 		return &protocol.Facts{OpenSSLEnv: map[string]string{}, KernelCmdline: "console=ttyS0 quiet",
-			CryptoModules: []string{"aesni_intel", "cryptd"}, OpenSSLSHA256: strings.Repeat("a", 64),
+			Modules: []string{"aesni_intel", "cryptd", "usb_f_ncm"}, OpenSSLSHA256: strings.Repeat("a", 64),
 			OpenSSLConf: "/usr/lib/ssl/openssl.cnf", OpenSSLConfDigest: "none"}
 	}
 	a, b := base(), base()
@@ -117,7 +117,7 @@ func TestEnvironmentDiff(t *testing.T) {
 	}
 	b.OpenSSLEnv = map[string]string{"OPENSSL_ia32cap": "~0x200000000000000"}
 	b.KernelCmdline = "console=ttyS0 mitigations=off"
-	b.CryptoModules = []string{"cryptd"}
+	b.Modules = []string{"cryptd"}
 	b.OpenSSLSHA256 = strings.Repeat("b", 64)
 	b.OpenSSLConfDigest = "0123456789abcdef"
 	want := []string{

@@ -34,7 +34,7 @@ func validityDB(t *testing.T) string {
 		}
 		must(t, w.BoardStarted(ctx, "local"))
 		must(t, w.BoardFacts(ctx, "local", protocol.Facts{Kernel: "6.18.44", OpenSSLVersion: "3.0.19", OpenSSLEnv: env,
-			KernelCmdline: "console=ttyS0 quiet", CryptoModules: []string{}}))
+			KernelCmdline: "console=ttyS0 quiet", Modules: []string{}}))
 		for i := range 24 {
 			size := protocol.DefaultSizes[i%6]
 			p := protocol.Point{Mode: []string{"soft", "cpu"}[i/6%2], Algorithm: []string{"aes-128-cbc", "sha256"}[i/12], Op: "encrypt",
