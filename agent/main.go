@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -98,18 +97,12 @@ func mainSHA256(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: fleet-agent sha256 FILE")
 		return 2
 	}
-	f, err := os.Open(args[0])
+	sum, err := fileSHA256(args[0])
 	if err != nil {
-		fmt.Fprintf(stderr, "sha256: %v\n", err)
-		return 1
-	}
-	defer f.Close()
-	h := newSHA256()
-	if _, err := io.Copy(h, f); err != nil {
 		fmt.Fprintf(stderr, "sha256 %s: %v\n", args[0], err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "%x\n", h.Sum(nil))
+	fmt.Fprintln(stdout, sum)
 	return 0
 }
 

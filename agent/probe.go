@@ -125,6 +125,7 @@ func probeFacts(ctx context.Context, opts ProbeOptions) (protocol.Facts, string,
 		noOpenSSL = why
 	}
 	f.Modes = probeModes(ctx, &f, version, noOpenSSL, opts)
+	probeEnvironment(&f, opts, addErr)
 	return f, f.OpenSSLPath, version
 }
 

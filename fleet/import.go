@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/fleetlab/fleet/opensslspeed"
 	"github.com/fleetlab/fleet/protocol"
@@ -20,6 +23,8 @@ type ImportSink interface {
 	Raw(ctx context.Context, r protocol.Raw) error
 	Skip(ctx context.Context, s protocol.Skip) error
 	Point(ctx context.Context, p protocol.Point) error
+	// Facts stores what the captures say about the board, before EndRun: the OpenSSL environment they show.
+	Facts(ctx context.Context, f protocol.Facts) error
 	EndRun(ctx context.Context, status protocol.Status, cause string) (int64, error)
 	Commit() error
 	Rollback() error
@@ -28,8 +33,14 @@ type ImportSink interface {
 // ImportOptions says what Import reads.
 type ImportOptions struct {
 	Board string   // the board the captures came from
-	Files []string // captures; each becomes one run
-	Split bool     // one run per openssl command instead of one per file
+	Files []string // captures; together one run (see PerFile, Split)
+	// PerFile makes each file a run of its own. Without it the files given together are one run: one
+	// session of the board, compared as a whole and never against itself (regress --baseline previous).
+	PerFile bool
+	Split   bool // one run per openssl command (implies PerFile)
+	// Mode is the mode of the openssl commands whose capture does not name one (no -engine, -provider,
+	// OPENSSL_armcap=0 or engine line): a capture that names another mode is refused. "" leaves them cpu.
+	Mode string
 	// Algorithm names rows labelled "evp" in captures without an `openssl speed ... -evp ALG` command line
 	// (OpenSSL 1.1.1 -multi); see opensslspeed.Hint.
 	Algorithm string
@@ -41,7 +52,7 @@ type ImportOptions struct {
 
 // ImportedRun is one run Import stored.
 type ImportedRun struct {
-	File     string
+	File     string // its file, or its files joined by ", "
 	RunID    int64
 	Points   int
 	Commands int // openssl commands found in its text
@@ -49,6 +60,10 @@ type ImportedRun struct {
 
 // ErrNoMeasurement means a capture holds no openssl speed measurement at all (only a refused command, say).
 var ErrNoMeasurement = errors.New("no openssl speed measurement")
+
+// ErrMixedEnvironment means the openssl commands of one run ran with different OpenSSL environments (an
+// OPENSSL_armcap mask on one and not the other, say): their points would pool two configurations as repeats.
+var ErrMixedEnvironment = errors.New("openssl ran with different environments in one run")
 
 const (
 	// importRawChunk is the most of a capture's text kept in one raw output: a large capture is kept whole, in
@@ -59,15 +74,18 @@ const (
 	importMaxSeries = 1 << 16
 )
 
-// Import reads captured `openssl speed` output from opts.Files and stores it in sink: each file one run (with
-// opts.Split, one run per openssl command in it), with the capture's text kept as the run's raw output, and
-// repeats of a series numbered in the order they appear. Files are read as streams, in bounded memory whatever
-// their size.
+// Import reads captured `openssl speed` output from opts.Files and stores it in sink: the files one run
+// (opts.PerFile: a run per file; opts.Split: a run per openssl command), with each capture's text kept as the
+// run's raw outputs, and repeats of a series numbered in the order they appear across the run's files. Files
+// are read as streams, in bounded memory whatever their size. The OpenSSL environment the captures show (an
+// OPENSSL_* prefix on the command line, CPUINFO's env:) is stored as the board's facts, less the mask that made
+// a command soft (that is its mode).
 //
 // It is all or nothing: a file that cannot be read, holds no measurement (ErrNoMeasurement) or a value the
 // parser refuses (opensslspeed.Problem: an absurd number, control characters in a name, an "evp" row nothing
-// names), a failed write, or a cancelled ctx make Import roll the sink back and return the error, naming the
-// file and line. Otherwise it commits and returns the runs stored.
+// names), a mode other than opts.Mode, two environments in one run (ErrMixedEnvironment), a failed write, or a
+// cancelled ctx make Import roll the sink back and return the error, naming the file and line. Otherwise it
+// commits and returns the runs stored.
 func Import(ctx context.Context, opts ImportOptions, sink ImportSink) (runs []ImportedRun, err error) {
 	defer func() {
 		if err != nil {
@@ -83,12 +101,27 @@ func Import(ctx context.Context, opts ImportOptions, sink ImportSink) (runs []Im
 	if opts.Board == "" {
 		return nil, fmt.Errorf("import: no board")
 	}
-	for _, path := range opts.Files {
-		rs, err := importFile(ctx, opts, sink, path)
-		if err != nil {
+	groups := [][]string{opts.Files}
+	if opts.PerFile || opts.Split {
+		groups = nil
+		for _, f := range opts.Files {
+			groups = append(groups, []string{f})
+		}
+	}
+	for _, files := range groups {
+		ri := &runImport{ctx: ctx, opts: opts, sink: sink}
+		if err := ri.start(files); err != nil {
 			return nil, err
 		}
-		runs = append(runs, rs...)
+		for _, path := range files {
+			if err := ri.file(path); err != nil {
+				return nil, err
+			}
+		}
+		if err := ri.end(); err != nil {
+			return nil, err
+		}
+		runs = append(runs, ri.done...)
 	}
 	if err := sink.Commit(); err != nil {
 		return nil, err
@@ -96,143 +129,229 @@ func Import(ctx context.Context, opts ImportOptions, sink ImportSink) (runs []Im
 	return runs, nil
 }
 
-// importSeries identifies a series within a file, to number its repeats.
+// importSeries identifies a series within a run, to number its repeats.
 type importSeries struct {
 	mode, alg, op, curve string
 	block, bits, threads int
 }
 
-// fileImport is one file being imported.
-type fileImport struct {
+// runImport is one run being imported, from one file or several (or, with Split, each command of a file in turn).
+type runImport struct {
 	ctx    context.Context
 	opts   ImportOptions
 	sink   ImportSink
-	path   string
 	source string
-	chunks []int // first line of each raw output the text was kept in
+	name   string // ImportedRun.File
+	raws   int    // raw outputs stored in the run so far: a further file's are numbered after them
+	chunks []int  // first line of each raw output of the current file
+	base   int    // raw outputs before the current file's
 	seen   map[importSeries]int
+	points int // of the current file
 	cur    ImportedRun
 	done   []ImportedRun
+
+	env      map[string]string // the OpenSSL environment the run's commands show, without a soft mode's mask
+	envAt    string            // file:line of the first command that showed it
+	envKnown bool
 }
 
-func importFile(ctx context.Context, opts ImportOptions, sink ImportSink, path string) ([]ImportedRun, error) {
+// start begins a run of files.
+func (ri *runImport) start(files []string) error {
+	var abs []string
+	for _, f := range files {
+		a, err := filepath.Abs(f)
+		if err != nil {
+			return fmt.Errorf("import %s: %w", f, err)
+		}
+		abs = append(abs, a)
+	}
+	ri.source, ri.name = "imported from "+strings.Join(abs, ", "), strings.Join(files, ", ")
+	return ri.restart()
+}
+
+// restart begins a run with the current source: the first, or the next command's with Split.
+func (ri *runImport) restart() error {
+	ri.seen, ri.env, ri.envAt, ri.envKnown = map[importSeries]int{}, nil, "", false
+	ri.cur = ImportedRun{File: ri.name}
+	return ri.sink.StartRun(ri.ctx, ri.opts.Board, ri.source)
+}
+
+// file reads one capture into the run.
+func (ri *runImport) file(path string) error {
+	ctx, opts, sink := ri.ctx, ri.opts, ri.sink
 	// Checked before opening: open(2) of a FIFO blocks until a writer comes, deaf to Ctrl-C.
 	if fi, err := os.Stat(path); err != nil {
-		return nil, err // "stat PATH: no such file or directory": the caller adds "import: "
+		return err // "stat PATH: no such file or directory": the caller adds "import: "
 	} else if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file (%s): import reads captures saved to files", path, fileKind(fi.Mode()))
+		return fmt.Errorf("%s: not a regular file (%s): import reads captures saved to files", path, fileKind(fi.Mode()))
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if !fi.Mode().IsRegular() { // replaced between the check and the open
-		return nil, fmt.Errorf("%s: not a regular file", path)
+		return fmt.Errorf("%s: not a regular file", path)
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return nil, fmt.Errorf("import %s: %w", path, err)
+		return fmt.Errorf("import %s: %w", path, err)
 	}
-	fl := &fileImport{ctx: ctx, opts: opts, sink: sink, path: path, source: "imported from " + abs,
-		seen: map[importSeries]int{}, cur: ImportedRun{File: path}}
-	if err := sink.StartRun(ctx, opts.Board, fl.source); err != nil {
-		return nil, err
+	ri.base = ri.raws
+	if ri.chunks, err = importRaw(ctx, sink, f, abs, fi.Size(), ri.base); err != nil {
+		return fmt.Errorf("import %s: %w", path, err)
 	}
-	if fl.chunks, err = importRaw(ctx, sink, f, abs, fi.Size()); err != nil {
-		return nil, fmt.Errorf("import %s: %w", path, err)
-	}
+	ri.raws += len(ri.chunks)
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, fmt.Errorf("import %s: %w", path, err)
+		return fmt.Errorf("import %s: %w", path, err)
 	}
 	sc := opensslspeed.NewScanner(&ctxReader{ctx, f}, opensslspeed.Hint{Algorithm: opts.Algorithm, Sizes: opts.Sizes})
-	points, why := 0, ""
+	why := ""
+	ri.points = 0
 	for first := true; sc.Scan(); first = false {
 		r := sc.Run()
 		if len(r.Problems) > 0 {
 			p := r.Problems[0]
 			if p.Err != nil {
-				return nil, fmt.Errorf("%s:%d: %w", path, p.Line, p.Err)
+				return fmt.Errorf("%s:%d: %w", path, p.Line, p.Err)
 			}
-			return nil, fmt.Errorf("%s:%d: %s", path, p.Line, p.Text)
+			return fmt.Errorf("%s:%d: %s", path, p.Line, p.Text)
+		}
+		if r, err = withMode(path, r, opts.Mode); err != nil {
+			return err
 		}
 		if opts.Parsed != nil {
 			opts.Parsed(path, r)
 		}
 		if opts.Split && !first {
-			if err := fl.endRun(); err != nil {
-				return nil, err
+			if err := ri.end(); err != nil {
+				return err
 			}
-			if err := sink.StartRun(ctx, opts.Board, fl.source); err != nil {
-				return nil, err
+			if err := ri.restart(); err != nil {
+				return err
 			}
 		}
-		n, err := fl.run(r)
-		if err != nil {
-			return nil, err
+		if err := ri.run(path, r); err != nil {
+			return err
 		}
-		points += n
 		if r.Failed != "" && why == "" {
 			why = fmt.Sprintf(" (line %d: %s)", r.Line, r.Failed)
 		}
 	}
 	if err := sc.Err(); err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
-			return nil, ctxErr
+			return ctxErr
 		}
-		return nil, fmt.Errorf("import %s: %w", path, err)
+		return fmt.Errorf("import %s: %w", path, err)
 	}
-	if points == 0 {
-		return nil, fmt.Errorf("%w in %s%s", ErrNoMeasurement, path, why)
+	if ri.points == 0 {
+		return fmt.Errorf("%w in %s%s", ErrNoMeasurement, path, why)
 	}
-	if err := fl.endRun(); err != nil {
-		return nil, err
-	}
-	return fl.done, nil
+	return nil
 }
 
-// run stores one openssl command's run into the sink's current run and returns its points.
-func (fl *fileImport) run(r opensslspeed.Run) (int, error) {
-	ctx := fl.ctx
-	fl.cur.Commands++
+// run stores one openssl command's run into the sink's current run.
+func (ri *runImport) run(path string, r opensslspeed.Run) error {
+	ctx := ri.ctx
+	ri.cur.Commands++
+	if err := ri.environment(path, r); err != nil {
+		return err
+	}
 	if r.Failed != "" && len(r.Points) == 0 {
-		return 0, fl.sink.Skip(ctx, protocol.Skip{Mode: r.Mode, Reason: fmt.Sprintf("line %d: %s", r.Line, r.Failed)})
+		return ri.sink.Skip(ctx, protocol.Skip{Mode: r.Mode, Reason: fmt.Sprintf("line %d: %s", r.Line, r.Failed)})
 	}
 	for _, p := range r.Points {
 		k := importSeries{p.Mode, p.Algorithm, p.Op, p.Curve, p.BlockSize, p.KeyBits, p.Threads}
-		n, ok := fl.seen[k]
-		if !ok && len(fl.seen) >= importMaxSeries {
-			return 0, fmt.Errorf("%s:%d: more than %d distinct series in one file: not a capture fleet imports",
-				fl.path, p.Line, importMaxSeries)
+		n, ok := ri.seen[k]
+		if !ok && len(ri.seen) >= importMaxSeries {
+			return fmt.Errorf("%s:%d: more than %d distinct series in one run: not a capture fleet imports",
+				path, p.Line, importMaxSeries)
 		}
-		fl.seen[k] = n + 1
+		ri.seen[k] = n + 1
 		p.Repeat = n
-		p.RawID = rawIDOf(fl.chunks, p.Line)
-		if err := fl.sink.Point(ctx, p); err != nil {
-			return 0, err
+		p.RawID = ri.base + rawIDOf(ri.chunks, p.Line)
+		if err := ri.sink.Point(ctx, p); err != nil {
+			return err
 		}
-		fl.cur.Points++
+		ri.cur.Points++
+		ri.points++
 	}
-	return len(r.Points), nil
+	return nil
 }
 
-// endRun ends the sink's current run: ok with points, failed without.
-func (fl *fileImport) endRun() error {
+// withMode gives r mode when its capture does not decide one, and refuses a capture that decides another.
+func withMode(path string, r opensslspeed.Run, mode string) (opensslspeed.Run, error) {
+	switch {
+	case mode == "" || r.Mode == mode:
+		return r, nil
+	case r.ModeFrom != "":
+		return r, fmt.Errorf("%s:%d: the capture says mode %s (from its %s), --mode says %s", path, r.Line, r.Mode, r.ModeFrom, mode)
+	}
+	r.Mode = mode
+	r.Points = slices.Clone(r.Points)
+	for i := range r.Points {
+		r.Points[i].Mode = mode
+	}
+	return r, nil
+}
+
+// environment keeps the OpenSSL environment a command shows, refusing one that differs from the run's: the
+// capability mask of a soft command is its mode, not its environment.
+func (ri *runImport) environment(path string, r opensslspeed.Run) error {
+	if !r.EnvKnown {
+		return nil
+	}
+	env := maps.Clone(r.Env)
+	if r.Mode == protocol.ModeSoft && r.ModeFrom == "environment" {
+		delete(env, "OPENSSL_armcap")
+		delete(env, "OPENSSL_ia32cap")
+	}
+	at := fmt.Sprintf("%s:%d", path, r.Line)
+	if !ri.envKnown {
+		ri.env, ri.envAt, ri.envKnown = env, at, true
+		return nil
+	}
+	if !maps.Equal(ri.env, env) {
+		return fmt.Errorf("%s: openssl ran with %s, but at %s with %s: %w; import them as separate runs (--run-per-file, --split)",
+			at, envWords(env), ri.envAt, envWords(ri.env), ErrMixedEnvironment)
+	}
+	return nil
+}
+
+// envWords lists an environment as NAME=value, sorted, or "no OPENSSL_* variable".
+func envWords(env map[string]string) string {
+	if len(env) == 0 {
+		return "no OPENSSL_* variable"
+	}
+	var kv []string
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		kv = append(kv, k+"="+env[k])
+	}
+	return strings.Join(kv, " ")
+}
+
+// end ends the sink's current run, with the environment its captures showed as the board's facts: ok with
+// points, failed without.
+func (ri *runImport) end() error {
+	if ri.envKnown {
+		if err := ri.sink.Facts(ri.ctx, protocol.Facts{OpenSSLEnv: ri.env}); err != nil {
+			return err
+		}
+	}
 	status, cause := protocol.StatusOK, ""
-	if fl.cur.Points == 0 {
+	if ri.cur.Points == 0 {
 		status, cause = protocol.StatusFailed, "no openssl speed output found"
 	}
-	id, err := fl.sink.EndRun(fl.ctx, status, cause)
+	id, err := ri.sink.EndRun(ri.ctx, status, cause)
 	if err != nil {
 		return err
 	}
-	fl.cur.RunID = id
-	fl.done = append(fl.done, fl.cur)
-	fl.cur = ImportedRun{File: fl.path}
+	ri.cur.RunID = id
+	ri.done = append(ri.done, ri.cur)
 	return nil
 }
 
@@ -245,6 +364,7 @@ func (DiscardImport) StartRun(context.Context, string, string) error { return ni
 func (DiscardImport) Raw(context.Context, protocol.Raw) error        { return nil }
 func (DiscardImport) Skip(context.Context, protocol.Skip) error      { return nil }
 func (DiscardImport) Point(context.Context, protocol.Point) error    { return nil }
+func (DiscardImport) Facts(context.Context, protocol.Facts) error    { return nil }
 func (DiscardImport) EndRun(context.Context, protocol.Status, string) (int64, error) {
 	return 0, nil
 }

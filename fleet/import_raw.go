@@ -14,7 +14,8 @@ import (
 // importRaw keeps a capture's text as the run's raw outputs: one for a capture of up to importRawChunk bytes,
 // else consecutive pieces of about that size, cut after a newline, each naming its byte range. It returns the
 // first line of each piece, so that a point can name the raw output its line is in (rawIDOf).
-func importRaw(ctx context.Context, sink ImportSink, r io.Reader, abs string, size int64) ([]int, error) {
+// The pieces are numbered from base+1: a run of several files numbers each file's after the previous ones'.
+func importRaw(ctx context.Context, sink ImportSink, r io.Reader, abs string, size int64, base int) ([]int, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var firsts []int
 	buf := make([]byte, 0, importRawChunk+64<<10)
@@ -30,7 +31,7 @@ func importRaw(ctx context.Context, sink ImportSink, r io.Reader, abs string, si
 		if size > importRawChunk {
 			cmd = append(cmd, fmt.Sprintf("bytes %d-%d", start, start+int64(len(buf))-1))
 		}
-		if err := sink.Raw(ctx, protocol.Raw{ID: len(firsts), Command: cmd, Stdout: string(buf)}); err != nil {
+		if err := sink.Raw(ctx, protocol.Raw{ID: base + len(firsts), Command: cmd, Stdout: string(buf)}); err != nil {
 			return err
 		}
 		start += int64(len(buf))

@@ -14,12 +14,18 @@ import (
 type recordSink struct {
 	runs      [][]protocol.Point
 	raws      [][]protocol.Raw
+	facts     []*protocol.Facts // per run, nil without Facts
+	sources   []string
 	committed bool
 	rolled    bool
 }
 
-func (s *recordSink) StartRun(context.Context, string, string) error {
-	s.runs, s.raws = append(s.runs, nil), append(s.raws, nil)
+func (s *recordSink) StartRun(_ context.Context, _, source string) error {
+	s.runs, s.raws, s.facts, s.sources = append(s.runs, nil), append(s.raws, nil), append(s.facts, nil), append(s.sources, source)
+	return nil
+}
+func (s *recordSink) Facts(_ context.Context, f protocol.Facts) error {
+	s.facts[len(s.facts)-1] = &f
 	return nil
 }
 func (s *recordSink) Raw(_ context.Context, r protocol.Raw) error {

@@ -11,11 +11,21 @@ import (
 // Run is one `openssl speed` invocation found in a text: a live run's output, or one of several runs
 // inside a pasted log.
 type Run struct {
-	Command  []string         // the command line, from the hint or as found in the text (nil when the text has none)
-	Line     int              // 1-based line where the run starts in the text
-	Version  string           // OpenSSL version when the text says it ("3.0.19", "1.0.1e")
-	Engine   string           // engine set ("engine \"devcrypto\" set."), if any
-	Mode     string           // mode from the command line or engine line: cpu, soft, devcrypto, afalg, engine:NAME, ...
+	Command []string // the command line, from the hint or as found in the text (nil when the text has none)
+	Line    int      // 1-based line where the run starts in the text
+	Version string   // OpenSSL version when the text says it ("3.0.19", "1.0.1e")
+	Engine  string   // engine set ("engine \"devcrypto\" set."), if any
+	Mode    string   // mode from the command line or engine line: cpu, soft, devcrypto, afalg, engine:NAME, ...
+	// ModeFrom says what decided Mode: "command line" (-engine, -provider), "environment" (OPENSSL_armcap=0 or
+	// an OPENSSL_ia32cap mask, on the command line or in CPUINFO's env:), "engine line" (engine "x" set), or ""
+	// when nothing did and Mode is the default, cpu.
+	ModeFrom string
+	// Env is the OpenSSL environment the text shows openssl ran with: the OPENSSL_* assignments of its command
+	// line and the capability variable CPUINFO names with its env: value. EnvKnown is true when the text shows it
+	// at all (a command line, or a CPUINFO line, whose missing env: says the variable was unset); Env is then
+	// never nil.
+	Env      map[string]string
+	EnvKnown bool
 	Timing   string           // "wall" (-elapsed) or "cpu"
 	Threads  int              // -multi N, else 1
 	Points   []protocol.Point // Mode, Algorithm, BlockSize/KeyBits, Count, Seconds, BytesPerSec/OpsPerSec, Timing, Line, Flags

@@ -13,7 +13,8 @@ type speedAttrs struct {
 	failed   string
 	version  string
 	cpuCap   string
-	evidence bool // the text shows this is openssl speed output, not just a version line
+	cpuEnv   *string // CPUINFO's env: value, nil when it printed none (the variable was unset)
+	evidence bool    // the text shows this is openssl speed output, not just a version line
 }
 
 func (a *speedAttrs) fail(reason string) {
@@ -59,6 +60,6 @@ func (p *speedParser) settle(b *speedRunBuilder) {
 		b.version = a.version
 	}
 	if a.cpuCap != "" {
-		b.cpuCap = a.cpuCap
+		b.cpuCap, b.cpuEnv = a.cpuCap, a.cpuEnv
 	}
 }

@@ -128,15 +128,15 @@ func speedEngineMode(engine string) string {
 // mode derives the measurement mode from the command line; cpuCap is the capability variable the CPUINFO
 // line names (OPENSSL_armcap or OPENSSL_ia32cap), "" when the output has none. It returns "" when the command
 // line does not decide the mode, plus notes for the points.
-func (c *speedCmd) mode(cpuCap string) (string, []string) {
+func (c *speedCmd) mode(cpuCap string) (string, string, []string) {
 	if c == nil {
-		return "", nil
+		return "", "", nil
 	}
 	if c.engine != "" {
-		return speedEngineMode(c.engine), nil
+		return speedEngineMode(c.engine), "command line", nil
 	}
 	if p := strings.ToLower(c.provider); p != "" && p != "default" {
-		return "provider:" + p, nil
+		return "provider:" + p, "command line", nil
 	}
 	var notes []string
 	for _, name := range []string{"OPENSSL_armcap", "OPENSSL_ia32cap"} {
@@ -154,9 +154,23 @@ func (c *speedCmd) mode(cpuCap string) (string, []string) {
 				continue
 			}
 		}
-		return "soft", notes
+		return "soft", "environment", notes
 	}
-	return "", notes
+	return "", "", notes
+}
+
+// openSSLEnv is the OPENSSL_* part of the command's environment.
+func (c *speedCmd) openSSLEnv() map[string]string {
+	out := map[string]string{}
+	if c == nil {
+		return out
+	}
+	for k, v := range c.env {
+		if strings.HasPrefix(k, "OPENSSL_") {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // speedCommandRE finds a shell command running `openssl speed` in a pasted log: an optional prompt

@@ -24,17 +24,26 @@ func (b *speedRunBuilder) finish(hint Hint) Run {
 		r.Command = append([]string(nil), hint.Command...)
 	}
 	c := b.cmdInfo
-	mode, notes := c.mode(b.cpuCap)
+	if b.cpuEnv != nil { // CPUINFO's env: is what openssl read, whatever the pasted command line says
+		if c == nil {
+			c = &speedCmd{env: map[string]string{}}
+		}
+		c.env[b.cpuCap] = *b.cpuEnv
+	}
+	mode, from, notes := c.mode(b.cpuCap)
 	for _, n := range notes {
 		b.warn(n)
 	}
 	if mode == "" && b.engine != "" {
-		mode = speedEngineMode(b.engine)
+		mode, from = speedEngineMode(b.engine), "engine line"
 	}
 	if mode == "" {
 		mode = "cpu"
 	}
-	r.Mode = mode
+	r.Mode, r.ModeFrom = mode, from
+	if r.Command != nil || c != nil || b.cpuCap != "" {
+		r.Env, r.EnvKnown = c.openSSLEnv(), true
+	}
 	if r.Engine == "" && c != nil {
 		r.Engine = c.engine
 	}

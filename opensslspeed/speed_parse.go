@@ -44,7 +44,7 @@ var (
 	speedEngineSetRE  = regexp.MustCompile(`(?i)^engine "([^"]*)" set\.?$`)
 	speedInvalidEngRE = regexp.MustCompile(`(?i)^invalid engine "([^"]*)"`)
 	speedVersionRE    = regexp.MustCompile(`^(?:version: (\S+)|OpenSSL (\d+\.\d+\.\d+[a-z]*(?:-\S+)?)\s)`)
-	speedCPUInfoRE    = regexp.MustCompile(`^CPUINFO: (OPENSSL_\w+)=`)
+	speedCPUInfoRE    = regexp.MustCompile(`^CPUINFO: (OPENSSL_\w+)=\S*(?:\s+env:(\S*))?`)
 	speedForkedRE     = regexp.MustCompile(`^Forked child (\d+)$`)
 	speedGotRE        = regexp.MustCompile(`^Got: (\+\S+) from (\d+)$`)
 	speedErrStackRE   = regexp.MustCompile(`^[0-9A-Fa-f]+:error:`)
@@ -170,7 +170,12 @@ func (p *speedParser) line(l speedLine) {
 		return
 	}
 	if m := speedCPUInfoRE.FindStringSubmatch(t); m != nil {
-		p.attrs(l.num).cpuCap = m[1]
+		a := p.attrs(l.num)
+		a.cpuCap, a.cpuEnv = m[1], nil
+		if strings.Contains(t, " env:") { // OpenSSL prints env: with the variable's value when it is set
+			v := m[2]
+			a.cpuEnv = &v
+		}
 		return
 	}
 	if strings.HasPrefix(t, "The 'numbers' are in 1000s of bytes per second") {

@@ -3,6 +3,8 @@ package opensslspeed
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -58,7 +60,7 @@ func TestSpeedCmdMode(t *testing.T) {
 		{"openssl speed -evp aes-128-cbc", []string{"OPENSSL_armcap=0x3d"}, "", ""},
 	} {
 		c := parseSpeedCmd(strings.Fields(tc.argv), tc.env)
-		if got, _ := c.mode(tc.cpuCap); got != tc.want {
+		if got, _, _ := c.mode(tc.cpuCap); got != tc.want {
 			t.Errorf("mode of %q env %q cpu %q = %q, want %q", tc.argv, tc.env, tc.cpuCap, got, tc.want)
 		}
 	}
@@ -435,7 +437,8 @@ func TestParseSpeedPastedFixtures(t *testing.T) {
 		{[]string{"L01", "L08"}, []string{"cpu", "engine:nosuchengine"}, []string{"wall", "cpu"}, []bool{false, true}, []int{6, 6}},
 		{[]string{"L01", "L15"}, []string{"cpu", "afalg"}, []string{"wall", "wall"}, []bool{false, true}, []int{6, 6}},
 		{[]string{"Q01", "L15", "Q05"}, []string{"afalg", "afalg", "afalg"}, []string{"wall", "wall", "wall"}, []bool{false, true, false}, []int{6, 6, 6}},
-		{[]string{"Q01", "Q02"}, []string{"afalg", "cpu"}, []string{"wall", "wall"}, []bool{false, false}, []int{6, 6}},
+		// Q02 ran with OPENSSL_armcap=0: its CPUINFO line says so ("env:0"), which makes it soft without a command line
+		{[]string{"Q01", "Q02"}, []string{"afalg", "soft"}, []string{"wall", "wall"}, []bool{false, false}, []int{6, 6}},
 		{[]string{"L13", "L06"}, []string{"cpu", "cpu"}, []string{"cpu", "cpu"}, []bool{false, false}, []int{6, 6}},
 		{[]string{"L02", "L02"}, []string{"cpu", "cpu"}, []string{"cpu", "cpu"}, []bool{false, false}, []int{6, 6}},
 		{[]string{"L03", "L11", "Q03"}, []string{"cpu", "cpu", "cpu"}, []string{"wall", "wall", "wall"}, []bool{false, false, false}, []int{6, 2, 6}},
@@ -482,5 +485,44 @@ func TestParseSpeedCommandFromTimeV(t *testing.T) {
 	if r := runs[1]; r.Mode != "devcrypto" || r.Engine != "cryptodev" || r.Timing != "cpu" ||
 		!slices.Equal(r.Command, strings.Fields("openssl speed -evp aes-256-cbc -engine cryptodev")) {
 		t.Errorf("run = mode %q engine %q timing %q command %q", r.Mode, r.Engine, r.Timing, r.Command)
+	}
+}
+
+// TestParseSpeedEnvironment: the environment a capture shows (an OPENSSL_* prefix on its command line, CPUINFO's
+// env:) decides soft and is kept as the run's Env; a partial mask is kept and leaves the mode cpu.
+func TestParseSpeedEnvironment(t *testing.T) {
+	body := "You have chosen to measure elapsed time instead of user CPU time.\n" +
+		"Doing AES-128-CBC for 1s on 16 size blocks: 1000000 AES-128-CBC's in 1.00s\n" +
+		"version: 3.0.19\n%s" +
+		"The 'numbers' are in 1000s of bytes per second processed.\n" +
+		"type             16 bytes\nAES-128-CBC      16000.00k\n"
+	for _, tc := range []struct {
+		name, head, cpuinfo string
+		mode, from          string
+		env                 map[string]string
+		known               bool
+	}{
+		{"armcap prefix", "$ OPENSSL_armcap=0x0 openssl speed -elapsed -evp aes-128-cbc\n", "", "soft", "environment",
+			map[string]string{"OPENSSL_armcap": "0x0"}, true},
+		{"ia32cap prefix on x86", "root@pc:~# OPENSSL_ia32cap=~0x200000000000000 openssl speed -elapsed -evp aes-128-cbc\n",
+			"CPUINFO: OPENSSL_ia32cap=0x7ffaf3bfffebffff:0x40069c219c97a9 env:~0x200000000000000\n", "soft", "environment",
+			map[string]string{"OPENSSL_ia32cap": "~0x200000000000000"}, true},
+		{"partial armcap mask", "OPENSSL_armcap=0x3d OPENSSL_CONF=/etc/ssl/dev.cnf openssl speed -elapsed -evp aes-128-cbc\n", "",
+			"cpu", "", map[string]string{"OPENSSL_armcap": "0x3d", "OPENSSL_CONF": "/etc/ssl/dev.cnf"}, true},
+		{"cpuinfo env only", "", "CPUINFO: OPENSSL_armcap=0x0 env:0\n", "soft", "environment", map[string]string{"OPENSSL_armcap": "0"}, true},
+		{"cpuinfo without env", "", "CPUINFO: OPENSSL_armcap=0xbd\n", "cpu", "", map[string]string{}, true},
+		{"nothing shown", "", "", "cpu", "", nil, false},
+		{"engine", "$ openssl speed -engine devcrypto -elapsed -evp aes-128-cbc\n", "", "devcrypto", "command line", map[string]string{}, true},
+	} {
+		text := tc.head + fmt.Sprintf(body, tc.cpuinfo)
+		runs, err := Parse(text, Hint{})
+		if err != nil || len(runs) != 1 {
+			t.Fatalf("%s: %d runs, %v", tc.name, len(runs), err)
+		}
+		r := runs[0]
+		if r.Mode != tc.mode || r.ModeFrom != tc.from || r.EnvKnown != tc.known || !maps.Equal(r.Env, tc.env) || (tc.known && r.Env == nil) {
+			t.Errorf("%s: mode %q from %q, env %v known %v; want %q from %q, env %v known %v", tc.name, r.Mode, r.ModeFrom,
+				r.Env, r.EnvKnown, tc.mode, tc.from, tc.env, tc.known)
+		}
 	}
 }

@@ -26,6 +26,25 @@ type Facts struct {
 	Modes      []ModeFact  `json:"modes"`                 // every known mode: available or why not
 	Errors     []string    `json:"errors,omitempty"`
 
+	// What the openssl processes ran with and what the kernel offers them: the facts a lab changes on purpose
+	// or by accident between two nights, which `changes`, `history` and `show` diff.
+	// OpenSSLEnv: every OPENSSL_* variable of the agent's environment and every variable the plan sets for
+	// openssl (boards.toml env), by name; a mode's own mask (soft's OPENSSL_armcap=0) is the mode, not listed.
+	// Never omitted by a probe that records it ({} when there are none): nil means not recorded (an older agent,
+	// an import), which a diff must not read as "unset".
+	OpenSSLEnv map[string]string `json:"openssl_env"`
+	// OpenSSLConf is the configuration file openssl reads (OPENSSL_CONF, else OPENSSLDIR/openssl.cnf), and
+	// OpenSSLConfDigest the sha256 (hex, first 16 digits) of the sections its openssl_conf names that load
+	// engines or providers: "none" when it names none, "" when the file could not be read (the reason in Errors).
+	OpenSSLConf       string `json:"openssl_conf,omitempty"`
+	OpenSSLConfDigest string `json:"openssl_conf_digest,omitempty"`
+	OpenSSLSHA256     string `json:"openssl_sha256,omitempty"` // of the openssl binary at OpenSSLPath, hex
+	KernelCmdline     string `json:"kernel_cmdline,omitempty"` // /proc/cmdline
+	// Modules are the names of the loaded kernel modules, in /proc/modules' order; nil when the kernel has no
+	// /proc/modules (no module support). Every name is kept (the raw fact, a few hundred bytes); what is compared
+	// over time is CryptoModules of them, so that a better filter applies to old runs too.
+	Modules []string `json:"modules,omitempty"`
+
 	// Evidence is the board's state before the sweep (validity, issue 12): governor, temperatures, load.
 	Evidence *Evidence `json:"evidence,omitempty"`
 	// Prepared says what the agent did to prepare the board (quiet wait, governor) and how it went.

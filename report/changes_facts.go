@@ -10,7 +10,8 @@ import (
 
 // factsChanged names what differs between the board run before a change and the one after it: kernel, OpenSSL
 // version, CPU governor and maximum clock, the driver the kernel picks for the series' algorithm (/proc/crypto),
-// the drivers the series' points name, and fleet's own version. Empty when nothing that fleet records changed
+// the openssl environment, configuration and binary, the kernel command line and crypto modules
+// (environmentDiff), the drivers the series' points name, and fleet's own version. Empty when nothing that fleet records changed
 // (or the runs have no facts, as imports do).
 func factsChanged(h *store.Histories, s *store.SeriesHistory, prev, first nightValue, key SampleKey) []string {
 	out := []string{}
@@ -28,6 +29,7 @@ func factsChanged(h *store.Histories, s *store.SeriesHistory, prev, first nightV
 		if name := protocol.KernelAlgorithm(key.Algorithm); name != "" {
 			diff("kernel driver for "+name, topDriver(bf, name), topDriver(af, name))
 		}
+		out = append(out, environmentDiff(bf, af)...)
 	}
 	// The points' own drivers say what served this mode (afalg, kcapi); a side without any says nothing.
 	a, b := strings.Join(s.Nights[prev.index].Drivers, ", "), strings.Join(s.Nights[first.index].Drivers, ", ")

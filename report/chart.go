@@ -24,6 +24,9 @@ type chartPoint struct {
 	Lo, Hi  float64 // whisker (min, max); equal to Y when there is none
 	Tooltip string
 	Href    string // when set, the point links there (a history point to its run)
+	// Invalid: every measurement behind the point was judged invalid. It is drawn hollow and left out of its
+	// line, so that a busy night neither looks like a measurement nor bends the line towards it.
+	Invalid bool
 }
 
 // lineChart is an inline SVG chart. LogX puts x on a log2 scale with a tick at every x that has a point (block
@@ -75,7 +78,11 @@ func (c lineChart) svg() string {
 		chartW += need - padRight
 		padRight = need
 	}
-	chartH = max(chartH, padTop+20*len(c.Lines)+16)
+	legendRows := len(c.Lines)
+	if c.anyInvalid() {
+		legendRows++ // "invalid (not in line)"
+	}
+	chartH = max(chartH, padTop+20*legendRows+16)
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="%s" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="%s">`+"\n",
 		c.Class, chartW, chartH, chartW, chartH, html.EscapeString(c.Title))
@@ -156,7 +163,9 @@ func (c lineChart) svg() string {
 		sort.Slice(pts, func(a, b int) bool { return pts[a].X < pts[b].X })
 		var coords []string
 		for _, p := range pts {
-			coords = append(coords, fmt.Sprintf("%.1f,%.1f", fx(p.X), fy(p.Y)))
+			if !p.Invalid {
+				coords = append(coords, fmt.Sprintf("%.1f,%.1f", fx(p.X), fy(p.Y)))
+			}
 		}
 		fmt.Fprintf(&b, `<g class="series"><polyline points="%s" fill="none" stroke="%s" stroke-width="2"%s/>`+"\n",
 			strings.Join(coords, " "), color, dash)
@@ -166,6 +175,10 @@ func (c lineChart) svg() string {
 			}
 			circle := fmt.Sprintf(`<circle cx="%.1f" cy="%.1f" r="4" fill="%s"><title>%s</title></circle>`,
 				fx(p.X), fy(p.Y), color, html.EscapeString(p.Tooltip))
+			if p.Invalid {
+				circle = fmt.Sprintf(`<circle class="invalid" cx="%.1f" cy="%.1f" r="4" fill="#fff" stroke="%s" stroke-width="2"><title>%s</title></circle>`,
+					fx(p.X), fy(p.Y), color, html.EscapeString(p.Tooltip+" (invalid)"))
+			}
 			if p.Href != "" {
 				circle = `<a href="` + html.EscapeString(p.Href) + `">` + circle + `</a>`
 			}
@@ -177,6 +190,12 @@ func (c lineChart) svg() string {
 		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"%s/><circle cx="%d" cy="%d" r="4" fill="%s"/>`,
 			lx, ly, lx+24, ly, color, dash, lx+12, ly, color)
 		fmt.Fprintf(&b, `<text x="%d" y="%d" class="legend">%s</text>`+"\n", lx+30, ly+4, html.EscapeString(l.Name))
+	}
+	if c.anyInvalid() { // the legend explains the hollow points below the lines' names
+		ly := padTop + 8 + 20*len(c.Lines)
+		lx := chartW - padRight + 16
+		fmt.Fprintf(&b, `<circle cx="%d" cy="%d" r="4" fill="#fff" stroke="#555" stroke-width="2"/><text x="%d" y="%d" class="legend">invalid (not in line)</text>`+"\n",
+			lx+12, ly, lx+30, ly+4)
 	}
 	for i, m := range c.Markers {
 		color := "#555"
@@ -196,6 +215,17 @@ func (c lineChart) svg() string {
 	}
 	b.WriteString("</svg>\n")
 	return b.String()
+}
+
+func (c lineChart) anyInvalid() bool {
+	for _, l := range c.Lines {
+		for _, p := range l.Points {
+			if p.Invalid {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // lineStyle is the colour of line i and, once the palette is used up, a dash pattern that tells apart the lines

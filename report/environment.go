@@ -10,7 +10,8 @@ import (
 
 // environmentChanges names, per board, what differs between the baseline's and the run's facts: kernel, OpenSSL
 // version, CPU governor and maximum clock, the highest-priority /proc/crypto driver of each algorithm measured,
-// and the drivers the points themselves name.
+// what environmentDiff compares (openssl environment, configuration and binary, kernel command line, crypto
+// modules), and the drivers the points themselves name.
 func environmentChanges(base, cur []*Sample, baseFacts, curFacts map[string]*protocol.Facts) []EnvChange {
 	boards := map[string]bool{}
 	algs := map[string]map[string]bool{} // board → algorithms measured
@@ -64,6 +65,7 @@ func environmentChanges(base, cur []*Sample, baseFacts, curFacts map[string]*pro
 				}
 				diff(fmt.Sprintf("driver for %s (%s)", a, name), topDriver(bf, name), topDriver(cf, name))
 			}
+			changes = append(changes, environmentDiff(bf, cf)...)
 		}
 		var keys []string
 		for k := range baseDrv {

@@ -21,7 +21,7 @@ func boardFacts(br store.BoardRun) []fact {
 			out = append(out, fact{name, value})
 		}
 	}
-	add("status", string(br.Status))
+	add("status", StatusHeadline(string(br.Status), br.Points, br.Judged))
 	add("error", br.Error)
 	add("points", fmt.Sprint(br.Points))
 	f := br.Facts
@@ -73,6 +73,24 @@ func boardFacts(br store.BoardRun) []fact {
 	}
 	add("modes", strings.Join(modes, "; "))
 	add("drivers", strings.Join(topDrivers(f), "; "))
+	add("OpenSSL env", envText(f.OpenSSLEnv))
+	conf := f.OpenSSLConf
+	switch {
+	case conf == "":
+	case f.OpenSSLConfDigest == "none":
+		conf += " (no engine or provider sections)"
+	case f.OpenSSLConfDigest != "":
+		conf += " (engine/provider sections " + f.OpenSSLConfDigest + ")"
+	}
+	add("OpenSSL config", conf)
+	add("openssl sha256", f.OpenSSLSHA256)
+	add("kernel command line", f.KernelCmdline)
+	if f.Modules != nil {
+		add("crypto modules", firstNonEmpty(strings.Join(protocol.CryptoModules(f.Modules, f.ProcCrypto), " "), "none loaded"))
+	}
+	if p := br.Previous; p != nil {
+		add(fmt.Sprintf("changed since run %d", p.RunID), strings.Join(boardChanges(p.Facts, f), "; "))
+	}
 	add("probe errors", strings.Join(f.Errors, "; "))
 	return out
 }
@@ -172,4 +190,42 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
+}
+
+// envText lists an environment as NAME=value, sorted; "none set" for a recorded empty one.
+func envText(env map[string]string) string {
+	if env == nil {
+		return ""
+	}
+	if len(env) == 0 {
+		return "none set"
+	}
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for i, k := range keys {
+		keys[i] = k + "=" + env[k]
+	}
+	return strings.Join(keys, " ")
+}
+
+// boardChanges is what differs between a board's facts in an earlier run and now: kernel, OpenSSL version,
+// governor, maximum clock, and environmentDiff's facts.
+func boardChanges(prev, cur *protocol.Facts) []string {
+	if prev == nil || cur == nil {
+		return nil
+	}
+	var out []string
+	diff := func(what, a, b string) {
+		if a != b {
+			out = append(out, fmt.Sprintf("%s: %s → %s", what, orNone(a), orNone(b)))
+		}
+	}
+	diff("kernel", prev.Kernel, cur.Kernel)
+	diff("OpenSSL", openSSLVersion(prev), openSSLVersion(cur))
+	diff("governor", prev.CPU.Governor, cur.CPU.Governor)
+	diff("CPU max MHz", mhz(prev.CPU.MaxMHz), mhz(cur.CPU.MaxMHz))
+	return append(out, environmentDiff(prev, cur)...)
 }

@@ -174,3 +174,15 @@ func current(n int, scale map[string]float64, drop map[string]bool) []store.Meas
 func facts(f *protocol.Facts) map[string]*protocol.Facts {
 	return map[string]*protocol.Facts{"am64x": f}
 }
+
+// am64xEnvFacts are am64xFacts with the environment facts a current agent records: env is the openssl
+// environment, modules the crypto modules loaded.
+func am64xEnvFacts(env map[string]string, modules ...string) *protocol.Facts {
+	f := am64xFacts("6.6.32-ti", "")
+	f.OpenSSLEnv = env
+	f.Modules = modules
+	f.KernelCmdline = "console=ttyS2,115200n8 root=PARTUUID=076c4a2a-02 rw rootwait"
+	f.OpenSSLConf, f.OpenSSLConfDigest = "/usr/lib/ssl/openssl.cnf", "none"
+	f.OpenSSLSHA256 = "9f2c4e1b7a0d3c5e8f6a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+	return f
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/store"
 )
 
@@ -21,6 +22,7 @@ type historyPoint struct {
 	Summary  Summary
 	CPUTimed bool
 	Failed   int
+	Invalid  bool // every point of the sample was judged invalid
 }
 
 // historyPoints summarizes measurements per series and run, ordered by series, then run start, then run id.
@@ -39,7 +41,7 @@ func historyPoints(ms []store.Measurement) []historyPoint {
 		samples, _ := Group(rms)
 		for _, s := range samples {
 			p := historyPoint{Key: s.Key, RunID: run, Label: rms[0].RunLabel, Started: rms[0].RunStarted,
-				Summary: s.Summary(), CPUTimed: s.CPUTimed, Failed: s.Failed}
+				Summary: s.Summary(), CPUTimed: s.CPUTimed, Failed: s.Failed, Invalid: len(s.Values) > 0 && s.Invalid == len(s.Values)}
 			out = append(out, p)
 		}
 	}
@@ -69,10 +71,11 @@ type HistoryEntry struct {
 	Change      float64   `json:"change"` // relative to the previous run of the series; 0 for the first
 	CPUTimed    bool      `json:"cpu_timed,omitempty"`
 	Failed      int       `json:"failed,omitempty"`
+	Invalid     bool      `json:"invalid,omitempty"` // every point of the run was judged invalid: drawn hollow, never judged
 	Kernel      string    `json:"kernel,omitempty"`
 	OpenSSL     string    `json:"openssl,omitempty"`
 	ToolVersion string    `json:"tool_version,omitempty"`
-	Changed     []string  `json:"changed,omitempty"` // what differs from the previous run: kernel, OpenSSL, tool
+	Changed     []string  `json:"changed,omitempty"` // what differs from the previous run: kernel, OpenSSL, tool, environment (environmentDiff)
 }
 
 // HistorySeries is one series over time in WriteHistory's JSON.
@@ -104,8 +107,10 @@ func History(ms []store.Measurement, runs []store.Run, boards []store.BoardRun) 
 		s := &out[len(out)-1]
 		e := HistoryEntry{Run: p.RunID, Label: p.Label, Started: p.Started.UTC(), Median: p.Summary.Median,
 			Min: p.Summary.Min, Max: p.Summary.Max, Spread: p.Summary.Spread(), N: p.Summary.N, CPUTimed: p.CPUTimed,
-			Failed: p.Failed, ToolVersion: tool[p.RunID]}
+			Failed: p.Failed, ToolVersion: tool[p.RunID], Invalid: p.Invalid}
+		var cur *protocol.Facts
 		if br, ok := facts[rb{p.RunID, p.Key.Board}]; ok && br.Facts != nil {
+			cur = br.Facts
 			e.Kernel, e.OpenSSL = br.Facts.Kernel, openSSLVersion(br.Facts)
 		}
 		if n := len(s.Entries); n > 0 {
@@ -119,6 +124,7 @@ func History(ms []store.Measurement, runs []store.Run, boards []store.BoardRun) 
 					e.Changed = append(e.Changed, fmt.Sprintf("%s %s → %s", d.what, orNone(d.a), orNone(d.b)))
 				}
 			}
+			e.Changed = append(e.Changed, environmentDiff(facts[rb{prev.Run, p.Key.Board}].Facts, cur)...)
 		}
 		s.Entries = append(s.Entries, e)
 	}
@@ -160,7 +166,7 @@ func WriteHistory(w io.Writer, ms []store.Measurement, runs []store.Run, boards 
 
 func historyDocument(hist []HistorySeries) document {
 	var d document
-	cpuTimed := false
+	cpuTimed, invalid := false, false
 	for _, s := range hist {
 		t := table{Title: s.Label(), Header: []string{"run", "started", "label", "throughput", "change", "environment"}, Align: "rllrrl"}
 		for i, e := range s.Entries {
@@ -182,6 +188,10 @@ func historyDocument(hist []HistorySeries) document {
 				cell += markCPUTimed
 				cpuTimed = true
 			}
+			if e.Invalid {
+				cell += markValidity
+				invalid = true
+			}
 			t.Rows = append(t.Rows, []string{fmt.Sprint(e.Run), e.Started.Format("2006-01-02 15:04"), e.Label, cell, change, env})
 		}
 		d.Tables = append(d.Tables, t)
@@ -191,6 +201,9 @@ func historyDocument(hist []HistorySeries) document {
 	}
 	if cpuTimed {
 		d.Notes = append(d.Notes, noteCPUTimed)
+	}
+	if invalid {
+		d.Notes = append(d.Notes, markValidity+" every point of the run was judged invalid (busy, throttled or hot board): regress never judges it")
 	}
 	return d
 }

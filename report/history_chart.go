@@ -42,7 +42,7 @@ func historyChart(name string, points []historyPoint, unit string, href func(run
 		}
 		chart.XLabels[x] = shorten(runLabel(p.RunID, p.Label), 20) // long labels would overlap their neighbours
 		cp := chartPoint{X: x, Y: scale(s.Median), Lo: scale(s.Min), Hi: scale(s.Max),
-			Tooltip: fmt.Sprintf("run %s: %s", runLabel(p.RunID, p.Label), formatCell(s, unit, p.Key.Asym()))}
+			Tooltip: fmt.Sprintf("run %s: %s", runLabel(p.RunID, p.Label), formatCell(s, unit, p.Key.Asym())), Invalid: p.Invalid}
 		if href != nil {
 			cp.Href = href(p.RunID)
 		}

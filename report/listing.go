@@ -37,10 +37,22 @@ func isCurrent(id int64, current []int64) bool {
 }
 
 func runsTable(runs []store.Run, current ...int64) table {
-	t := table{Title: "Runs", Header: []string{"id", "started", "label", "status", "boards", "points"}, Left: 5}
+	// The validity column is there when some run has judged points; a history of imports only has none.
+	judged := false
 	for _, r := range runs {
-		t.Rows = append(t.Rows, []string{fmt.Sprint(r.ID), r.Started.UTC().Format(timeLayout), r.Label, runStatus(r, current...),
-			strings.Join(r.Boards, ", "), fmt.Sprint(r.Points)})
+		judged = judged || r.Judged.OK+r.Judged.Suspect+r.Judged.Invalid > 0
+	}
+	t := table{Title: "Runs", Header: []string{"id", "started", "label", "status", "boards", "points"}, Left: 5}
+	if judged {
+		t.Header, t.Left, t.Align = append(t.Header, "validity"), 0, "lllllrl"
+	}
+	for _, r := range runs {
+		row := []string{fmt.Sprint(r.ID), r.Started.UTC().Format(timeLayout), r.Label, runStatus(r, current...),
+			strings.Join(r.Boards, ", "), fmt.Sprint(r.Points)}
+		if judged {
+			row = append(row, validityCell(r.Points, r.Judged))
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	return t
 }
@@ -60,6 +72,9 @@ type runJSON struct {
 	Host        string    `json:"host"`
 	CommandLine string    `json:"command_line"`
 	Source      string    `json:"source,omitempty"`
+	// Validity counts the run's points by verdict; its headline is the status with them ("ok — 24 of 24 points
+	// invalid: background CPU").
+	Validity validityJSON `json:"validity"`
 }
 
 func newRunJSON(r store.Run, current ...int64) runJSON {
@@ -69,7 +84,8 @@ func newRunJSON(r store.Run, current ...int64) runJSON {
 	}
 	return runJSON{ID: r.ID, UUID: r.UUID, Started: r.Started.UTC(), Finished: r.Finished.UTC(), Label: r.Label,
 		Status: string(r.Status), Incomplete: runStatus(r, current...) == "incomplete", Boards: boards, Points: r.Points,
-		ToolVersion: r.ToolVersion, Host: r.Host, CommandLine: r.CommandLine, Source: r.Source}
+		ToolVersion: r.ToolVersion, Host: r.Host, CommandLine: r.CommandLine, Source: r.Source,
+		Validity: newValidityJSON(runStatus(r, current...), r.Points, r.Judged)}
 }
 
 // WriteRuns lists runs: id, start time (UTC), label, status, boards and points. A run still marked running is
@@ -102,14 +118,16 @@ func WriteRuns(w io.Writer, runs []store.Run, format string, current ...int64) e
 		err = writeJSON(w, out)
 	case FormatCSV:
 		cw := csv.NewWriter(w)
-		cw.Write([]string{"id", "started", "finished", "label", "status", "boards", "points", "tool_version", "host", "command_line", "source"})
+		cw.Write([]string{"id", "started", "finished", "label", "status", "boards", "points", "tool_version", "host", "command_line", "source",
+			"validity", "invalid", "suspect"})
 		for _, r := range runs {
 			fin := ""
 			if !r.Finished.IsZero() {
 				fin = r.Finished.UTC().Format(time.RFC3339)
 			}
 			cw.Write([]string{fmt.Sprint(r.ID), r.Started.UTC().Format(time.RFC3339), fin, r.Label, runStatus(r, current...),
-				strings.Join(r.Boards, " "), strconv.Itoa(r.Points), r.ToolVersion, r.Host, r.CommandLine, r.Source})
+				strings.Join(r.Boards, " "), strconv.Itoa(r.Points), r.ToolVersion, r.Host, r.CommandLine, r.Source,
+				Verdict(r.Judged), strconv.Itoa(r.Judged.Invalid), strconv.Itoa(r.Judged.Suspect)})
 		}
 		cw.Flush()
 		err = cw.Error()
@@ -249,7 +267,7 @@ func WriteRunSummary(w io.Writer, run store.Run, boards []store.BoardRun, raws [
 	if run.Label != "" {
 		ew.printf(" (%s)", Printable(run.Label))
 	}
-	ew.printf(": %s\n", runStatus(run))
+	ew.printf(": %s\n", RunHeadline(run))
 	head := []fact{{"uuid", run.UUID}, {"started", run.Started.UTC().Format(time.RFC3339)}}
 	if !run.Finished.IsZero() {
 		head = append(head, fact{"finished", run.Finished.UTC().Format(time.RFC3339) +

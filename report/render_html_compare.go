@@ -130,7 +130,8 @@ func (c *Comparison) algorithmChart(alg string, rows []CompareRow) (lineChart, [
 			v, lo, hi := inUnit(cell.Median, c.Unit), inUnit(cell.Min, c.Unit), inUnit(cell.Max, c.Unit)
 			tip := fmt.Sprintf("%s %s, %d B: %s %s ±%s (n=%d), CPU %s", l.Name, alg, r.BlockSize,
 				formatValue(v), c.Unit, formatPct(cell.Spread), cell.N, cpuText(cell))
-			l.Points = append(l.Points, chartPoint{X: float64(r.BlockSize), Y: v, Lo: lo, Hi: hi, Tooltip: tip})
+			l.Points = append(l.Points, chartPoint{X: float64(r.BlockSize), Y: v, Lo: lo, Hi: hi, Tooltip: tip,
+				Invalid: cell.N > 0 && cell.Invalid == cell.N})
 			if r.BlockSize >= largestSize[k] {
 				largestSize[k], largest[k] = r.BlockSize, cell
 			}

@@ -31,12 +31,15 @@ func htmlFixture() HTMLReport {
 			{Mode: "devcrypto", Reason: "no /dev/crypto"}}}
 	runs := []store.Run{
 		{ID: 1, UUID: "5e1d9a6c-3b7f-4c1e-9a55-0c8e2f4b7d01", Started: t0, Finished: t0.Add(time.Minute), Label: "S00", Status: protocol.StatusImported, Boards: []string{"am335x"}, Points: 10, Source: "imported from S00"},
-		{ID: 11, UUID: "5e1d9a6c-3b7f-4c1e-9a55-0c8e2f4b7d11", Started: curStarted, Finished: curStarted.Add(20 * time.Minute), Label: "nightly", ToolVersion: "v0.2.0", Status: protocol.StatusOK, Boards: []string{"am64x"}, Points: 85},
+		{ID: 11, UUID: "5e1d9a6c-3b7f-4c1e-9a55-0c8e2f4b7d11", Started: curStarted, Finished: curStarted.Add(20 * time.Minute), Label: "nightly", ToolVersion: "v0.2.0", Status: protocol.StatusOK, Boards: []string{"am64x"}, Points: 85,
+			Judged: store.Judged{OK: 79, Invalid: 6, InvalidCauses: []string{"background CPU"}}},
 		{ID: 12, UUID: "5e1d9a6c-3b7f-4c1e-9a55-0c8e2f4b7d12", Started: curStarted, Label: "qemu", ToolVersion: "v0.2.0", Status: protocol.StatusRunning, Boards: []string{"qemu-arm64"}, Points: 18},
 	}
 	boards := []store.BoardRun{
-		{RunID: 11, Board: "am64x", Status: "ok", Facts: am64xFacts("6.6.32-ti", ""), Points: 85,
-			Skips: []protocol.Skip{{Mode: "afalg", Reason: "engine afalg not built into this OpenSSL"}, {Mode: "kcapi", Algorithm: "sha256", Reason: "no sha256 driver above the generic one"}}},
+		{RunID: 11, Board: "am64x", Status: "ok", Facts: am64xEnvFacts(map[string]string{"OPENSSL_armcap": "0"}, "aes_ce_blk", "sha2_ce"), Points: 85,
+			Judged:   store.Judged{OK: 79, Invalid: 6, InvalidCauses: []string{"background CPU"}},
+			Previous: &store.PreviousFacts{RunID: 10, Facts: am64xEnvFacts(map[string]string{}, "aes_ce_blk", "sa2ul", "sha2_ce")},
+			Skips:    []protocol.Skip{{Mode: "afalg", Reason: "engine afalg not built into this OpenSSL"}, {Mode: "kcapi", Algorithm: "sha256", Reason: "no sha256 driver above the generic one"}}},
 		{RunID: 1, Board: "am335x", Status: "ok", Points: 10},
 		{RunID: 12, Board: "qemu-arm64", Status: "ok", Facts: qemuFacts, Points: 18,
 			Skips: []protocol.Skip{{Mode: "devcrypto", Reason: "no /dev/crypto"}}},

@@ -27,6 +27,11 @@ type boardRunJSON struct {
 	Points   int             `json:"points"`
 	Facts    *protocol.Facts `json:"facts"` // null when the probe did not get that far
 	Skips    []protocol.Skip `json:"skips"`
+	Validity validityJSON    `json:"validity"`
+	// Changed is what differs on the board since ChangedSince, its newest earlier run with facts
+	// (kernel, OpenSSL, governor, the openssl environment and configuration, kernel command line, crypto modules).
+	ChangedSince int64    `json:"changed_since,omitempty"`
+	Changed      []string `json:"changed,omitempty"`
 }
 
 type rawJSON struct {
@@ -48,7 +53,10 @@ func WriteRunDetail(w io.Writer, run store.Run, boards []store.BoardRun, raws []
 	out := runDetailJSON{runJSON: newRunJSON(run), BoardRuns: make([]boardRunJSON, 0, len(boards))}
 	for _, br := range boards {
 		b := boardRunJSON{Board: br.Board, Status: string(br.Status), Error: br.Error, Started: br.Started.UTC(),
-			Points: br.Points, Facts: br.Facts, Skips: br.Skips}
+			Points: br.Points, Facts: br.Facts, Skips: br.Skips, Validity: newValidityJSON(string(br.Status), br.Points, br.Judged)}
+		if p := br.Previous; p != nil {
+			b.ChangedSince, b.Changed = p.RunID, boardChanges(p.Facts, br.Facts)
+		}
 		if !br.Finished.IsZero() {
 			fin := br.Finished.UTC()
 			b.Finished = &fin

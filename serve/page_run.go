@@ -43,6 +43,8 @@ type rawView struct {
 type runView struct {
 	Run        store.Run
 	Status     string
+	Validity   string // "24 of 24 points invalid: background CPU", "" when no point was suspect or invalid
+	Verdict    string // the worst verdict of the points: invalid, suspect, ok, unknown
 	Duration   string
 	Running    bool
 	Progress   []progressRow
@@ -82,6 +84,7 @@ func (s *Server) readRun(r *http.Request, id int64) (*runView, error) {
 		return nil, err
 	}
 	v := &runView{Run: run, Status: report.RunStatus(run), Running: run.Status == protocol.StatusRunning}
+	v.Validity, _, v.Verdict = report.RunValidity(run)
 	v.Duration = s.runRows([]store.Run{run})[0].Duration
 	if v.Running {
 		exp, err := s.DB.ExpectedPoints(ctx, run)

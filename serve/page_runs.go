@@ -31,12 +31,15 @@ type runRow struct {
 	store.Run
 	Status   string // as the listings show it
 	Duration string
+	Validity string // the points' verdicts in short: "24/24 invalid: background CPU", "ok", "-"
+	Verdict  string // the worst of them, for the colour: invalid, suspect, ok, unknown
 }
 
 func (s *Server) runRows(runs []store.Run) []runRow {
 	rows := make([]runRow, 0, len(runs))
 	for _, r := range runs {
 		row := runRow{Run: r, Status: report.RunStatus(r)}
+		_, row.Validity, row.Verdict = report.RunValidity(r)
 		switch {
 		case !r.Finished.IsZero():
 			row.Duration = r.Finished.Sub(r.Started).Round(time.Second).String()

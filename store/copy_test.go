@@ -350,7 +350,8 @@ func dumpRun(t *testing.T, db *DB, uuid string) string {
 	}
 	run.ID = 0
 	for i := range brs {
-		brs[i].RunID = 0
+		// Previous names another run of the same database, which a copy of one run need not have.
+		brs[i].RunID, brs[i].Previous = 0, nil
 	}
 	for i := range raws {
 		raws[i].RunID = 0

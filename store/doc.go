@@ -40,5 +40,8 @@
 //
 // Reading: Runs, ResolveRun, Measurements, LatestPoints, History, BoardRuns, RawOutputs, LatestFacts and
 // ResolveBaselines (a regression check's baseline run per board) return the plain types of types.go; no SQL
-// leaves this package.
+// leaves this package. Runs and BoardRuns count each run's and board run's points by verdict with the causes
+// (Judged, validity_counts.go: a grouped count and the distinct reasons of the suspect and invalid points), so
+// that every front end shows a run's validity beside its status; BoardRuns also gives each board's previous facts
+// (Previous), for what changed on the board since.
 package store

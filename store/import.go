@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -100,6 +101,22 @@ func (t *ImportTx) Point(ctx context.Context, p protocol.Point) error {
 		return nil
 	}
 	return t.flush()
+}
+
+// Facts stores what the captures say about the board (the OpenSSL environment they show) as the board run's
+// facts.
+func (t *ImportTx) Facts(ctx context.Context, f protocol.Facts) error {
+	if err := t.inRun("store facts"); err != nil {
+		return err
+	}
+	b, err := json.Marshal(f)
+	if err != nil {
+		return t.fail(fmt.Errorf("store facts of %s: %w", t.brd, err))
+	}
+	id, board := t.run.id, t.brd
+	return t.write(nil, func(tw *txWriter) error {
+		return tw.exec(`UPDATE board_runs SET facts = ? WHERE run_id = ? AND board = ?`, string(b), id, board)
+	})
 }
 
 // EndRun writes what is pending and ends the run: the board with status and cause, the run as imported.

@@ -56,6 +56,11 @@ func TestImportTxCommits(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			if run == 1 {
+				if err := tx.Facts(ctx, protocol.Facts{OpenSSLEnv: map[string]string{"OPENSSL_armcap": "0x3d"}}); err != nil {
+					t.Fatal(err)
+				}
+			}
 			id, err := tx.EndRun(ctx, protocol.StatusOK, "")
 			if err != nil {
 				t.Fatal(err)
@@ -91,6 +96,20 @@ func TestImportTxCommits(t *testing.T) {
 		}
 		if err := tx.Point(ctx, pt("cpu", "aes-128-cbc", 16, 0, 1)); err == nil {
 			t.Error("Point after Commit succeeded")
+		}
+		// the environment the second capture showed is its board run's facts; the first showed none
+		for i, want := range []string{"", "0x3d"} {
+			brs, err := db.BoardRuns(ctx, ids[i])
+			if err != nil || len(brs) != 1 {
+				t.Fatalf("BoardRuns(%d) = %v, %v", ids[i], brs, err)
+			}
+			got := ""
+			if brs[0].Facts != nil {
+				got = brs[0].Facts.OpenSSLEnv["OPENSSL_armcap"]
+			}
+			if got != want || (want == "") != (brs[0].Facts == nil) {
+				t.Errorf("run %d facts %+v, want OPENSSL_armcap %q", ids[i], brs[0].Facts, want)
+			}
 		}
 	})
 }

@@ -51,6 +51,18 @@ func (db *DB) Runs(ctx context.Context, f RunFilter) ([]Run, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("list runs in %s: %w", db.Path, classify(err))
 	}
+	rows.Close()
+	ids := make([]int64, len(runs))
+	for i, r := range runs {
+		ids[i] = r.ID
+	}
+	judged, err := db.judgedPoints(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	for i := range runs {
+		runs[i].Judged = runJudged(judged[runs[i].ID], runs[i].Boards)
+	}
 	return runs, nil
 }
 
@@ -175,5 +187,40 @@ func (db *DB) BoardRuns(ctx context.Context, runID int64) ([]BoardRun, error) {
 	if err := srows.Err(); err != nil {
 		return nil, fmt.Errorf("read skips of run %d: %w", runID, classify(err))
 	}
+	srows.Close()
+	judged, err := db.judgedPoints(ctx, []int64{runID})
+	if err != nil {
+		return nil, err
+	}
+	for i := range brs {
+		if j := judged[runID][brs[i].Board]; j != nil {
+			brs[i].Judged = *j
+		}
+		if brs[i].Previous, err = db.previousFacts(ctx, runID, brs[i].Board); err != nil {
+			return nil, err
+		}
+	}
 	return brs, nil
+}
+
+// previousFacts returns the facts of board's newest run before run (by start time) that has facts, nil when
+// there is none.
+func (db *DB) previousFacts(ctx context.Context, run int64, board string) (*PreviousFacts, error) {
+	var id int64
+	var facts string
+	err := db.db.QueryRowContext(ctx, `SELECT b.run_id, b.facts FROM board_runs b JOIN runs r ON r.id = b.run_id
+		WHERE b.board = ?1 AND b.facts IS NOT NULL AND b.run_id <> ?2
+			AND (r.started, r.id) < (SELECT started, id FROM runs WHERE id = ?2)
+		ORDER BY r.started DESC, r.id DESC LIMIT 1`, board, run).Scan(&id, &facts)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read facts of %s before run %d: %w", board, run, classify(err))
+	}
+	p := &PreviousFacts{RunID: id, Facts: new(protocol.Facts)}
+	if err := json.Unmarshal([]byte(facts), p.Facts); err != nil {
+		return nil, fmt.Errorf("read facts of %s in run %d: %w", board, id, err)
+	}
+	return p, nil
 }

@@ -41,6 +41,7 @@ type Run struct {
 	Status      protocol.Status
 	Boards      []string // board names in this run
 	Points      int
+	Judged      Judged // how many of Points were judged suspect or invalid, and why (Runs, Run)
 }
 
 // BoardRun is one board's part of a run.
@@ -58,6 +59,17 @@ type BoardRun struct {
 
 	Validity        string   // the controller's verdict on the board run: ok, suspect, invalid; "" not judged
 	ValidityReasons []string // why, in plain words
+	Judged          Judged   // how many of Points were judged suspect or invalid, and why
+
+	// Previous is this board's newest earlier run with facts (BoardRuns), so that a run's page can say what
+	// changed on the board since; nil for the board's first.
+	Previous *PreviousFacts
+}
+
+// PreviousFacts are the facts of a board's earlier run.
+type PreviousFacts struct {
+	RunID int64
+	Facts *protocol.Facts
 }
 
 // Measurement is one stored point with where it came from.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -14,6 +15,7 @@ import (
 	"github.com/fleetlab/fleet/fleet"
 	"github.com/fleetlab/fleet/inventory"
 	"github.com/fleetlab/fleet/opensslspeed"
+	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/report"
 	"github.com/fleetlab/fleet/store"
 )
@@ -26,9 +28,16 @@ func importCommand() *cli.Command {
 		Name:      "import",
 		Usage:     "store `openssl speed` output captured by hand (any OpenSSL 1.0–3.x, pasted logs welcome)",
 		ArgsUsage: "FILE...",
-		Description: `Each FILE becomes one run of the board (--split: one run per openssl command in it). Every openssl
-command found in the text contributes its points, with the mode taken from its command line or its
-"engine ... set" line (cpu when none), so a paste of a software run and an engine run compares as two modes.
+		Description: `The FILEs given together are one run of the board: one session, compared as a whole (compare
+shows all of it) and never against itself (regress --baseline previous). --run-per-file makes each FILE a
+run of its own (every run then has the same --date), --split one run per openssl command.
+
+Every openssl command found in the text contributes its points, with the mode taken from its command line
+(-engine, -provider, an OPENSSL_armcap=0 or OPENSSL_ia32cap prefix), its CPUINFO line's env: or its
+"engine ... set" line; --mode MODE names the mode of the commands that show none (cpu when not given), and a
+command that shows another is refused. The OPENSSL_* environment the text shows (a partial mask such as
+OPENSSL_armcap=0x3d, OPENSSL_CONF) is stored as the board's facts, which show, history and changes compare;
+commands of one run that ran with different environments are refused (import them as separate runs).
 Runs timed on CPU time (no -elapsed) keep OpenSSL's figure and are re-derived on wall time, marked timing=cpu.
 
 An import is all or nothing, in one transaction: a file without any measurement, a value no measurement can
@@ -36,6 +45,8 @@ have (see the bounds in the opensslspeed package), a full disk or Ctrl-C store n
 or 130 when interrupted). Files of any size are read as streams.
 
    fleet import --board am335x --label wiki-2019 am335x-speed.txt
+   fleet import --board am335x --mode soft sw.txt                       a capture of OPENSSL_armcap=0 without its command
+   fleet import --board am335x soft.txt cpu.txt cryptodev.txt           one session: one run of three modes
    fleet import --board am335x --dry-run --format json capture.txt      print the points, store nothing
    fleet import --board imx8 --algorithm aes-128-cbc multi.txt          name 1.1.1's "evp" rows` + importReferenceUsage,
 		Flags: append([]cli.Flag{
@@ -45,7 +56,8 @@ or 130 when interrupted). Files of any size are read as streams.
 			&cli.StringFlag{Name: "algorithm", Usage: "the `ALG` of -evp ALG, for rows labelled \"evp\" when the capture does not show the command"},
 			&cli.StringSliceFlag{Name: "sizes", Usage: "the block `SIZES` of table rows cut from their \"type 16 bytes …\" header (e.g. 16,64,256,1024,8192,16384)"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "parse and print, store nothing"},
-			&cli.BoolFlag{Name: "split", Usage: "one run per openssl command instead of one per file"},
+			&cli.BoolFlag{Name: "split", Usage: "one run per openssl command"},
+			&cli.BoolFlag{Name: "run-per-file", Usage: "one run per FILE instead of one for all of them"},
 			formatFlag(report.ViewImport),
 		}, referenceImportFlags()...),
 		Action: importAction,
@@ -59,7 +71,7 @@ func importAction(c *cli.Context) error {
 	if c.IsSet("reference") {
 		return importReferenceAction(c)
 	}
-	for _, f := range []string{"source", "column", "mode", "threads"} {
+	for _, f := range []string{"source", "column", "threads"} {
 		if c.IsSet(f) {
 			return usageErr("import --%s is for published tables: add --reference LABEL", f)
 		}
@@ -68,7 +80,15 @@ func importAction(c *cli.Context) error {
 		return usageErr("import: --board is required (the board the captures came from)")
 	}
 	opts := fleet.ImportOptions{Board: c.String("board"), Files: c.Args().Slice(), Split: c.Bool("split"),
-		Algorithm: c.String("algorithm")}
+		PerFile: c.Bool("run-per-file"), Mode: c.String("mode"), Algorithm: c.String("algorithm")}
+	if m := opts.Mode; c.IsSet("mode") {
+		if err := inventory.CheckMode(m); err != nil {
+			return usageErr("import --mode: %s", report.Printable(err.Error()))
+		}
+		if m == protocol.ModeSSH || strings.HasPrefix(m, protocol.ModeKCAPI) {
+			return usageErr("import --mode %s: not a mode of openssl speed (want soft, cpu, devcrypto, afalg, engine:NAME or provider:NAME)", m)
+		}
+	}
 	if err := inventory.CheckBoardName(opts.Board); err != nil {
 		return usageErr("import --board: %w", err)
 	}

@@ -41,7 +41,7 @@ func referenceImportFlags() []cli.Flag {
 		}},
 		&cli.StringFlag{Name: "source", Usage: "with --reference: the tables' provenance `TEXT` (default: each file's first \"# source:\" line)"},
 		&cli.StringSliceFlag{Name: "column", Usage: "with --reference: `HEADER=MODE`, the mode of a column (\"Accelerator=devcrypto\")"},
-		&cli.StringFlag{Name: "mode", Usage: "with --reference: the `MODE` of columns that name none"},
+		&cli.StringFlag{Name: "mode", Usage: "the `MODE` of commands whose capture names none (soft, cpu, devcrypto, afalg, engine:NAME, provider:NAME; default cpu); with --reference, of columns that name none"},
 		&cli.IntFlag{Name: "threads", Usage: "with --reference: the -multi `N` of the figures (default: the text's own -multi N, else 1)"},
 	}
 }
