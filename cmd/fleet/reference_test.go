@@ -116,7 +116,7 @@ func TestImportReferenceRefused(t *testing.T) {
 		{[]string{"--reference", "r", "--board", "b", "--mode", "turbo", tiSDK}, "--mode"},
 		{[]string{"--reference", "r", "--board", "b", "--threads", "0", tiSDK}, "--threads 0"},
 		{[]string{"--reference", "r", "--board", "b", tiSDK, tiSDK}, "also at"},
-		{[]string{"--board", "b", "--mode", "cpu", tiSDK}, "add --reference"},
+		{[]string{"--board", "b", "--threads", "2", tiSDK}, "add --reference"},
 		{[]string{"--reference", "r", tiSDK}, "pass --board"},
 		{[]string{"--reference", "r", "--board", "b", "--column", "Acclerator=afalg", tiSDK}, "--column \"Acclerator\" names no column"},
 	} {
