@@ -71,7 +71,9 @@ var cpuDriverSuffixes = map[string]bool{
 	"generic": true, "ce": true, "neon": true, "neonbs": true, "bs": true, "arm": true, "arm64": true, "asm": true,
 	"aesni": true, "avx": true, "avx2": true, "avx512": true, "ssse3": true, "sse2": true, "ni": true,
 	"clmulni": true, "pclmul": true, "simd": true, "intel": true, "3way": true, "scalar": true, "lib": true,
-	"time": true, // aes-fixed-time, crypto/aes_ti.c
+	"time":  true,               // aes-fixed-time, crypto/aes_ti.c
+	"sync":  true,               // arm ghash-ce-sync
+	"scomp": true, "null": true, // software compression (lzo-scomp), ecb-cipher_null
 }
 
 // hardwareDriverPrefixes are hardware engines whose driver names end like a CPU implementation's: Allwinner's
