@@ -123,6 +123,8 @@ func TestParseErrors(t *testing.T) {
 			`boards.toml:3:18: board "b": modes[1]: unknown mode "hw" (expected soft, cpu, devcrypto, afalg, kcapi, ssh, kcapi:DRIVER, kcapi:all, engine:NAME or provider:NAME)`},
 		{"engine name with shell syntax", board + "modes = [\"engine:x;id\"]\n",
 			`boards.toml:3:10: board "b": modes[0]: invalid engine name "x;id" (expected letters, digits, '_', '.' or '-')`},
+		{"kcapi driver with shell syntax", board + "modes = [\"cpu\", \"kcapi:x;id\"]\n",
+			`boards.toml:3:17: board "b": modes[1]: driver name "x;id": character ';' (expected letters, digits, '_', '-', '.', ',', '(' or ')')`},
 		{"empty provider name", board + "modes = [\"provider:\"]\n",
 			`boards.toml:3:10: board "b": modes[0]: invalid provider name "" (expected letters, digits, '_', '.' or '-')`},
 		{"duplicate mode", board + "modes = [\"cpu\", \"soft\", \"cpu\"]\n",
