@@ -33,5 +33,5 @@ trap 'exit 130' INT TERM
 
 cd "$root"
 start=$SECONDS
-go test -count=1 -timeout 20m "$@" ./lab/
+go test -count=1 -timeout 28m "$@" ./lab/
 echo "e2e: passed in $((SECONDS - start))s" >&2

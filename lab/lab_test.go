@@ -80,7 +80,7 @@ type point struct {
 
 func TestLabEndToEnd(t *testing.T) {
 	needLab(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 17*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 	defer cancel()
 	root := repoRoot(t)
 	lab := filepath.Join(root, "lab", "lab")
