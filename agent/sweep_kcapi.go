@@ -87,26 +87,46 @@ func (s *sweepState) prepareKcapiMode(mode, alg string) ([]sweepJob, []protocol.
 // algorithm works, and would measure the wrong cipher under alg's name).
 func (s *sweepState) prepareKcapiDriver(alg string, spec kcapiSpec, driver string) ([]sweepJob, string) {
 	spec.Bind = driver
+	// before the bind too: the kernel refuses a driver of another kind with a bare ENOENT
+	if why := kcapiDriverServes(s.procCrypto(), driver, spec, alg); why != "" && why != kcapiNotListed {
+		return nil, why
+	}
 	directions := s.kcapiDirections(spec)
 	for _, dec := range directions {
 		if err := kcapiVerify(alg, spec, dec); err != nil {
 			return nil, "kcapi: driver " + driver + ": " + err.Error()
 		}
 	}
-	found := false
-	for _, a := range s.procCrypto() {
+	switch why := kcapiDriverServes(s.procCrypto(), driver, spec, alg); why {
+	case "":
+	case kcapiNotListed:
+		return nil, "kcapi: driver " + driver + " bound, yet /proc/crypto does not list it"
+	default:
+		return nil, why
+	}
+	return s.kcapiJobs(protocol.KCAPIPrefix+driver, alg, spec, directions, driver)
+}
+
+// kcapiNotListed is kcapiDriverServes's reason when /proc/crypto has no entry of the driver (yet: a template
+// instance appears once bound).
+const kcapiNotListed = "not listed"
+
+// kcapiDriverServes says why driver cannot serve alg by /proc/crypto, "" when its entry is an implementation of
+// spec's kernel algorithm.
+func kcapiDriverServes(algs []protocol.CryptoAlg, driver string, spec kcapiSpec, alg string) string {
+	for _, a := range algs {
 		if a.Driver != driver {
 			continue
 		}
-		found = true
 		if a.Name != spec.Name {
-			return nil, fmt.Sprintf("kcapi: driver %s implements %s, not %s (%s)", driver, a.Name, spec.Name, alg)
+			return fmt.Sprintf("kcapi: driver %s implements %s, not %s (%s)", driver, a.Name, spec.Name, alg)
 		}
+		return ""
 	}
-	if !found {
-		return nil, "kcapi: driver " + driver + " bound, yet /proc/crypto does not list it"
+	if algs == nil {
+		return "kcapi: driver " + driver + ": /proc/crypto cannot be read to check what it implements"
 	}
-	return s.kcapiJobs(protocol.KCAPIPrefix+driver, alg, spec, directions, driver)
+	return kcapiNotListed
 }
 
 // prepareKcapi checks that the kernel can do alg and that its result is right, and lists the points to measure.

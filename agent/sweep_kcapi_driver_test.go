@@ -81,3 +81,24 @@ func TestSweepKcapiDriversOnThisKernel(t *testing.T) {
 		t.Errorf("kcapi:no-such-driver: skip %q", why)
 	}
 }
+
+// TestKcapiDriverServes: a driver is checked against /proc/crypto before it is bound, since the kernel refuses a
+// driver of another kind with a bare ENOENT; a template instance not listed yet is left to the bind.
+func TestKcapiDriverServes(t *testing.T) {
+	algs := readProcCryptoFixture(t, "qemu-arm64-virtio-proc-crypto.txt")
+	spec := kcapiSpecs["aes-128-cbc"]
+	for _, tc := range []struct{ driver, want string }{
+		{"virtio_crypto_aes_cbc", ""},
+		{"cbc-aes-ce", ""},
+		{"sha256-ce", "kcapi: driver sha256-ce implements sha256, not cbc(aes) (aes-128-cbc)"},
+		{"ecb-aes-ce", "kcapi: driver ecb-aes-ce implements ecb(aes), not cbc(aes) (aes-128-cbc)"},
+		{"cbc(aes-generic)", kcapiNotListed},
+	} {
+		if got := kcapiDriverServes(algs, tc.driver, spec, "aes-128-cbc"); got != tc.want {
+			t.Errorf("kcapiDriverServes(%s) = %q, want %q", tc.driver, got, tc.want)
+		}
+	}
+	if got := kcapiDriverServes(nil, "cbc-aes-ce", spec, "aes-128-cbc"); !strings.Contains(got, "cannot be read") {
+		t.Errorf("without /proc/crypto: %q", got)
+	}
+}
