@@ -23,11 +23,26 @@ stage "regress --confirm on a quiet machine" env FLEET_E2E_ALONE=1 go test -coun
 # Fuzzing by execution count, not duration: Go 1.26's coordinator can fail a target at a -fuzztime deadline on a
 # loaded machine (golang/go#75804). FLEET_FUZZ_SCALE multiplies every count (0.1 for a quick pass).
 scale=${FLEET_FUZZ_SCALE:-1}
-for target in "FuzzParseSpeed ./opensslspeed 40000" "FuzzDecodeLine ./protocol 100000" "FuzzParse ./inventory 20000" \
-	"FuzzParseProcCrypto ./agent 20000" "FuzzParseCPUInfo ./agent 20000" "FuzzProcStatAndInterrupts ./agent 20000" \
-	"FuzzParseOpenSSLVersion ./agent 20000" "FuzzEvidenceParsers ./agent 20000" \
-	"FuzzParseProcModules ./agent 20000" "FuzzParseOpenSSLConf ./agent 20000" "FuzzSSHShellQuote ./fleet 3000" "FuzzBoardOutput ./fleet 20000" \
-	"FuzzParseFlags ./precision 20000" "FuzzParse ./precision 20000" "FuzzParse ./reftable 20000"; do
+# One target a line: NAME PACKAGE EXECUTIONS.
+fuzz_targets=(
+	"FuzzParseSpeed ./opensslspeed 40000"
+	"FuzzDecodeLine ./protocol 100000"
+	"FuzzParse ./inventory 20000"
+	"FuzzParseProcCrypto ./agent 20000"
+	"FuzzParseCPUInfo ./agent 20000"
+	"FuzzProcStatAndInterrupts ./agent 20000"
+	"FuzzParseOpenSSLVersion ./agent 20000"
+	"FuzzEvidenceParsers ./agent 20000"
+	"FuzzParseProcModules ./agent 20000"
+	"FuzzParseOpenSSLConf ./agent 20000"
+	"FuzzSSHShellQuote ./fleet 3000"
+	"FuzzBoardOutput ./fleet 20000"
+	"FuzzParseFlags ./precision 20000"
+	"FuzzParse ./precision 20000"
+	"FuzzParse ./reftable 20000"
+	"FuzzKCAPIDriverName ./protocol 20000"
+)
+for target in "${fuzz_targets[@]}"; do
   set -- $target
   n=$(awk -v n="$3" -v s="$scale" 'BEGIN { v = int(n * s); if (v < 100) v = 100; print v }')
   stage "fuzz $1 (${n}x)" go test -run '^$' -fuzz "^$1\$" -fuzztime "${n}x" -fuzzminimizetime 100x -parallel 1 "$2"

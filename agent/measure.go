@@ -74,5 +74,5 @@ func sameProbe(a, b ProbeOptions) bool {
 		return s
 	}
 	return name(a.OpenSSL) == name(b.OpenSSL) && slices.Equal(a.Engines, b.Engines) &&
-		slices.Equal(a.Providers, b.Providers) && a.Root == b.Root
+		slices.Equal(a.Providers, b.Providers) && slices.Equal(a.KCAPI, b.KCAPI) && a.Root == b.Root
 }

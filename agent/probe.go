@@ -24,6 +24,7 @@ type ProbeOptions struct {
 	OpenSSL   string        // openssl binary, path or name; "openssl" when empty
 	Engines   []string      // engines to test besides cryptodev, devcrypto, afalg and af_alg
 	Providers []string      // OpenSSL 3 providers to test (provider:NAME modes)
+	KCAPI     []string      // kcapi:DRIVER and kcapi:all modes the plan names, whole
 	Timeout   time.Duration // per external command; 10 s when zero
 	Root      string        // prefix for /proc, /sys, /etc and /dev (tests); "" is the real root
 	Env       []string      // extra KEY=VALUE for every openssl command (a plan's OPENSSL_CONF, OPENSSL_ENGINES)

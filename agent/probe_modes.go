@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/fleetlab/fleet/protocol"
@@ -55,6 +56,9 @@ func probeModes(ctx context.Context, f *protocol.Facts, v *opensslVersion, noOpe
 		}
 		modes = append(modes, engineMode("engine:"+e, e))
 	}
+	for _, m := range opts.KCAPI {
+		modes = append(modes, kcapiDriverMode(f, m))
+	}
 	for _, p := range opts.Providers {
 		mode := "provider:" + p
 		switch {
@@ -83,6 +87,49 @@ func probeOptionsForPlan(plan protocol.Plan) ProbeOptions {
 		if p, ok := strings.CutPrefix(m, "provider:"); ok && p != "" {
 			opts.Providers = append(opts.Providers, p)
 		}
+		if strings.HasPrefix(m, protocol.KCAPIPrefix) && !slices.Contains(opts.KCAPI, m) {
+			opts.KCAPI = append(opts.KCAPI, m)
+		}
 	}
 	return opts
+}
+
+// kcapiDriverMode says whether mode kcapi:all or kcapi:DRIVER can be measured: AF_ALG must work, and a named
+// driver must be in /proc/crypto with a self-test that did not fail. A template instance the kernel has not made
+// yet (cbc(aes-generic) before anything asked for it) is not listed until the sweep binds it, so a name with
+// parentheses that is absent is available, and the sweep checks what the bind made.
+func kcapiDriverMode(f *protocol.Facts, mode string) protocol.ModeFact {
+	if !f.AFALG {
+		return protocol.ModeFact{Mode: mode, Reason: "AF_ALG socket: " + f.AFALGError}
+	}
+	d, ok := protocol.KCAPIDriver(mode)
+	if !ok {
+		if mode == protocol.KCAPIAll {
+			return protocol.ModeFact{Mode: mode, Available: true, Reason: "AF_ALG, every implementation in /proc/crypto"}
+		}
+		return protocol.ModeFact{Mode: mode, Reason: "no driver named"}
+	}
+	if why := protocol.CheckKCAPIDriverName(d); why != "" {
+		return protocol.ModeFact{Mode: mode, Reason: why}
+	}
+	for _, a := range f.ProcCrypto {
+		if a.Driver != d {
+			continue
+		}
+		if a.Internal {
+			return protocol.ModeFact{Mode: mode, Reason: "driver " + d + " is internal: AF_ALG cannot bind it"}
+		}
+		if a.Selftest != "" && a.Selftest != "passed" {
+			return protocol.ModeFact{Mode: mode, Reason: "driver " + d + ": self-test " + a.Selftest}
+		}
+		why := "AF_ALG bound to " + d
+		if protocol.IsOffload(a) {
+			why += " (offload)"
+		}
+		return protocol.ModeFact{Mode: mode, Available: true, Reason: why}
+	}
+	if strings.Contains(d, "(") {
+		return protocol.ModeFact{Mode: mode, Available: true, Reason: "AF_ALG bound to " + d + ", a template instance made on first use"}
+	}
+	return protocol.ModeFact{Mode: mode, Reason: "no driver " + d + " in /proc/crypto"}
 }

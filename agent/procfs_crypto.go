@@ -47,6 +47,10 @@ func ParseProcCrypto(r io.Reader) ([]protocol.CryptoAlg, error) {
 			cur.Type = val
 		case "selftest":
 			cur.Selftest = val
+		case "async":
+			cur.Async = val == "yes"
+		case "internal":
+			cur.Internal = val == "yes"
 		case "priority":
 			p, err := strconv.Atoi(val)
 			if err != nil {

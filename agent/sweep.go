@@ -127,8 +127,14 @@ func sweepProbed(ctx context.Context, plan protocol.Plan, enc *protocol.Encoder,
 		for ai, alg := range plan.Algorithms {
 			var list []sweepJob
 			var why string
-			if mode == "kcapi" {
-				list, why = s.prepareKcapi(alg)
+			if protocol.IsKCAPIMode(mode) {
+				var skips []protocol.Skip
+				list, skips = s.prepareKcapiMode(mode, alg)
+				for _, sk := range skips {
+					if err := s.skip(sk.Mode, sk.Algorithm, sk.Reason); err != nil {
+						return s.done, err
+					}
+				}
 			} else if version != nil {
 				list, why = s.prepareOpenSSL(opensslPath, *version, mode, alg)
 			}

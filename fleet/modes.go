@@ -32,6 +32,13 @@ type ModeReport struct {
 	Available   []string            // asked for and available (what a run measures), in plan order
 	Unavailable []protocol.ModeFact // every mode the probe found unavailable, with its reason, asked for or not
 	NotAsked    []string            // available, but the board, the profile or --modes left them out
+	Offload     []Offload           // the board's offload drivers (protocol.IsOffload), in /proc/crypto order
+}
+
+// Offload is one offload driver of a board, and whether the modes asked for measure it (kcapi:DRIVER or kcapi:all).
+type Offload struct {
+	Driver string
+	Asked  bool
 }
 
 // planModes are the modes to sweep when the board, the profile and the command line name none: every mode the
@@ -61,6 +68,10 @@ func modeReport(f *protocol.Facts, modes []string, good map[string]int) ModeRepo
 			avail[m.Mode] = true
 		}
 	}
+	for _, d := range protocol.OffloadDrivers(f.ProcCrypto) {
+		_, asked := protocol.PlanMode(modes, protocol.KCAPIPrefix+d)
+		r.Offload = append(r.Offload, Offload{Driver: d, Asked: asked})
+	}
 	for _, m := range modes {
 		if !avail[m] {
 			if good[m] > 0 { // measured though the probe did not know it: say so rather than hide it
@@ -80,10 +91,10 @@ func modeReport(f *protocol.Facts, modes []string, good map[string]int) ModeRepo
 	return r
 }
 
-// opensslProblem is ErrNoOpenSSL when modes need openssl (any but kcapi) and the probe says it cannot be run.
+// opensslProblem is ErrNoOpenSSL when modes need openssl (any but kcapi, kcapi:DRIVER, kcapi:all) and the probe says it cannot be run.
 // The probe reports cpu available exactly when openssl runs, with the reason when it does not.
 func opensslProblem(f *protocol.Facts, modes []string) error {
-	if !slices.ContainsFunc(modes, func(m string) bool { return m != protocol.ModeKCAPI }) {
+	if !slices.ContainsFunc(modes, func(m string) bool { return !protocol.IsKCAPIMode(m) }) {
 		return nil
 	}
 	for _, m := range f.Modes {

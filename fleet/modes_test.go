@@ -186,3 +186,28 @@ func TestNothingMeasured(t *testing.T) {
 		})
 	}
 }
+
+// TestModeReportOffload: the board's offload drivers (async, not a CPU implementation) are named, and whether
+// the modes asked for measure them: kcapi:all does, a kcapi:DRIVER of another driver does not.
+func TestModeReportOffload(t *testing.T) {
+	f := labFacts
+	f.Modes = append(slices.Clone(f.Modes), protocol.ModeFact{Mode: "kcapi:all", Available: true})
+	f.ProcCrypto = []protocol.CryptoAlg{
+		{Name: "cbc(aes)", Driver: "cbc-aes-ce", Priority: 300, Type: "skcipher", Selftest: "passed"},
+		{Name: "cbc(aes)", Driver: "cbc-aes-neonbs", Priority: 250, Type: "skcipher", Selftest: "passed", Async: true},
+		{Name: "cbc(aes)", Driver: "virtio_crypto_aes_cbc", Priority: 150, Type: "skcipher", Selftest: "passed", Async: true},
+		{Name: "rsa", Driver: "virtio-crypto-rsa", Priority: 150, Type: "akcipher", Selftest: "unknown", Async: true},
+	}
+	for _, tc := range []struct {
+		modes []string
+		want  []Offload
+	}{
+		{[]string{"cpu", "kcapi:all"}, []Offload{{Driver: "virtio_crypto_aes_cbc", Asked: true}}},
+		{[]string{"cpu", "kcapi:cbc-aes-ce"}, []Offload{{Driver: "virtio_crypto_aes_cbc"}}},
+		{[]string{"kcapi:virtio_crypto_aes_cbc"}, []Offload{{Driver: "virtio_crypto_aes_cbc", Asked: true}}},
+	} {
+		if got := modeReport(&f, tc.modes, nil).Offload; !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("modes %v: Offload = %+v, want %+v", tc.modes, got, tc.want)
+		}
+	}
+}

@@ -110,7 +110,7 @@ func measureSSH(ctx context.Context, opts RunOptions, b inventory.Board, t Trans
 						saidChain = true
 						opts.Logf("%s: mode ssh goes through the jump host(s) %s: its figures are those of the whole chain, not of the board's link alone", b.Name, j)
 					}
-					if err := rec.point(ctx, pt, onPoint); err != nil {
+					if err := rec.point(ctx, pt, *p, onPoint); err != nil {
 						return err
 					}
 				}

@@ -163,15 +163,15 @@ func consume(ctx context.Context, dec *protocol.Decoder, plan protocol.Plan, rec
 		switch m.Type {
 		case protocol.TypePoint:
 			// numbers under a mode nobody asked for would be stored under an accelerator's name
-			if !slices.Contains(plan.Modes, m.Point.Mode) {
+			if _, ok := protocol.PlanMode(plan.Modes, m.Point.Mode); !ok {
 				*agentErrs = append(*agentErrs, fmt.Sprintf("line %d: point for mode %q, which the plan does not have: refused", dec.Line(), m.Point.Mode))
 				continue
 			}
-			if err := rec.point(ctx, *m.Point, onPoint); err != nil {
+			if err := rec.point(ctx, *m.Point, plan, onPoint); err != nil {
 				return err
 			}
 		case protocol.TypeSkip:
-			if m.Skip.Mode != "" && !slices.Contains(plan.Modes, m.Skip.Mode) {
+			if _, ok := protocol.PlanMode(plan.Modes, m.Skip.Mode); m.Skip.Mode != "" && !ok {
 				*agentErrs = append(*agentErrs, fmt.Sprintf("line %d: skip for mode %q, which the plan does not have: refused", dec.Line(), m.Skip.Mode))
 				continue
 			}
@@ -195,11 +195,16 @@ func consume(ctx context.Context, dec *protocol.Decoder, plan protocol.Plan, rec
 	}
 }
 
-func (r *recorder) point(ctx context.Context, p protocol.Point, onPoint func(progressKey)) error {
+func (r *recorder) point(ctx context.Context, p protocol.Point, plan protocol.Plan, onPoint func(progressKey)) error {
 	if err := r.sink.Point(ctx, r.board, p); err != nil {
 		return fmt.Errorf("store point: %w", err)
 	}
-	k := progressKey{mode: p.Mode, alg: p.Algorithm + "/" + fmt.Sprint(p.KeyBits, p.Curve), size: p.BlockSize, repeat: p.Repeat}
+	// the points of every driver kcapi:all measures fill that mode's one planned slot per size
+	planMode, ok := protocol.PlanMode(plan.Modes, p.Mode)
+	if !ok {
+		planMode = p.Mode
+	}
+	k := progressKey{mode: planMode, alg: p.Algorithm + "/" + fmt.Sprint(p.KeyBits, p.Curve), size: p.BlockSize, repeat: p.Repeat}
 	r.mu.Lock()
 	r.points++
 	if p.Failed {
@@ -209,13 +214,16 @@ func (r *recorder) point(ctx context.Context, p protocol.Point, onPoint func(pro
 			r.good = map[string]int{}
 		}
 		r.good[p.Mode]++
+		if planMode != p.Mode {
+			r.good[planMode]++
+		}
 	}
 	if r.slots == nil {
 		r.slots = map[progressKey]bool{}
 	}
 	r.slots[k] = true
 	r.mu.Unlock()
-	onPoint(progressKey{mode: p.Mode, alg: p.Algorithm, size: p.BlockSize})
+	onPoint(progressKey{mode: planMode, alg: p.Algorithm, size: p.BlockSize})
 	return nil
 }
 
@@ -225,6 +233,8 @@ func (r *recorder) skip(ctx context.Context, s protocol.Skip, plan protocol.Plan
 	}
 	n := 0
 	switch {
+	case protocol.IsKCAPIMode(s.Mode) && s.Mode != protocol.ModeKCAPI && !slices.Contains(plan.Modes, s.Mode):
+		// one driver of kcapi:all: the others still fill the mode's slots
 	case s.Algorithm != "":
 		n = slotsPerAlgorithm(plan, s.Algorithm)
 	case r.unavailable[s.Mode]:

@@ -101,8 +101,8 @@ func CheckAlgorithm(a string) error {
 	return nil
 }
 
-// CheckMode reports whether m names a sweep mode: soft, cpu, devcrypto, afalg, kcapi, ssh, engine:NAME or
-// provider:NAME. The command line uses it for --modes.
+// CheckMode reports whether m names a sweep mode: soft, cpu, devcrypto, afalg, kcapi, kcapi:DRIVER, kcapi:all,
+// ssh, engine:NAME or provider:NAME. The command line uses it for --modes.
 func CheckMode(m string) error {
 	if msg := checkMode(m); msg != "" {
 		return fmt.Errorf("mode %q: %s", m, msg)
@@ -111,8 +111,11 @@ func CheckMode(m string) error {
 }
 
 func checkMode(m string) string {
-	if slices.Contains(protocol.StandardModes, m) || m == protocol.ModeSSH {
+	if slices.Contains(protocol.StandardModes, m) || m == protocol.ModeSSH || m == protocol.KCAPIAll {
 		return ""
+	}
+	if d, ok := strings.CutPrefix(m, protocol.KCAPIPrefix); ok {
+		return protocol.CheckKCAPIDriverName(d)
 	}
 	for _, kind := range []string{"engine", "provider"} {
 		if name, ok := strings.CutPrefix(m, kind+":"); ok {
@@ -122,7 +125,7 @@ func checkMode(m string) string {
 			return ""
 		}
 	}
-	return fmt.Sprintf("unknown mode %q (expected %s, %s, engine:NAME or provider:NAME)", m, strings.Join(protocol.StandardModes, ", "), protocol.ModeSSH)
+	return fmt.Sprintf("unknown mode %q (expected %s, %s, kcapi:DRIVER, kcapi:all, engine:NAME or provider:NAME)", m, strings.Join(protocol.StandardModes, ", "), protocol.ModeSSH)
 }
 
 // NormalizeArch maps an architecture name, or what `uname -m` or Debian call it, to the one fleet uses to

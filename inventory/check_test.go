@@ -1,6 +1,9 @@
 package inventory
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestNormalizeArch(t *testing.T) {
 	tests := []struct {
@@ -28,8 +31,15 @@ func TestCheckMode(t *testing.T) {
 	tests := []struct{ mode, want string }{
 		{"soft", "<nil>"}, {"cpu", "<nil>"}, {"devcrypto", "<nil>"}, {"afalg", "<nil>"}, {"kcapi", "<nil>"},
 		{"engine:pka", "<nil>"}, {"provider:tpm2.v1-x_y", "<nil>"},
-		{"CPU", `mode "CPU": unknown mode "CPU" (expected soft, cpu, devcrypto, afalg, kcapi, ssh, engine:NAME or provider:NAME)`},
-		{"engine", `mode "engine": unknown mode "engine" (expected soft, cpu, devcrypto, afalg, kcapi, ssh, engine:NAME or provider:NAME)`},
+		{"kcapi:all", "<nil>"}, {"kcapi:virtio_crypto_aes_cbc", "<nil>"}, {"kcapi:cbc-aes-ce", "<nil>"},
+		{"kcapi:cbc(aes-generic)", "<nil>"}, {"kcapi:authenc(hmac(sha256-ce),cbc(aes-ce))", "<nil>"},
+		{"kcapi:", `mode "kcapi:": empty driver name (expected kcapi:DRIVER, a /proc/crypto driver name, or kcapi:all)`},
+		{"kcapi:cbc aes", `mode "kcapi:cbc aes": driver name "cbc aes": character ' ' (expected letters, digits, '_', '-', '.', ',', '(' or ')')`},
+		{"kcapi:$(id)", `mode "kcapi:$(id)": driver name "$(id)": character '$' (expected letters, digits, '_', '-', '.', ',', '(' or ')')`},
+		{"kcapi:cbc(aes", `mode "kcapi:cbc(aes": driver name "cbc(aes": unbalanced parentheses`},
+		{"kcapi:" + strings.Repeat("a", 64), `mode "kcapi:` + strings.Repeat("a", 64) + `": driver name "` + strings.Repeat("a", 64) + `" is 64 bytes, AF_ALG binds at most 63`},
+		{"CPU", `mode "CPU": unknown mode "CPU" (expected soft, cpu, devcrypto, afalg, kcapi, ssh, kcapi:DRIVER, kcapi:all, engine:NAME or provider:NAME)`},
+		{"engine", `mode "engine": unknown mode "engine" (expected soft, cpu, devcrypto, afalg, kcapi, ssh, kcapi:DRIVER, kcapi:all, engine:NAME or provider:NAME)`},
 		{"engine:", `mode "engine:": invalid engine name "" (expected letters, digits, '_', '.' or '-')`},
 		{"engine:a b", `mode "engine:a b": invalid engine name "a b" (expected letters, digits, '_', '.' or '-')`},
 		{"provider:$(id)", `mode "provider:$(id)": invalid provider name "$(id)" (expected letters, digits, '_', '.' or '-')`},

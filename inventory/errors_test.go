@@ -120,9 +120,11 @@ func TestParseErrors(t *testing.T) {
 		{"duplicate tag", board + "tags = [\"ti\", \"ti\"]\n",
 			`boards.toml:3:15: board "b": tags[1]: "ti" is listed twice`},
 		{"unknown mode", board + "modes = [\"soft\", \"hw\"]\n",
-			`boards.toml:3:18: board "b": modes[1]: unknown mode "hw" (expected soft, cpu, devcrypto, afalg, kcapi, ssh, engine:NAME or provider:NAME)`},
+			`boards.toml:3:18: board "b": modes[1]: unknown mode "hw" (expected soft, cpu, devcrypto, afalg, kcapi, ssh, kcapi:DRIVER, kcapi:all, engine:NAME or provider:NAME)`},
 		{"engine name with shell syntax", board + "modes = [\"engine:x;id\"]\n",
 			`boards.toml:3:10: board "b": modes[0]: invalid engine name "x;id" (expected letters, digits, '_', '.' or '-')`},
+		{"kcapi driver with shell syntax", board + "modes = [\"cpu\", \"kcapi:x;id\"]\n",
+			`boards.toml:3:17: board "b": modes[1]: driver name "x;id": character ';' (expected letters, digits, '_', '-', '.', ',', '(' or ')')`},
 		{"empty provider name", board + "modes = [\"provider:\"]\n",
 			`boards.toml:3:10: board "b": modes[0]: invalid provider name "" (expected letters, digits, '_', '.' or '-')`},
 		{"duplicate mode", board + "modes = [\"cpu\", \"soft\", \"cpu\"]\n",
@@ -143,7 +145,7 @@ func TestParseErrors(t *testing.T) {
 			`boards.toml:3:15: board "b": known_hosts "a\nb" contains a control character (expected one line of text, such as ~/.ssh/known_hosts)`},
 		{"defaults are checked", "[defaults]\nport = -1\nmodes = [\"gpu\"]\n",
 			"boards.toml:2:8: defaults: port -1 is out of range (expected 1-65535)\n" +
-				`boards.toml:3:10: defaults: modes[0]: unknown mode "gpu" (expected soft, cpu, devcrypto, afalg, kcapi, ssh, engine:NAME or provider:NAME)`},
+				`boards.toml:3:10: defaults: modes[0]: unknown mode "gpu" (expected soft, cpu, devcrypto, afalg, kcapi, ssh, kcapi:DRIVER, kcapi:all, engine:NAME or provider:NAME)`},
 		{"local board with a host", "[boards.local]\nhost = \"h\"\nport = 22\nmodes = [\"soft\"]\n",
 			"boards.toml:2:1: board \"local\": host is not allowed on the built-in local board (it is this machine, reached without SSH)\n" +
 				`boards.toml:3:1: board "local": port is not allowed on the built-in local board (it is this machine, reached without SSH)`},

@@ -80,7 +80,7 @@ type point struct {
 
 func TestLabEndToEnd(t *testing.T) {
 	needLab(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 	defer cancel()
 	root := repoRoot(t)
 	lab := filepath.Join(root, "lab", "lab")
@@ -131,6 +131,7 @@ func TestLabEndToEnd(t *testing.T) {
 		t.Fatalf("fleet run: %v", err)
 	}
 	checkSummary(t, stderr.String())
+	checkOffloadNamed(t, stderr.String())
 
 	var points []point
 	if err := json.Unmarshal([]byte(fleet("results", "--format", "json")), &points); err != nil {
@@ -142,6 +143,7 @@ func TestLabEndToEnd(t *testing.T) {
 	checkShow(t, show)
 	checkFitsTerminal(t, fleet("compare"))
 	checkSSHMode(t, ctx, root, fleetBin, inv, db)
+	checkOffload(t, ctx, root, fleetBin, inv)
 }
 
 // checkValidity is issue 12's promise on boards without cpufreq or thermal sysfs (QEMU's virt machine): every
@@ -202,6 +204,18 @@ func checkSummary(t *testing.T, stderr string) {
 		want := `(?m)^  ` + board + `\s+ok\s.*\n\s+measured soft, cpu, afalg, kcapi; not available: devcrypto \(no /dev/crypto\)$`
 		if !regexp.MustCompile(want).MatchString(stderr) {
 			t.Errorf("fleet run: no summary matching %s in\n%s", want, stderr)
+		}
+	}
+}
+
+// checkOffloadNamed: both boards' kernels (Debian arm64 and armmp-lpae) drive the virtio-crypto device, and the
+// run's summary names the driver, with the mode that would measure it, since a run without --modes leaves it out.
+func checkOffloadNamed(t *testing.T, stderr string) {
+	t.Helper()
+	for _, board := range []string{"qemu-arm64", "qemu-armv7"} {
+		want := `(?m)^  ` + board + `\s+ok\s.*\n(\s{6}\S.*\n)*\s+offload: virtio_crypto_aes_cbc \(not asked: --modes kcapi:virtio_crypto_aes_cbc\)$`
+		if !regexp.MustCompile(want).MatchString(stderr) {
+			t.Errorf("fleet run: %s: no line \"offload: virtio_crypto_aes_cbc (not asked: …)\" in\n%s", board, stderr)
 		}
 	}
 }

@@ -71,6 +71,8 @@ type CryptoAlg struct {
 	Priority int    `json:"priority"`
 	Type     string `json:"type"`
 	Selftest string `json:"selftest,omitempty"`
+	Async    bool   `json:"async,omitempty"`    // "async : yes": requests complete later, through a callback
+	Internal bool   `json:"internal,omitempty"` // "internal : yes": a building block AF_ALG cannot bind
 }
 
 // ModeFact says whether a mode can be measured on the board.

@@ -28,5 +28,13 @@ const (
 var StandardModes = []string{ModeSoft, ModeCPU, ModeDevCrypto, ModeAFALG, ModeKCAPI}
 
 // IsAccelerated reports whether a mode measures something other than the CPU's own instructions: every mode but
-// soft, cpu and ssh (which measures a protocol, whatever served its cipher, and has tables of its own).
-func IsAccelerated(mode string) bool { return mode != ModeSoft && mode != ModeCPU && mode != ModeSSH }
+// soft, cpu and ssh (which measures a protocol, whatever served its cipher, and has tables of its own), and but
+// kcapi:DRIVER where DRIVER is one of the kernel's CPU implementations (cbc-aes-ce, cbc(aes-generic)): those are
+// the CPU seen through AF_ALG, not an accelerator. Plain kcapi, whatever the kernel picks, stays an accelerated
+// mode, as afalg does.
+func IsAccelerated(mode string) bool {
+	if d, ok := KCAPIDriver(mode); ok {
+		return !IsCPUDriver(d)
+	}
+	return mode != ModeSoft && mode != ModeCPU && mode != ModeSSH
+}

@@ -260,13 +260,21 @@ func modeLess(a, b string) bool {
 	return a < b
 }
 
-// modeRank orders modes as the vendor guides do: accelerators first, then the CPU path, then software.
+// modeRank orders modes as the vendor guides do: accelerators first (an offload driver's kcapi:DRIVER ahead of
+// the rest, so it heads a board's accelerator rows), then the kernel's CPU implementations through AF_ALG
+// (kcapi:cbc-aes-ce), then the CPU path, then software.
 func modeRank(m string) int {
 	switch m {
 	case protocol.ModeCPU:
-		return 1
-	case protocol.ModeSoft:
 		return 2
+	case protocol.ModeSoft:
+		return 3
+	}
+	if _, ok := protocol.KCAPIDriver(m); ok {
+		if protocol.IsAccelerated(m) {
+			return -1
+		}
+		return 1
 	}
 	return 0
 }

@@ -43,8 +43,8 @@ func Worse(a, b string) bool { return rank(a) > rank(b) }
 // applied over them:
 //
 //   - background CPU above BackgroundPeakPct: invalid; above BackgroundAvgPct: suspect. For modes that hand work
-//     to the kernel (devcrypto, afalg, kcapi, engines) the kernel's crypto workers count as background, so
-//     there it is at most suspect;
+//     to the kernel (devcrypto, afalg, kcapi, kcapi:DRIVER whatever the driver, engines) the kernel's crypto
+//     workers (cryptd, crypto_engine) count as background, so there it is at most suspect;
 //   - steal time above BackgroundPeakPct: invalid; above BackgroundAvgPct: suspect;
 //   - more than ThrottlePct of the point's time below the CPU's maximum frequency, in the policy that was
 //     least below it (the one that most likely ran the point): invalid;
@@ -63,7 +63,7 @@ func Judge(p protocol.Point, o Overrides) Verdict {
 	if bg := ev.BackgroundPct; bg != nil {
 		hard := protocol.ValidityInvalid
 		note := ""
-		if protocol.IsAccelerated(p.Mode) {
+		if protocol.IsAccelerated(p.Mode) || protocol.IsKCAPIMode(p.Mode) {
 			hard, note = protocol.ValiditySuspect, "; kernel crypto workers count as background in "+p.Mode
 		}
 		switch {

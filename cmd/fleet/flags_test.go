@@ -136,6 +136,8 @@ func TestRunValidatesEveryFlagBeforeMeasuring(t *testing.T) {
 		{"label", []string{"--label", "latest"}, "--label"},
 		{"concurrency", []string{"--concurrency", "0"}, "--concurrency 0"},
 		{"modes", []string{"--modes", "sofft"}, "--modes"},
+		{"kcapi driver", []string{"--modes", "cpu,kcapi:cbc aes"}, `driver name "cbc aes": character ' '`},
+		{"kcapi driver too long", []string{"--modes", "kcapi:" + strings.Repeat("x", 64)}, "AF_ALG binds at most 63"},
 		{"algorithms", []string{"--algorithms", "aes;rm -rf"}, "--algorithms"},
 		{"repeat", []string{"--repeat", "0"}, "repeats 0 is out of range"},
 		{"extra argument", []string{"now"}, "run takes no arguments"},

@@ -44,7 +44,7 @@ func modeSummary(r fleet.ModeReport, measured bool, indent string) []string {
 		clauses = append(clauses, "available, not asked: "+strings.Join(r.NotAsked, ", "))
 	}
 	if line := indent + strings.Join(clauses, "; "); utf8.RuneCountInString(line) <= summaryWidth {
-		return []string{line}
+		return append([]string{line}, offloadLine(r, indent)...)
 	}
 	// Too wide for a terminal: one clause per line, and the reasons (which can be long) one mode per line.
 	var lines []string
@@ -58,7 +58,24 @@ func modeSummary(r fleet.ModeReport, measured bool, indent string) []string {
 		}
 		lines = append(lines, indent+c)
 	}
-	return lines
+	return append(lines, offloadLine(r, indent)...)
+}
+
+// offloadLine names the board's offload drivers on a line of their own, with the mode that measures each when it
+// was not asked for: "offload: virtio_crypto_aes_cbc (not asked: --modes kcapi:virtio_crypto_aes_cbc)".
+func offloadLine(r fleet.ModeReport, indent string) []string {
+	if len(r.Offload) == 0 {
+		return nil
+	}
+	var parts []string
+	for _, o := range r.Offload {
+		part := o.Driver
+		if !o.Asked {
+			part += " (not asked: --modes kcapi:" + o.Driver + ")"
+		}
+		parts = append(parts, part)
+	}
+	return []string{indent + "offload: " + strings.Join(parts, ", ")}
 }
 
 // unexplained reports whether a skip still needs its own line: a mode-level skip of a mode the summary already

@@ -60,6 +60,12 @@ func TestModeSummary(t *testing.T) {
 			want: []string{"  measured soft, cpu", "  not available:", "    devcrypto: no /dev/crypto",
 				"    afalg: engine afalg: not available: init failed: error:4000006D:lib(128)::reason(109):e_afalg.c:859:",
 				"    kcapi: AF_ALG socket: address family not supported by protocol"}},
+		{name: "offload measured", measured: true,
+			report: fleet.ModeReport{Measured: []string{"cpu", "kcapi:all"}, Offload: []fleet.Offload{{Driver: "virtio_crypto_aes_cbc", Asked: true}}},
+			want:   []string{"  measured cpu, kcapi:all", "  offload: virtio_crypto_aes_cbc"}},
+		{name: "offload not asked", measured: true,
+			report: fleet.ModeReport{Measured: []string{"cpu"}, Offload: []fleet.Offload{{Driver: "cbc-aes-sa2ul"}, {Driver: "sha256-sa2ul", Asked: true}}},
+			want:   []string{"  measured cpu", "  offload: cbc-aes-sa2ul (not asked: --modes kcapi:cbc-aes-sa2ul), sha256-sa2ul"}},
 		{name: "nothing", measured: true, report: fleet.ModeReport{Unavailable: []protocol.ModeFact{{Mode: "cpu", Reason: "openssl: not found in $PATH"}}},
 			want: []string{"  measured nothing; not available: cpu (openssl: not found in $PATH)"}},
 	}
