@@ -1,0 +1,177 @@
+package agent
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// cryptodev-linux says which kernel driver serves a session (CIOCGSESSINFO): for mode devcrypto the agent opens
+// a session for the point's algorithm, as OpenSSL's devcrypto engine does, and stores that driver with the point
+// instead of the one /proc/crypto's priorities suggest. The layouts are crypto/cryptodev.h's; the ioctl numbers
+// encode the struct size, and cryptodev-linux 1.13 added a compression field to both structs, so the current
+// layout is tried first and the one before it (1.9 to 1.12) second.
+
+// cryptodev algorithm ids (enum cryptodev_crypto_op_t).
+const (
+	cryptoDES3CBC  = 2
+	cryptoMD5      = 13
+	cryptoSHA1     = 14
+	cryptoAESCBC   = 11
+	cryptoAESCTR   = 21
+	cryptoAESXTS   = 22
+	cryptoAESECB   = 23
+	cryptoAESGCM   = 50
+	cryptoSHA2_224 = 103
+	cryptoSHA2_256 = 104
+	cryptoSHA2_384 = 105
+	cryptoSHA2_512 = 106
+)
+
+const cryptodevMaxAlgName = 64
+
+type cryptodevAlgInfo struct {
+	Name       [cryptodevMaxAlgName]byte
+	DriverName [cryptodevMaxAlgName]byte
+}
+
+// session_op and session_info_op of cryptodev-linux 1.13 and later.
+type sessionOp struct {
+	Cipher, Mac, Compr uint32
+	Keylen             uint32
+	Key                *byte
+	Mackeylen          uint32
+	Mackey             *byte
+	Ses                uint32
+}
+
+type sessionInfoOp struct {
+	Ses                             uint32
+	CipherInfo, HashInfo, ComprInfo cryptodevAlgInfo
+	Alignmask                       uint16
+	Flags                           uint32
+}
+
+// The same before 1.13, without compression.
+type sessionOpV112 struct {
+	Cipher, Mac uint32
+	Keylen      uint32
+	Key         *byte
+	Mackeylen   uint32
+	Mackey      *byte
+	Ses         uint32
+}
+
+type sessionInfoOpV112 struct {
+	Ses                  uint32
+	CipherInfo, HashInfo cryptodevAlgInfo
+	Alignmask            uint16
+	Flags                uint32
+}
+
+// iowr is Linux's generic _IOWR(type, nr, size) (arm, arm64, x86).
+func iowr(typ, nr byte, size uintptr) uintptr {
+	return 3<<30 | size<<16 | uintptr(typ)<<8 | uintptr(nr)
+}
+
+// cryptodevAlg maps a canonical algorithm to cryptodev's id and key length; mac is true for a digest.
+func cryptodevAlg(alg string) (id uint32, keyLen int, mac bool, ok bool) {
+	aesKey := func() int {
+		for _, k := range []string{"128", "192", "256"} {
+			if strings.HasPrefix(alg, "aes-"+k+"-") {
+				return map[string]int{"128": 16, "192": 24, "256": 32}[k]
+			}
+		}
+		return 0
+	}
+	switch {
+	case strings.HasPrefix(alg, "aes-") && aesKey() > 0:
+		k := aesKey()
+		switch alg[strings.LastIndexByte(alg, '-')+1:] {
+		case "cbc":
+			return cryptoAESCBC, k, false, true
+		case "ctr":
+			return cryptoAESCTR, k, false, true
+		case "ecb":
+			return cryptoAESECB, k, false, true
+		case "gcm":
+			return cryptoAESGCM, k, false, true
+		case "xts":
+			return cryptoAESXTS, 2 * k, false, true
+		}
+	case alg == "des-ede3-cbc":
+		return cryptoDES3CBC, 24, false, true
+	}
+	digests := map[string]uint32{"md5": cryptoMD5, "sha1": cryptoSHA1, "sha224": cryptoSHA2_224,
+		"sha256": cryptoSHA2_256, "sha384": cryptoSHA2_384, "sha512": cryptoSHA2_512}
+	if id, ok := digests[alg]; ok {
+		return id, 0, true, true
+	}
+	return 0, 0, false, false
+}
+
+// devcryptoDriver asks cryptodev (dev is /dev/crypto) which driver serves a session of alg.
+func devcryptoDriver(dev, alg string) (string, error) {
+	id, keyLen, mac, ok := cryptodevAlg(alg)
+	if !ok {
+		return "", fmt.Errorf("cryptodev has no id for %s", alg)
+	}
+	f, err := os.OpenFile(dev, os.O_RDWR, 0)
+	if err != nil {
+		return "", fmt.Errorf("open %s: %w", dev, err)
+	}
+	defer f.Close()
+	fd := f.Fd()
+	key := make([]byte, max(keyLen, 1))
+	ioctl := func(req uintptr, arg unsafe.Pointer) error {
+		if _, _, e := unix.Syscall(unix.SYS_IOCTL, fd, req, uintptr(arg)); e != 0 {
+			return e
+		}
+		return nil
+	}
+	end := func(ses uint32) { _ = ioctl(iowr('c', 103, 4)&^(2<<30), unsafe.Pointer(&ses)) } // CIOCFSESSION is _IOW
+
+	s := sessionOp{}
+	if mac {
+		s.Mac = id
+	} else {
+		s.Cipher, s.Keylen, s.Key = id, uint32(keyLen), &key[0]
+	}
+	err = ioctl(iowr('c', 102, unsafe.Sizeof(s)), unsafe.Pointer(&s))
+	if err == nil {
+		defer end(s.Ses)
+		info := sessionInfoOp{Ses: s.Ses}
+		if err := ioctl(iowr('c', 107, unsafe.Sizeof(info)), unsafe.Pointer(&info)); err != nil {
+			return "", fmt.Errorf("CIOCGSESSINFO for %s: %w", alg, err)
+		}
+		return sessionDriver(info.CipherInfo, info.HashInfo, mac), nil
+	}
+	if !errors.Is(err, unix.ENOTTY) && !errors.Is(err, unix.EINVAL) {
+		return "", fmt.Errorf("CIOCGSESSION for %s: %w", alg, err)
+	}
+	old := sessionOpV112{Cipher: s.Cipher, Mac: s.Mac, Keylen: s.Keylen, Key: s.Key}
+	if err := ioctl(iowr('c', 102, unsafe.Sizeof(old)), unsafe.Pointer(&old)); err != nil {
+		return "", fmt.Errorf("CIOCGSESSION for %s: %w", alg, err)
+	}
+	defer end(old.Ses)
+	info := sessionInfoOpV112{Ses: old.Ses}
+	if err := ioctl(iowr('c', 107, unsafe.Sizeof(info)), unsafe.Pointer(&info)); err != nil {
+		return "", fmt.Errorf("CIOCGSESSINFO for %s: %w", alg, err)
+	}
+	return sessionDriver(info.CipherInfo, info.HashInfo, mac), nil
+}
+
+func sessionDriver(cipher, hash cryptodevAlgInfo, mac bool) string {
+	a := cipher
+	if mac {
+		a = hash
+	}
+	name, _, _ := bytes.Cut(a.DriverName[:], []byte{0})
+	d, _ := cutKernelText(string(name))
+	return d
+}
