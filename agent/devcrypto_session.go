@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/fleetlab/fleet/protocol"
 	"golang.org/x/sys/unix"
 )
 
@@ -172,6 +173,6 @@ func sessionDriver(cipher, hash cryptodevAlgInfo, mac bool) string {
 		a = hash
 	}
 	name, _, _ := bytes.Cut(a.DriverName[:], []byte{0})
-	d, _ := cutKernelText(string(name))
+	d, _ := protocol.CutKernelText(string(name))
 	return d
 }

@@ -100,7 +100,7 @@ func (w *kernelWatch) poll(ctx context.Context) []protocol.KernelLine {
 			if err != nil || n <= 0 {
 				break // EAGAIN: nothing new
 			}
-			if l, err := parseKmsgRecord(w.buf[:n]); err == nil {
+			if l, err := protocol.ParseKmsgRecord(w.buf[:n]); err == nil {
 				add(l)
 			} else {
 				w.dropped++
@@ -149,7 +149,7 @@ func runDmesg(ctx context.Context, argv []string) ([]protocol.KernelLine, error)
 	}
 	var lines []protocol.KernelLine
 	for _, s := range strings.Split(stdout.String(), "\n") {
-		if l, ok := parseDmesgLine(s); ok {
+		if l, ok := protocol.ParseDmesgLine(s); ok {
 			lines = append(lines, l)
 		}
 	}
@@ -158,7 +158,7 @@ func runDmesg(ctx context.Context, argv []string) ([]protocol.KernelLine, error)
 
 // kernelReport is the watch's message for one end of the sweep, with /proc/crypto and the boot id as they are now.
 func (w *kernelWatch) report(ctx context.Context, phase, root string) *protocol.Kernel {
-	k := &protocol.Kernel{Phase: phase, Source: w.source, Unknown: w.unknown, BootID: readBootID(root)}
+	k := &protocol.Kernel{Phase: phase, Source: w.source, Unknown: w.unknown, BootID: readBootID(root), Now: time.Now().Unix()}
 	if phase == "after" {
 		k.Lines = w.poll(ctx)
 		k.Dropped = w.dropped

@@ -161,7 +161,12 @@ func consume(ctx context.Context, dec *protocol.Decoder, plan protocol.Plan, rec
 			continue
 		}
 		switch m.Type {
+		case protocol.TypeBegin:
+			rec.kernel.begin(*m.Begin)
+		case protocol.TypeKernel:
+			rec.kernel.report(*m.Kernel)
 		case protocol.TypePoint:
+			rec.kernel.point(m.Point)
 			// numbers under a mode nobody asked for would be stored under an accelerator's name
 			if !slices.Contains(plan.Modes, m.Point.Mode) {
 				*agentErrs = append(*agentErrs, fmt.Sprintf("line %d: point for mode %q, which the plan does not have: refused", dec.Line(), m.Point.Mode))
@@ -184,6 +189,9 @@ func consume(ctx context.Context, dec *protocol.Decoder, plan protocol.Plan, rec
 			}
 		case protocol.TypeFacts:
 			// the sweep's own probe adds what the board looked like before it (validity evidence, preparation)
+			if rec.resumed {
+				continue // a sweep after a reboot: the board run keeps the facts of its start
+			}
 			if err := rec.facts(ctx, *m.Facts); err != nil {
 				return err
 			}
@@ -196,6 +204,17 @@ func consume(ctx context.Context, dec *protocol.Decoder, plan protocol.Plan, rec
 }
 
 func (r *recorder) point(ctx context.Context, p protocol.Point, onPoint func(progressKey)) error {
+	key := storedKey{p.Mode, p.Algorithm, p.Op, p.BlockSize, p.KeyBits, p.Curve, p.Repeat}
+	r.mu.Lock()
+	dup := r.stored[key]
+	if r.stored == nil {
+		r.stored = map[storedKey]bool{}
+	}
+	r.stored[key] = true
+	r.mu.Unlock()
+	if dup && r.resumed {
+		return nil // measured before the board was lost: the first is kept
+	}
 	if err := r.sink.Point(ctx, r.board, p); err != nil {
 		return fmt.Errorf("store point: %w", err)
 	}

@@ -45,6 +45,7 @@ type Kernel struct {
 	Dropped    int          `json:"dropped,omitempty"` // lines over the caps, or overwritten before they were read
 	ProcCrypto []CryptoAlg  `json:"proc_crypto,omitempty"`
 	BootID     string       `json:"boot_id,omitempty"`
+	Now        int64        `json:"now,omitempty"` // the board's clock (Unix seconds): which pstore records are new
 }
 
 // Begin names the job the agent starts now: one openssl command or kcapi point.

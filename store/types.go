@@ -58,6 +58,8 @@ type BoardRun struct {
 
 	Validity        string   // the controller's verdict on the board run: ok, suspect, invalid; "" not judged
 	ValidityReasons []string // why, in plain words
+
+	Kernel *protocol.KernelHealth // the kernel's health over the sweep; nil when not recorded
 }
 
 // Measurement is one stored point with where it came from.

@@ -1,52 +1,51 @@
-package agent
+package protocol
 
 import (
 	"errors"
 	"strconv"
 	"strings"
-
-	"github.com/fleetlab/fleet/protocol"
 )
 
-// The two forms of the kernel log the agent reads: /dev/kmsg records and `dmesg -r` lines. Both parsers take what
+// The two forms of the kernel log the agent reads (and pstore keeps): /dev/kmsg records and `dmesg -r` lines. Both parsers take what
 // the board printed and never trust it: a malformed record is an error, a long text is cut.
 
-var errKmsgRecord = errors.New("malformed /dev/kmsg record")
+// ErrKmsgRecord is a /dev/kmsg record ParseKmsgRecord cannot read.
+var ErrKmsgRecord = errors.New("malformed /dev/kmsg record")
 
-// parseKmsgRecord parses one /dev/kmsg record (Documentation/ABI/testing/dev-kmsg):
+// ParseKmsgRecord parses one /dev/kmsg record (Documentation/ABI/testing/dev-kmsg):
 //
 //	PRIVAL,SEQ,USEC,FLAGS[,MORE];MESSAGE\n[ KEY=VALUE\n]...
 //
 // PRIVAL holds the facility in its upper bits and the level in the lower three. The dictionary lines after the
 // message (SUBSYSTEM=, DEVICE=) are dropped; non-printable bytes in MESSAGE arrive escaped as \xNN.
-func parseKmsgRecord(rec []byte) (protocol.KernelLine, error) {
+func ParseKmsgRecord(rec []byte) (KernelLine, error) {
 	s := string(rec)
 	head, msg, ok := strings.Cut(s, ";")
 	if !ok {
-		return protocol.KernelLine{}, errKmsgRecord
+		return KernelLine{}, ErrKmsgRecord
 	}
 	fields := strings.Split(head, ",")
 	if len(fields) < 4 {
-		return protocol.KernelLine{}, errKmsgRecord
+		return KernelLine{}, ErrKmsgRecord
 	}
 	prival, err1 := strconv.ParseInt(fields[0], 10, 32)
 	seq, err2 := strconv.ParseInt(fields[1], 10, 64)
 	usec, err3 := strconv.ParseInt(fields[2], 10, 64)
 	if err1 != nil || err2 != nil || err3 != nil || prival < 0 || seq < 0 || usec < 0 {
-		return protocol.KernelLine{}, errKmsgRecord
+		return KernelLine{}, ErrKmsgRecord
 	}
 	msg, _, _ = strings.Cut(msg, "\n")
-	l := protocol.KernelLine{Seq: seq, Level: int(prival & 7), Usec: usec}
-	l.Text, l.Cut = cutKernelText(msg)
+	l := KernelLine{Seq: seq, Level: int(prival & 7), Usec: usec}
+	l.Text, l.Cut = CutKernelText(msg)
 	return l, nil
 }
 
-// parseDmesgLine parses one line of `dmesg -r` (util-linux and busybox): "<6>[    8.041497] text", where the
+// ParseDmesgLine parses one line of `dmesg -r` (util-linux and busybox): "<6>[    8.041497] text", where the
 // level and the timestamp are each optional (a kernel without CONFIG_PRINTK_TIME prints none). ok is false for
 // an empty line.
-func parseDmesgLine(line string) (protocol.KernelLine, bool) {
+func ParseDmesgLine(line string) (KernelLine, bool) {
 	line = strings.TrimRight(line, "\r\n")
-	l := protocol.KernelLine{Level: -1}
+	l := KernelLine{Level: -1}
 	if rest, ok := strings.CutPrefix(line, "<"); ok {
 		if num, after, ok := strings.Cut(rest, ">"); ok {
 			if v, err := strconv.ParseInt(num, 10, 32); err == nil && v >= 0 {
@@ -62,9 +61,9 @@ func parseDmesgLine(line string) (protocol.KernelLine, bool) {
 		}
 	}
 	if strings.TrimSpace(line) == "" {
-		return protocol.KernelLine{}, false
+		return KernelLine{}, false
 	}
-	l.Text, l.Cut = cutKernelText(line)
+	l.Text, l.Cut = CutKernelText(line)
 	return l, true
 }
 
@@ -86,12 +85,12 @@ func parseDmesgTime(s string) (int64, bool) {
 	return whole*1e6 + us, true
 }
 
-// cutKernelText bounds a message to protocol.MaxKernelLineBytes without splitting a UTF-8 sequence, and turns
+// CutKernelText bounds a message to MaxKernelLineBytes without splitting a UTF-8 sequence, and turns
 // control characters into spaces (a line stays one line wherever it is shown).
-func cutKernelText(s string) (string, bool) {
+func CutKernelText(s string) (string, bool) {
 	cut := false
-	if len(s) > protocol.MaxKernelLineBytes {
-		n := protocol.MaxKernelLineBytes
+	if len(s) > MaxKernelLineBytes {
+		n := MaxKernelLineBytes
 		for n > 0 && s[n]&0xC0 == 0x80 {
 			n--
 		}
