@@ -27,6 +27,8 @@ type boardRunJSON struct {
 	Points   int             `json:"points"`
 	Facts    *protocol.Facts `json:"facts"` // null when the probe did not get that far
 	Skips    []protocol.Skip `json:"skips"`
+
+	Kernel *protocol.KernelHealth `json:"kernel,omitempty"` // absent when not recorded
 }
 
 type rawJSON struct {
@@ -48,7 +50,7 @@ func WriteRunDetail(w io.Writer, run store.Run, boards []store.BoardRun, raws []
 	out := runDetailJSON{runJSON: newRunJSON(run), BoardRuns: make([]boardRunJSON, 0, len(boards))}
 	for _, br := range boards {
 		b := boardRunJSON{Board: br.Board, Status: string(br.Status), Error: br.Error, Started: br.Started.UTC(),
-			Points: br.Points, Facts: br.Facts, Skips: br.Skips}
+			Points: br.Points, Facts: br.Facts, Skips: br.Skips, Kernel: br.Kernel}
 		if !br.Finished.IsZero() {
 			fin := br.Finished.UTC()
 			b.Finished = &fin
