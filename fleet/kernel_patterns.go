@@ -28,7 +28,7 @@ var defaultKernelPatterns = []kernelPattern{
 	{"self-test", regexp.MustCompile(`(?i)\bself-?tests? .*\bfail|^alg: .*\b(test|tests) failed|^alg: .*\bfailed\b`), false},
 	{"lockup", regexp.MustCompile(`soft lockup - CPU#\d+ stuck|blocked for more than \d+ seconds|rcu: INFO: rcu_\w+ (self-)?detected stall`), false},
 	{"caam", regexp.MustCompile(`^caam(_jr)? \S+: ([0-9a-f]{8}: |.*\b(error|failed|timed? ?out)\b)`), false},
-	{"sa2ul", regexp.MustCompile(`(?i)^sa2ul \S+: .*\b(error|fail(ed)?|timeout)\b`), false},
+	{"sa2ul", regexp.MustCompile(`(?i)^sa2ul \S+: .*(\b(error|fail(ed)?|timeout)\b|couldn't be loaded|bad digest_size)`), false},
 	{"talitos", regexp.MustCompile(`(?i)^talitos \S+: .*\b(error|fail(ed)?|timeout|overflow)\b`), false},
 	{"cesa", regexp.MustCompile(`(?i)^marvell-cesa \S+: .*\b(error|fail(ed)?|timeout)\b`), false},
 	{"crypto-driver", regexp.MustCompile(`(?i)^(omap-aes|omap-sham|atmel-aes|atmel-sha|stm32-cryp|sun8i-ce|sun4i-ss|rk-crypto|rockchip-crypto|mxs-dcp|sahara|virtio_crypto)\S* \S+: .*\b(error|fail(ed)?|timeout|timed out)\b`), false},

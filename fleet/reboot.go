@@ -99,17 +99,18 @@ func parseBootState(out string) bootState {
 	return s
 }
 
-// panicExcerpt is the end of the crash record, where the panic and its backtrace are: at most 30 lines, 4 KiB.
+// panicExcerpt is the crash in the record: from the first line that says what happened (a panic, an Oops, sysrq's
+// crash) at most 30 lines and 4 KiB, else the record's last 30 lines.
 func panicExcerpt(ls []protocol.KernelLine) string {
 	start := max(0, len(ls)-30)
 	for i, l := range ls {
 		if strings.Contains(l.Text, "Kernel panic") || strings.Contains(l.Text, "Oops") || strings.Contains(l.Text, "sysrq: Trigger a crash") {
-			start = min(start, i)
+			start = i
 			break
 		}
 	}
 	var b strings.Builder
-	for _, l := range ls[start:] {
+	for _, l := range ls[start:min(len(ls), start+30)] {
 		if b.Len()+len(l.Text) > 4096 {
 			break
 		}
