@@ -244,6 +244,7 @@ func resume(ctx context.Context, opts RunOptions, b inventory.Board, t *Transpor
 		for len(queue) > 0 {
 			p := queue[0]
 			onFacts := func(*protocol.Facts) (protocol.Plan, error) { return p, nil }
+			rec.rawBase = rec.rawMax
 			err := measure(ctx, *t, d.remote, b, p, onFacts, rec, onPoint)
 			if err != nil && ctx.Err() == nil && boardLost(err) {
 				lostErr = err

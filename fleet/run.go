@@ -342,6 +342,8 @@ type recorder struct {
 	kernel  *kernelJudge
 	stored  map[storedKey]bool // every point stored, so that a sweep resumed after a reboot stores none twice
 	resumed bool               // the board was lost and reconnected: facts are not stored again
+	// A resumed sweep's agent numbers its raw outputs from 1 again: they are stored after the ones before.
+	rawBase, rawMax int
 }
 
 // storedKey is one point of a sweep.

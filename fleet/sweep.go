@@ -167,6 +167,9 @@ func consume(ctx context.Context, dec *protocol.Decoder, plan protocol.Plan, rec
 			rec.kernel.report(*m.Kernel)
 		case protocol.TypePoint:
 			rec.kernel.point(m.Point)
+			if m.Point.RawID > 0 {
+				m.Point.RawID += rec.rawBase
+			}
 			// numbers under a mode nobody asked for would be stored under an accelerator's name
 			if !slices.Contains(plan.Modes, m.Point.Mode) {
 				*agentErrs = append(*agentErrs, fmt.Sprintf("line %d: point for mode %q, which the plan does not have: refused", dec.Line(), m.Point.Mode))
@@ -184,6 +187,8 @@ func consume(ctx context.Context, dec *protocol.Decoder, plan protocol.Plan, rec
 				return err
 			}
 		case protocol.TypeRaw:
+			m.Raw.ID += rec.rawBase
+			rec.rawMax = max(rec.rawMax, m.Raw.ID)
 			if err := rec.sink.Raw(ctx, rec.board, *m.Raw); err != nil {
 				return fmt.Errorf("store raw output: %w", err)
 			}
