@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -156,11 +157,17 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 		out.Skipped = rec.skipList()
 		// An Oops, BUG or panic during the sweep, and a board lost under it, fail the board run whatever it measured.
 		failed := false
-		if fatal := rec.kernel.fatalLine(); fatal != "" && err == nil {
-			err, failed = fmt.Errorf("%s: kernel: %s", b.Name, fatal), true
-		}
-		if cause := rec.kernel.rebootCause(); cause != "" && err == nil {
-			err, failed = fmt.Errorf("%s: %s", b.Name, cause), true
+		if err == nil {
+			var why []string
+			if cause := rec.kernel.rebootCause(); cause != "" {
+				why = append(why, cause)
+			}
+			if fatal := rec.kernel.fatalLine(); fatal != "" {
+				why = append(why, "kernel: "+fatal)
+			}
+			if len(why) > 0 {
+				err, failed = fmt.Errorf("%s: %s", b.Name, strings.Join(why, "; ")), true
+			}
 		}
 		if errors.Is(err, errBoardLost) {
 			failed = true

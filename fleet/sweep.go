@@ -244,6 +244,9 @@ func (r *recorder) point(ctx context.Context, p protocol.Point, onPoint func(pro
 }
 
 func (r *recorder) skip(ctx context.Context, s protocol.Skip, plan protocol.Plan) error {
+	if r.resumed && slices.ContainsFunc(r.skipList(), func(k protocol.Skip) bool { return k.Mode == s.Mode && k.Algorithm == s.Algorithm }) {
+		return nil // said before the board was lost
+	}
 	if err := r.sink.Skip(ctx, r.board, s); err != nil {
 		return fmt.Errorf("store skip: %w", err)
 	}
