@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"unsafe"
 
@@ -82,38 +83,47 @@ func iowr(typ, nr byte, size uintptr) uintptr {
 
 // cryptodevAlg maps a canonical algorithm to cryptodev's id and key length; mac is true for a digest.
 func cryptodevAlg(alg string) (id uint32, keyLen int, mac bool, ok bool) {
-	aesKey := func() int {
-		for _, k := range []string{"128", "192", "256"} {
-			if strings.HasPrefix(alg, "aes-"+k+"-") {
-				return map[string]int{"128": 16, "192": 24, "256": 32}[k]
-			}
-		}
-		return 0
-	}
-	switch {
-	case strings.HasPrefix(alg, "aes-") && aesKey() > 0:
-		k := aesKey()
-		switch alg[strings.LastIndexByte(alg, '-')+1:] {
-		case "cbc":
-			return cryptoAESCBC, k, false, true
-		case "ctr":
-			return cryptoAESCTR, k, false, true
-		case "ecb":
-			return cryptoAESECB, k, false, true
-		case "gcm":
-			return cryptoAESGCM, k, false, true
-		case "xts":
-			return cryptoAESXTS, 2 * k, false, true
-		}
-	case alg == "des-ede3-cbc":
+	switch alg {
+	case "des-ede3-cbc":
 		return cryptoDES3CBC, 24, false, true
+	case "md5":
+		return cryptoMD5, 0, true, true
+	case "sha1":
+		return cryptoSHA1, 0, true, true
+	case "sha224":
+		return cryptoSHA2_224, 0, true, true
+	case "sha256":
+		return cryptoSHA2_256, 0, true, true
+	case "sha384":
+		return cryptoSHA2_384, 0, true, true
+	case "sha512":
+		return cryptoSHA2_512, 0, true, true
 	}
-	digests := map[string]uint32{"md5": cryptoMD5, "sha1": cryptoSHA1, "sha224": cryptoSHA2_224,
-		"sha256": cryptoSHA2_256, "sha384": cryptoSHA2_384, "sha512": cryptoSHA2_512}
-	if id, ok := digests[alg]; ok {
-		return id, 0, true, true
+	var bits int
+	mode, ok := "", false
+	for _, k := range []int{128, 192, 256} {
+		if rest, found := strings.CutPrefix(alg, "aes-"+strconv.Itoa(k)+"-"); found {
+			bits, mode, ok = k, rest, true
+		}
 	}
-	return 0, 0, false, false
+	if !ok {
+		return 0, 0, false, false
+	}
+	switch mode {
+	case "cbc":
+		id = cryptoAESCBC
+	case "ctr":
+		id = cryptoAESCTR
+	case "ecb":
+		id = cryptoAESECB
+	case "gcm":
+		id = cryptoAESGCM
+	case "xts":
+		return cryptoAESXTS, bits / 4, false, true
+	default:
+		return 0, 0, false, false
+	}
+	return id, bits / 8, false, true
 }
 
 // devcryptoDriver asks cryptodev (dev is /dev/crypto) which driver serves a session of alg.
