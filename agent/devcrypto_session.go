@@ -16,8 +16,8 @@ import (
 // cryptodev-linux says which kernel driver serves a session (CIOCGSESSINFO): for mode devcrypto the agent opens
 // a session for the point's algorithm, as OpenSSL's devcrypto engine does, and stores that driver with the point
 // instead of the one /proc/crypto's priorities suggest. The layouts are crypto/cryptodev.h's; the ioctl numbers
-// encode the struct size, and cryptodev-linux 1.13 added a compression field to both structs, so the current
-// layout is tried first and the one before it (1.9 to 1.12) second.
+// encode the struct size, and cryptodev-linux 1.13 added a compression field to both structs; 1.13's layout is
+// used: an older module answers ENOTTY, and the point's driver stays /proc/crypto's guess, flagged.
 
 // cryptodev algorithm ids (enum cryptodev_crypto_op_t).
 const (
@@ -57,23 +57,6 @@ type sessionInfoOp struct {
 	CipherInfo, HashInfo, ComprInfo cryptodevAlgInfo
 	Alignmask                       uint16
 	Flags                           uint32
-}
-
-// The same before 1.13, without compression.
-type sessionOpV112 struct {
-	Cipher, Mac uint32
-	Keylen      uint32
-	Key         *byte
-	Mackeylen   uint32
-	Mackey      *byte
-	Ses         uint32
-}
-
-type sessionInfoOpV112 struct {
-	Ses                  uint32
-	CipherInfo, HashInfo cryptodevAlgInfo
-	Alignmask            uint16
-	Flags                uint32
 }
 
 // iowr is Linux's generic _IOWR(type, nr, size) (arm, arm64, x86).
@@ -153,24 +136,14 @@ func devcryptoDriver(dev, alg string) (string, error) {
 	} else {
 		s.Cipher, s.Keylen, s.Key = id, uint32(keyLen), &key[0]
 	}
-	err = ioctl(iowr('c', 102, unsafe.Sizeof(s)), unsafe.Pointer(&s))
-	if err == nil {
-		defer end(s.Ses)
-		info := sessionInfoOp{Ses: s.Ses}
-		if err := ioctl(iowr('c', 107, unsafe.Sizeof(info)), unsafe.Pointer(&info)); err != nil {
-			return "", fmt.Errorf("CIOCGSESSINFO for %s: %w", alg, err)
+	if err := ioctl(iowr('c', 102, unsafe.Sizeof(s)), unsafe.Pointer(&s)); err != nil {
+		if errors.Is(err, unix.ENOTTY) {
+			return "", fmt.Errorf("CIOCGSESSION for %s: %w (cryptodev-linux before 1.13 has another session layout)", alg, err)
 		}
-		return sessionDriver(info.CipherInfo, info.HashInfo, mac), nil
-	}
-	if !errors.Is(err, unix.ENOTTY) && !errors.Is(err, unix.EINVAL) {
 		return "", fmt.Errorf("CIOCGSESSION for %s: %w", alg, err)
 	}
-	old := sessionOpV112{Cipher: s.Cipher, Mac: s.Mac, Keylen: s.Keylen, Key: s.Key}
-	if err := ioctl(iowr('c', 102, unsafe.Sizeof(old)), unsafe.Pointer(&old)); err != nil {
-		return "", fmt.Errorf("CIOCGSESSION for %s: %w", alg, err)
-	}
-	defer end(old.Ses)
-	info := sessionInfoOpV112{Ses: old.Ses}
+	defer end(s.Ses)
+	info := sessionInfoOp{Ses: s.Ses}
 	if err := ioctl(iowr('c', 107, unsafe.Sizeof(info)), unsafe.Pointer(&info)); err != nil {
 		return "", fmt.Errorf("CIOCGSESSINFO for %s: %w", alg, err)
 	}

@@ -85,22 +85,23 @@ func parseDmesgTime(s string) (int64, bool) {
 	return whole*1e6 + us, true
 }
 
-// CutKernelText bounds a message to MaxKernelLineBytes without splitting a UTF-8 sequence, and turns
-// control characters into spaces (a line stays one line wherever it is shown).
+// CutKernelText bounds a message to MaxKernelLineBytes without splitting a UTF-8 sequence, and turns control
+// characters into spaces (a line stays one line wherever it is shown).
 func CutKernelText(s string) (string, bool) {
-	cut := false
-	if len(s) > MaxKernelLineBytes {
-		n := MaxKernelLineBytes
-		for n > 0 && s[n]&0xC0 == 0x80 {
-			n--
-		}
-		s, cut = s[:n], true
-	}
-	s = strings.ToValidUTF8(s, "?")
-	return strings.Map(func(r rune) rune {
+	// strings.Map passes invalid bytes as utf8.RuneError and writes U+FFFD for them: the result is valid UTF-8,
+	// and may be longer than s, so it is cut after.
+	s = strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f {
 			return ' '
 		}
 		return r
-	}, s), cut
+	}, s)
+	if len(s) <= MaxKernelLineBytes {
+		return s, false
+	}
+	n := MaxKernelLineBytes
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n], true
 }
