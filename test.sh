@@ -41,6 +41,8 @@ fuzz_targets=(
 	"FuzzParse ./precision 20000"
 	"FuzzParse ./reftable 20000"
 	"FuzzKCAPIDriverName ./protocol 20000"
+	"FuzzKernelLog ./protocol 40000"
+	"FuzzBootState ./fleet 20000"
 )
 for target in "${fuzz_targets[@]}"; do
   set -- $target

@@ -55,6 +55,7 @@ func probeFacts(ctx context.Context, opts ProbeOptions) (protocol.Facts, string,
 		addErr("hostname: %v", err)
 	}
 	probeUname(&f, addErr)
+	f.BootID = readBootID(opts.Root)
 	f.OSRelease = readOSRelease(addErr, path("/etc/os-release"), path("/usr/lib/os-release"))
 
 	if b, err := os.ReadFile(path("/proc/cpuinfo")); err == nil {

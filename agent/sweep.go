@@ -19,14 +19,16 @@ type sweepJob struct {
 
 // sweepState is what a running sweep carries between jobs.
 type sweepState struct {
-	plan    protocol.Plan
-	facts   protocol.Facts
-	enc     *protocol.Encoder
-	root    string // prefix of /proc (tests); "" is the real one
-	rawID   int
-	done    protocol.Done
-	threads int
-	sent    []protocol.Point // the points of the job running now, for the repeat loop
+	plan           protocol.Plan
+	facts          protocol.Facts
+	enc            *protocol.Encoder
+	root           string // prefix of /proc (tests); "" is the real one
+	rawID          int
+	done           protocol.Done
+	threads        int
+	sent           []protocol.Point  // the points of the job running now, for the repeat loop
+	kernel         *kernelWatch      // the kernel log's new lines go with each point
+	sessionDrivers map[string]string // devcrypto: algorithm → driver cryptodev named ("?why" when it could not)
 }
 
 // Sweep measures plan and streams facts, raw, point, skip, log and error lines to enc. A mode or algorithm that
@@ -162,12 +164,44 @@ func sweepProbed(ctx context.Context, plan protocol.Plan, enc *protocol.Encoder,
 			}
 		}
 	}
+	s.kernel = openKernelWatch(ctx, kernelPathsAt(root))
+	defer s.kernel.close()
+	if err := enc.Encode(protocol.TypeKernel, s.kernel.report(ctx, "before", root)); err != nil {
+		return s.done, err
+	}
 	_, err := newRepeater(plan).loop(ctx, len(order), func(ctx context.Context, i, rep int) ([]protocol.Point, error) {
 		s.sent = s.sent[:0]
+		if err := enc.Encode(protocol.TypeBegin, order[i].begin(rep)); err != nil {
+			return nil, err
+		}
 		err := s.run(ctx, order[i], rep)
 		return s.sent, err
 	})
-	return s.done, err
+	if err != nil {
+		return s.done, err
+	}
+	return s.done, enc.Encode(protocol.TypeKernel, s.kernel.report(ctx, "after", root))
+}
+
+// begin names the job for the controller before it runs.
+func (j sweepJob) begin(repeat int) *protocol.Begin {
+	b := &protocol.Begin{Mode: j.mode, Algorithm: j.alg, Repeat: repeat}
+	switch {
+	case j.speed != nil:
+		b.BlockSize = j.speed.Size
+	case j.kcapi != nil:
+		b.BlockSize = j.kcapi.size
+	}
+	return b
+}
+
+// kernelPathsAt is where the kernel watch reads under a test's root ("" is the real system).
+func kernelPathsAt(root string) kernelPaths {
+	if root == "" {
+		return defaultKernelPaths
+	}
+	return kernelPaths{kmsg: root + "/dev/kmsg", dmesgRestrict: root + "/proc/sys/kernel/dmesg_restrict",
+		dmesg: []string{root + "/bin/dmesg", "-r"}}
 }
 
 func (s *sweepState) run(ctx context.Context, j sweepJob, repeat int) error {
@@ -194,6 +228,7 @@ func (s *sweepState) point(p *protocol.Point) error {
 	if s.plan.PrecisionPct > 0 {
 		p.Flags = append(p.Flags, precision.Flag(s.plan.PrecisionPct, s.plan.Repeats))
 	}
+	p.Kernel = s.kernel.poll(context.Background()) // what the kernel said while the point's command ran
 	s.sent = append(s.sent, *p)
 	return s.enc.Encode(protocol.TypePoint, p)
 }

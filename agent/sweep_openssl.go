@@ -111,6 +111,14 @@ func (s *sweepState) runOpenSSL(ctx context.Context, j sweepJob, repeat int) err
 			driver = bestCryptoDriver(s.facts.ProcCrypto, spec.Name, spec.Kind)
 		}
 	}
+	var sessionFlag string
+	if j.mode == "devcrypto" {
+		if d, note := s.devcryptoDriver(j.alg); d != "" {
+			driver = d
+		} else {
+			sessionFlag = note
+		}
+	}
 	for i := range points {
 		p := &points[i]
 		p.Mode, p.Repeat, p.Threads, p.Engine, p.RawID = j.mode, repeat, s.threads, c.Engine, raw.ID
@@ -124,6 +132,9 @@ func (s *sweepState) runOpenSSL(ctx context.Context, j sweepJob, repeat int) err
 			p.Driver = driver
 		}
 		p.Flags = append(p.Flags, c.Flags...)
+		if sessionFlag != "" {
+			p.Flags = append(p.Flags, sessionFlag)
+		}
 		if n > 1 {
 			p.Flags = append(p.Flags, fmt.Sprintf(flagSplitAccounts, n, n))
 			setAccounting(p, res.WallS/float64(n), res.UserS/float64(n), res.SysS/float64(n), before, after)
@@ -149,4 +160,24 @@ func speedTimeout(c *speedCommand) time.Duration {
 		points = 6
 	}
 	return time.Duration((4*max(c.Seconds, 1)*points + 60) * float64(time.Second))
+}
+
+// devcryptoDriver is the driver cryptodev says serves alg (asked once per algorithm), or "" and a flag saying why
+// the point's driver is /proc/crypto's guess.
+func (s *sweepState) devcryptoDriver(alg string) (string, string) {
+	if s.sessionDrivers == nil {
+		s.sessionDrivers = map[string]string{}
+	}
+	d, seen := s.sessionDrivers[alg]
+	if !seen {
+		var err error
+		if d, err = devcryptoDriver(s.root+"/dev/crypto", alg); err != nil {
+			d = "?" + err.Error()
+		}
+		s.sessionDrivers[alg] = d
+	}
+	if why, failed := strings.CutPrefix(d, "?"); failed {
+		return "", "driver-inferred: " + why + "; the driver is /proc/crypto's highest priority"
+	}
+	return d, ""
 }

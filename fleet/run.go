@@ -43,6 +43,10 @@ type RunOptions struct {
 	// Trace, when set, receives the timing of each board's phases and SSH sessions (fleet run --trace).
 	Trace Tracer
 
+	// ReconnectWait, when set, is how long to wait for a board lost mid-sweep to answer again, over each board's
+	// and profile's reconnect_wait (0: do not wait; the board fails with what it measured).
+	ReconnectWait *time.Duration
+
 	// TransferSizes are the bytes per transfer of mode ssh (nil: protocol.DefaultSSHTransferBytes); Sweep.Sizes
 	// are the other modes' block sizes.
 	TransferSizes []int
@@ -140,7 +144,7 @@ func Run(ctx context.Context, opts RunOptions, sink Sink) ([]BoardOutcome, error
 func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink, p *place) BoardOutcome {
 	out := BoardOutcome{Board: b.Name}
 	var lease *heldLease
-	rec := &recorder{sink: sink, board: b.Name}
+	rec := &recorder{sink: sink, board: b.Name, kernel: newKernelJudge(b.KernelPatterns)}
 	ev := func(e Event) { e.Board = b.Name; opts.Progress.Event(e) }
 	var modes func() ModeReport // set once the probe has spoken
 	finish := func(err error) BoardOutcome {
@@ -152,8 +156,31 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 			out.Modes = modes()
 		}
 		out.Skipped = rec.skipList()
+		// An Oops, BUG or panic during the sweep, and a board lost under it, fail the board run whatever it measured.
+		failed := false
+		if err == nil {
+			var why []string
+			if cause := rec.kernel.rebootCause(); cause != "" {
+				why = append(why, cause)
+			}
+			if fatal := rec.kernel.fatalLine(); fatal != "" {
+				why = append(why, "kernel: "+fatal)
+			}
+			if len(why) > 0 {
+				err, failed = fmt.Errorf("%s: %s", b.Name, strings.Join(why, "; ")), true
+			}
+		}
+		if errors.Is(err, errBoardLost) {
+			failed = true
+		}
 		out.Err = err
+		if serr := sink.BoardKernel(context.WithoutCancel(ctx), b.Name, rec.kernel.result()); serr != nil && out.Err == nil {
+			out.Err = fmt.Errorf("store kernel health of %s: %w", b.Name, serr)
+		}
+		err = out.Err
 		switch {
+		case failed:
+			out.Status = protocol.StatusFailed
 		case err == nil:
 			out.Status = protocol.StatusOK
 		case ctx.Err() != nil && lease.lost() == nil:
@@ -197,8 +224,8 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 	if err != nil {
 		return finish(err)
 	}
-	defer func() { defer opts.Trace.Phase(b.Name, "close")(); t.Close() }()
 	t = traced(t, b.Name, opts.Trace)
+	defer func() { defer opts.Trace.Phase(b.Name, "close")(); t.Close() }() // t: the transport after any reconnect
 
 	ev(Event{Stage: StageDeploy})
 	endPhase = opts.Trace.Phase(b.Name, "deploy")
@@ -221,9 +248,11 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 	var facts *protocol.Facts
 	var total int
 	var sshSweep *protocol.Plan
+	var agentSweep protocol.Plan
 	onFacts := func(f *protocol.Facts) (protocol.Plan, error) {
 		endPhase()
 		facts = f
+		rec.kernel.setFacts(f)
 		out.Summary = factsSummary(facts)
 		addSSHModeFact(facts, plan.Modes, t) // issue 15: mode ssh is the controller's, not the probe's
 		if err := rec.facts(ctx, *facts); err != nil {
@@ -237,7 +266,7 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 		// Progress counts what will be measured: a mode the probe found unavailable is one skip, not a run of slots.
 		rec.unavailable = unavailableModes(facts)
 		// Mode ssh is measured by the controller after the agent's sweep (sshmode.go).
-		agentSweep := agentPlan(plan)
+		agentSweep = agentPlan(plan)
 		sshSweep = sshPlan(plan, opts.TransferSizes)
 		total = plannedPoints(withoutModes(agentSweep, rec.unavailable)) + sshSlots(sshSweep, rec.unavailable)
 		ev(Event{Stage: StageSweep, Total: total})
@@ -251,6 +280,9 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 	// asked only for mode ssh).
 	err = measure(ctx, t, d.remote, b, agentPlan(plan), onFacts, rec, onPoint)
 	endPhase()
+	if err != nil && ctx.Err() == nil && boardLost(err) {
+		err = resume(ctx, opts, b, &t, agentSweep, err, rec, ev, onPoint)
+	}
 	if err == nil && sshSweep != nil {
 		err = measureSSH(ctx, opts, b, t, d.remote, sshSweep, rec, onPoint)
 	}
@@ -318,6 +350,20 @@ type recorder struct {
 	slots                 map[progressKey]bool
 	slotsSkipped          int             // planned slots covered by skips
 	unavailable           map[string]bool // modes the probe found unavailable: not in the progress total
+
+	kernel  *kernelJudge
+	stored  map[storedKey]bool // every point stored, so that a sweep resumed after a reboot stores none twice
+	resumed bool               // the board was lost and reconnected: facts are not stored again
+	// A resumed sweep's agent numbers its raw outputs from 1 again: they are stored after the ones before.
+	rawBase, rawMax int
+}
+
+// storedKey is one point of a sweep.
+type storedKey struct {
+	mode, alg, op string
+	size, keyBits int
+	curve         string
+	repeat        int
 }
 
 func (r *recorder) facts(ctx context.Context, f protocol.Facts) error {

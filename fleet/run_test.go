@@ -25,6 +25,7 @@ type memSink struct {
 	skips    map[string][]protocol.Skip
 	raws     map[string]int
 	finished map[string][2]string // status, cause
+	kernel   map[string]protocol.KernelHealth
 }
 
 func newMemSink() *memSink {
@@ -62,6 +63,15 @@ func (s *memSink) Raw(_ context.Context, b string, _ protocol.Raw) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.raws[b]++
+	return nil
+}
+func (s *memSink) BoardKernel(_ context.Context, b string, h protocol.KernelHealth) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.kernel == nil {
+		s.kernel = map[string]protocol.KernelHealth{}
+	}
+	s.kernel[b] = h
 	return nil
 }
 func (s *memSink) BoardFinished(_ context.Context, b string, status protocol.Status, cause string) error {

@@ -161,7 +161,15 @@ func consume(ctx context.Context, dec *protocol.Decoder, plan protocol.Plan, rec
 			continue
 		}
 		switch m.Type {
+		case protocol.TypeBegin:
+			rec.kernel.begin(*m.Begin)
+		case protocol.TypeKernel:
+			rec.kernel.report(*m.Kernel)
 		case protocol.TypePoint:
+			rec.kernel.point(m.Point)
+			if m.Point.RawID > 0 {
+				m.Point.RawID += rec.rawBase
+			}
 			// numbers under a mode nobody asked for would be stored under an accelerator's name
 			if _, ok := protocol.PlanMode(plan.Modes, m.Point.Mode); !ok {
 				*agentErrs = append(*agentErrs, fmt.Sprintf("line %d: point for mode %q, which the plan does not have: refused", dec.Line(), m.Point.Mode))
@@ -179,11 +187,16 @@ func consume(ctx context.Context, dec *protocol.Decoder, plan protocol.Plan, rec
 				return err
 			}
 		case protocol.TypeRaw:
+			m.Raw.ID += rec.rawBase
+			rec.rawMax = max(rec.rawMax, m.Raw.ID)
 			if err := rec.sink.Raw(ctx, rec.board, *m.Raw); err != nil {
 				return fmt.Errorf("store raw output: %w", err)
 			}
 		case protocol.TypeFacts:
 			// the sweep's own probe adds what the board looked like before it (validity evidence, preparation)
+			if rec.resumed {
+				continue // a sweep after a reboot: the board run keeps the facts of its start
+			}
 			if err := rec.facts(ctx, *m.Facts); err != nil {
 				return err
 			}
@@ -196,6 +209,17 @@ func consume(ctx context.Context, dec *protocol.Decoder, plan protocol.Plan, rec
 }
 
 func (r *recorder) point(ctx context.Context, p protocol.Point, plan protocol.Plan, onPoint func(progressKey)) error {
+	key := storedKey{p.Mode, p.Algorithm, p.Op, p.BlockSize, p.KeyBits, p.Curve, p.Repeat}
+	r.mu.Lock()
+	dup := r.stored[key]
+	if r.stored == nil {
+		r.stored = map[storedKey]bool{}
+	}
+	r.stored[key] = true
+	r.mu.Unlock()
+	if dup && r.resumed {
+		return nil // measured before the board was lost: the first is kept
+	}
 	if err := r.sink.Point(ctx, r.board, p); err != nil {
 		return fmt.Errorf("store point: %w", err)
 	}
@@ -228,6 +252,9 @@ func (r *recorder) point(ctx context.Context, p protocol.Point, plan protocol.Pl
 }
 
 func (r *recorder) skip(ctx context.Context, s protocol.Skip, plan protocol.Plan) error {
+	if r.resumed && slices.ContainsFunc(r.skipList(), func(k protocol.Skip) bool { return k.Mode == s.Mode && k.Algorithm == s.Algorithm }) {
+		return nil // said before the board was lost
+	}
 	if err := r.sink.Skip(ctx, r.board, s); err != nil {
 		return fmt.Errorf("store skip: %w", err)
 	}

@@ -151,6 +151,8 @@ func (b *builder) board(name string, d boardDoc, defaults *boardDoc) (Board, boo
 	b.checkBoardDoc(base, ctx, &d)
 	limits := b.validityLimits(base, ctx, d.Validity)
 	prep := b.preparation(base, ctx, d.Validity)
+	patterns := b.kernelPatterns(base, ctx, d.KernelLog)
+	reconnect := b.reconnectWait(base, ctx, d.ReconnectWait)
 	local := name == LocalBoard
 	if local {
 		for _, key := range setKeys(&d, localRefused) {
@@ -185,6 +187,8 @@ func (b *builder) board(name string, d boardDoc, defaults *boardDoc) (Board, boo
 	bd.Env = mergeEnv(defaults.Env, d.Env)
 	bd.Validity = limits
 	bd.Prepare = prep
+	bd.KernelPatterns = patterns
+	bd.ReconnectWait = reconnect
 	return bd, true
 }
 

@@ -169,6 +169,9 @@ func unknownKey(path []string) (string, []string) {
 	if depth+1 < len(path) && path[depth] == "validity" && !slices.Contains(validityKeys, path[depth+1]) {
 		return path[depth+1], validityKeys
 	}
+	if depth+1 < len(path) && path[depth] == "kernel_log" && !slices.Contains(kernelLogKeys, path[depth+1]) {
+		return path[depth+1], kernelLogKeys
+	}
 	return path[len(path)-1], nil
 }
 

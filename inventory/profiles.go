@@ -110,6 +110,7 @@ func (b *builder) profile(name string, d profileDoc) (Profile, bool) {
 	b.adaptive(base, ctx, d, &p)
 	p.Validity = b.validityLimits(base, ctx, d.Validity)
 	p.Prepare = b.preparation(base, ctx, d.Validity)
+	p.ReconnectWait = b.reconnectWait(base, ctx, d.ReconnectWait)
 	return p, len(b.ps.errs) == before
 }
 

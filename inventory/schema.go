@@ -40,6 +40,9 @@ type boardDoc struct {
 	Env          map[string]string `toml:"env"`
 	OpenSSL      *string           `toml:"openssl"`
 	Validity     *validityDoc      `toml:"validity"`
+
+	KernelLog     *kernelLogDoc `toml:"kernel_log"`
+	ReconnectWait *string       `toml:"reconnect_wait"`
 }
 
 // profileDoc is one [profiles.NAME] table.
@@ -54,6 +57,8 @@ type profileDoc struct {
 	MaxRepeat  *int64    `toml:"max_repeat"` // cap of adaptive repeats
 	Budget     *string   `toml:"budget"`     // "60m": no repeat starts after that long on a board
 
+	ReconnectWait *string `toml:"reconnect_wait"` // "3m": wait for a board lost mid-sweep to come back
+
 	Validity *validityDoc `toml:"validity"`
 }
 
@@ -61,8 +66,10 @@ type profileDoc struct {
 var (
 	rootKeys     = []string{"defaults", "boards", "profiles"}
 	defaultsKeys = []string{"user", "port", "identity_file", "known_hosts", "proxy_jump", "tags", "modes", "env", "openssl"}
-	boardKeys    = []string{"host", "port", "user", "identity_file", "known_hosts", "proxy_jump", "arch", "soc", "tags", "modes", "env", "openssl", "validity"}
-	profileKeys  = []string{"algorithms", "modes", "sizes", "seconds", "threads", "repeats", "precision", "max_repeat", "budget", "validity"}
+	boardKeys    = []string{"host", "port", "user", "identity_file", "known_hosts", "proxy_jump", "arch", "soc", "tags", "modes", "env", "openssl", "validity",
+		"kernel_log", "reconnect_wait"}
+	profileKeys = []string{"algorithms", "modes", "sizes", "seconds", "threads", "repeats", "precision", "max_repeat", "budget", "validity",
+		"reconnect_wait"}
 	// localRefused are the board keys that make no sense for the built-in local board: it is reached without SSH.
 	localRefused = []string{"host", "port", "user", "identity_file", "known_hosts", "proxy_jump", "arch"}
 )
@@ -81,6 +88,12 @@ func expectedType(path []string) string {
 		return "a string"
 	case path[n-2] == "validity":
 		return "a number"
+	case path[n-1] == "patterns":
+		return `an array of strings (regular expressions)`
+	case path[n-1] == "kernel_log":
+		return `a table, such as kernel_log = { patterns = ["sysrq: HELP"] }`
+	case path[n-1] == "reconnect_wait":
+		return `a duration string, such as "3m"`
 	case strings.HasPrefix(path[n-1], "["):
 		if path[n-2] == "sizes" {
 			return "an integer"

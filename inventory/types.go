@@ -26,6 +26,9 @@ type Board struct {
 
 	Validity validity.Overrides `toml:"-"` // [boards.NAME.validity]: limits of the validity verdict
 	Prepare  Preparation        `toml:"-"` // [boards.NAME.validity]: quiet_wait, governor
+
+	KernelPatterns []string       `toml:"-"` // [boards.NAME.kernel_log] patterns: regexps, checked to compile
+	ReconnectWait  *time.Duration `toml:"-"` // reconnect_wait; nil: the profile's, else 0 (do not wait)
 }
 
 // Profile is a named sweep: what to measure and how long.
@@ -47,6 +50,8 @@ type Profile struct {
 
 	Validity validity.Overrides `toml:"-"` // [profiles.NAME.validity]; a board's own limits win over these
 	Prepare  Preparation        `toml:"-"` // [profiles.NAME.validity]: quiet_wait, governor; a board's own win
+
+	ReconnectWait *time.Duration `toml:"-"` // reconnect_wait; a board's own wins
 }
 
 // LocalBoard is the name of the built-in board that is the host itself.

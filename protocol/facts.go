@@ -7,7 +7,8 @@ type Facts struct {
 	Uname     string            `json:"uname"`   // uname -a
 	Machine   string            `json:"machine"` // uname -m
 	OSRelease map[string]string `json:"os_release,omitempty"`
-	Kernel    string            `json:"kernel"` // uname -r
+	Kernel    string            `json:"kernel"`            // uname -r
+	BootID    string            `json:"boot_id,omitempty"` // /proc/sys/kernel/random/boot_id: a new one each boot
 
 	CPU    CPUFacts `json:"cpu"`
 	MemKiB int64    `json:"mem_kib,omitempty"`

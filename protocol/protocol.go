@@ -84,6 +84,10 @@ type Point struct {
 	// not judged) and ValidityReasons says why in plain words.
 	Validity        string   `json:"validity,omitempty"`
 	ValidityReasons []string `json:"validity_reasons,omitempty"`
+
+	// Kernel are the kernel log's lines that appeared while the point's command ran (the agent sends them; the
+	// controller matches them and flags the point, and does not store them with it).
+	Kernel []KernelLine `json:"kernel,omitempty"`
 }
 
 // Skip records a mode or algorithm not measured on this board, with the reason.
@@ -118,15 +122,17 @@ type Done struct {
 
 // Message is one decoded protocol line: exactly one of the pointers is set, matching Type.
 type Message struct {
-	Type  string
-	Hello *Hello
-	Facts *Facts
-	Point *Point
-	Skip  *Skip
-	Raw   *Raw
-	Log   *Log
-	Error string
-	Done  *Done
+	Type   string
+	Hello  *Hello
+	Facts  *Facts
+	Point  *Point
+	Skip   *Skip
+	Raw    *Raw
+	Log    *Log
+	Kernel *Kernel
+	Begin  *Begin
+	Error  string
+	Done   *Done
 }
 
 // Encoder writes protocol lines.
@@ -271,6 +277,12 @@ func DecodeLine(line []byte) (Message, error) {
 	case TypeDone:
 		m.Done = new(Done)
 		target = m.Done
+	case TypeKernel:
+		m.Kernel = new(Kernel)
+		target = m.Kernel
+	case TypeBegin:
+		m.Begin = new(Begin)
+		target = m.Begin
 	case TypeError:
 		m.Error = head.Msg
 		return m, nil

@@ -142,6 +142,7 @@ func writeBoardHTML(ew *errWriter, br store.BoardRun) {
 		ew.printf("<dt>%s</dt><dd>%s</dd>\n", html.EscapeString(f.Name), html.EscapeString(f.Value))
 	}
 	ew.printf("</dl>\n")
+	writeKernelHTML(ew, br)
 	if len(br.Skips) > 0 {
 		writeTableHTML(ew, skipsTable(br.Skips))
 	}

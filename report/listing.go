@@ -285,6 +285,9 @@ func WriteRunSummary(w io.Writer, run store.Run, boards []store.BoardRun, raws [
 		if br.Validity != "" {
 			ew.printf("  validity: %s\n", strings.TrimSuffix(br.Validity+": "+strings.Join(br.ValidityReasons, "; "), ": "))
 		}
+		for _, n := range KernelNotes(br.Kernel) {
+			ew.printf("  %s\n", Printable(n))
+		}
 		if br.Facts != nil {
 			for _, p := range br.Facts.Prepared {
 				ew.printf("  prepared: %s\n", p)

@@ -32,6 +32,8 @@ type boardRunJSON struct {
 	// (kernel, OpenSSL, governor, the openssl environment and configuration, kernel command line, crypto modules).
 	ChangedSince int64    `json:"changed_since,omitempty"`
 	Changed      []string `json:"changed,omitempty"`
+
+	Kernel *protocol.KernelHealth `json:"kernel,omitempty"` // absent when not recorded
 }
 
 type rawJSON struct {
@@ -53,7 +55,8 @@ func WriteRunDetail(w io.Writer, run store.Run, boards []store.BoardRun, raws []
 	out := runDetailJSON{runJSON: newRunJSON(run), BoardRuns: make([]boardRunJSON, 0, len(boards))}
 	for _, br := range boards {
 		b := boardRunJSON{Board: br.Board, Status: string(br.Status), Error: br.Error, Started: br.Started.UTC(),
-			Points: br.Points, Facts: br.Facts, Skips: br.Skips, Validity: newValidityJSON(string(br.Status), br.Points, br.Judged)}
+			Points: br.Points, Facts: br.Facts, Skips: br.Skips, Validity: newValidityJSON(string(br.Status), br.Points, br.Judged),
+			Kernel: br.Kernel}
 		if p := br.Previous; p != nil {
 			b.ChangedSince, b.Changed = p.RunID, boardChanges(p.Facts, br.Facts)
 		}

@@ -14,20 +14,20 @@ import (
 // copyBoardRuns copies the board runs of run id, with their status, facts and validity, as stored.
 func copyBoardRuns(ctx context.Context, src *DB, t *txWriter, id int64) error {
 	rows, err := src.db.QueryContext(ctx, `SELECT board, status, error, facts, started, finished, validity,
-			validity_reasons FROM board_runs WHERE run_id = ? ORDER BY board`, id)
+			validity_reasons, kernel FROM board_runs WHERE run_id = ? ORDER BY board`, id)
 	if err != nil {
 		return fmt.Errorf("read board runs from %s: %w", src.Path, classify(err))
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var board, status, cause, started, validity string
-		var facts, finished, reasons sql.NullString
-		if err := rows.Scan(&board, &status, &cause, &facts, &started, &finished, &validity, &reasons); err != nil {
+		var facts, finished, reasons, kernel sql.NullString
+		if err := rows.Scan(&board, &status, &cause, &facts, &started, &finished, &validity, &reasons, &kernel); err != nil {
 			return fmt.Errorf("read board runs from %s: %w", src.Path, err)
 		}
 		if err := t.exec(`INSERT INTO board_runs (run_id, board, status, error, facts, started, finished, validity,
-				validity_reasons) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, t.w.id, board, status, cause, facts, started,
-			finished, validity, reasons); err != nil {
+				validity_reasons, kernel) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, t.w.id, board, status, cause, facts, started,
+			finished, validity, reasons, kernel); err != nil {
 			return fmt.Errorf("write board %s: %w", board, err)
 		}
 		t.w.boards[board] = true

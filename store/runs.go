@@ -128,7 +128,7 @@ func (db *DB) BoardRuns(ctx context.Context, runID int64) ([]BoardRun, error) {
 	}
 	rows, err := db.db.QueryContext(ctx, `SELECT b.board, b.status, b.error, b.facts, b.started, b.finished,
 			(SELECT count(*) FROM measurements m WHERE m.run_id = b.run_id AND m.board = b.board),
-			b.validity, b.validity_reasons
+			b.validity, b.validity_reasons, b.kernel
 		FROM board_runs b WHERE b.run_id = ? ORDER BY b.board`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("read boards of run %d: %w", runID, classify(err))
@@ -138,9 +138,9 @@ func (db *DB) BoardRuns(ctx context.Context, runID int64) ([]BoardRun, error) {
 	index := map[string]int{}
 	for rows.Next() {
 		br := BoardRun{RunID: runID}
-		var facts, started, finished, reasons sql.NullString
+		var facts, started, finished, reasons, kernel sql.NullString
 		if err := rows.Scan(&br.Board, &br.Status, &br.Error, &facts, &started, &finished, &br.Points,
-			&br.Validity, &reasons); err != nil {
+			&br.Validity, &reasons, &kernel); err != nil {
 			return nil, fmt.Errorf("read boards of run %d: %w", runID, err)
 		}
 		if facts.Valid {
@@ -152,6 +152,12 @@ func (db *DB) BoardRuns(ctx context.Context, runID int64) ([]BoardRun, error) {
 		if reasons.Valid {
 			if err := json.Unmarshal([]byte(reasons.String), &br.ValidityReasons); err != nil {
 				return nil, fmt.Errorf("read validity of %s in run %d: %w", br.Board, runID, err)
+			}
+		}
+		if kernel.Valid {
+			br.Kernel = new(protocol.KernelHealth)
+			if err := json.Unmarshal([]byte(kernel.String), br.Kernel); err != nil {
+				return nil, fmt.Errorf("read kernel health of %s in run %d: %w", br.Board, runID, err)
 			}
 		}
 		if br.Started, err = parseTime(started); err != nil {

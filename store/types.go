@@ -64,6 +64,8 @@ type BoardRun struct {
 	// Previous is this board's newest earlier run with facts (BoardRuns), so that a run's page can say what
 	// changed on the board since; nil for the board's first.
 	Previous *PreviousFacts
+
+	Kernel *protocol.KernelHealth // the kernel's health over the sweep; nil when not recorded
 }
 
 // PreviousFacts are the facts of a board's earlier run.

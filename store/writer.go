@@ -151,6 +151,23 @@ func (w *RunWriter) Raw(ctx context.Context, board string, r protocol.Raw) error
 	return w.add(ctx, board, func(b *batch) { b.raws = append(b.raws, boardRaw{board, r}) })
 }
 
+// BoardKernel stores the kernel's health over the board's sweep.
+func (w *RunWriter) BoardKernel(ctx context.Context, board string, h protocol.KernelHealth) error {
+	if board == "" {
+		return fmt.Errorf("store kernel health: empty board name")
+	}
+	js, err := json.Marshal(h)
+	if err != nil {
+		return fmt.Errorf("store kernel health of %s: %w", board, err)
+	}
+	return w.commitWith(ctx, "store kernel health of "+board, func(t *txWriter) error {
+		if err := t.ensureBoard(board); err != nil {
+			return err
+		}
+		return t.exec(`UPDATE board_runs SET kernel = ? WHERE run_id = ? AND board = ?`, string(js), w.id, board)
+	})
+}
+
 // BoardFinished commits the board's pending results and ends its part of the run with status and cause.
 func (w *RunWriter) BoardFinished(ctx context.Context, board string, status protocol.Status, cause string) error {
 	if board == "" {

@@ -81,7 +81,7 @@ points of one board are measured at a time. fleet compare --modes ssh prints the
 			formatFlag(report.ViewRun),
 			&cli.BoolFlag{Name: "trace", EnvVars: []string{"FLEET_TRACE"},
 				Usage: "print on stderr how long each phase of each board took (connect, deploy, probe, sweep) and each SSH session in it"},
-		), append(append(append(layoutFlags("at-size"), prepareFlags()...), leaseFlags()...), precisionFlags()...)...),
+		), append(append(append(append(layoutFlags("at-size"), prepareFlags()...), leaseFlags()...), precisionFlags()...), reconnectFlags()...)...),
 		Action: runAction,
 	}
 }
@@ -114,6 +114,10 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	reconnectWait, err := reconnectFromFlags(c)
+	if err != nil {
+		return err
+	}
 	db, err := openDB(c)
 	if err != nil {
 		return err
@@ -142,6 +146,8 @@ func runAction(c *cli.Context) error {
 		QuietWait:   quietWait,
 		Governor:    governor,
 		Trace:       trace,
+
+		ReconnectWait: reconnectWait,
 
 		TransferSizes: transferSizes,
 	}

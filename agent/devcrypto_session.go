@@ -1,0 +1,161 @@
+package agent
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"unsafe"
+
+	"github.com/fleetlab/fleet/protocol"
+	"golang.org/x/sys/unix"
+)
+
+// cryptodev-linux says which kernel driver serves a session (CIOCGSESSINFO): for mode devcrypto the agent opens
+// a session for the point's algorithm, as OpenSSL's devcrypto engine does, and stores that driver with the point
+// instead of the one /proc/crypto's priorities suggest. The layouts are crypto/cryptodev.h's; the ioctl numbers
+// encode the struct size, and cryptodev-linux 1.13 added a compression field to both structs; 1.13's layout is
+// used: an older module answers ENOTTY, and the point's driver stays /proc/crypto's guess, flagged.
+
+// cryptodev algorithm ids (enum cryptodev_crypto_op_t).
+const (
+	cryptoDES3CBC  = 2
+	cryptoMD5      = 13
+	cryptoSHA1     = 14
+	cryptoAESCBC   = 11
+	cryptoAESCTR   = 21
+	cryptoAESXTS   = 22
+	cryptoAESECB   = 23
+	cryptoAESGCM   = 50
+	cryptoSHA2_224 = 103
+	cryptoSHA2_256 = 104
+	cryptoSHA2_384 = 105
+	cryptoSHA2_512 = 106
+)
+
+const cryptodevMaxAlgName = 64
+
+type cryptodevAlgInfo struct {
+	Name       [cryptodevMaxAlgName]byte
+	DriverName [cryptodevMaxAlgName]byte
+}
+
+// session_op and session_info_op of cryptodev-linux 1.13 and later.
+type sessionOp struct {
+	Cipher, Mac, Compr uint32
+	Keylen             uint32
+	Key                *byte
+	Mackeylen          uint32
+	Mackey             *byte
+	Ses                uint32
+}
+
+type sessionInfoOp struct {
+	Ses                             uint32
+	CipherInfo, HashInfo, ComprInfo cryptodevAlgInfo
+	Alignmask                       uint16
+	Flags                           uint32
+}
+
+// iowr is Linux's generic _IOWR(type, nr, size) (arm, arm64, x86).
+func iowr(typ, nr byte, size uintptr) uintptr {
+	return 3<<30 | size<<16 | uintptr(typ)<<8 | uintptr(nr)
+}
+
+// cryptodevAlg maps a canonical algorithm to cryptodev's id and key length; mac is true for a digest.
+func cryptodevAlg(alg string) (id uint32, keyLen int, mac bool, ok bool) {
+	switch alg {
+	case "des-ede3-cbc":
+		return cryptoDES3CBC, 24, false, true
+	case "md5":
+		return cryptoMD5, 0, true, true
+	case "sha1":
+		return cryptoSHA1, 0, true, true
+	case "sha224":
+		return cryptoSHA2_224, 0, true, true
+	case "sha256":
+		return cryptoSHA2_256, 0, true, true
+	case "sha384":
+		return cryptoSHA2_384, 0, true, true
+	case "sha512":
+		return cryptoSHA2_512, 0, true, true
+	}
+	var bits int
+	mode, ok := "", false
+	for _, k := range []int{128, 192, 256} {
+		if rest, found := strings.CutPrefix(alg, "aes-"+strconv.Itoa(k)+"-"); found {
+			bits, mode, ok = k, rest, true
+		}
+	}
+	if !ok {
+		return 0, 0, false, false
+	}
+	switch mode {
+	case "cbc":
+		id = cryptoAESCBC
+	case "ctr":
+		id = cryptoAESCTR
+	case "ecb":
+		id = cryptoAESECB
+	case "gcm":
+		id = cryptoAESGCM
+	case "xts":
+		return cryptoAESXTS, bits / 4, false, true
+	default:
+		return 0, 0, false, false
+	}
+	return id, bits / 8, false, true
+}
+
+// devcryptoDriver asks cryptodev (dev is /dev/crypto) which driver serves a session of alg.
+func devcryptoDriver(dev, alg string) (string, error) {
+	id, keyLen, mac, ok := cryptodevAlg(alg)
+	if !ok {
+		return "", fmt.Errorf("cryptodev has no id for %s", alg)
+	}
+	f, err := os.OpenFile(dev, os.O_RDWR, 0)
+	if err != nil {
+		return "", fmt.Errorf("open %s: %w", dev, err)
+	}
+	defer f.Close()
+	fd := f.Fd()
+	key := make([]byte, max(keyLen, 1))
+	ioctl := func(req uintptr, arg unsafe.Pointer) error {
+		if _, _, e := unix.Syscall(unix.SYS_IOCTL, fd, req, uintptr(arg)); e != 0 {
+			return e
+		}
+		return nil
+	}
+	end := func(ses uint32) { _ = ioctl(iowr('c', 103, 4)&^(2<<30), unsafe.Pointer(&ses)) } // CIOCFSESSION is _IOW
+
+	s := sessionOp{}
+	if mac {
+		s.Mac = id
+	} else {
+		s.Cipher, s.Keylen, s.Key = id, uint32(keyLen), &key[0]
+	}
+	if err := ioctl(iowr('c', 102, unsafe.Sizeof(s)), unsafe.Pointer(&s)); err != nil {
+		if errors.Is(err, unix.ENOTTY) {
+			return "", fmt.Errorf("CIOCGSESSION for %s: %w (cryptodev-linux before 1.13 has another session layout)", alg, err)
+		}
+		return "", fmt.Errorf("CIOCGSESSION for %s: %w", alg, err)
+	}
+	defer end(s.Ses)
+	info := sessionInfoOp{Ses: s.Ses}
+	if err := ioctl(iowr('c', 107, unsafe.Sizeof(info)), unsafe.Pointer(&info)); err != nil {
+		return "", fmt.Errorf("CIOCGSESSINFO for %s: %w", alg, err)
+	}
+	return sessionDriver(info.CipherInfo, info.HashInfo, mac), nil
+}
+
+func sessionDriver(cipher, hash cryptodevAlgInfo, mac bool) string {
+	a := cipher
+	if mac {
+		a = hash
+	}
+	name, _, _ := bytes.Cut(a.DriverName[:], []byte{0})
+	d, _ := protocol.CutKernelText(string(name))
+	return d
+}

@@ -1,0 +1,103 @@
+package protocol
+
+import "strconv"
+
+// The kernel's side of a sweep: what its log said while the points ran, which drivers /proc/crypto offered before
+// and after, and whether the board rebooted under the sweep. The agent reports what it read (Kernel, the lines on
+// each Point); the controller judges it against patterns and stores a KernelHealth per board run.
+
+// TypeKernel is the agent's report of the kernel log and /proc/crypto at the start (Phase "before") and the end
+// (Phase "after") of a sweep. TypeBegin announces the job the agent starts next, so that a board lost mid-sweep
+// is known to have been lost during that job.
+const (
+	TypeKernel = "kernel"
+	TypeBegin  = "begin"
+)
+
+// Kernel log sources.
+const (
+	KernelSourceKmsg  = "/dev/kmsg"
+	KernelSourceDmesg = "dmesg"
+)
+
+// Caps on what the agent sends of the kernel log: a driver that logs an error per request must not flood the
+// controller. What is over a cap is counted in Dropped, never silently lost.
+const (
+	MaxKernelLines     = 64  // per point, and in one Kernel message
+	MaxKernelLineBytes = 512 // text of one line, longer is cut
+)
+
+// KernelLine is one record of the kernel log.
+type KernelLine struct {
+	Seq   int64  `json:"seq,omitempty"`  // /dev/kmsg sequence number; 0 from dmesg
+	Level int    `json:"level"`          // syslog level 0 (emerg) to 7 (debug); -1 unknown
+	Usec  int64  `json:"usec,omitempty"` // microseconds since boot
+	Text  string `json:"text"`           // the message, continuation lines joined with " | "
+	Cut   bool   `json:"cut,omitempty"`  // Text was longer than MaxKernelLineBytes
+}
+
+// Kernel is the agent's report at one end of a sweep.
+type Kernel struct {
+	Phase      string       `json:"phase"`             // "before" or "after"
+	Source     string       `json:"source,omitempty"`  // KernelSourceKmsg or KernelSourceDmesg; "" when unreadable
+	Unknown    string       `json:"unknown,omitempty"` // why the log cannot be read (not root, dmesg_restrict)
+	Lines      []KernelLine `json:"lines,omitempty"`   // new lines since the last point ("after")
+	Dropped    int          `json:"dropped,omitempty"` // lines over the caps, or overwritten before they were read
+	ProcCrypto []CryptoAlg  `json:"proc_crypto,omitempty"`
+	BootID     string       `json:"boot_id,omitempty"`
+	Now        int64        `json:"now,omitempty"` // the board's clock (Unix seconds): which pstore records are new
+}
+
+// Begin names the job the agent starts now: one openssl command or kcapi point.
+type Begin struct {
+	Mode      string `json:"mode"`
+	Algorithm string `json:"algorithm"`
+	BlockSize int    `json:"block_size,omitempty"`
+	Repeat    int    `json:"repeat,omitempty"`
+}
+
+// Kernel health of a board run.
+const (
+	HealthOK       = "ok"       // the log was read and no line matched
+	HealthProblems = "problems" // lines matched: see Lines
+	HealthUnknown  = "unknown"  // the log could not be read: see Reason
+)
+
+// KernelHealth is the controller's verdict on the kernel during a board's sweep, stored with the board run.
+type KernelHealth struct {
+	Health  string       `json:"health"`
+	Reason  string       `json:"reason,omitempty"` // why unknown
+	Source  string       `json:"source,omitempty"`
+	Lines   []HealthLine `json:"lines,omitempty"`   // matched lines, at most MaxHealthLines
+	Dropped int          `json:"dropped,omitempty"` // matched lines over MaxHealthLines, and lines the agent dropped
+	Drivers []string     `json:"drivers,omitempty"` // /proc/crypto: drivers not self-tested, a driver changed
+	Reboot  *Reboot      `json:"reboot,omitempty"`
+}
+
+// MaxHealthLines bounds the excerpt stored with a board run.
+const MaxHealthLines = 40
+
+// HealthLine is one kernel line that matched a pattern.
+type HealthLine struct {
+	Text    string `json:"text"`
+	Pattern string `json:"pattern"`          // the name of the default pattern, or the board's regexp
+	Fatal   bool   `json:"fatal,omitempty"`  // an Oops or BUG: the board run failed
+	During  string `json:"during,omitempty"` // the point measured when it appeared, "afalg aes-256-cbc 8192 B"
+}
+
+// Reboot is a board that went away during a point and came back with another boot id.
+type Reboot struct {
+	During     string `json:"during"`               // "afalg aes-256-cbc 8192 B"
+	BootBefore string `json:"boot_before"`          // /proc/sys/kernel/random/boot_id
+	BootAfter  string `json:"boot_after,omitempty"` // empty: it did not come back
+	Panic      string `json:"panic,omitempty"`      // pstore's record of the crash, bounded
+}
+
+// Label names the job for messages: "afalg aes-256-cbc 8192 B".
+func (b Begin) Label() string {
+	s := b.Mode + " " + b.Algorithm
+	if b.BlockSize > 0 {
+		s += " " + strconv.Itoa(b.BlockSize) + " B"
+	}
+	return s
+}
