@@ -20,8 +20,11 @@ func TestCrossCompileAgent(t *testing.T) {
 	}
 	// The budget protects the boards: flash of small ARM boards and slow links to them. amd64 code is larger
 	// for the same program (3.02 MiB when arm was 2.94 MiB and arm64 2.88 MiB, with mode ssh's transfer,
-	// adaptive repeats and the one-session measure) and x86 "boards" are PCs, so they get 3.25 MiB.
-	const maxBytes, maxBytesX86 = 3 << 20, 3<<20 + 256<<10
+	// adaptive repeats and the one-session measure) and x86 "boards" are PCs, so they get 256 KiB more. The ARM
+	// budget was 3 MiB until the probe recorded the crypto environment and the kernel log, kcapi bound drivers
+	// by name and the kernel's health was watched (3.06 MiB of armv5 agent, a 64 KiB text step over 3 MiB):
+	// 3.25 MiB still fits the smallest boards' flash with room, and a slow link pushes it once.
+	const maxBytes, maxBytesX86 = 3<<20 + 256<<10, 3<<20 + 512<<10
 	for _, tc := range []struct {
 		goarch, goarm string
 		machine       elf.Machine
@@ -46,9 +49,9 @@ func TestCrossCompileAgent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			limit, limitName := int64(maxBytes), "3 MiB"
+			limit, limitName := int64(maxBytes), "3.25 MiB"
 			if tc.goarch == "amd64" || tc.goarch == "386" {
-				limit, limitName = maxBytesX86, "3.25 MiB"
+				limit, limitName = maxBytesX86, "3.5 MiB"
 			}
 			if st.Size() > limit {
 				t.Errorf("%s agent is %d bytes, want at most %d (%s)", name, st.Size(), limit, limitName)
