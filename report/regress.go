@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fleetlab/fleet/protocol"
+	"github.com/fleetlab/fleet/report/stats"
 	"github.com/fleetlab/fleet/store"
 )
 
@@ -258,7 +259,7 @@ func judge(b, c, inv *Sample, opts RegressOptions) RegressRow {
 	if bs.Median > 0 {
 		row.Change = cs.Median/bs.Median - 1
 	}
-	row.P = uTest(b.Values, c.Values)
+	row.P = stats.UTest(b.Values, c.Values)
 	significant := row.P < opts.Alpha
 	row.Delta = "~"
 	if significant {
