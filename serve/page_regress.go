@@ -49,8 +49,7 @@ func (s *Server) regression(r *http.Request, q regressQuery) (*report.Regression
 	} else if err != nil {
 		return nil, err
 	}
-	return report.Regress(in.Base, cur, in.BaseFacts, in.CurFacts, report.RegressOptions{Threshold: q.Threshold,
-		Alpha: q.Alpha, NoBaseline: in.Missing}), nil
+	return report.RegressInput(in, cur, report.RegressOptions{Threshold: q.Threshold, Alpha: q.Alpha}), nil
 }
 
 func (s *Server) regressPage(w http.ResponseWriter, r *http.Request) {

@@ -160,3 +160,12 @@ func choose(n, k int) float64 {
 	}
 	return math.Round(c)
 }
+
+// MinP is the smallest two-sided p-value UTest can give samples of n1 and n2 distinct values: both tails of the
+// most extreme of the C(n1+n2, n1) orderings, 2 / C(n1+n2, n1), at most 1. Ties only raise it.
+func MinP(n1, n2 int) float64 {
+	if n1 <= 0 || n2 <= 0 {
+		return 1
+	}
+	return math.Min(1, 2/choose(n1+n2, n1))
+}
