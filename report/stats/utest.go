@@ -161,11 +161,19 @@ func choose(n, k int) float64 {
 	return math.Round(c)
 }
 
-// MinP is the smallest two-sided p-value UTest can give samples of n1 and n2 distinct values: both tails of the
-// most extreme of the C(n1+n2, n1) orderings, 2 / C(n1+n2, n1), at most 1. Ties only raise it.
+// MinP is the smallest two-sided p-value UTest can give samples of n1 and n2 values: its p for two samples of
+// distinct values that do not overlap (2 / C(n1+n2, n1) where the exact distribution is used; the normal
+// approximation beyond its limits gives more). Ties only raise it. 1 when a sample is empty.
 func MinP(n1, n2 int) float64 {
 	if n1 <= 0 || n2 <= 0 {
 		return 1
 	}
-	return math.Min(1, 2/choose(n1+n2, n1))
+	x1, x2 := make([]float64, n1), make([]float64, n2)
+	for i := range x1 {
+		x1[i] = float64(i)
+	}
+	for i := range x2 {
+		x2[i] = float64(n1 + i)
+	}
+	return UTest(x1, x2)
 }
