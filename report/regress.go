@@ -182,8 +182,10 @@ func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*prot
 	}
 	baseSamples, w1 := Group(base)
 	curSamples, w2 := Group(cur)
-	for _, w := range w1 {
-		r.Notes = append(r.Notes, "baseline: "+w)
+	if opts.Baselines == nil { // a window pools its runs by design, and its baseline note says which
+		for _, w := range w1 {
+			r.Notes = append(r.Notes, "baseline: "+w)
+		}
 	}
 	for _, w := range w2 {
 		r.Notes = append(r.Notes, "current: "+w)

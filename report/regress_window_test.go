@@ -116,3 +116,17 @@ func TestRegressInvalidBaselineBoard(t *testing.T) {
 		t.Errorf("JUnit for a board with only invalid baseline runs:\n%s", s)
 	}
 }
+
+// TestFactsNameOpenSSLCapabilities: a mask in OPENSSL_ia32cap shows in OpenSSL's CPUINFO line, and both the
+// regress notes and a change's facts name it.
+func TestFactsNameOpenSSLCapabilities(t *testing.T) {
+	on := &protocol.Facts{OpenSSLBuild: "OpenSSL 3.0.19 27 Jan 2026\nCPUINFO: OPENSSL_ia32cap=0xfed83203178bffff:0x18005f42f1bb03a9\n"}
+	off := &protocol.Facts{OpenSSLBuild: "OpenSSL 3.0.19 27 Jan 2026\nCPUINFO: OPENSSL_ia32cap=0xfcd83203178bffff:0x0 env:~0x200000000000000\n"}
+	r := Regress(nightPoints(1, 1, 5), nightPoints(2, 0.16, 5), map[string]*protocol.Facts{"am64x": on}, map[string]*protocol.Facts{"am64x": off}, RegressOptions{})
+	if len(r.Environment) != 1 || !strings.Contains(strings.Join(r.Environment[0].Changes, "; "), "env:~0x200000000000000") {
+		t.Errorf("environment changes %+v, want the CPUINFO line with the mask", r.Environment)
+	}
+	if got := openSSLCPUInfo(&protocol.Facts{OpenSSLBuild: "OpenSSL 1.1.1w"}); got != "" {
+		t.Errorf("CPUINFO of a build text without it = %q", got)
+	}
+}
