@@ -127,8 +127,11 @@ func (r *ChangeReport) document() document {
 	return d
 }
 
-// formatP prints a p-value with at most three decimals: 0.005, 0.01.
+// formatP prints a p-value with at most three decimals: 0.005, 0.01, and "<0.001" below that.
 func formatP(p float64) string {
+	if p < 0.0005 {
+		return "<0.001"
+	}
 	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", p), "0"), ".")
 }
 

@@ -6,8 +6,9 @@
 // The statistics follow benchstat: a sample is the repeats of one (board, mode, algorithm, op, size, threads);
 // it is summarized as median ±spread (n), where the spread is the larger relative distance of the minimum or
 // maximum from the median; two samples are compared with the two-sided Mann-Whitney U test at α = 0.05 and a
-// difference that is not significant prints as "~". Below four samples per side no difference can be significant,
-// and the verdict says so. Points of different runs are only pooled with a warning.
+// difference that is not significant prints as "~". When no outcome of the two sample sizes could reach α (3 + 3,
+// 1 + 10; not 4 + 4 or 2 + 8: stats.MinP) the verdict says so ("unconfirmed"). Points of different runs are only
+// pooled with a warning, or, for a baseline window of a label's last runs, with a note saying which runs.
 //
 // Entry points, one per command:
 //

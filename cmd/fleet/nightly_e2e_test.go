@@ -41,11 +41,12 @@ func nightlyInventory(t *testing.T, dir, name string, strict bool, env map[strin
 	return path
 }
 
-// nightlyRun is one short nightly of the local board: mode cpu, aes-128-cbc at 16 B and 16 KiB, 3 repeats.
+// nightlyRun is one short nightly of the local board: mode cpu, aes-128-cbc at 16 B and 16 KiB, 5 repeats of
+// 0.2 s (the median of 5 keeps a busy moment of this shared machine from moving a night).
 func nightlyRun(t *testing.T, inv, db, label string) int64 {
 	t.Helper()
 	stdout, stderr, code := runFleet(t, "--inventory", inv, "run", "--boards", "local", "--db", db, "--label", label,
-		"--modes", "cpu", "--algorithms", "aes-128-cbc", "--sizes", "16,16384", "--repeat", "3", "--seconds", "0.2")
+		"--modes", "cpu", "--algorithms", "aes-128-cbc", "--sizes", "16,16384", "--repeat", "5", "--seconds", "0.2")
 	if code != 0 {
 		t.Fatalf("fleet run exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -89,6 +90,8 @@ func TestNightlyHistoryEndToEnd(t *testing.T) {
 	db := filepath.Join(dir, "fleet.db")
 	on := nightlyInventory(t, dir, "on.toml", false, nil)
 	off := nightlyInventory(t, dir, "off.toml", false, map[string]string{"OPENSSL_ia32cap": aesNIOff})
+	// First a run of another label held to limits no machine meets: every point invalid (judged below).
+	nightlyRun(t, nightlyInventory(t, dir, "strict.toml", true, nil), db, "busy")
 	var nights []int64
 	for n := 1; n <= 8; n++ {
 		inv := on
@@ -100,7 +103,7 @@ func TestNightlyHistoryEndToEnd(t *testing.T) {
 
 	var texts []string
 	for range 3 {
-		stdout, stderr, code := runFleet(t, "changes", "--db", db)
+		stdout, stderr, code := runFleet(t, "changes", "--db", db, "--label", "nightly")
 		if code != 0 {
 			t.Fatalf("fleet changes exit %d\n%s\n%s", code, stdout, stderr)
 		}
@@ -110,13 +113,17 @@ func TestNightlyHistoryEndToEnd(t *testing.T) {
 		t.Errorf("three runs of fleet changes on one database differ:\n%s\n---\n%s\n---\n%s", texts[0], texts[1], texts[2])
 	}
 	t.Logf("fleet changes:\n%s", texts[0])
-	stdout, stderr, code := runFleet(t, "changes", "--db", db, "--format", "json")
+	stdout, stderr, code := runFleet(t, "changes", "--db", db, "--label", "nightly", "--format", "json")
 	if code != 0 {
 		t.Fatalf("fleet changes --format json exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	var changes []report.Change
 	if err := json.Unmarshal([]byte(stdout), &changes); err != nil {
 		t.Fatalf("changes JSON: %v\n%s", err, stdout)
+	}
+	for _, size := range []string{"16", "16384"} {
+		out, _, _ := runFleet(t, "history", "--db", db, "--board", "local", "--algorithm", "aes-128-cbc", "--size", size)
+		t.Logf("fleet history --size %s:\n%s", size, out)
 	}
 	envRecorded := factsMention(t, db, nights[4], "OPENSSL_ia32cap")
 	for _, size := range []int{16, 16384} {
@@ -140,23 +147,25 @@ func TestNightlyHistoryEndToEnd(t *testing.T) {
 		}
 	}
 
+	// The threshold is the machine's, not the code's: under the load of a shared 2-core machine whole nights
+	// differ by up to ±25 %; the step is −80 %.
 	regress := func(run int64, format string) (string, int) {
 		stdout, stderr, code := runFleet(t, "regress", "--db", db, "--baseline", "nightly", "--run", fmt.Sprint(run),
-			"--threshold", "25%", "--format", format)
-		t.Logf("fleet regress --baseline nightly --run %d --threshold 25%% --format %s: exit %d\n%s%s", run, format, code, stdout, stderr)
+			"--threshold", "40%", "--format", format)
+		t.Logf("fleet regress --baseline nightly --run %d --threshold 40%% --format %s: exit %d\n%s%s", run, format, code, stdout, stderr)
 		return stdout, code
 	}
 	out, code := regress(nights[3], "json")
 	if code != 0 {
 		t.Errorf("night 4 against nights 1–3: exit %d, want 0", code)
 	}
-	checkVerdicts(t, "night 4", out, report.VerdictUnchanged, fmt.Sprintf("nightly runs %d–%d, 3 runs, 9 samples", nights[0], nights[2]))
+	checkVerdicts(t, "night 4", out, report.VerdictUnchanged, fmt.Sprintf("nightly runs %d–%d, 3 runs, 15 samples", nights[0], nights[2]))
 	out, code = regress(nights[4], "json")
 	if code != exitRegression {
 		t.Errorf("night 5 against nights 1–4: exit %d, want %d", code, exitRegression)
 	}
-	checkVerdicts(t, "night 5", out, report.VerdictRegressed, fmt.Sprintf("nightly runs %d–%d, 4 runs, 12 samples", nights[0], nights[3]))
-	if text, _ := regress(nights[4], "text"); !strings.Contains(text, fmt.Sprintf("baseline of local: nightly runs %d–%d, 4 runs, 12 samples", nights[0], nights[3])) {
+	checkVerdicts(t, "night 5", out, report.VerdictRegressed, fmt.Sprintf("nightly runs %d–%d, 4 runs, 20 samples", nights[0], nights[3]))
+	if text, _ := regress(nights[4], "text"); !strings.Contains(text, fmt.Sprintf("baseline of local: nightly runs %d–%d, 4 runs, 20 samples", nights[0], nights[3])) {
 		t.Errorf("the text verdict does not say what the baseline was")
 	}
 	// night 8 against nights 1–7: the window is cut at the change, so the run is judged against nights 5–7
@@ -165,14 +174,11 @@ func TestNightlyHistoryEndToEnd(t *testing.T) {
 		t.Errorf("night 8 against the window since the change: exit %d, want 0", code)
 	}
 	checkVerdicts(t, "night 8", out, report.VerdictUnchanged,
-		fmt.Sprintf("nightly runs %d–%d, 3 runs, 9 samples (the window's 3 runs since the change at run %d)", nights[4], nights[6], nights[4]))
+		fmt.Sprintf("nightly runs %d–%d, 3 runs, 15 samples (the window's 3 runs since the change at run %d)", nights[4], nights[6], nights[4]))
 
-	// A baseline whose every run was invalid (a busy board, here held to limits no machine meets) is "not
-	// judged", exit 4 with the reason, not a usage error.
-	strict := nightlyInventory(t, dir, "strict.toml", true, nil)
-	nightlyRun(t, strict, db, "busy")
-	nightlyRun(t, strict, db, "busy")
-	judged := nightlyRun(t, on, db, "busy")
+	// A baseline whose every run was invalid (a busy board, here the run held to limits no machine meets) is
+	// "not judged", exit 4 with the reason, not a usage error.
+	judged := nights[0]
 	junit := filepath.Join(dir, "busy.xml")
 	stdout, stderr, code = runFleet(t, "regress", "--db", db, "--baseline", "busy", "--run", fmt.Sprint(judged), "--junit", junit)
 	t.Logf("fleet regress --baseline busy: exit %d\n%s%s", code, stdout, stderr)
