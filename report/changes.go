@@ -2,13 +2,13 @@ package report
 
 import (
 	"fmt"
-	"hash/fnv"
 	"math"
 	"runtime"
 	"sort"
 	"sync"
 	"time"
 
+	"github.com/fleetlab/fleet/report/stats"
 	"github.com/fleetlab/fleet/store"
 )
 
@@ -50,7 +50,7 @@ type Change struct {
 	After        float64  `json:"after"`  // median of the nights up to the next change (or the end)
 	Unit         string   `json:"unit"`   // of before and after: bytes/s, or ops/s for asymmetric series
 	Delta        float64  `json:"delta"`  // after/before − 1
-	P            float64  `json:"p"`      // permutation p-value of the change point
+	P            float64  `json:"p"`      // t-test p-value between the neighbouring segments, Bonferroni-corrected for the splits tried
 	NightsBefore int      `json:"nights_before"`
 	NightsAfter  int      `json:"nights_after"`
 	FactsChanged []string `json:"facts_changed"` // board facts that differ between PreviousRun and Run
@@ -90,7 +90,7 @@ type nightValue struct {
 	index  int // in the series' nights
 }
 
-// Changes searches every series of h for change points (EDivisive), keeps those of at least MinChange, and names
+// Changes searches every series of h for change points (stats.ChangePoints), keeps those of at least MinChange, and names
 // the facts that changed on the board between the runs on either side. Series are searched in parallel; the
 // result does not depend on it.
 func Changes(h *store.Histories, opts ChangeOptions) *ChangeReport {
@@ -182,9 +182,7 @@ func seriesChanges(h *store.Histories, s *store.SeriesHistory, opts ChangeOption
 	for i, n := range nights {
 		xs[i] = n.median
 	}
-	d := opts.DetectOptions
-	d.Seed = opts.Seed ^ seriesSeed(key)
-	cps := mergeWeakChanges(xs, EDivisive(xs, d), opts.MinChange)
+	cps := searchChanges(xs, opts.DetectOptions, opts.MinChange)
 	for i, cp := range cps {
 		lo, hi := 0, len(xs)
 		if i > 0 {
@@ -193,7 +191,7 @@ func seriesChanges(h *store.Histories, s *store.SeriesHistory, opts ChangeOption
 		if i+1 < len(cps) {
 			hi = cps[i+1].Index
 		}
-		before, after := segmentMedian(xs[lo:cp.Index]), segmentMedian(xs[cp.Index:hi])
+		before, after := stats.Median(stats.Sorted(xs[lo:cp.Index])), stats.Median(stats.Sorted(xs[cp.Index:hi]))
 		prev, first := nights[cp.Index-1], nights[cp.Index]
 		run, prevRun := h.Runs[first.run], h.Runs[prev.run]
 		if !opts.Since.IsZero() && run.Started.Before(opts.Since) {
@@ -211,51 +209,6 @@ func seriesChanges(h *store.Histories, s *store.SeriesHistory, opts ChangeOption
 		changes = append(changes, c)
 	}
 	return changes, false, warning
-}
-
-// mergeWeakChanges drops, weakest first, the change points whose step between the medians of their neighbouring
-// segments is below minChange, merging those segments (Otava's weak-then-merge), and recomputes the steps of the
-// neighbours after each drop.
-func mergeWeakChanges(xs []float64, cps []ChangePoint, minChange float64) []ChangePoint {
-	if minChange <= 0 {
-		return cps
-	}
-	for len(cps) > 0 {
-		weakest, weakestStep := -1, math.Inf(1)
-		for i, cp := range cps {
-			lo, hi := 0, len(xs)
-			if i > 0 {
-				lo = cps[i-1].Index
-			}
-			if i+1 < len(cps) {
-				hi = cps[i+1].Index
-			}
-			step := math.Abs(segmentMedian(xs[cp.Index:hi])/segmentMedian(xs[lo:cp.Index]) - 1)
-			if step < weakestStep {
-				weakest, weakestStep = i, step
-			}
-		}
-		if weakestStep >= minChange-1e-12 {
-			break
-		}
-		cps = append(cps[:weakest], cps[weakest+1:]...)
-	}
-	return cps
-}
-
-func segmentMedian(xs []float64) float64 {
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	return median(s)
-}
-
-// seriesSeed gives every series its own permutation stream, so a result depends on the series, never on which
-// goroutine searched it or in what order.
-func seriesSeed(k SampleKey) uint64 {
-	h := fnv.New64a()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%d\x00%d\x00%s\x00%d", k.Board, k.Mode, k.Algorithm, k.Op, k.BlockSize,
-		k.KeyBits, k.Curve, k.Threads)
-	return h.Sum64()
 }
 
 // keyOfSeries is the sample key of a stored series (threads 0 counts as 1, as keyOf does).

@@ -9,7 +9,8 @@ import (
 )
 
 // factsChanged names what differs between the board run before a change and the one after it: kernel, OpenSSL
-// version, CPU governor and maximum clock, the driver the kernel picks for the series' algorithm (/proc/crypto),
+// version, CPU governor and maximum clock, the CPU capabilities OpenSSL runs with (its CPUINFO line, which names
+// an OPENSSL_ia32cap or OPENSSL_armcap mask), the driver the kernel picks for the series' algorithm (/proc/crypto),
 // the openssl environment, configuration and binary, the kernel command line and crypto modules
 // (environmentDiff), the drivers the series' points name, and fleet's own version. Empty when nothing that fleet records changed
 // (or the runs have no facts, as imports do).
@@ -26,6 +27,7 @@ func factsChanged(h *store.Histories, s *store.SeriesHistory, prev, first nightV
 		diff("OpenSSL", openSSLVersion(bf), openSSLVersion(af))
 		diff("governor", bf.CPU.Governor, af.CPU.Governor)
 		diff("CPU max MHz", mhz(bf.CPU.MaxMHz), mhz(af.CPU.MaxMHz))
+		diff("OpenSSL CPUINFO", openSSLCPUInfo(bf), openSSLCPUInfo(af))
 		if name := protocol.KernelAlgorithm(key.Algorithm); name != "" {
 			diff("kernel driver for "+name, topDriver(bf, name), topDriver(af, name))
 		}

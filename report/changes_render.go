@@ -116,9 +116,9 @@ func (r *ChangeReport) document() document {
 	} else {
 		d.Notes = append(d.Notes, fmt.Sprintf("%d change(s)%s in %d series (%s)", len(r.Changes), window, r.Series, smallest))
 	}
-	d.Notes = append(d.Notes, fmt.Sprintf("E-Divisive means, permutation test at α %g (%d permutations, seed %d); "+
-		"one sample per run: the median of its repeats; before/after: medians of the runs between neighbouring changes",
-		o.Alpha, o.Permutations, o.Seed))
+	d.Notes = append(d.Notes, fmt.Sprintf("t-test splits of the runs' logarithms at α %g (Bonferroni over the splits tried), "+
+		"at least %d runs a side; one sample per run: the median of its repeats; before/after: medians of the runs between neighbouring changes",
+		o.Alpha, o.MinSegment))
 	if r.Short > 0 {
 		d.Notes = append(d.Notes, fmt.Sprintf("%d series with fewer than %d runs not searched: a change needs %d runs on each side",
 			r.Short, 2*o.MinSegment, o.MinSegment))
@@ -127,8 +127,11 @@ func (r *ChangeReport) document() document {
 	return d
 }
 
-// formatP prints a p-value with at most three decimals: 0.005, 0.01.
+// formatP prints a p-value with at most three decimals: 0.005, 0.01, and "<0.001" below that.
 func formatP(p float64) string {
+	if p < 0.0005 {
+		return "<0.001"
+	}
 	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", p), "0"), ".")
 }
 

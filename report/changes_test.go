@@ -6,11 +6,9 @@ import (
 	"testing"
 )
 
-// TestChangesKnownTruth runs the whole search (medians per night, E-Divisive, merging below 5 %) on synthetic
+// TestChangesKnownTruth runs the whole search (medians per night, t-test splits, merging below 5 %) on synthetic
 // series whose steps are known: each must be found at its run (±1) with its size (±3 points), and nothing else.
-// Ten noise draws per case. (With forty, 3 of 560 searches miss: a 4σ step placed 2 nights early, a step split
-// in two where two nights of 2 % noise both fell 2.5σ low, one no-change series at 5 % noise with a +5.6 % step —
-// the α of the permutation test at work.)
+// Ten noise draws per case.
 func TestChangesKnownTruth(t *testing.T) {
 	type step struct {
 		night int
@@ -113,8 +111,8 @@ func TestChangesDrift(t *testing.T) {
 	}
 }
 
-// TestChangesFalsePositiveRate measures how often a series without any change reports one: at the permutation
-// test's α alone (every significant change kept) and with the default 5 % smallest change. Noise 2 %, 60 nights.
+// TestChangesFalsePositiveRate measures how often a series without any change reports one: at the t-test's
+// α alone (every significant change kept) and with the default 5 % smallest change. Noise 2 %, 60 nights.
 func TestChangesFalsePositiveRate(t *testing.T) {
 	const series = 100
 	var raw, reported int

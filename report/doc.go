@@ -1,12 +1,14 @@
 // Package report turns measurements into statistics (median, spread, Mann-Whitney U, crossover, regressions)
 // and renders them as text, Markdown, CSV, JSON, HTML with SVG charts, and JUnit XML. It never touches the network
-// or the database: it reads plain data types.
+// or the database: it reads plain data types. The math that needs neither (median, U test, Student's t, the
+// change search) is in report/stats, which imports only the standard library.
 //
 // The statistics follow benchstat: a sample is the repeats of one (board, mode, algorithm, op, size, threads);
 // it is summarized as median ±spread (n), where the spread is the larger relative distance of the minimum or
 // maximum from the median; two samples are compared with the two-sided Mann-Whitney U test at α = 0.05 and a
-// difference that is not significant prints as "~". Below four samples per side no difference can be significant,
-// and the verdict says so. Points of different runs are only pooled with a warning.
+// difference that is not significant prints as "~". When no outcome of the two sample sizes could reach α (3 + 3,
+// 1 + 10; not 4 + 4 or 2 + 8: stats.MinP) the verdict says so ("unconfirmed"). Points of different runs are only
+// pooled with a warning, or, for a baseline window of a label's last runs, with a note saying which runs.
 //
 // Entry points, one per command:
 //
@@ -18,8 +20,8 @@
 //     algorithm, size, threads and board; % of the published figure and the published CPU % beside fleet's.
 //   - Regress, WriteRegression and WriteJUnit: verdicts against a baseline (fleet regress). HasRegression
 //     decides the exit code: regressed, regressed (unconfirmed) and missing all count.
-//   - Changes and WriteChanges: change points over each series' history (fleet changes), E-Divisive means with
-//     a seeded permutation test (changes_detect.go says why), with the board facts that changed at each.
+//   - Changes and WriteChanges: change points over each series' history (fleet changes), deterministic t-test
+//     splits from report/stats (its changes.go says why), with the board facts that changed at each.
 //   - WriteHTML: one self-contained page with inline SVG charts (fleet report).
 //   - WriteRuns, WriteResults, WriteHistory, WriteRunDetail (WriteRunSummary as text), WriteImport and WriteSweep
 //     (WriteSweepTables as text): the query commands, import's dry run and the end of fleet run.

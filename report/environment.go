@@ -53,6 +53,7 @@ func environmentChanges(base, cur []*Sample, baseFacts, curFacts map[string]*pro
 			diff("OpenSSL", openSSLVersion(bf), openSSLVersion(cf))
 			diff("CPU governor", bf.CPU.Governor, cf.CPU.Governor)
 			diff("CPU max MHz", mhz(bf.CPU.MaxMHz), mhz(cf.CPU.MaxMHz))
+			diff("OpenSSL CPUINFO", openSSLCPUInfo(bf), openSSLCPUInfo(cf))
 			var list []string
 			for a := range algs[board] {
 				list = append(list, a)
@@ -113,6 +114,19 @@ func openSSLVersion(f *protocol.Facts) string {
 		return f.OpenSSLVersion
 	}
 	return f.OpenSSL
+}
+
+// openSSLCPUInfo is the CPUINFO line of `openssl version -a` (OpenSSL 3): the capability vector OpenSSL runs
+// with and, when one is set, the OPENSSL_ia32cap or OPENSSL_armcap mask it was given ("OPENSSL_ia32cap=0xfcd8…:0x0
+// env:~0x200000000000000"): a masked-off AES-NI or ARMv8 crypto extension changes it, and nothing else fleet
+// records does. "" when the build text has no such line.
+func openSSLCPUInfo(f *protocol.Facts) string {
+	for _, line := range strings.Split(f.OpenSSLBuild, "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "CPUINFO:"); ok {
+			return strings.TrimSpace(rest)
+		}
+	}
+	return ""
 }
 
 // topDriver is the driver the kernel picks for a kernel algorithm name on a board, "" when none.

@@ -52,7 +52,7 @@ func ExampleRegress() {
 	//   <testsuite name="am64x" tests="1" failures="1" skipped="0">
 	//     <testcase name="cpu/aes-128-cbc/16384" classname="fleet.regress.am64x">
 	//       <failure message="aes-128-cbc 16384 B cpu: 120.2 MB/s → 90.20 MB/s (−25.0%), p=0.008 n=5+5" type="regressed">aes-128-cbc 16384 B cpu: 120.2 MB/s → 90.20 MB/s (−25.0%), p=0.008 n=5+5</failure>
-	//       <system-out>regressed</system-out>
+	//       <system-out>regressed&#xA;baseline: run 1, 5 samples</system-out>
 	//     </testcase>
 	//   </testsuite>
 	// </testsuites>

@@ -57,8 +57,10 @@ type junitFailure struct {
 // WriteJUnit renders a regression as JUnit XML for CI: one testsuite per board, one testcase per series named
 // "mode/algorithm/size" (for example "cpu/aes-128-cbc/16384"), and a failure carrying both numbers and the
 // change for every regression, unconfirmed regression and missing series. A board without a baseline is a
-// suite with one skipped test case "baseline" giving the reason. A series whose points were all judged invalid
-// is an error (the check could not run), not a failure. Environment changes become suite properties.
+// suite with one skipped test case "baseline" giving the reason, or an error when every run its baseline matched
+// was invalid. A series whose points were all judged invalid
+// is an error (the check could not run), not a failure. Environment changes become suite properties; what each
+// series was judged against is in its system-out ("baseline: nightly runs 12–21, 10 runs, 30 samples").
 func WriteJUnit(w io.Writer, r *Regression) error {
 	all := junitSuites{Name: "fleet regress"}
 	index := map[string]int{}
@@ -72,6 +74,9 @@ func WriteJUnit(w io.Writer, r *Regression) error {
 		s := &all.Suites[i]
 		tc := junitTestCase{Name: row.caseName(), ClassName: "fleet.regress." + row.Board}
 		tc.SystemOut = row.Verdict
+		if row.Baseline != nil {
+			tc.SystemOut += "\nbaseline: " + row.Baseline.String()
+		}
 		if row.Regressed() {
 			msg := row.failureMessage(r.Unit)
 			tc.Failure = &junitFailure{Message: msg, Type: row.Verdict, Text: msg}
@@ -93,6 +98,15 @@ func WriteJUnit(w io.Writer, r *Regression) error {
 		all.Tests++
 	}
 	for _, nb := range r.NoBaseline {
+		if nb.Invalid { // not judged for the board's state: an error, as an invalid series is, and exit 4
+			msg := "not judged, baseline runs invalid: " + nb.Reason
+			all.Suites = append(all.Suites, junitSuite{Name: nb.Board, Tests: 1, Errors: 1, Cases: []junitTestCase{{
+				Name: "baseline", ClassName: "fleet.regress." + nb.Board, Error: &junitFailure{Message: msg, Type: "invalid", Text: msg},
+				SystemOut: VerdictNoBaseline}}})
+			all.Tests++
+			all.Errors++
+			continue
+		}
 		all.Suites = append(all.Suites, junitSuite{Name: nb.Board, Tests: 1, Skipped: 1, Cases: []junitTestCase{{
 			Name: "baseline", ClassName: "fleet.regress." + nb.Board, Skipped: &junitSkipped{Message: nb.Reason},
 			SystemOut: VerdictNoBaseline}}})

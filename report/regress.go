@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fleetlab/fleet/protocol"
+	"github.com/fleetlab/fleet/report/stats"
 	"github.com/fleetlab/fleet/store"
 )
 
@@ -40,6 +41,10 @@ type RegressOptions struct {
 	// SkippedBaselines names, per board, the newer runs passed over as invalid when the baseline was resolved
 	// (store.Baselines.Skipped); they become notes.
 	SkippedBaselines map[string][]string
+	// Baselines describes each board's baseline runs (store.Baselines.Window and Label). A series' baseline is
+	// the runs of its board's window since the newest change point found in it (the current segment), pooled;
+	// nil: the baseline points as given, pooled.
+	Baselines map[string]BaselineWindow
 }
 
 // RegressRow is the verdict on one series. Base and Cur summarize bytes per second, or operations per second for
@@ -53,6 +58,9 @@ type RegressRow struct {
 	P       float64  `json:"p"`      // two-sided Mann-Whitney U p-value; 1 when not testable
 	Delta   string   `json:"delta"`  // benchstat style: "−25.0%", or "~" when not significant
 	Notes   []string `json:"notes,omitempty"`
+	// Baseline says what the series was judged against: which runs, how many samples, and whether a change
+	// point cut the window.
+	Baseline *BaselineInfo `json:"baseline,omitempty"`
 }
 
 // Regressed reports whether the row counts as a regression for the exit code.
@@ -71,6 +79,9 @@ type EnvChange struct {
 type NoBaseline struct {
 	Board  string `json:"board"`
 	Reason string `json:"reason"`
+	// Invalid: the reference matched runs, but none had a valid point (a busy, throttled or hot board): not
+	// judged for the board's state, which counts like an invalid series (exit 4, a JUnit error).
+	Invalid bool `json:"invalid,omitempty"`
 }
 
 // Regression is the result of comparing a run against a baseline.
@@ -82,6 +93,8 @@ type Regression struct {
 	Environment []EnvChange  `json:"environment"`
 	Notes       []string     `json:"notes"`
 	NoBaseline  []NoBaseline `json:"no_baseline,omitempty"` // boards not judged, by name; absent when all were
+	// BaselineInvalid counts the series not judged because every baseline point of theirs was invalid.
+	BaselineInvalid int `json:"baseline_invalid,omitempty"`
 }
 
 // HasRegression reports whether any series regressed, regressed unconfirmed, or went missing.
@@ -94,8 +107,27 @@ func (r *Regression) HasRegression() bool {
 	return false
 }
 
-// HasInvalid reports whether any series was left unjudged because the run's points were invalid.
-func (r *Regression) HasInvalid() bool { return r.Count(VerdictInvalid) > 0 }
+// HasInvalid reports whether any series was left unjudged because the run's or the baseline's points were
+// invalid.
+func (r *Regression) HasInvalid() bool { return len(r.InvalidReasons()) > 0 }
+
+// InvalidReasons says why series were not judged for the boards' state, one line per cause: the run's points
+// invalid, the baseline's points invalid, boards whose baseline runs were all invalid. Empty when none was.
+func (r *Regression) InvalidReasons() []string {
+	var out []string
+	if n := r.Count(VerdictInvalid); n > 0 {
+		out = append(out, fmt.Sprintf("%d series not judged: the run's points were invalid (busy, throttled or hot board)", n))
+	}
+	if r.BaselineInvalid > 0 {
+		out = append(out, fmt.Sprintf("%d series not judged: every baseline point of theirs was invalid", r.BaselineInvalid))
+	}
+	for _, nb := range r.NoBaseline {
+		if nb.Invalid {
+			out = append(out, fmt.Sprintf("%s not judged: %s", nb.Board, nb.Reason))
+		}
+	}
+	return out
+}
 
 // Count returns how many rows have the verdict.
 func (r *Regression) Count(verdict string) int {
@@ -130,7 +162,7 @@ func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*prot
 			return skip
 		})
 		for board, why := range opts.NoBaseline {
-			r.NoBaseline = append(r.NoBaseline, NoBaseline{Board: board, Reason: why})
+			r.NoBaseline = append(r.NoBaseline, NoBaseline{Board: board, Reason: why, Invalid: len(opts.SkippedBaselines[board]) > 0})
 		}
 		sort.Slice(r.NoBaseline, func(i, j int) bool { return r.NoBaseline[i].Board < r.NoBaseline[j].Board })
 	}
@@ -141,6 +173,7 @@ func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*prot
 	}
 	// invalid points are never judged, either side; the run's are grouped apart to say what was not judged
 	base, baseInvalid := splitInvalid(base)
+	base, baselineOf := currentSegment(base, opts.Baselines)
 	cur, curInvalid := splitInvalid(cur)
 	invalidSamples, _ := Group(curInvalid)
 	invalidByKey := map[SampleKey]*Sample{}
@@ -149,8 +182,10 @@ func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*prot
 	}
 	baseSamples, w1 := Group(base)
 	curSamples, w2 := Group(cur)
-	for _, w := range w1 {
-		r.Notes = append(r.Notes, "baseline: "+w)
+	if opts.Baselines == nil { // a window pools its runs by design, and its baseline note says which
+		for _, w := range w1 {
+			r.Notes = append(r.Notes, "baseline: "+w)
+		}
 	}
 	for _, w := range w2 {
 		r.Notes = append(r.Notes, "current: "+w)
@@ -168,6 +203,7 @@ func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*prot
 	for _, b := range invalidBase {
 		if !baseValid[b.Key] {
 			seen[b.Key] = true
+			r.BaselineInvalid++
 			r.Notes = append(r.Notes, fmt.Sprintf("%s: all %d baseline points invalid; not judged", b.Key.Label(), b.Invalid))
 		}
 	}
@@ -178,7 +214,9 @@ func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*prot
 			r.Notes = append(r.Notes, fmt.Sprintf("%s: all %d baseline points failed; not judged", b.Key.Label(), b.Failed))
 			continue
 		}
-		r.Rows = append(r.Rows, judge(b, c, invalidByKey[b.Key], opts))
+		row := judge(b, c, invalidByKey[b.Key], opts)
+		row.Baseline = baselineOf[b.Key]
+		r.Rows = append(r.Rows, row)
 	}
 	for _, c := range curSamples {
 		if seen[c.Key] {
@@ -258,13 +296,15 @@ func judge(b, c, inv *Sample, opts RegressOptions) RegressRow {
 	if bs.Median > 0 {
 		row.Change = cs.Median/bs.Median - 1
 	}
-	row.P = uTest(b.Values, c.Values)
+	row.P = stats.UTest(b.Values, c.Values)
 	significant := row.P < opts.Alpha
 	row.Delta = "~"
 	if significant {
 		row.Delta = formatChange(row.Change)
 	}
-	tooFew := bs.N < MinSamples || cs.N < MinSamples
+	// Too few when no outcome of these sample sizes could reach α: 4 + 4 can, and so can 2 repeats against a
+	// pooled window of 8 or more, which a rule of 4 per side would call unconfirmed for ever.
+	tooFew := stats.MinP(bs.N, cs.N) >= opts.Alpha
 	switch {
 	case row.Change < -opts.Threshold && significant:
 		row.Verdict = VerdictRegressed

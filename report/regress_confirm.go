@@ -66,6 +66,7 @@ func (r *Regression) Confirm(base, again []store.Measurement, notMeasured map[st
 		opts.Alpha = r.Alpha
 	}
 	base, _ = splitInvalid(base)
+	base, _ = currentSegment(base, opts.Baselines) // the rows were judged against the current segment: so is the re-measure
 	again, againInvalid := splitInvalid(again)
 	baseSamples, _ := Group(base)
 	againSamples, _ := Group(again)

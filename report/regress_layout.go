@@ -86,6 +86,7 @@ func (r *Regression) document() document {
 	for _, nb := range r.NoBaseline {
 		d.Notes = append(d.Notes, fmt.Sprintf("no baseline for %s, not judged: %s", nb.Board, nb.Reason))
 	}
+	d.Notes = append(d.Notes, r.baselineNotes()...)
 	for _, e := range r.Environment {
 		d.Notes = append(d.Notes, fmt.Sprintf("environment changed on %s: %s", e.Board, strings.Join(e.Changes, "; ")))
 	}

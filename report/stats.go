@@ -8,6 +8,7 @@ import (
 
 	"github.com/fleetlab/fleet/precision"
 	"github.com/fleetlab/fleet/protocol"
+	"github.com/fleetlab/fleet/report/stats"
 	"github.com/fleetlab/fleet/store"
 )
 
@@ -134,16 +135,7 @@ func Summarize(sorted []float64) Summary {
 	return Summary{Median: median(sorted), Min: sorted[0], Max: sorted[n-1], N: n}
 }
 
-func median(sorted []float64) float64 {
-	n := len(sorted)
-	if n == 0 {
-		return 0
-	}
-	if n%2 == 1 {
-		return sorted[n/2]
-	}
-	return (sorted[n/2-1] + sorted[n/2]) / 2
-}
+func median(sorted []float64) float64 { return stats.Median(sorted) }
 
 // Summary summarizes the sample's throughput.
 func (s *Sample) Summary() Summary { return Summarize(s.Values) }

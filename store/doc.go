@@ -35,13 +35,15 @@
 //
 // Errors: ErrReadOnly (read-only file, directory or file system), ErrFull (disk full) and ErrCannotOpen mean
 // the database cannot be used for writing; ErrNewerSchema means a newer fleet migrated it and Open refuses it,
-// for reading too. cmd maps them to exit status 2; ErrNotFound wraps unknown runs.
+// for reading too. cmd maps them to exit status 2; ErrNotFound wraps unknown runs. ErrBaselineInvalid (beside
+// ErrNotFound) says a baseline matched only runs without a valid point: regress exits 4 on it, "not judged".
 // Errors name the database file, or the PostgreSQL URL without its password.
 //
 // Reading: Runs, ResolveRun, Measurements, LatestPoints, History, BoardRuns, RawOutputs, LatestFacts and
-// ResolveBaselines (a regression check's baseline run per board) return the plain types of types.go; no SQL
-// leaves this package. Runs and BoardRuns count each run's and board run's points by verdict with the causes
-// (Judged, validity_counts.go: a grouped count and the distinct reasons of the suspect and invalid points), so
-// that every front end shows a run's validity beside its status; BoardRuns also gives each board's previous facts
-// (Previous), for what changed on the board since.
+// ResolveBaselines / ResolveBaselineWindow (a regression check's baseline per board: one run, or a label's last K
+// valid runs, baseline_window.go) return the plain types of types.go; no SQL leaves this package. Runs and
+// BoardRuns count each run's and board run's points by verdict with the causes (Judged, validity_counts.go: a
+// grouped count and the distinct reasons of the suspect and invalid points), so that every front end shows a
+// run's validity beside its status; BoardRuns also gives each board's previous facts (Previous), for what changed
+// on the board since.
 package store

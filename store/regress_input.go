@@ -29,9 +29,16 @@ func RunsByBoard(ms []Measurement) map[string]int64 {
 	return out
 }
 
-// ReadRegressionInput resolves ref (see ResolveBaselines) for the boards of the judged points cur and reads
-// what `fleet regress` and the dashboard judge them against. Errors are ResolveBaselines'.
+// ReadRegressionInput is ReadRegressionWindow with a labelled baseline's window of DefaultBaselineRuns runs.
 func (db *DB) ReadRegressionInput(ctx context.Context, ref string, cur []Measurement) (RegressionInput, error) {
+	return db.ReadRegressionWindow(ctx, ref, DefaultBaselineRuns, cur)
+}
+
+// ReadRegressionWindow resolves ref (see ResolveBaselineWindow; a label pools its last runs valid runs per board)
+// for the boards of the judged points cur and reads what `fleet regress` and the dashboard judge them against:
+// the points of every baseline run, oldest run first, and the facts of each board's newest baseline run.
+// Errors are ResolveBaselineWindow's.
+func (db *DB) ReadRegressionWindow(ctx context.Context, ref string, runs int, cur []Measurement) (RegressionInput, error) {
 	curRuns := RunsByBoard(cur)
 	in := RegressionInput{BaseFacts: map[string]*protocol.Facts{}, CurFacts: map[string]*protocol.Facts{}}
 	for _, board := range sortedKeys(curRuns) {
@@ -42,16 +49,18 @@ func (db *DB) ReadRegressionInput(ctx context.Context, ref string, cur []Measure
 		}
 	}
 	var err error
-	if in.Baselines, err = db.ResolveBaselines(ctx, ref, curRuns); err != nil {
+	if in.Baselines, err = db.ResolveBaselineWindow(ctx, ref, runs, curRuns); err != nil {
 		return in, err
 	}
 	for _, board := range sortedKeys(in.Runs) {
 		id := in.Runs[board]
-		ms, err := db.Measurements(ctx, Filter{RunID: id, Board: board})
-		if err != nil {
-			return in, err
+		for _, w := range in.Window[board] {
+			ms, err := db.Measurements(ctx, Filter{RunID: w, Board: board})
+			if err != nil {
+				return in, err
+			}
+			in.Base = append(in.Base, ms...)
 		}
-		in.Base = append(in.Base, ms...)
 		if in.BaseFacts[board], _, err = db.boardFacts(ctx, id, board); err != nil {
 			return in, err
 		}

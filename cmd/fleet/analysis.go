@@ -100,21 +100,33 @@ significant (Mann-Whitney U, α 0.05); with fewer than 4 repeats per side signif
 a drop beyond the threshold is "regressed (unconfirmed)" — it still fails the check. A series the baseline
 had and the run lacks (say, an accelerator that stopped loading) is "missing" and fails too. Notes name
 what changed between the runs' boards: kernel, OpenSSL, governor, the driver serving an algorithm.
-Each board is judged against its own baseline run (with at least one point that did not fail); a board
-without one is listed as "no baseline" and not judged, and only when no board has one is it an error.
+Each board is judged against its own baseline (runs with at least one valid point); a board without one is
+listed as "no baseline" and not judged, and only when no board has one is it an error. A label's baseline
+pools the repeats of its last --baseline-runs valid runs (default 10) before the judged run, and only those
+since the newest change point fleet changes would find among them (the current level): a one-repeat nightly
+is tested against the window, not against one night. The verdict says what it was ("baseline of am64x:
+nightly runs 12–21, 10 runs, 30 samples").
 
-   fleet regress --baseline nightly                  latest run vs the last run labelled nightly, per board
+   fleet regress --baseline nightly                  latest run vs the last 10 runs labelled nightly, per board
    fleet regress --baseline previous --junit regress.xml
    fleet regress --baseline 41 --run 42 --threshold 10%
    fleet regress --baseline nightly --confirm        measure what regressed again: transient or confirmed
 
 Points judged invalid (a busy, throttled or hot board: see fleet results --format json) are never judged,
-either side; a labelled baseline is the newest run of the label that was not invalid.
+either side; a labelled baseline passes over runs without a valid point.
 
 Exit 0 no regression, 1 regression, 3 the run had failed boards, 4 no regression but series not judged because
-the run's points were invalid.`,
+the run's or the baseline's points were invalid (including: every run the baseline matched was invalid).
+Exit 2 only for a usage error: a bad flag, or a baseline that names nothing stored.`,
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "baseline", Required: true, Usage: "run `ID`, a label (its newest run per board before the judged one), previous, or latest (each board's newest other run)"},
+			&cli.StringFlag{Name: "baseline", Required: true, Usage: "run `ID`, a label (its last --baseline-runs valid runs per board before the judged one), previous, or latest (each board's newest other run)"},
+			&cli.IntFlag{Name: "baseline-runs", Value: store.DefaultBaselineRuns, Usage: "a labelled baseline pools the label's last `K` valid runs per board (since the newest change point among them)",
+				Action: func(c *cli.Context, k int) error {
+					if k < 1 || k > 1000 {
+						return usageErr("--baseline-runs %d: want 1 to 1000 runs", k)
+					}
+					return nil
+				}},
 			&cli.StringFlag{Name: "run", Aliases: []string{"r"}, Value: "latest", Usage: "run `ID`, label, or latest (per board)"},
 			thresholdFlag(),
 			alphaFlag(),
@@ -145,10 +157,14 @@ func regressAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	in, err := db.ReadRegressionInput(c.Context, c.String("baseline"), cur)
-	if errors.Is(err, store.ErrNotFound) {
+	in, err := db.ReadRegressionWindow(c.Context, c.String("baseline"), c.Int("baseline-runs"), cur)
+	switch {
+	case errors.Is(err, store.ErrBaselineInvalid):
+		// The baseline exists but the boards' state made every run of it unjudgeable: the verdicts say so
+		// (no baseline, invalid) and the exit is 4, not a usage error.
+	case errors.Is(err, store.ErrNotFound):
 		return usageErr("--baseline: %w", err)
-	} else if err != nil {
+	case err != nil:
 		return err
 	}
 	r, ropts := report.RegressInput(in, cur, report.RegressOptions{Threshold: th, Alpha: c.Float64("alpha")})
@@ -171,8 +187,8 @@ func regressAction(c *cli.Context) error {
 	if r.HasRegression() {
 		return errRegression
 	}
-	if n := r.Count(report.VerdictInvalid); n > 0 {
-		return &exitError{code: exitInvalid, err: fmt.Errorf("%d series not judged: the run's points were invalid (busy, throttled or hot board)", n)}
+	if why := r.InvalidReasons(); len(why) > 0 {
+		return &exitError{code: exitInvalid, err: errors.New(strings.Join(why, "; "))}
 	}
 	return nil
 }

@@ -17,7 +17,7 @@ const (
 	exitRegression  = 1
 	exitUsage       = 2
 	exitBoardFailed = 3
-	exitInvalid     = 4 // regress: nothing regressed, but series were not judged because their points were invalid
+	exitInvalid     = 4 // regress: nothing regressed, but series were not judged because their points (the run's or the baseline's) were invalid
 	exitInterrupted = 130
 )
 
@@ -26,7 +26,8 @@ const exitCodesHelp = `EXIT CODES:
    1    regression found (fleet regress), or a drop in the window (fleet changes --fail-on-drop)
    2    usage, configuration or input error (bad flag, boards.toml, database)
    3    one or more boards failed (run, boards check, regress on a run with failed boards)
-   4    regress: no regression, but series not judged because the run's points were invalid (busy, throttled board)
+   4    regress: no regression, but series not judged because the run's or the baseline's points were invalid
+        (busy, throttled board), including a baseline whose every run was invalid
    130  interrupted (Ctrl-C or SIGTERM): a run keeps what was measured, an import stores nothing`
 
 // errRegression is returned by regress when any series regressed.

@@ -128,3 +128,29 @@ func TestRegressWithoutAnyBaselineExits2(t *testing.T) {
 		}
 	}
 }
+
+// TestRegressBaselineRuns: --baseline-runs K pools the label's last K runs and says so; K below 1 is a usage
+// error, refused before the database is read.
+func TestRegressBaselineRuns(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "fleet.db")
+	start := time.Date(2026, 1, 1, 2, 0, 0, 0, time.UTC)
+	for n := range 6 {
+		storeBoardRun(t, db, "am64x", "nightly", start.AddDate(0, 0, n), 400e6)
+	}
+	for _, k := range []string{"0", "-3", "1001"} {
+		if _, stderr, code := runFleet(t, "regress", "--db", db, "--baseline", "nightly", "--baseline-runs", k); code != exitUsage ||
+			!strings.Contains(stderr, "--baseline-runs") {
+			t.Errorf("--baseline-runs %s: exit %d, want %d naming the flag\n%s", k, code, exitUsage, stderr)
+		}
+	}
+	stdout, stderr, code := runFleet(t, "regress", "--db", db, "--baseline", "nightly", "--baseline-runs", "3")
+	if code != 0 || !strings.Contains(stdout, "baseline of am64x: nightly runs 3–5, 3 runs, 15 samples") {
+		t.Errorf("--baseline-runs 3: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if stdout, _, _ := runFleet(t, "regress", "--db", db, "--baseline", "nightly"); !strings.Contains(stdout, "nightly runs 1–5, 5 runs, 25 samples") {
+		t.Errorf("default window over 5 earlier runs:\n%s", stdout)
+	}
+	if stdout, _, _ := runFleet(t, "regress", "--db", db, "--baseline", "previous"); !strings.Contains(stdout, "baseline of am64x: run 5, 5 samples") {
+		t.Errorf("--baseline previous is one run:\n%s", stdout)
+	}
+}

@@ -1,4 +1,4 @@
-package report
+package stats
 
 import (
 	"math"
@@ -10,16 +10,16 @@ import (
 // distribution of U given the tie pattern for small samples, the normal approximation with tie and continuity
 // correction beyond the same limits. The module graph of fleet does not carry go-moremath, so the test lives here;
 // utest_test.go pins its p-values against numbers produced by benchmath itself. Two deliberate differences in
-// degenerate cases: p is capped at 1, and an empty tail never yields p = 0 (see uTest).
+// degenerate cases: p is capped at 1, and an empty tail never yields p = 0 (see UTest).
 
 const (
 	uExactLimit     = 50 // go-moremath MannWhitneyExactLimit
 	uTiesExactLimit = 25 // go-moremath MannWhitneyTiesExactLimit
 )
 
-// uTest returns the two-sided p-value of the Mann-Whitney U test of x1 against x2. Like benchmath, it reports
+// UTest returns the two-sided p-value of the Mann-Whitney U test of x1 against x2. Like benchmath, it reports
 // p = 1 when the test cannot be done (an empty sample, or every value equal).
-func uTest(x1, x2 []float64) float64 {
+func UTest(x1, x2 []float64) float64 {
 	n1, n2 := len(x1), len(x2)
 	if n1 == 0 || n2 == 0 {
 		return 1
@@ -159,4 +159,21 @@ func choose(n, k int) float64 {
 		c = c * float64(n-k+i) / float64(i)
 	}
 	return math.Round(c)
+}
+
+// MinP is the smallest two-sided p-value UTest can give samples of n1 and n2 values: its p for two samples of
+// distinct values that do not overlap (2 / C(n1+n2, n1) where the exact distribution is used; the normal
+// approximation beyond its limits gives more). Ties only raise it. 1 when a sample is empty.
+func MinP(n1, n2 int) float64 {
+	if n1 <= 0 || n2 <= 0 {
+		return 1
+	}
+	x1, x2 := make([]float64, n1), make([]float64, n2)
+	for i := range x1 {
+		x1[i] = float64(i)
+	}
+	for i := range x2 {
+		x2[i] = float64(n1 + i)
+	}
+	return UTest(x1, x2)
 }

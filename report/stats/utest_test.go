@@ -1,4 +1,4 @@
-package report
+package stats
 
 import (
 	"math"
@@ -39,9 +39,9 @@ func seq(from, to int) []float64 {
 
 func TestUTestMatchesBenchmath(t *testing.T) {
 	for _, c := range uTestCases {
-		got := uTest(c.x1, c.x2)
+		got := UTest(c.x1, c.x2)
 		if math.Abs(got-c.want) > 1e-12*math.Max(1, c.want) && math.Abs(got-c.want) > 1e-15 {
-			t.Errorf("uTest(%v, %v) = %v, want %v", c.x1, c.x2, got, c.want)
+			t.Errorf("UTest(%v, %v) = %v, want %v", c.x1, c.x2, got, c.want)
 		}
 	}
 }

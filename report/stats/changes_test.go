@@ -1,0 +1,180 @@
+package stats
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestChangePointsKnownTruth: seeded histories whose steps are known, each found at its run and nothing else,
+// on twenty noise draws per case: exactly, or one run off where a busy night may sit beside the step (the night
+// before a drop that is itself slow is indistinguishable from the drop).
+func TestChangePointsKnownTruth(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		h    history
+		want []int
+		tol  int
+	}{
+		{"−84% after 4 nights, 4 after (AES-NI off)", history{n: 8, reps: 1, sigma: 0.01, stepAt: 4, stepSize: -0.84}, []int{4}, 0},
+		{"−84% after 4 nights, 3 repeats", history{n: 8, reps: 3, sigma: 0.02, stepAt: 4, stepSize: -0.84}, []int{4}, 0},
+		{"−20% with 3 nights a side in 1% noise", history{n: 6, reps: 1, sigma: 0.01, stepAt: 3, stepSize: -0.20}, []int{3}, 0},
+		{"+15% with 3 nights a side in 1% noise", history{n: 6, reps: 1, sigma: 0.01, stepAt: 3, stepSize: 0.15}, []int{3}, 0},
+		{"−12% 3 nights before the end of 40 in 1% noise", history{n: 40, reps: 1, sigma: 0.01, stepAt: 37, stepSize: -0.12}, []int{37}, 0},
+		{"−8% in the middle of 60 in 1% noise", history{n: 60, reps: 1, sigma: 0.01, stepAt: 30, stepSize: -0.08}, []int{30}, 0},
+		{"−12% in 2% noise with busy nights", history{n: 40, reps: 1, sigma: 0.02, busy: 0.05, stepAt: 17, stepSize: -0.12}, []int{17}, 1},
+		{"no change, 1% noise, busy nights, +4% drift", history{n: 60, reps: 1, sigma: 0.01, busy: 0.05, drift: 0.04}, nil, 0},
+		{"no change, 6 nights", history{n: 6, reps: 1, sigma: 0.01}, nil, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for seed := uint64(1); seed <= 20; seed++ {
+				var got []int
+				for _, cp := range ChangePoints(tc.h.draw(seed), SearchOptions{MinChange: 0.05}) {
+					got = append(got, cp.Index)
+				}
+				ok := len(got) == len(tc.want)
+				for i := 0; ok && i < len(got); i++ {
+					ok = got[i] >= tc.want[i]-tc.tol && got[i] <= tc.want[i]+tc.tol
+				}
+				if !ok {
+					t.Errorf("seed %d: change points at %v, want %v ±%d", seed, got, tc.want, tc.tol)
+				}
+			}
+		})
+	}
+}
+
+// TestChangePointsTwoSteps: both steps of a series, each with its size.
+func TestChangePointsTwoSteps(t *testing.T) {
+	for seed := uint64(1); seed <= 20; seed++ {
+		xs := history{n: 60, reps: 1, sigma: 0.01, stepAt: 20, stepSize: -0.10}.draw(seed)
+		for i := 42; i < 60; i++ {
+			xs[i] *= 1.15
+		}
+		cps := ChangePoints(xs, SearchOptions{MinChange: 0.05})
+		if len(cps) != 2 || cps[0].Index != 20 || cps[1].Index != 42 {
+			t.Errorf("seed %d: %+v, want changes at 20 and 42", seed, cps)
+			continue
+		}
+		if math.Abs(cps[0].Step+0.10) > 0.02 || math.Abs(cps[1].Step-0.15) > 0.02 {
+			t.Errorf("seed %d: steps %.3f and %.3f, want −0.10 and +0.15", seed, cps[0].Step, cps[1].Step)
+		}
+	}
+}
+
+// TestChangePointsConstantSides: no noise at all (a synthetic or rounded series) is a step, not a division by 0.
+func TestChangePointsConstantSides(t *testing.T) {
+	xs := []float64{100, 100, 100, 100, 50, 50, 50, 50}
+	cps := ChangePoints(xs, SearchOptions{})
+	if len(cps) != 1 || cps[0].Index != 4 || cps[0].P != 0 || !math.IsInf(cps[0].T, -1) {
+		t.Errorf("ChangePoints(%v) = %+v, want one at 4 with p 0", xs, cps)
+	}
+	if cps := ChangePoints([]float64{7, 7, 7, 7, 7, 7, 7}, SearchOptions{}); len(cps) != 0 {
+		t.Errorf("a constant series has change points %+v", cps)
+	}
+}
+
+// TestChangePointsDeterministic: the same histories give the same bytes searched one after the other or by 8
+// goroutines at once (run it with -race -cpu 1,2,8): nothing in the search is random or shared.
+func TestChangePointsDeterministic(t *testing.T) {
+	var hs [][]float64
+	for seed := uint64(0); seed < 200; seed++ {
+		h := history{n: 6 + int(seed%50), reps: 1 + int(seed%3), sigma: 0.01 + 0.01*float64(seed%3), busy: 0.03}
+		if seed%2 == 0 {
+			h.stepAt, h.stepSize = h.n/2, -0.1
+		}
+		hs = append(hs, h.draw(seed))
+	}
+	search := func(xs []float64) string { return fmt.Sprintf("%+v", ChangePoints(xs, SearchOptions{MinChange: 0.05})) }
+	want := make([]string, len(hs))
+	for i, xs := range hs {
+		want[i] = search(xs)
+	}
+	got := make([]string, len(hs))
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := g; i < len(hs); i += 8 {
+				got[i] = search(hs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range hs {
+		if got[i] != want[i] {
+			t.Errorf("history %d: in parallel %s, alone %s", i, got[i], want[i])
+		}
+	}
+}
+
+// noStep is the i-th of the realistic no-step histories: 6 to 65 runs of 1 or 3 repeats, lognormal noise of
+// 0.5, 1 or 2 %, a busy night (20–50 % slow) in 3 % of the runs, and a linear drift of −4 %, 0 or +4 % over the
+// series, below the 5 % smallest change.
+func noStep(i uint64) history {
+	return history{n: 6 + int(i%60), reps: 1 + 2*int(i/7%2), sigma: []float64{0.005, 0.01, 0.02}[i%3], busy: 0.03,
+		drift: 0.04 * float64(int(i/3%3)-1)}
+}
+
+// TestFalsePositiveRate: over 1,000 realistic no-step histories at most 1 % report a change of 5 % or more.
+func TestFalsePositiveRate(t *testing.T) {
+	const histories = 1000
+	var fp, bySigma [3]int
+	for i := uint64(0); i < histories; i++ {
+		if cps := ChangePoints(noStep(i).draw(10_000+i), SearchOptions{MinChange: 0.05}); len(cps) > 0 {
+			fp[0]++
+			bySigma[i%3]++
+		}
+	}
+	t.Logf("false positives over %d no-step histories (6–65 runs, 1 or 3 repeats, busy nights, drifts ≤ 4 %%): %d (%.1f %%); "+
+		"by noise 0.5/1/2 %%: %d/%d/%d", histories, fp[0], 100*float64(fp[0])/histories, bySigma[0], bySigma[1], bySigma[2])
+	if fp[0] > histories/100 {
+		t.Errorf("%d of %d no-step histories reported a change: more than 1 %%", fp[0], histories)
+	}
+}
+
+// TestRecall measures, per runs on each side and step size in units of the noise (the MAD of the run-to-run
+// differences, 0.954 σ for lognormal noise of σ), the share of 400 histories in which the step is found at its
+// run and nothing else, and prints the table bench/README.md shows. Noise 2 %, one repeat per run, min change 5 %.
+func TestRecall(t *testing.T) {
+	const draws = 400
+	sides := []int{3, 4, 5, 8, 12, 20}
+	mults := []float64{3, 5, 8, 12}
+	var b strings.Builder
+	fmt.Fprintf(&b, "| step (× MAD of run-to-run differences) |")
+	for _, s := range sides {
+		fmt.Fprintf(&b, " %d runs a side |", s)
+	}
+	fmt.Fprintf(&b, "\n| --- |%s\n", strings.Repeat(" ---: |", len(sides)))
+	for _, k := range mults {
+		const sigma = 0.02
+		step := -k * 0.6745 * math.Sqrt2 * sigma
+		fmt.Fprintf(&b, "| %g× (%.1f %%) |", k, -100*step)
+		for _, side := range sides {
+			found := 0
+			for seed := uint64(0); seed < draws; seed++ {
+				h := history{n: 2 * side, reps: 1, sigma: sigma, stepAt: side, stepSize: step}
+				cps := ChangePoints(h.draw(seed), SearchOptions{MinChange: 0.05})
+				if len(cps) == 1 && cps[0].Index == side {
+					found++
+				}
+			}
+			rate := float64(found) / draws
+			fmt.Fprintf(&b, " %.1f %% |", 100*rate)
+			// The floor each cell is held to: what the method reaches with margin, so a change that breaks
+			// the search fails here (3 a side at 5×: the t-test has 4 degrees of freedom).
+			floor := map[float64]float64{3: 0, 5: 0.8, 8: 0.97, 12: 0.99}[k]
+			if side >= 5 && k >= 5 {
+				floor = math.Max(floor, 0.95)
+			}
+			if rate < floor {
+				t.Errorf("%d runs a side, step %g× noise: found in %.1f %%, want at least %.0f %%", side, k, 100*rate, 100*floor)
+			}
+		}
+		b.WriteString("\n")
+	}
+	t.Logf("recall over %d draws per cell (noise 2 %% lognormal, 1 repeat, --min-change 5 %%):\n%s", draws, b.String())
+}
