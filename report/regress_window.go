@@ -178,4 +178,3 @@ func BaselineWindows(bl store.Baselines) map[string]BaselineWindow {
 	}
 	return out
 }
-
