@@ -139,6 +139,15 @@ func sweepProbed(ctx context.Context, plan protocol.Plan, enc *protocol.Encoder,
 				continue
 			}
 			jobs[ai][mi] = list
+			if plan.Verify {
+				// before it is measured: the same path, the verification inputs, the outputs to the controller
+				if err := s.verify(ctx, opensslPath, version, mode, alg, ""); err != nil {
+					return s.done, err
+				}
+				if err := ctx.Err(); err != nil {
+					return s.done, fmt.Errorf("sweep: %w", err)
+				}
+			}
 		}
 	}
 	// the interleaving: for each algorithm and block size, every mode once, before any runs again

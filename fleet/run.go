@@ -10,6 +10,7 @@ import (
 
 	"github.com/fleetlab/fleet/inventory"
 	"github.com/fleetlab/fleet/protocol"
+	"github.com/fleetlab/fleet/verify"
 )
 
 // RunOptions is one sweep over a set of boards.
@@ -45,6 +46,10 @@ type RunOptions struct {
 	// TransferSizes are the bytes per transfer of mode ssh (nil: protocol.DefaultSSHTransferBytes); Sweep.Sizes
 	// are the other modes' block sizes.
 	TransferSizes []int
+
+	// VerifyThreads is how many parallel workers the concurrency check of each accelerated mode runs for a few
+	// seconds (-1: the board's cores; 0: no concurrency check). Every path is verified before it is measured.
+	VerifyThreads int
 
 	sshGate chan struct{} // one board's ssh points at a time (sshmode.go); made by Run
 }
@@ -210,6 +215,8 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 
 	plan := boardPlan(opts, b)
 	preparePlan(&plan, opts, b)
+	verifyPlan(&plan, opts.VerifyThreads)
+	rec.verifying = true
 	ev(Event{Stage: StageProbe})
 	endPhase = opts.Trace.Phase(b.Name, "probe")
 	var facts *protocol.Facts
@@ -248,11 +255,17 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 	if err == nil && sshSweep != nil {
 		err = measureSSH(ctx, opts, b, t, d.remote, sshSweep, rec, onPoint)
 	}
+	if werr := rec.wrongOutput(); err != nil && werr != nil {
+		err = fmt.Errorf("%w; %w", werr, err) // the wrong output first: it is why the nightly is red
+	}
 	if err != nil {
 		return finish(err)
 	}
 	// A sweep that ran to its end can still have measured nothing it was asked to: that board is not ok.
 	if err := opensslProblem(facts, agentPlan(plan).Modes); err != nil {
+		return finish(fmt.Errorf("%s: %w", b.Name, err))
+	}
+	if err := rec.wrongOutput(); err != nil {
 		return finish(fmt.Errorf("%s: %w", b.Name, err))
 	}
 	_, _, failed := rec.counts()
@@ -312,6 +325,10 @@ type recorder struct {
 	slots                 map[progressKey]bool
 	slotsSkipped          int             // planned slots covered by skips
 	unavailable           map[string]bool // modes the probe found unavailable: not in the progress total
+
+	verifying bool                         // the plan asked the agent to verify every path (verify.go)
+	verdicts  map[verdictKey]verify.Result // per mode and algorithm
+	wrong     []string                     // the wrong paths, for the board's error
 }
 
 func (r *recorder) facts(ctx context.Context, f protocol.Facts) error {

@@ -178,6 +178,12 @@ func consume(ctx context.Context, dec *protocol.Decoder, plan protocol.Plan, rec
 			if err := rec.skip(ctx, *m.Skip, plan); err != nil {
 				return err
 			}
+		case protocol.TypeVerify:
+			if !slices.Contains(plan.Modes, m.Verify.Mode) {
+				*agentErrs = append(*agentErrs, fmt.Sprintf("line %d: verification for mode %q, which the plan does not have: refused", dec.Line(), m.Verify.Mode))
+				continue
+			}
+			rec.verified(*m.Verify)
 		case protocol.TypeRaw:
 			if err := rec.sink.Raw(ctx, rec.board, *m.Raw); err != nil {
 				return fmt.Errorf("store raw output: %w", err)
@@ -196,6 +202,7 @@ func consume(ctx context.Context, dec *protocol.Decoder, plan protocol.Plan, rec
 }
 
 func (r *recorder) point(ctx context.Context, p protocol.Point, onPoint func(progressKey)) error {
+	r.markVerification(&p)
 	if err := r.sink.Point(ctx, r.board, p); err != nil {
 		return fmt.Errorf("store point: %w", err)
 	}

@@ -27,6 +27,7 @@ const (
 	TypeLog   = "log"
 	TypeError = "error"
 	TypeDone  = "done"
+	// TypeVerify (verify.go): a VerifyReport.
 )
 
 // Hello is the first line the agent prints.
@@ -80,6 +81,11 @@ type Point struct {
 	// not judged) and ValidityReasons says why in plain words.
 	Validity        string   `json:"validity,omitempty"`
 	ValidityReasons []string `json:"validity_reasons,omitempty"`
+	// Verification is the controller's verdict on the output of the point's path (VerificationOK, …; "" when
+	// not verified: imports, points stored before verification existed) and VerificationDetail says what was
+	// wrong (size, direction, first differing byte) or why it is unknown.
+	Verification       string `json:"verification,omitempty"`
+	VerificationDetail string `json:"verification_detail,omitempty"`
 }
 
 // Skip records a mode or algorithm not measured on this board, with the reason.
@@ -123,6 +129,8 @@ type Message struct {
 	Log   *Log
 	Error string
 	Done  *Done
+	// Verify is a TypeVerify line: what one mode and algorithm's path gave for the verification inputs.
+	Verify *VerifyReport
 }
 
 // Encoder writes protocol lines.
@@ -267,6 +275,9 @@ func DecodeLine(line []byte) (Message, error) {
 	case TypeDone:
 		m.Done = new(Done)
 		target = m.Done
+	case TypeVerify:
+		m.Verify = new(VerifyReport)
+		target = m.Verify
 	case TypeError:
 		m.Error = head.Msg
 		return m, nil
@@ -278,6 +289,11 @@ func DecodeLine(line []byte) (Message, error) {
 	}
 	if m.Hello != nil && m.Hello.Protocol != ProtocolVersion {
 		return Message{}, fmt.Errorf("%w: agent speaks %d, controller %d", ErrUnknownProtocol, m.Hello.Protocol, ProtocolVersion)
+	}
+	if m.Verify != nil {
+		if err := m.Verify.Validate(); err != nil {
+			return Message{}, fmt.Errorf("%w: %v", ErrBadMessage, err)
+		}
 	}
 	if m.Point != nil {
 		if err := m.Point.Validate(); err != nil {

@@ -144,7 +144,7 @@ func (t *txWriter) insertPoints(points []boardPoint) error {
 			p.Curve, p.Threads, p.Repeat, p.Engine, p.Driver, p.Count, p.Seconds, p.Timing, p.WallEst,
 			p.BytesPerSec, p.OpsPerSec, p.WallS, p.UserS, p.SysS, p.CPUPct, p.SysBusyPct, p.IRQDelta,
 			p.Failed, p.Error, jsonList(p.Flags), p.RawID, p.Line, p.Validity, jsonList(p.ValidityReasons),
-			evidenceJSON(p.Evidence))
+			evidenceJSON(p.Evidence), p.Verification, p.VerificationDetail)
 	}
 	if err := t.exec(insertMeasurements(len(points)), args...); err != nil {
 		p := points[0]
@@ -161,9 +161,10 @@ func (t *txWriter) insertPoints(points []boardPoint) error {
 const (
 	insertMeasurementsHead = `INSERT INTO measurements (run_id, board, mode, algorithm, op, block_size, key_bits,
 	curve, threads, repeat, engine, driver, count, seconds, timing, wall_est_s, bytes_per_sec, ops_per_sec,
-	wall_s, user_s, sys_s, cpu_pct, sys_busy_pct, irq_delta, failed, error, flags, raw_id, line, validity, validity_reasons, evidence) VALUES `
-	measurementRow    = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	measurementParams = 32
+	wall_s, user_s, sys_s, cpu_pct, sys_busy_pct, irq_delta, failed, error, flags, raw_id, line, validity, validity_reasons, evidence,
+	verification, verification_detail) VALUES `
+	measurementRow    = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	measurementParams = 34
 )
 
 func insertMeasurements(n int) string {
