@@ -126,9 +126,9 @@ func (o *opensslVerifier) cipher(ctx context.Context, spec protocol.VerifyCipher
 	return c
 }
 
-// digests runs every input through one `openssl dgst -r` and returns a case per size.
+// digests runs every input through one `openssl dgst` and returns a case per size.
 func (o *opensslVerifier) digests(ctx context.Context, sizes []int, files map[int]string) ([]protocol.VerifyCase, string) {
-	argv := append([]string{o.argv0, "dgst", "-" + o.alg, "-r"}, o.opts...)
+	argv := append([]string{o.argv0, "dgst", "-" + o.alg}, o.opts...)
 	for _, n := range sizes {
 		argv = append(argv, files[n])
 	}
@@ -152,18 +152,18 @@ func (o *opensslVerifier) digests(ctx context.Context, sizes []int, files map[in
 	return cases, ""
 }
 
-// parseDgstOutput reads `openssl dgst -r` lines, "HEX *FILE" (or "HEX FILE"), into digests by file. Lines that
-// are not such (an engine's "Engine set." note) are left out; a digest line that is not even hex is kept as
+// parseDgstOutput reads `openssl dgst` lines, "SHA2-256(FILE)= HEX" (1.0.x: "SHA256(FILE)= HEX"), into digests
+// by file. Other lines (an engine's "Engine set." note) are left out; a digest that is not even hex is kept as
 // the bytes it has, so a corrupted digest is judged wrong instead of disappearing.
 func parseDgstOutput(out string) map[string][]byte {
 	got := map[string][]byte{}
 	for _, line := range strings.Split(out, "\n") {
 		line = strings.TrimRight(line, "\r")
-		sum, file, ok := strings.Cut(line, " ")
-		if !ok || len(sum) < 8 || strings.HasPrefix(strings.ToLower(sum), "engine") {
+		i, j := strings.IndexByte(line, '('), strings.LastIndex(line, ")= ")
+		if i < 0 || j < i {
 			continue
 		}
-		file = strings.TrimPrefix(file, "*")
+		file, sum := line[i+1:j], strings.TrimSpace(line[j+3:])
 		if b, err := hex.DecodeString(sum); err == nil {
 			got[file] = b
 		} else {
@@ -216,7 +216,7 @@ func (o *opensslVerifier) concurrency(ctx context.Context, spec protocol.VerifyC
 				var b []byte
 				var res childResult
 				if digest {
-					res = o.run(ctx, append([]string{o.argv0, "dgst", "-" + o.alg, "-r"}, append(o.opts, in)...))
+					res = o.run(ctx, append([]string{o.argv0, "dgst", "-" + o.alg}, append(o.opts, in)...))
 					b = parseDgstOutput(res.Stdout)[in]
 				} else {
 					os.Remove(out)

@@ -9,12 +9,31 @@ import (
 // markValidity is the footnote mark of a cell with points judged suspect or invalid (issue 12).
 const markValidity = "‡"
 
-// validityMark is the mark of a cell whose sample has suspect or invalid points, or "".
+// markWrong is the mark of a cell with points whose path gave a wrong output.
+const markWrong = "✗"
+
+// validityMark is the mark of a cell whose sample has wrong outputs (✗), suspect or invalid points (‡), or "".
 func validityMark(cell *Cell) string {
-	if cell.Suspect > 0 || cell.Invalid > 0 {
-		return markValidity
+	m := ""
+	if cell.Wrong > 0 {
+		m = markWrong
 	}
-	return ""
+	if cell.Suspect > 0 || cell.Invalid > 0 {
+		m += markValidity
+	}
+	return m
+}
+
+// verificationNotes is one line per sample with wrong outputs: they are no measurement of a working path.
+func verificationNotes(samples []*Sample) []string {
+	var notes []string
+	for _, s := range samples {
+		if s.Wrong > 0 {
+			notes = append(notes, fmt.Sprintf("%s %s: wrong output: %s; not a result, whatever its speed", markWrong,
+				s.Key.Label(), strings.Join(s.WrongDetails, "; ")))
+		}
+	}
+	return notes
 }
 
 // validityNotes says, per board, how many of the points shown were judged suspect or invalid and the first
