@@ -230,14 +230,14 @@ func WriteResults(w io.Writer, ms []store.Measurement, format string) error {
 		cw := csv.NewWriter(w)
 		cw.Write(append([]string{"run", "run_label", "board", "mode", "algorithm", "op", "block_size", "key_bits", "curve",
 			"threads", "repeat", "bytes_per_sec", "ops_per_sec", "wall_s", "user_s", "sys_s", "cpu_pct", "timing",
-			"failed", "error", "driver", "engine", "validity", "validity_reasons", "verification", "verification_detail"}, precisionCSVHeader...))
+			"failed", "error", "driver", "engine", "validity", "validity_reasons"}, append(append([]string{}, precisionCSVHeader...), "verification", "verification_detail")...))
 		for _, m := range ms {
 			verification, detail := VerificationOf(m.Point)
 			cw.Write(append([]string{fmt.Sprint(m.RunID), m.RunLabel, m.Board, m.Mode, m.Algorithm, m.Op, strconv.Itoa(m.BlockSize),
 				strconv.Itoa(m.KeyBits), m.Curve, strconv.Itoa(keyOf(m).Threads), strconv.Itoa(m.Repeat),
 				fmtFloat(m.BytesPerSec), fmtFloat(m.OpsPerSec), fmtFloat(m.WallS), fmtFloat(m.UserS), fmtFloat(m.SysS),
 				fmtFloat(m.CPUPct), m.Timing, strconv.FormatBool(m.Failed), m.Error, m.Driver, m.Engine,
-				validityCSV(m.Point), strings.Join(m.ValidityReasons, "; "), verification, detail}, precisionCSV(prec[keyOf(m)])...))
+				validityCSV(m.Point), strings.Join(m.ValidityReasons, "; ")}, append(precisionCSV(prec[keyOf(m)]), verification, detail)...))
 		}
 		cw.Flush()
 		err = cw.Error()

@@ -27,10 +27,13 @@ func validityMark(cell *Cell) string {
 // verificationNotes is one line per sample with wrong outputs: they are no measurement of a working path.
 func verificationNotes(samples []*Sample) []string {
 	var notes []string
+	seen := map[[3]string]bool{}
 	for _, s := range samples {
-		if s.Wrong > 0 {
-			notes = append(notes, fmt.Sprintf("%s %s: wrong output: %s; not a result, whatever its speed", markWrong,
-				s.Key.Label(), strings.Join(s.WrongDetails, "; ")))
+		// one line per board, mode and algorithm: the verdict is the path's, not a block size's
+		if k := [3]string{s.Key.Board, s.Key.Mode, s.Key.Algorithm}; s.Wrong > 0 && !seen[k] {
+			seen[k] = true
+			notes = append(notes, fmt.Sprintf("%s %s %s %s: wrong output: %s; not a result, whatever its speed",
+				markWrong, s.Key.Board, s.Key.Mode, s.Key.Algorithm, strings.Join(s.WrongDetails, "; ")))
 		}
 	}
 	return notes
