@@ -24,7 +24,7 @@ scale=${FLEET_FUZZ_SCALE:-1}
 for target in "FuzzParseSpeed ./opensslspeed 40000" "FuzzDecodeLine ./protocol 100000" "FuzzParse ./inventory 20000" \
 	"FuzzParseProcCrypto ./agent 20000" "FuzzParseCPUInfo ./agent 20000" "FuzzProcStatAndInterrupts ./agent 20000" \
 	"FuzzParseOpenSSLVersion ./agent 20000" "FuzzEvidenceParsers ./agent 20000" "FuzzSSHShellQuote ./fleet 3000" "FuzzBoardOutput ./fleet 20000" \
-	"FuzzParseFlags ./precision 20000" "FuzzParse ./precision 20000"; do
+	"FuzzParseFlags ./precision 20000" "FuzzParse ./precision 20000" "FuzzVerifyReport ./verify 20000" "FuzzParseDgstOutput ./agent 20000"; do
   set -- $target
   n=$(awk -v n="$3" -v s="$scale" 'BEGIN { v = int(n * s); if (v < 100) v = 100; print v }')
   stage "fuzz $1 (${n}x)" go test -run '^$' -fuzz "^$1\$" -fuzztime "${n}x" -fuzzminimizetime 100x -parallel 1 "$2"

@@ -21,7 +21,11 @@ func TestCrossCompileAgent(t *testing.T) {
 	// The budget protects the boards: flash of small ARM boards and slow links to them. amd64 code is larger
 	// for the same program (3.02 MiB when arm was 2.94 MiB and arm64 2.88 MiB, with mode ssh's transfer,
 	// adaptive repeats and the one-session measure) and x86 "boards" are PCs, so they get 3.25 MiB.
-	const maxBytes, maxBytesX86 = 3 << 20, 3<<20 + 256<<10
+	// The linker pads each ARM segment to 64 KiB, so the file grows in 64 KiB steps (sizes k × 64 KiB + 1442
+	// bytes): the verification of every path (verify*.go, about 35 KB of ARMv5 code) took GOARM=5 two steps
+	// past 2.94 MiB, to 3211426 bytes (3.06 MiB; GOARM=7 and arm64 stay at 2.94 MiB). 3.125 MiB allows that
+	// step and not the next.
+	const maxBytes, maxBytesX86 = 3<<20 + 128<<10, 3<<20 + 256<<10
 	for _, tc := range []struct {
 		goarch, goarm string
 		machine       elf.Machine
@@ -46,7 +50,7 @@ func TestCrossCompileAgent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			limit, limitName := int64(maxBytes), "3 MiB"
+			limit, limitName := int64(maxBytes), "3.125 MiB"
 			if tc.goarch == "amd64" || tc.goarch == "386" {
 				limit, limitName = maxBytesX86, "3.25 MiB"
 			}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -144,17 +145,21 @@ func (d *distinctOutputs) report(c *protocol.VerifyConcurrency) {
 }
 
 // verifyDir is a private directory for the verification's files beside the agent (its directory is the
-// user's 0700 cache), removed by the returned function.
-func verifyDir() (string, func(), error) {
+// user's 0700 cache; the directory itself is 0700 too), emptied and removed by the returned function, which
+// removes only the names the verification writes.
+func verifyDir() (string, func(names ...string), error) {
 	base := os.TempDir()
 	if exe, err := os.Executable(); err == nil {
 		base = filepath.Dir(exe)
 	}
-	dir, err := os.MkdirTemp(base, ".verify-")
-	if err != nil {
-		if dir, err = os.MkdirTemp("", ".fleet-verify-"); err != nil {
-			return "", func() {}, err
-		}
+	dir := filepath.Join(base, ".verify-"+strconv.Itoa(os.Getpid()))
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return "", nil, err
 	}
-	return dir, func() { os.RemoveAll(dir) }, nil
+	return dir, func(names ...string) {
+		for _, n := range names {
+			os.Remove(filepath.Join(dir, n))
+		}
+		os.Remove(dir)
+	}, nil
 }

@@ -119,12 +119,11 @@ func kcapiConcurrency(ctx context.Context, spec kcapiSpec, bind string, workers 
 	c := &protocol.VerifyConcurrency{Workers: workers, Seconds: d.Seconds(), Op: op, Size: size}
 	var mu sync.Mutex
 	all := &distinctOutputs{}
-	var wg sync.WaitGroup
+	done := make(chan struct{}, workers)
 	deadline := time.Now().Add(d)
 	for w := range workers {
-		wg.Add(1)
 		go func() {
-			defer wg.Done()
+			defer func() { done <- struct{}{} }()
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
 			mine := &distinctOutputs{}
@@ -162,15 +161,17 @@ func kcapiConcurrency(ctx context.Context, spec kcapiSpec, bind string, workers 
 			}
 		}()
 	}
-	finished := make(chan struct{})
-	go func() { wg.Wait(); close(finished) }()
-	select {
-	case <-finished:
-	case <-time.After(d + time.Minute):
-		mu.Lock()
-		defer mu.Unlock()
-		c.TimedOut = true
-		c.Errors = append(c.Errors, fmt.Sprintf("workers still in the kernel %s after the check should have ended", time.Minute))
+	timeout := time.After(d + time.Minute)
+	for n := 0; n < workers; n++ {
+		select {
+		case <-done:
+		case <-timeout:
+			mu.Lock()
+			defer mu.Unlock()
+			c.TimedOut = true
+			c.Errors = append(c.Errors, fmt.Sprintf("%d workers still in the kernel a minute after the check should have ended", workers-n))
+			n = workers
+		}
 	}
 	all.report(c)
 	return c

@@ -48,7 +48,8 @@ func (s *sweepState) verifyOpenSSL(ctx context.Context, openssl string, v openss
 	if err != nil {
 		return protocol.VerifyReport{Unknown: fmt.Sprintf("no private directory for the verification files: %v", err)}
 	}
-	defer cleanup()
+	var written []string
+	defer func() { cleanup(written...) }()
 	o := &opensslVerifier{argv0: openssl, opts: opts, env: append(envList(s.plan.Env), modeEnv...), engine: engine, alg: alg, dir: dir}
 	tool := "dgst"
 	if isCipher {
@@ -63,7 +64,9 @@ func (s *sweepState) verifyOpenSSL(ctx context.Context, openssl string, v openss
 			return protocol.VerifyReport{Unknown: fmt.Sprintf("write verification input: %v", err)}
 		}
 		files[n] = f
+		written = append(written, filepath.Base(f))
 	}
+	written = append(written, "out")
 	if isDigest {
 		r.Cases, r.Unknown = o.digests(ctx, sizes, files)
 	} else {
@@ -83,6 +86,9 @@ func (s *sweepState) verifyOpenSSL(ctx context.Context, openssl string, v openss
 	if workers := s.verifyWorkers(mode); workers > 0 && r.Unknown == "" {
 		size := verifyConcurrencySize(s.plan)
 		r.Concurrency = o.concurrency(ctx, spec, isDigest, workers, s.verifySeconds(), size, files[size])
+		for w := range workers {
+			written = append(written, "conc-"+strconv.Itoa(w))
+		}
 	}
 	return r
 }
@@ -159,7 +165,7 @@ func parseDgstOutput(out string) map[string][]byte {
 	got := map[string][]byte{}
 	for _, line := range strings.Split(out, "\n") {
 		line = strings.TrimRight(line, "\r")
-		i, j := strings.IndexByte(line, '('), strings.LastIndex(line, ")= ")
+		i, j := strings.IndexByte(line, '('), strings.Index(line, ")= ")
 		if i < 0 || j < i {
 			continue
 		}
@@ -202,12 +208,11 @@ func (o *opensslVerifier) concurrency(ctx context.Context, spec protocol.VerifyC
 	}
 	var mu sync.Mutex
 	all := &distinctOutputs{}
-	var wg sync.WaitGroup
+	done := make(chan struct{}, workers)
 	deadline := time.Now().Add(d)
 	for w := range workers {
-		wg.Add(1)
 		go func() {
-			defer wg.Done()
+			defer func() { done <- struct{}{} }()
 			mine := &distinctOutputs{}
 			var errs []string
 			timedOut := false
@@ -237,7 +242,9 @@ func (o *opensslVerifier) concurrency(ctx context.Context, spec protocol.VerifyC
 			c.TimedOut = c.TimedOut || timedOut
 		}()
 	}
-	wg.Wait()
+	for range workers {
+		<-done
+	}
 	all.report(c)
 	if len(c.Errors) > 4 {
 		c.Errors = c.Errors[:4]
