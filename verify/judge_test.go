@@ -36,7 +36,7 @@ func withOutput(c protocol.VerifyCase, out []byte) protocol.VerifyCase {
 
 // TestExpectedAgainstKnownAnswer pins the oracle to an answer computed independently of it: AES-128-CBC of the
 // 64-byte pattern, by the standard library used directly, equals the kcapi known answer the agent has carried
-// since before verification existed (agent/kcapi_kat.go, same pattern, key and IV).
+// since before verification existed (its kcapi_kat.go, same pattern, key and IV).
 func TestExpectedAgainstKnownAnswer(t *testing.T) {
 	got, err := Expected("aes-128-cbc", protocol.VerifyCase{Op: "encrypt", Size: 64})
 	if err != nil {
@@ -82,7 +82,11 @@ func TestJudge(t *testing.T) {
 		{"a byte of a long output", flip(protocol.VerifyCase{Op: "encrypt", Size: 65536}, 9000), "encrypt 65536 B: first difference in bytes 8960–9215"},
 		{"short output", protocol.VerifyCase{Op: "encrypt", Size: 32, OutLen: 16, Out: strings.Repeat("00", 16)}, "encrypt 32 B: 16 bytes of output, want 32"},
 		{"failing path", protocol.VerifyCase{Op: "encrypt", Size: 1, Padded: true, Err: "exit 1: bad decrypt"}, "encrypt 1 B padded: the path failed: exit 1"},
-		{"odd offset", func() protocol.VerifyCase { c := flip(protocol.VerifyCase{Op: "encrypt", Size: 16}, 0); c.Offset = 1; return c }(), "encrypt 16 B at offset 1: first differing byte 0"},
+		{"odd offset", func() protocol.VerifyCase {
+			c := flip(protocol.VerifyCase{Op: "encrypt", Size: 16}, 0)
+			c.Offset = 1
+			return c
+		}(), "encrypt 16 B at offset 1: first differing byte 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := Judge(protocol.VerifyReport{Mode: "afalg", Algorithm: alg, Cases: append(append([]protocol.VerifyCase{}, good...), tc.c)})
