@@ -21,6 +21,7 @@ import (
 // verify sends the VerifyReport of one mode and algorithm, before it is measured.
 func (s *sweepState) verify(ctx context.Context, openssl string, v *opensslVersion, mode, alg, bind string) error {
 	var r protocol.VerifyReport
+	start := time.Now()
 	switch {
 	case mode == protocol.ModeKCAPI || strings.HasPrefix(mode, protocol.ModeKCAPI+":"):
 		r = s.verifyKcapi(ctx, alg, bind)
@@ -29,7 +30,7 @@ func (s *sweepState) verify(ctx context.Context, openssl string, v *opensslVersi
 	default:
 		r = s.verifyOpenSSL(ctx, openssl, *v, mode, alg)
 	}
-	r.Mode, r.Algorithm = mode, alg
+	r.Mode, r.Algorithm, r.Seconds = mode, alg, time.Since(start).Seconds()
 	return s.enc.Encode(protocol.TypeVerify, &r)
 }
 

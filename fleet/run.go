@@ -56,17 +56,18 @@ type RunOptions struct {
 
 // BoardOutcome is how one board's part of a run ended.
 type BoardOutcome struct {
-	Board   string
-	Status  protocol.Status // ok, partial, failed or interrupted
-	Err     error           // the cause, unless ok
-	Points  int
-	Skips   int
-	Skipped []protocol.Skip // what was not measured, with the reason
-	Failed  int             // points the agent marked failed (engine fallback, 0.00 s, ...)
-	Arch    string
-	Pushed  int64
-	Summary string     // e.g. "x86_64, Linux 6.1, OpenSSL 3.0.19"
-	Modes   ModeReport // what was measured, what is not available and why, what was not asked for; empty before the probe
+	Board        string
+	Status       protocol.Status // ok, partial, failed or interrupted
+	Err          error           // the cause, unless ok
+	Points       int
+	Skips        int
+	Skipped      []protocol.Skip // what was not measured, with the reason
+	Failed       int             // points the agent marked failed (engine fallback, 0.00 s, ...)
+	Arch         string
+	Pushed       int64
+	Summary      string     // e.g. "x86_64, Linux 6.1, OpenSSL 3.0.19"
+	Verification string     // "8 paths: 6 ok, 2 unknown, 0 wrong; 3.2 s on the board"; "" when nothing was verified
+	Modes        ModeReport // what was measured, what is not available and why, what was not asked for; empty before the probe
 }
 
 // DefaultConcurrency is how many boards are measured at once when the caller does not say.
@@ -155,6 +156,7 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 			out.Modes = modes()
 		}
 		out.Skipped = rec.skipList()
+		out.Verification = rec.verificationSummary()
 		out.Err = err
 		switch {
 		case err == nil:
@@ -326,9 +328,10 @@ type recorder struct {
 	slotsSkipped          int             // planned slots covered by skips
 	unavailable           map[string]bool // modes the probe found unavailable: not in the progress total
 
-	verifying bool                         // the plan asked the agent to verify every path (verify.go)
-	verdicts  map[verdictKey]verify.Result // per mode and algorithm
-	wrong     []string                     // the wrong paths, for the board's error
+	verifying     bool                         // the plan asked the agent to verify every path (verify.go)
+	verdicts      map[verdictKey]verify.Result // per mode and algorithm
+	wrong         []string                     // the wrong paths, for the board's error
+	verifySeconds float64                      // the board's time spent verifying
 }
 
 func (r *recorder) facts(ctx context.Context, f protocol.Facts) error {

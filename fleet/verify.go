@@ -37,6 +37,7 @@ func (r *recorder) verified(rep protocol.VerifyReport) verify.Result {
 		return old // a second report cannot make a wrong path right
 	}
 	r.verdicts[k] = res
+	r.verifySeconds += rep.Seconds
 	if res.Verdict == protocol.VerificationWrong {
 		r.wrong = append(r.wrong, fmt.Sprintf("%s %s: %s", rep.Mode, rep.Algorithm, res.Detail))
 	}
@@ -63,6 +64,21 @@ func (r *recorder) markVerification(p *protocol.Point) {
 		p.Verification = protocol.VerificationUnknown
 		p.VerificationDetail = "the agent sent no verification of this path"
 	}
+}
+
+// verificationSummary is "8 paths: 6 ok, 2 unknown, 0 wrong; 3.2 s on the board", "" when nothing was verified.
+func (r *recorder) verificationSummary() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.verdicts) == 0 {
+		return ""
+	}
+	n := map[string]int{}
+	for _, v := range r.verdicts {
+		n[v.Verdict]++
+	}
+	return fmt.Sprintf("%d paths: %d ok, %d unknown, %d wrong; %.1f s on the board", len(r.verdicts),
+		n[protocol.VerificationOK], n[protocol.VerificationUnknown], n[protocol.VerificationWrong], r.verifySeconds)
 }
 
 // wrongOutput is the board's error when any path was wrong, naming mode, algorithm, size and direction; nil

@@ -47,10 +47,11 @@ func VerifyPattern(n int, seed byte) []byte {
 // VerifyReport is what one mode and algorithm's path gave for the verification inputs, sent before its points.
 // The agent does not judge: the controller compares every case with its own crypto.
 type VerifyReport struct {
-	Mode      string `json:"mode"`
-	Algorithm string `json:"algorithm"`
-	Path      string `json:"path,omitempty"`    // how the inputs went through: "openssl enc -engine devcrypto", "af_alg skcipher cbc(aes)"
-	Unknown   string `json:"unknown,omitempty"` // the path cannot be checked, and why (no Cases then)
+	Mode      string  `json:"mode"`
+	Algorithm string  `json:"algorithm"`
+	Path      string  `json:"path,omitempty"`    // how the inputs went through: "openssl enc -engine devcrypto", "af_alg skcipher cbc(aes)"
+	Unknown   string  `json:"unknown,omitempty"` // the path cannot be checked, and why (no Cases then)
+	Seconds   float64 `json:"seconds,omitempty"` // wall time the verification took on the board
 
 	Cases       []VerifyCase       `json:"cases,omitempty"`
 	Concurrency *VerifyConcurrency `json:"concurrency,omitempty"`
@@ -87,6 +88,9 @@ type VerifyConcurrency struct {
 func (r *VerifyReport) Validate() error {
 	if r.Mode == "" || r.Algorithm == "" {
 		return fmt.Errorf("verify report without mode or algorithm")
+	}
+	if r.Seconds < 0 || r.Seconds > 86400 || r.Seconds != r.Seconds {
+		return fmt.Errorf("verify %s %s: %v seconds", r.Mode, r.Algorithm, r.Seconds)
 	}
 	if len(r.Cases) > 1000 {
 		return fmt.Errorf("verify %s %s: %d cases", r.Mode, r.Algorithm, len(r.Cases))

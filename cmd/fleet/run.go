@@ -202,6 +202,9 @@ func printOutcomes(w io.Writer, runID int64, outs []fleet.BoardOutcome) {
 		if o.Summary != "" { // the probe spoke: say what became of every mode
 			line += "\n" + strings.Join(modeSummary(o.Modes, true, "      "), "\n")
 		}
+		if o.Verification != "" {
+			line += "\n      verified " + o.Verification
+		}
 		for _, s := range o.Skipped {
 			if !unexplained(o.Modes, s.Mode, s.Algorithm) {
 				continue
