@@ -27,6 +27,7 @@ type sweepState struct {
 	done    protocol.Done
 	threads int
 	sent    []protocol.Point // the points of the job running now, for the repeat loop
+	loaded  map[string]bool  // modes whose concurrency check has run (once per mode, verify.go)
 }
 
 // Sweep measures plan and streams facts, raw, point, skip, log and error lines to enc. A mode or algorithm that

@@ -45,11 +45,17 @@ func verifySizes(plan protocol.Plan) []int {
 	return slices.Compact(out)
 }
 
-// verifyWorkers is how many parallel workers the concurrency check of mode runs: none for the CPU's own modes.
+// verifyWorkers is how many parallel workers the concurrency check of mode runs: none for the CPU's own modes,
+// and none after the mode's first verified algorithm (the check is of the driver under load, once per mode: a
+// few seconds each would cost more than the sweep it guards).
 func (s *sweepState) verifyWorkers(mode string) int {
-	if !protocol.IsAccelerated(mode) {
+	if !protocol.IsAccelerated(mode) || s.loaded[mode] {
 		return 0
 	}
+	if s.loaded == nil {
+		s.loaded = map[string]bool{}
+	}
+	s.loaded[mode] = true
 	switch n := s.plan.VerifyThreads; {
 	case n < 0:
 		return runtime.NumCPU()

@@ -66,21 +66,14 @@ func (s *sweepState) verifyOpenSSL(ctx context.Context, openssl string, v openss
 		files[n] = f
 		written = append(written, filepath.Base(f))
 	}
-	written = append(written, "out")
+
 	if isDigest {
 		r.Cases, r.Unknown = o.digests(ctx, sizes, files)
 	} else {
-		for _, dec := range []bool{false, true} {
-			for _, n := range sizes {
-				if dec && n%spec.Block != 0 {
-					continue // an unpadded decryption takes whole blocks only
-				}
-				c := o.cipher(ctx, spec, n, files[n], dec, filepath.Join(dir, "out"))
-				if strings.HasPrefix(c.Err, "engine ") {
-					return protocol.VerifyReport{Path: r.Path, Unknown: c.Err}
-				}
-				r.Cases = append(r.Cases, c)
-			}
+		var err string
+		r.Cases, err = o.ciphers(ctx, spec, sizes, files, &written)
+		if err != "" {
+			return protocol.VerifyReport{Path: r.Path, Unknown: err}
 		}
 	}
 	if workers := s.verifyWorkers(mode); workers > 0 && r.Unknown == "" {
@@ -110,26 +103,44 @@ func (o *opensslVerifier) encArgv(spec protocol.VerifyCipherSpec, in, out string
 	return append(argv, o.opts...)
 }
 
-// cipher runs one input through `openssl enc` and returns the case. Inputs that fill whole blocks go unpadded,
-// as `openssl speed` runs them; others are padded (PKCS#7).
-func (o *opensslVerifier) cipher(ctx context.Context, spec protocol.VerifyCipherSpec, n int, in string, decrypt bool, out string) protocol.VerifyCase {
-	op := "encrypt"
-	if decrypt {
-		op = "decrypt"
+// ciphers runs every input through `openssl enc`, both ways (decryption of whole blocks only: unpadded), one
+// openssl per input (OpenSSL 3 has no interactive mode that could take them all). Inputs that fill whole blocks
+// go unpadded, as `openssl speed` runs them; others are padded (PKCS#7). An engine that did not load returns its
+// reason and no cases.
+func (o *opensslVerifier) ciphers(ctx context.Context, spec protocol.VerifyCipherSpec, sizes []int, files map[int]string, written *[]string) ([]protocol.VerifyCase, string) {
+	var cases []protocol.VerifyCase
+	out := filepath.Join(o.dir, "out")
+	*written = append(*written, "out")
+	for _, dec := range []bool{false, true} {
+		for _, n := range sizes {
+			if dec && n%spec.Block != 0 {
+				continue
+			}
+			c := protocol.VerifyCase{Op: "encrypt", Size: n, Padded: n%spec.Block != 0}
+			if dec {
+				c.Op = "decrypt"
+			}
+			os.Remove(out)
+			res := o.run(ctx, o.encArgv(spec, files[n], out, dec, c.Padded), "")
+			why := o.failed(res)
+			if strings.HasPrefix(why, "engine ") {
+				return nil, why
+			}
+			b, err := os.ReadFile(out)
+			switch {
+			case why != "":
+				c.Err = why
+			case err != nil:
+				c.Err = fmt.Sprintf("read the output of openssl enc: %v", err)
+			default:
+				padded := c.Padded
+				c = newVerifyCase(c.Op, n, b)
+				c.Padded = padded
+			}
+			cases = append(cases, c)
+		}
 	}
-	pad := n%spec.Block != 0
-	os.Remove(out)
-	res := o.run(ctx, o.encArgv(spec, in, out, decrypt, pad))
-	if why := o.failed(res); why != "" {
-		return protocol.VerifyCase{Op: op, Size: n, Padded: pad, Err: why}
-	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		return protocol.VerifyCase{Op: op, Size: n, Padded: pad, Err: fmt.Sprintf("read the output of openssl enc: %v", err)}
-	}
-	c := newVerifyCase(op, n, b)
-	c.Padded = pad
-	return c
+	return cases, ""
 }
 
 // digests runs every input through one `openssl dgst` and returns a case per size.
@@ -138,7 +149,7 @@ func (o *opensslVerifier) digests(ctx context.Context, sizes []int, files map[in
 	for _, n := range sizes {
 		argv = append(argv, files[n])
 	}
-	res := o.run(ctx, argv)
+	res := o.run(ctx, argv, "")
 	if why := o.failed(res); strings.HasPrefix(why, "engine ") {
 		return nil, why
 	}
@@ -179,10 +190,10 @@ func parseDgstOutput(out string) map[string][]byte {
 	return got
 }
 
-func (o *opensslVerifier) run(ctx context.Context, argv []string) childResult {
+func (o *opensslVerifier) run(ctx context.Context, argv []string, input string) childResult {
 	ctx, cancel := context.WithTimeout(ctx, verifyChildTimeout)
 	defer cancel()
-	return runChild(ctx, argv, o.env)
+	return runChildInput(ctx, argv, o.env, input)
 }
 
 // failed says why a run gave no output to judge: it did not start, exited non-zero, hung, or ran without the
@@ -221,11 +232,11 @@ func (o *opensslVerifier) concurrency(ctx context.Context, spec protocol.VerifyC
 				var b []byte
 				var res childResult
 				if digest {
-					res = o.run(ctx, append([]string{o.argv0, "dgst", "-" + o.alg}, append(o.opts, in)...))
+					res = o.run(ctx, append([]string{o.argv0, "dgst", "-" + o.alg}, append(o.opts, in)...), "")
 					b = parseDgstOutput(res.Stdout)[in]
 				} else {
 					os.Remove(out)
-					res = o.run(ctx, o.encArgv(spec, in, out, false, size%spec.Block != 0))
+					res = o.run(ctx, o.encArgv(spec, in, out, false, size%spec.Block != 0), "")
 					b, _ = os.ReadFile(out)
 				}
 				if why := o.failed(res); why != "" {
