@@ -43,6 +43,8 @@ fuzz_targets=(
 	"FuzzKCAPIDriverName ./protocol 20000"
 	"FuzzKernelLog ./protocol 40000"
 	"FuzzBootState ./fleet 20000"
+	"FuzzVerifyReport ./verify 20000"
+	"FuzzParseDgstOutput ./agent 20000"
 )
 for target in "${fuzz_targets[@]}"; do
   set -- $target

@@ -9,6 +9,9 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/fleetlab/fleet/protocol"
+	"github.com/fleetlab/fleet/verify"
 )
 
 func TestKcapiCipherControl(t *testing.T) {
@@ -41,20 +44,26 @@ func TestKcapiCipherControl(t *testing.T) {
 	}
 }
 
-// TestKcapiOnThisKernel runs every kcapi algorithm through AF_ALG, checks it against the known answers and
-// measures it briefly. Kernels without AF_ALG (CONFIG_CRYPTO_USER_API_*) skip it; the QEMU boards run it.
+// TestKcapiOnThisKernel runs every kcapi algorithm's verification through AF_ALG, has the controller's judge
+// (package verify) check it, and measures it briefly. Kernels without AF_ALG (CONFIG_CRYPTO_USER_API_*) skip it; the QEMU boards run it.
 func TestKcapiOnThisKernel(t *testing.T) {
 	if err := kcapiSocketWorks(); err != nil {
 		t.Skipf("AF_ALG not usable on this kernel (%v): kcapi cannot be measured here", err)
 	}
 	for alg, spec := range kcapiSpecs {
 		t.Run(alg, func(t *testing.T) {
+			s := &sweepState{plan: protocol.Plan{Sizes: []int{16, 1024}, VerifyThreads: 2, VerifySeconds: 0.2}}
+			rep := s.verifyKcapi(context.Background(), alg, "")
+			rep.Mode, rep.Algorithm = "kcapi", alg
+			if len(rep.Cases) > 0 && rep.Cases[0].Err != "" {
+				t.Skipf("kernel lacks %s: %s", spec.Name, rep.Cases[0].Err)
+			}
+			if res := verify.Judge(rep); res.Verdict != protocol.VerificationOK {
+				t.Errorf("verification through %s: %+v", rep.Path, res)
+			}
 			for _, dec := range []bool{false, true} {
 				if dec && spec.Kind == "hash" {
 					continue
-				}
-				if err := kcapiVerify(alg, spec, dec); err != nil {
-					t.Skipf("kernel lacks or fails %s: %v", spec.Name, err)
 				}
 				r, err := kcapiMeasure(context.Background(), spec, 1024, 0.05, dec, "")
 				if err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -55,6 +56,11 @@ func (b *boundedBuffer) String() string {
 // runChild runs argv (never through a shell) in its own process group with extra environment variables, and
 // kills the whole group when ctx ends, so no descendant (openssl -multi forks) outlives the call.
 func runChild(ctx context.Context, argv []string, env []string) childResult {
+	return runChildInput(ctx, argv, env, "")
+}
+
+// runChildInput is runChild with stdin reading input ("" : no stdin).
+func runChildInput(ctx context.Context, argv []string, env []string, input string) childResult {
 	res := childResult{Argv: argv, Env: env, Exit: -1}
 	if len(argv) == 0 {
 		res.Err = errors.New("run: empty command")
@@ -64,6 +70,9 @@ func runChild(ctx context.Context, argv []string, env []string) childResult {
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdin = nil
+	if input != "" {
+		cmd.Stdin = strings.NewReader(input)
+	}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	// own group: one kill reaches the workers openssl -multi forks (and, on Linux, Pdeathsig: even an agent
 	// killed with SIGKILL takes its child with it).

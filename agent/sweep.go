@@ -29,6 +29,7 @@ type sweepState struct {
 	sent           []protocol.Point  // the points of the job running now, for the repeat loop
 	kernel         *kernelWatch      // the kernel log's new lines go with each point
 	sessionDrivers map[string]string // devcrypto: algorithm → driver cryptodev named ("?why" when it could not)
+	loaded         map[string]bool   // modes whose concurrency check has run (once per mode, verify.go)
 }
 
 // Sweep measures plan and streams facts, raw, point, skip, log and error lines to enc. A mode or algorithm that
@@ -147,6 +148,15 @@ func sweepProbed(ctx context.Context, plan protocol.Plan, enc *protocol.Encoder,
 				continue
 			}
 			jobs[ai][mi] = list
+			if plan.Verify {
+				// before it is measured: the same path, the verification inputs, the outputs to the controller
+				if err := s.verify(ctx, opensslPath, version, mode, alg, ""); err != nil {
+					return s.done, err
+				}
+				if err := ctx.Err(); err != nil {
+					return s.done, fmt.Errorf("sweep: %w", err)
+				}
+			}
 		}
 	}
 	// the interleaving: for each algorithm and block size, every mode once, before any runs again

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fleetlab/fleet/inventory"
 	"github.com/fleetlab/fleet/protocol"
+	"github.com/fleetlab/fleet/verify"
 )
 
 // RunOptions is one sweep over a set of boards.
@@ -51,23 +52,28 @@ type RunOptions struct {
 	// are the other modes' block sizes.
 	TransferSizes []int
 
+	// VerifyThreads is how many parallel workers the concurrency check of each accelerated mode runs for a few
+	// seconds (-1: the board's cores; 0: no concurrency check). Every path is verified before it is measured.
+	VerifyThreads int
+
 	sshGate chan struct{} // one board's ssh points at a time (sshmode.go); made by Run
 }
 
 // BoardOutcome is how one board's part of a run ended.
 type BoardOutcome struct {
-	Board   string
-	Status  protocol.Status // ok, partial, failed or interrupted
-	Err     error           // the cause, unless ok
-	Cause   string          // Err as stored and shown ("interrupted during …" rather than Go's "context canceled")
-	Points  int
-	Skips   int
-	Skipped []protocol.Skip // what was not measured, with the reason
-	Failed  int             // points the agent marked failed (engine fallback, 0.00 s, ...)
-	Arch    string
-	Pushed  int64
-	Summary string     // e.g. "x86_64, Linux 6.1, OpenSSL 3.0.19"
-	Modes   ModeReport // what was measured, what is not available and why, what was not asked for; empty before the probe
+	Board        string
+	Status       protocol.Status // ok, partial, failed or interrupted
+	Err          error           // the cause, unless ok
+	Cause        string          // Err as stored and shown ("interrupted during …" rather than Go's "context canceled")
+	Points       int
+	Skips        int
+	Skipped      []protocol.Skip // what was not measured, with the reason
+	Failed       int             // points the agent marked failed (engine fallback, 0.00 s, ...)
+	Arch         string
+	Pushed       int64
+	Summary      string     // e.g. "x86_64, Linux 6.1, OpenSSL 3.0.19"
+	Verification string     // "8 paths: 6 ok, 2 unknown, 0 wrong; 3.2 s on the board"; "" when nothing was verified
+	Modes        ModeReport // what was measured, what is not available and why, what was not asked for; empty before the probe
 }
 
 // DefaultConcurrency is how many boards are measured at once when the caller does not say.
@@ -173,6 +179,7 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 		if errors.Is(err, errBoardLost) {
 			failed = true
 		}
+		out.Verification = rec.verificationSummary()
 		out.Err = err
 		if serr := sink.BoardKernel(context.WithoutCancel(ctx), b.Name, rec.kernel.result()); serr != nil && out.Err == nil {
 			out.Err = fmt.Errorf("store kernel health of %s: %w", b.Name, serr)
@@ -243,6 +250,8 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 
 	plan := boardPlan(opts, b)
 	preparePlan(&plan, opts, b)
+	verifyPlan(&plan, opts.VerifyThreads)
+	rec.verifying = true
 	ev(Event{Stage: StageProbe})
 	endPhase = opts.Trace.Phase(b.Name, "probe")
 	var facts *protocol.Facts
@@ -286,11 +295,17 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 	if err == nil && sshSweep != nil {
 		err = measureSSH(ctx, opts, b, t, d.remote, sshSweep, rec, onPoint)
 	}
+	if werr := rec.wrongOutput(); err != nil && werr != nil {
+		err = fmt.Errorf("%w; %w", werr, err) // the wrong output first: it is why the nightly is red
+	}
 	if err != nil {
 		return finish(err)
 	}
 	// A sweep that ran to its end can still have measured nothing it was asked to: that board is not ok.
 	if err := opensslProblem(facts, agentPlan(plan).Modes); err != nil {
+		return finish(fmt.Errorf("%s: %w", b.Name, err))
+	}
+	if err := rec.wrongOutput(); err != nil {
 		return finish(fmt.Errorf("%s: %w", b.Name, err))
 	}
 	_, _, failed := rec.counts()
@@ -356,6 +371,11 @@ type recorder struct {
 	resumed bool               // the board was lost and reconnected: facts are not stored again
 	// A resumed sweep's agent numbers its raw outputs from 1 again: they are stored after the ones before.
 	rawBase, rawMax int
+
+	verifying     bool                         // the plan asked the agent to verify every path (verify.go)
+	verdicts      map[verdictKey]verify.Result // per mode and algorithm
+	wrong         []string                     // the wrong paths, for the board's error
+	verifySeconds float64                      // the board's time spent verifying
 }
 
 // storedKey is one point of a sweep.

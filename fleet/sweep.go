@@ -186,6 +186,12 @@ func consume(ctx context.Context, dec *protocol.Decoder, plan protocol.Plan, rec
 			if err := rec.skip(ctx, *m.Skip, plan); err != nil {
 				return err
 			}
+		case protocol.TypeVerify:
+			if !slices.Contains(plan.Modes, m.Verify.Mode) {
+				*agentErrs = append(*agentErrs, fmt.Sprintf("line %d: verification for mode %q, which the plan does not have: refused", dec.Line(), m.Verify.Mode))
+				continue
+			}
+			rec.verified(*m.Verify)
 		case protocol.TypeRaw:
 			m.Raw.ID += rec.rawBase
 			rec.rawMax = max(rec.rawMax, m.Raw.ID)
@@ -220,6 +226,7 @@ func (r *recorder) point(ctx context.Context, p protocol.Point, plan protocol.Pl
 	if dup && r.resumed {
 		return nil // measured before the board was lost: the first is kept
 	}
+	r.markVerification(&p)
 	if err := r.sink.Point(ctx, r.board, p); err != nil {
 		return fmt.Errorf("store point: %w", err)
 	}

@@ -76,6 +76,8 @@ type point struct {
 	BytesPerSec float64  `json:"bytes_per_sec"`
 	Validity    string   `json:"validity"`
 	Reasons     []string `json:"validity_reasons"`
+	Verified    string   `json:"verification"`
+	VerifyNote  string   `json:"verification_detail"`
 }
 
 func TestLabEndToEnd(t *testing.T) {
@@ -248,6 +250,12 @@ func checkPoints(t *testing.T, points []point) {
 		}
 		if p.Mode == "afalg" || p.Mode == "kcapi" {
 			checkDriver(t, p)
+		}
+		// every path of both boards, the real kernels' drivers included, gives the right answers, also under
+		// the concurrency check of the accelerated modes
+		if p.Verified != "ok" {
+			t.Errorf("point %s %s %s %d B: verification %q (%s), want ok", p.Board, p.Mode, p.Algorithm, p.BlockSize,
+				p.Verified, p.VerifyNote)
 		}
 	}
 	if len(allSizes) < 2 {

@@ -27,6 +27,13 @@ type Plan struct {
 	PrecisionPct float64         `json:"precision_pct,omitempty"`
 	BudgetS      float64         `json:"budget_s,omitempty"`
 	Limits       *ValidityLimits `json:"validity_limits,omitempty"`
+
+	// Verification. Verify: before measuring each mode and algorithm, run the verification inputs
+	// (verify.go) through the same path and send a VerifyReport. VerifyThreads > 0: for accelerated modes also
+	// run VerifyThreads workers in parallel on that path for VerifySeconds (0: 2 s).
+	Verify        bool    `json:"verify,omitempty"`
+	VerifyThreads int     `json:"verify_threads,omitempty"`
+	VerifySeconds float64 `json:"verify_seconds,omitempty"`
 }
 
 // ValidityLimits are the validity thresholds boards.toml sets for a board under the run's profile (nil: the

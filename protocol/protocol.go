@@ -27,6 +27,7 @@ const (
 	TypeLog   = "log"
 	TypeError = "error"
 	TypeDone  = "done"
+	// TypeVerify (verify.go): a VerifyReport.
 )
 
 // Hello is the first line the agent prints.
@@ -88,6 +89,11 @@ type Point struct {
 	// Kernel are the kernel log's lines that appeared while the point's command ran (the agent sends them; the
 	// controller matches them and flags the point, and does not store them with it).
 	Kernel []KernelLine `json:"kernel,omitempty"`
+	// Verification is the controller's verdict on the output of the point's path (VerificationOK, …; "" when
+	// not verified: imports, points stored before verification existed) and VerificationDetail says what was
+	// wrong (size, direction, first differing byte) or why it is unknown.
+	Verification       string `json:"verification,omitempty"`
+	VerificationDetail string `json:"verification_detail,omitempty"`
 }
 
 // Skip records a mode or algorithm not measured on this board, with the reason.
@@ -133,6 +139,8 @@ type Message struct {
 	Begin  *Begin
 	Error  string
 	Done   *Done
+	// Verify is a TypeVerify line: what one mode and algorithm's path gave for the verification inputs.
+	Verify *VerifyReport
 }
 
 // Encoder writes protocol lines.
@@ -283,6 +291,9 @@ func DecodeLine(line []byte) (Message, error) {
 	case TypeBegin:
 		m.Begin = new(Begin)
 		target = m.Begin
+	case TypeVerify:
+		m.Verify = new(VerifyReport)
+		target = m.Verify
 	case TypeError:
 		m.Error = head.Msg
 		return m, nil
@@ -294,6 +305,11 @@ func DecodeLine(line []byte) (Message, error) {
 	}
 	if m.Hello != nil && m.Hello.Protocol != ProtocolVersion {
 		return Message{}, fmt.Errorf("%w: agent speaks %d, controller %d", ErrUnknownProtocol, m.Hello.Protocol, ProtocolVersion)
+	}
+	if m.Verify != nil {
+		if err := m.Verify.Validate(); err != nil {
+			return Message{}, fmt.Errorf("%w: %v", ErrBadMessage, err)
+		}
 	}
 	if m.Point != nil {
 		if err := m.Point.Validate(); err != nil {

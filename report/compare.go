@@ -48,6 +48,7 @@ type Cell struct {
 	Failed   int     `json:"failed,omitempty"`
 	Suspect  int     `json:"suspect,omitempty"` // points judged suspect (issue 12), marked ‡
 	Invalid  int     `json:"invalid,omitempty"` // points judged invalid, marked ‡; regress never judges them
+	Wrong    int     `json:"wrong,omitempty"`   // points whose path gave a wrong output, marked ✗; regress fails them
 	// Precision is what a point measured to a precision target reached (issue 17); nil without a target.
 	Precision *Precision `json:"precision,omitempty"`
 }
@@ -188,11 +189,12 @@ func Compare(ms []store.Measurement, opts CompareOptions) (*Comparison, error) {
 		}
 		r.Cells[colIndex[Column{k.Board, k.Mode}]] = &Cell{Board: k.Board, Mode: k.Mode, Value: value,
 			Median: sum.Median, Min: sum.Min, Max: sum.Max, Spread: sum.Spread(), N: sum.N, CPUPct: s.CPU(),
-			CPUTimed: s.CPUTimed, Runs: s.Runs, Failed: s.Failed, Suspect: s.Suspect, Invalid: s.Invalid, Precision: precisionOf(s)}
+			CPUTimed: s.CPUTimed, Runs: s.Runs, Failed: s.Failed, Suspect: s.Suspect, Invalid: s.Invalid, Wrong: s.Wrong, Precision: precisionOf(s)}
 		if s.Failed > 0 {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %d failed points excluded", k.Label(), s.Failed))
 		}
 	}
+	c.Warnings = append(c.Warnings, verificationNotes(samples)...)
 	c.Warnings = append(c.Warnings, validityNotes(samples)...)
 	c.Warnings = append(c.Warnings, precisionNotes(samples)...)
 	algRank := rankOf(opts.Algorithms)

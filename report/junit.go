@@ -159,6 +159,9 @@ func (r RegressRow) caseName() string {
 // failureMessage is "aes-128-cbc 16384 B cpu: 120.5 MB/s → 90.4 MB/s (−25.0%), p=0.008 n=5+5".
 func (r RegressRow) failureMessage(unit string) string {
 	head := fmt.Sprintf("%s %s %s", algoLabel(r.Algorithm, r.Op, r.Threads), r.Size(), r.Mode)
+	if r.Verdict == VerdictWrongOutput {
+		return head + ": " + r.Notes[0]
+	}
 	if r.Base == nil {
 		return head + ": no baseline"
 	}

@@ -165,6 +165,10 @@ type resultJSON struct {
 	// Validity is ok, suspect or invalid, or "unknown" for points judged by nobody (imports, older agents).
 	Validity        string   `json:"validity"`
 	ValidityReasons []string `json:"validity_reasons"`
+	// Verification is ok, wrong or unknown: the point's path checked against the controller's crypto before it
+	// was measured; "unknown" also for points nobody verified (imports, older agents), with the detail saying so.
+	Verification       string `json:"verification"`
+	VerificationDetail string `json:"verification_detail"`
 	// Precision is what the point's sample (its repeats in this listing) reached under a precision target,
 	// the same on each of its repeats; absent without a target (issue 17).
 	Precision *Precision `json:"precision,omitempty"`
@@ -180,6 +184,15 @@ func validityOf(p protocol.Point) (string, []string) {
 		r = []string{}
 	}
 	return v, r
+}
+
+// VerificationOf is a point's verification for listings: "unknown" with a detail saying so when nobody
+// verified it.
+func VerificationOf(p protocol.Point) (verdict, detail string) {
+	if p.Verification == "" {
+		return protocol.VerificationUnknown, "not verified (stored before verification, imported, or an older agent)"
+	}
+	return p.Verification, p.VerificationDetail
 }
 
 // WriteResults lists measurements one per line. Formats: text (table, MB/s), markdown, csv, json.
@@ -210,6 +223,9 @@ func WriteResults(w io.Writer, ms []store.Measurement, format string) error {
 				note = strings.TrimSpace(note + " published min " + formatThroughput(m.PublishedMin, DefaultUnit, k.Asym()) +
 					", max " + formatThroughput(m.PublishedMax, DefaultUnit, k.Asym()))
 			}
+			if m.Verification == protocol.VerificationWrong {
+				note = strings.TrimSpace("WRONG OUTPUT: " + m.VerificationDetail + " " + note)
+			}
 			t.Rows = append(t.Rows, []string{fmt.Sprint(m.RunID), m.Board, m.Mode, algoLabel(m.Algorithm, m.Op, 1), k.Size(),
 				fmt.Sprint(k.Threads), fmt.Sprint(m.Repeat), v, fmt.Sprintf("%.0f", m.CPUPct), fmt.Sprintf("%.2f", m.WallS),
 				fmt.Sprintf("%.2f", m.UserS), fmt.Sprintf("%.2f", m.SysS), m.Timing, note})
@@ -234,19 +250,21 @@ func WriteResults(w io.Writer, ms []store.Measurement, format string) error {
 				PublishedMax: m.PublishedMax, Timing: m.Timing, Failed: m.Failed,
 				Error: m.Error, Driver: m.Driver, Engine: m.Engine, Validity: v, ValidityReasons: reasons,
 				Precision: prec[keyOf(m)]})
+			out[len(out)-1].Verification, out[len(out)-1].VerificationDetail = VerificationOf(m.Point)
 		}
 		err = writeJSON(w, out)
 	case FormatCSV:
 		cw := csv.NewWriter(w)
 		cw.Write(append([]string{"run", "run_label", "board", "mode", "algorithm", "op", "block_size", "key_bits", "curve",
 			"threads", "repeat", "bytes_per_sec", "ops_per_sec", "wall_s", "user_s", "sys_s", "cpu_pct", "timing",
-			"failed", "error", "driver", "engine", "validity", "validity_reasons"}, precisionCSVHeader...))
+			"failed", "error", "driver", "engine", "validity", "validity_reasons"}, append(append([]string{}, precisionCSVHeader...), "verification", "verification_detail")...))
 		for _, m := range ms {
+			verification, detail := VerificationOf(m.Point)
 			cw.Write(append([]string{fmt.Sprint(m.RunID), m.RunLabel, m.Board, m.Mode, m.Algorithm, m.Op, strconv.Itoa(m.BlockSize),
 				strconv.Itoa(m.KeyBits), m.Curve, strconv.Itoa(keyOf(m).Threads), strconv.Itoa(m.Repeat),
 				fmtFloat(m.BytesPerSec), fmtFloat(m.OpsPerSec), fmtFloat(m.WallS), fmtFloat(m.UserS), fmtFloat(m.SysS),
 				fmtFloat(m.CPUPct), m.Timing, strconv.FormatBool(m.Failed), m.Error, m.Driver, m.Engine,
-				validityCSV(m.Point), strings.Join(m.ValidityReasons, "; ")}, precisionCSV(prec[keyOf(m)])...))
+				validityCSV(m.Point), strings.Join(m.ValidityReasons, "; ")}, append(precisionCSV(prec[keyOf(m)]), verification, detail)...))
 		}
 		cw.Flush()
 		err = cw.Error()

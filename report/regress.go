@@ -28,6 +28,9 @@ const (
 	// VerdictInvalid: every point of the run in the series was judged invalid (busy, throttled board): not judged,
 	// neither a regression nor a pass (exit 4 when nothing regressed).
 	VerdictInvalid = "not judged: invalid"
+	// VerdictWrongOutput: the path of the series gave a wrong output for a verification input (or failed or hung
+	// under the concurrency check): a failure whatever the speed did, never an improvement.
+	VerdictWrongOutput = "wrong output"
 )
 
 // RegressOptions tunes a regression check. Zero values take the defaults.
@@ -66,7 +69,7 @@ type RegressRow struct {
 // Regressed reports whether the row counts as a regression for the exit code.
 func (r RegressRow) Regressed() bool {
 	return r.Verdict == VerdictRegressed || r.Verdict == VerdictUnconfirmed || r.Verdict == VerdictMissing ||
-		r.Verdict == VerdictConfirmed
+		r.Verdict == VerdictConfirmed || r.Verdict == VerdictWrongOutput
 }
 
 // EnvChange lists what differs between the facts of a board's baseline and current run.
@@ -171,6 +174,7 @@ func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*prot
 			r.Notes = append(r.Notes, fmt.Sprintf("%s: baseline skips %s", board, s))
 		}
 	}
+	wrong := wrongOutputs(cur)
 	// invalid points are never judged, either side; the run's are grouped apart to say what was not judged
 	base, baseInvalid := splitInvalid(base)
 	base, baselineOf := currentSegment(base, opts.Baselines)
@@ -231,6 +235,7 @@ func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*prot
 		}
 		r.Rows = append(r.Rows, row)
 	}
+	r.Rows = markWrongOutputs(r.Rows, wrong)
 	sort.SliceStable(r.Rows, func(i, j int) bool { return keyLess(r.Rows[i].SampleKey, r.Rows[j].SampleKey) })
 	r.Environment = environmentChanges(baseSamples, curSamples, baseFacts, curFacts)
 	if r.Rows == nil {
@@ -243,6 +248,45 @@ func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*prot
 		r.Notes = []string{}
 	}
 	return r
+}
+
+// wrongOutputs are the series of ms with a point whose verification is wrong, with the first one's detail.
+func wrongOutputs(ms []store.Measurement) map[SampleKey]string {
+	wrong := map[SampleKey]string{}
+	for _, m := range ms {
+		if k := keyOf(m); m.Verification == protocol.VerificationWrong && wrong[k] == "" {
+			wrong[k] = m.VerificationDetail
+		}
+	}
+	return wrong
+}
+
+// markWrongOutputs turns every row of a series with a wrong output into VerdictWrongOutput, whatever its speed
+// verdict was, and adds a row for such a series that had none (its points were all invalid or failed).
+func markWrongOutputs(rows []RegressRow, wrong map[SampleKey]string) []RegressRow {
+	for i := range rows {
+		if detail, ok := wrong[rows[i].SampleKey]; ok {
+			was := rows[i].Verdict
+			rows[i].Verdict, rows[i].Delta = VerdictWrongOutput, "wrong"
+			rows[i].Notes = append([]string{"wrong output: " + detail + " (speed verdict: " + was + ")"}, rows[i].Notes...)
+			delete(wrong, rows[i].SampleKey)
+		}
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(wrong), keyCompare) {
+		rows = append(rows, RegressRow{SampleKey: k, Verdict: VerdictWrongOutput, Delta: "wrong", P: 1,
+			Notes: []string{"wrong output: " + wrong[k]}})
+	}
+	return rows
+}
+
+func keyCompare(a, b SampleKey) int {
+	switch {
+	case keyLess(a, b):
+		return -1
+	case keyLess(b, a):
+		return 1
+	}
+	return 0
 }
 
 // splitInvalid separates the points judged invalid from the others.

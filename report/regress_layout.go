@@ -40,7 +40,7 @@ func (f *footnotes) lines() []string {
 // summaryLine counts the verdicts: "1 regressed, 1 missing, 12 unchanged".
 func (r *Regression) summaryLine() string {
 	var parts []string
-	for _, v := range []string{VerdictRegressed, VerdictUnconfirmed, VerdictMissing, VerdictImproved, VerdictMaybeBetter,
+	for _, v := range []string{VerdictWrongOutput, VerdictRegressed, VerdictUnconfirmed, VerdictMissing, VerdictImproved, VerdictMaybeBetter,
 		VerdictUnchanged, VerdictNew, VerdictInvalid, VerdictConfirmed, VerdictTransient} {
 		if n := r.Count(v); n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, v))

@@ -104,6 +104,10 @@ type Sample struct {
 	Suspect        int      // points judged suspect, in Values
 	SuspectReasons []string // distinct reasons of the suspect points
 
+	// Verification: points whose path gave a wrong output (in Values, marked ✗; regress fails them).
+	Wrong        int
+	WrongDetails []string
+
 	// Adaptive repeats (issue 17): the precision target the points carried (nil: none) and the values of the
 	// repeats that count towards it, neither failed nor invalid, sorted ascending.
 	Target  *precision.Target
@@ -171,6 +175,10 @@ func Group(ms []store.Measurement) ([]*Sample, []string) {
 				s.Errors = addString(s.Errors, m.Error)
 			}
 			continue
+		}
+		if m.Verification == protocol.VerificationWrong {
+			s.Wrong++
+			s.WrongDetails = addString(s.WrongDetails, m.VerificationDetail)
 		}
 		switch m.Validity {
 		case protocol.ValidityInvalid:

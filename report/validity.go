@@ -9,12 +9,34 @@ import (
 // markValidity is the footnote mark of a cell with points judged suspect or invalid (issue 12).
 const markValidity = "‡"
 
-// validityMark is the mark of a cell whose sample has suspect or invalid points, or "".
+// markWrong is the mark of a cell with points whose path gave a wrong output.
+const markWrong = "✗"
+
+// validityMark is the mark of a cell whose sample has wrong outputs (✗), suspect or invalid points (‡), or "".
 func validityMark(cell *Cell) string {
-	if cell.Suspect > 0 || cell.Invalid > 0 {
-		return markValidity
+	m := ""
+	if cell.Wrong > 0 {
+		m = markWrong
 	}
-	return ""
+	if cell.Suspect > 0 || cell.Invalid > 0 {
+		m += markValidity
+	}
+	return m
+}
+
+// verificationNotes is one line per sample with wrong outputs: they are no measurement of a working path.
+func verificationNotes(samples []*Sample) []string {
+	var notes []string
+	seen := map[[3]string]bool{}
+	for _, s := range samples {
+		// one line per board, mode and algorithm: the verdict is the path's, not a block size's
+		if k := [3]string{s.Key.Board, s.Key.Mode, s.Key.Algorithm}; s.Wrong > 0 && !seen[k] {
+			seen[k] = true
+			notes = append(notes, fmt.Sprintf("%s %s %s %s: wrong output: %s; not a result, whatever its speed",
+				markWrong, s.Key.Board, s.Key.Mode, s.Key.Algorithm, strings.Join(s.WrongDetails, "; ")))
+		}
+	}
+	return notes
 }
 
 // validityNotes says, per board, how many of the points shown were judged suspect or invalid and the first

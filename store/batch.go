@@ -121,7 +121,7 @@ func (t *txWriter) writeBatch(b batch) error {
 	return nil
 }
 
-// maxRowsPerInsert bounds one multi-row INSERT (34 parameters a row; SQLite allows 32766).
+// maxRowsPerInsert bounds one multi-row INSERT (measurementParams parameters a row; SQLite allows 32766).
 const maxRowsPerInsert = 50
 
 // insertPoints inserts points with one statement: far fewer round trips through database/sql than a row at
@@ -144,7 +144,7 @@ func (t *txWriter) insertPoints(points []boardPoint) error {
 			p.Curve, p.Threads, p.Repeat, p.Engine, p.Driver, p.Count, p.Seconds, p.Timing, p.WallEst,
 			p.BytesPerSec, p.OpsPerSec, p.WallS, p.UserS, p.SysS, p.CPUPct, p.SysBusyPct, p.IRQDelta,
 			p.Failed, p.Error, jsonList(p.Flags), p.RawID, p.Line, p.Validity, jsonList(p.ValidityReasons),
-			evidenceJSON(p.Evidence), p.PublishedMin, p.PublishedMax)
+			evidenceJSON(p.Evidence), p.PublishedMin, p.PublishedMax, p.Verification, p.VerificationDetail)
 	}
 	if err := t.exec(insertMeasurements(len(points)), args...); err != nil {
 		p := points[0]
@@ -165,9 +165,9 @@ const (
 	insertMeasurementsHead = `INSERT INTO measurements (run_id, board, mode, algorithm, op, block_size, key_bits,
 	curve, threads, repeat, engine, driver, count, seconds, timing, wall_est_s, bytes_per_sec, ops_per_sec,
 	wall_s, user_s, sys_s, cpu_pct, sys_busy_pct, irq_delta, failed, error, flags, raw_id, line, validity, validity_reasons, evidence,
-	published_min, published_max) VALUES `
+	published_min, published_max, verification, verification_detail) VALUES `
 	measurementRow    = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	measurementParams = 34
+	measurementParams = 36
 )
 
 func insertMeasurements(n int) string {

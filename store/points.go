@@ -12,7 +12,7 @@ import (
 const measurementCols = `m.id, m.run_id, r.label, r.started, r.tool_version, m.board, m.mode, m.algorithm, m.op, m.block_size,
 	m.key_bits, m.curve, m.threads, m.repeat, m.engine, m.driver, m.count, m.seconds, m.timing, m.wall_est_s,
 	m.bytes_per_sec, m.ops_per_sec, m.wall_s, m.user_s, m.sys_s, m.cpu_pct, m.sys_busy_pct, m.irq_delta, m.failed,
-	m.error, m.flags, m.raw_id, m.line, m.validity, m.validity_reasons, m.evidence, m.published_min, m.published_max`
+	m.error, m.flags, m.raw_id, m.line, m.validity, m.validity_reasons, m.evidence, m.published_min, m.published_max, m.verification, m.verification_detail`
 
 // Measurements returns the points matching f, oldest run first, each run's points in arrival order.
 // With f.Latest it reads, per board, the newest run that has points of that board (with f.Label, the newest
@@ -172,7 +172,7 @@ func scanMeasurement(rows *sql.Rows) (Measurement, error) {
 		&p.BlockSize, &p.KeyBits, &p.Curve, &p.Threads, &p.Repeat, &p.Engine, &p.Driver, &p.Count, &p.Seconds,
 		&p.Timing, &p.WallEst, &p.BytesPerSec, &p.OpsPerSec, &p.WallS, &p.UserS, &p.SysS, &p.CPUPct,
 		&p.SysBusyPct, &p.IRQDelta, &p.Failed, &p.Error, &flags, &p.RawID, &p.Line, &p.Validity,
-		&reasons, &evidence, &p.PublishedMin, &p.PublishedMax); err != nil {
+		&reasons, &evidence, &p.PublishedMin, &p.PublishedMax, &p.Verification, &p.VerificationDetail); err != nil {
 		return m, err
 	}
 	var err error

@@ -79,6 +79,14 @@ points of one board are measured at a time. fleet compare --modes ssh prints the
 			&cli.StringSliceFlag{Name: "sizes", Usage: "block `SIZES` in bytes, e.g. 16,1024,16384; with --modes ssh alone, bytes per transfer (default 67108864, 64 MiB)", DefaultText: fromProfile},
 			&cli.IntFlag{Name: "threads", Usage: "run `N` openssl processes in parallel (-multi)", DefaultText: fromProfile},
 			formatFlag(report.ViewRun),
+			&cli.IntFlag{Name: "verify-threads", DefaultText: "the board's cores",
+				Usage: "verify each accelerated mode also with `N` parallel workers for a few seconds (0: no concurrency check; every path is verified before it is measured)",
+				Action: func(c *cli.Context, n int) error {
+					if n < 0 || n > 1024 {
+						return usageErr("--verify-threads %d: want 0 (no concurrency check) to 1024 workers", n)
+					}
+					return nil
+				}},
 			&cli.BoolFlag{Name: "trace", EnvVars: []string{"FLEET_TRACE"},
 				Usage: "print on stderr how long each phase of each board took (connect, deploy, probe, sweep) and each SSH session in it"},
 		), append(append(append(append(layoutFlags("at-size"), prepareFlags()...), leaseFlags()...), precisionFlags()...), reconnectFlags()...)...),
@@ -150,6 +158,10 @@ func runAction(c *cli.Context) error {
 		ReconnectWait: reconnectWait,
 
 		TransferSizes: transferSizes,
+		VerifyThreads: -1, // the board's cores
+	}
+	if c.IsSet("verify-threads") {
+		opts.VerifyThreads = c.Int("verify-threads")
 	}
 	if err := leaseOptions(c, &opts, w); err != nil {
 		return err
@@ -195,6 +207,9 @@ func printOutcomes(w io.Writer, runID int64, outs []fleet.BoardOutcome) {
 		}
 		if o.Summary != "" { // the probe spoke: say what became of every mode
 			line += "\n" + strings.Join(modeSummary(o.Modes, true, "      "), "\n")
+		}
+		if o.Verification != "" {
+			line += "\n      verified " + o.Verification
 		}
 		for _, s := range o.Skipped {
 			if !unexplained(o.Modes, s.Mode, s.Algorithm) {

@@ -1,0 +1,172 @@
+package agent
+
+import (
+	"context"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fleetlab/fleet/protocol"
+)
+
+// Verification runs the deterministic inputs of package protocol (VerifyPattern, VerifyEdgeSizes) through the
+// very path a mode measures and sends what came out; the controller judges it against its own crypto. The agent
+// does not link Go's crypto (its size budget), so it never decides whether an output is right.
+
+// verify sends the VerifyReport of one mode and algorithm, before it is measured.
+func (s *sweepState) verify(ctx context.Context, openssl string, v *opensslVersion, mode, alg, bind string) error {
+	var r protocol.VerifyReport
+	start := time.Now()
+	switch {
+	case mode == protocol.ModeKCAPI || strings.HasPrefix(mode, protocol.ModeKCAPI+":"):
+		r = s.verifyKcapi(ctx, alg, bind)
+	case v == nil:
+		r = protocol.VerifyReport{Unknown: "no openssl on the board"}
+	default:
+		r = s.verifyOpenSSL(ctx, openssl, *v, mode, alg)
+	}
+	r.Mode, r.Algorithm, r.Seconds = mode, alg, time.Since(start).Seconds()
+	return s.enc.Encode(protocol.TypeVerify, &r)
+}
+
+// verifySizes are the sweep's block sizes and the edge sizes, ascending, each once.
+func verifySizes(plan protocol.Plan) []int {
+	sizes := plan.Sizes
+	if len(sizes) == 0 {
+		sizes = protocol.DefaultSizes
+	}
+	out := append(slices.Clone(protocol.VerifyEdgeSizes), sizes...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// verifyWorkers is how many parallel workers the concurrency check of mode runs: none for the CPU's own modes,
+// and none after the mode's first verified algorithm (the check is of the driver under load, once per mode: a
+// few seconds each would cost more than the sweep it guards).
+func (s *sweepState) verifyWorkers(mode string) int {
+	if !protocol.IsAccelerated(mode) || s.loaded[mode] {
+		return 0
+	}
+	if s.loaded == nil {
+		s.loaded = map[string]bool{}
+	}
+	s.loaded[mode] = true
+	switch n := s.plan.VerifyThreads; {
+	case n < 0:
+		return runtime.NumCPU()
+	default:
+		return n
+	}
+}
+
+// verifySeconds is how long the concurrency check runs.
+func (s *sweepState) verifySeconds() time.Duration {
+	if s.plan.VerifySeconds > 0 {
+		return time.Duration(s.plan.VerifySeconds * float64(time.Second))
+	}
+	return 2 * time.Second
+}
+
+// verifyConcurrencySize is the input of the concurrency check: the sweep's largest block up to 16 KiB.
+func verifyConcurrencySize(plan protocol.Plan) int {
+	size := 0
+	for _, n := range verifySizes(plan) {
+		if n <= 16<<10 && n > size {
+			size = n
+		}
+	}
+	return size
+}
+
+// newVerifyCase records one output: whole when short, else as chunk digests.
+func newVerifyCase(op string, size int, out []byte) protocol.VerifyCase {
+	c := protocol.VerifyCase{Op: op, Size: size, OutLen: len(out)}
+	if len(out) <= protocol.VerifyFullBytes {
+		c.Out = hex.EncodeToString(out)
+		return c
+	}
+	for i := 0; i < len(out); i += protocol.VerifyChunkBytes {
+		d := newSHA256()
+		d.Write(out[i:min(i+protocol.VerifyChunkBytes, len(out))])
+		c.Chunks = append(c.Chunks, hex.EncodeToString(d.Sum(nil)[:8]))
+	}
+	return c
+}
+
+// sha256Hex is the hex SHA-256 of b, with the agent's own implementation.
+func sha256Hex(b []byte) string {
+	d := newSHA256()
+	d.Write(b)
+	return hex.EncodeToString(d.Sum(nil))
+}
+
+// distinctOutputs counts the distinct outputs of a concurrency check without hashing every one: outputs are
+// compared whole, and only the few distinct ones are hashed at the end.
+type distinctOutputs struct {
+	outs   [][]byte
+	counts []int
+	other  int // outputs beyond the first eight distinct ones
+}
+
+func (d *distinctOutputs) add(out []byte) {
+	for i, o := range d.outs {
+		if string(o) == string(out) {
+			d.counts[i]++
+			return
+		}
+	}
+	if len(d.outs) >= 8 {
+		d.other++
+		return
+	}
+	d.outs = append(d.outs, slices.Clone(out))
+	d.counts = append(d.counts, 1)
+}
+
+func (d *distinctOutputs) merge(o *distinctOutputs) {
+	for i, out := range o.outs {
+		for range o.counts[i] {
+			d.add(out)
+		}
+	}
+	d.other += o.other
+}
+
+// report fills c's outputs; outputs past the eighth distinct one are counted as an error (all of them differ
+// from the first eight, so at least seven are wrong whatever the oracle says).
+func (d *distinctOutputs) report(c *protocol.VerifyConcurrency) {
+	c.Outputs = map[string]int{}
+	for i, out := range d.outs {
+		c.Outputs[sha256Hex(out)] += d.counts[i]
+		c.Ops += d.counts[i]
+	}
+	if d.other > 0 {
+		c.Ops += d.other
+		c.Errors = append(c.Errors, "more than 8 distinct outputs of one input")
+	}
+}
+
+// verifyDir is a private directory for the verification's files beside the agent (its directory is the
+// user's 0700 cache; the directory itself is 0700 too), emptied and removed by the returned function, which
+// removes only the names the verification writes.
+func verifyDir() (string, func(names ...string), error) {
+	base := os.TempDir()
+	if exe, err := os.Executable(); err == nil {
+		base = filepath.Dir(exe)
+	}
+	dir := filepath.Join(base, ".verify-"+strconv.Itoa(os.Getpid()))
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return "", nil, err
+	}
+	return dir, func(names ...string) {
+		for _, n := range names {
+			os.Remove(filepath.Join(dir, n))
+		}
+		os.Remove(dir)
+	}, nil
+}

@@ -1,0 +1,264 @@
+package agent
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fleetlab/fleet/protocol"
+)
+
+// verifyChildTimeout bounds one openssl enc or dgst of the verification: far above what 64 KiB takes on any
+// board, so that only a hung driver reaches it.
+const verifyChildTimeout = 60 * time.Second
+
+// opensslVerifier runs `openssl enc` and `openssl dgst` the way `openssl speed` runs for one mode: the same
+// binary, the same -engine or -provider, the same environment (soft's capability mask included).
+type opensslVerifier struct {
+	argv0  string
+	opts   []string // -engine NAME, -provider NAME
+	env    []string
+	engine string
+	alg    string
+	dir    string
+}
+
+// verifyOpenSSL runs the verification of one openssl mode and algorithm.
+func (s *sweepState) verifyOpenSSL(ctx context.Context, openssl string, v opensslVersion, mode, alg string) protocol.VerifyReport {
+	spec, isCipher := protocol.VerifyCiphers[alg]
+	_, isDigest := protocol.VerifyDigests[alg]
+	if !isCipher && !isDigest {
+		why := "verification checks no " + alg + " yet (ciphers: aes cbc/ecb/ctr, des-ede3-cbc; digests: md5, sha1, sha2, sha3)"
+		if strings.Contains(alg, "gcm") || strings.Contains(alg, "ccm") || strings.Contains(alg, "poly1305") || strings.Contains(alg, "ocb") {
+			why = "openssl enc cannot run AEAD ciphers such as " + alg
+		}
+		return protocol.VerifyReport{Unknown: why}
+	}
+	opts, modeEnv, engine, err := speedModeOptions(mode, v, s.facts.Machine)
+	if err != nil {
+		return protocol.VerifyReport{Unknown: err.Error()}
+	}
+	dir, cleanup, err := verifyDir()
+	if err != nil {
+		return protocol.VerifyReport{Unknown: fmt.Sprintf("no private directory for the verification files: %v", err)}
+	}
+	var written []string
+	defer func() { cleanup(written...) }()
+	o := &opensslVerifier{argv0: openssl, opts: opts, env: append(envList(s.plan.Env), modeEnv...), engine: engine, alg: alg, dir: dir}
+	tool := "dgst"
+	if isCipher {
+		tool = "enc"
+	}
+	r := protocol.VerifyReport{Path: strings.TrimSpace(strings.Join(append(append(o.env, "openssl", tool), opts...), " "))}
+	sizes := verifySizes(s.plan)
+	files := make(map[int]string, len(sizes))
+	for _, n := range sizes {
+		f := filepath.Join(dir, "in-"+strconv.Itoa(n))
+		if err := os.WriteFile(f, protocol.VerifyPattern(n, protocol.VerifySeedPayload), 0o600); err != nil {
+			return protocol.VerifyReport{Unknown: fmt.Sprintf("write verification input: %v", err)}
+		}
+		files[n] = f
+		written = append(written, filepath.Base(f))
+	}
+
+	if isDigest {
+		r.Cases, r.Unknown = o.digests(ctx, sizes, files)
+	} else {
+		var err string
+		r.Cases, err = o.ciphers(ctx, spec, sizes, files, &written)
+		if err != "" {
+			return protocol.VerifyReport{Path: r.Path, Unknown: err}
+		}
+	}
+	if workers := s.verifyWorkers(mode); workers > 0 && r.Unknown == "" {
+		size := verifyConcurrencySize(s.plan)
+		r.Concurrency = o.concurrency(ctx, spec, isDigest, workers, s.verifySeconds(), size, files[size])
+		for w := range workers {
+			written = append(written, "conc-"+strconv.Itoa(w))
+		}
+	}
+	return r
+}
+
+// encArgv is the `openssl enc` command for one input.
+func (o *opensslVerifier) encArgv(spec protocol.VerifyCipherSpec, in, out string, decrypt, pad bool) []string {
+	argv := []string{o.argv0, "enc", "-" + o.alg, "-e"}
+	if decrypt {
+		argv[3] = "-d"
+	}
+	argv = append(argv, "-K", hex.EncodeToString(protocol.VerifyPattern(spec.KeyLen, protocol.VerifySeedKey)))
+	if spec.IVLen > 0 {
+		argv = append(argv, "-iv", hex.EncodeToString(protocol.VerifyPattern(spec.IVLen, protocol.VerifySeedIV)))
+	}
+	if !pad {
+		argv = append(argv, "-nopad")
+	}
+	argv = append(argv, "-in", in, "-out", out)
+	return append(argv, o.opts...)
+}
+
+// ciphers runs every input through `openssl enc`, both ways (decryption of whole blocks only: unpadded), one
+// openssl per input (OpenSSL 3 has no interactive mode that could take them all). Inputs that fill whole blocks
+// go unpadded, as `openssl speed` runs them; others are padded (PKCS#7). An engine that did not load returns its
+// reason and no cases.
+func (o *opensslVerifier) ciphers(ctx context.Context, spec protocol.VerifyCipherSpec, sizes []int, files map[int]string, written *[]string) ([]protocol.VerifyCase, string) {
+	var cases []protocol.VerifyCase
+	out := filepath.Join(o.dir, "out")
+	*written = append(*written, "out")
+	for _, dec := range []bool{false, true} {
+		for _, n := range sizes {
+			if dec && n%spec.Block != 0 {
+				continue
+			}
+			c := protocol.VerifyCase{Op: "encrypt", Size: n, Padded: n%spec.Block != 0}
+			if dec {
+				c.Op = "decrypt"
+			}
+			os.Remove(out)
+			res := o.run(ctx, o.encArgv(spec, files[n], out, dec, c.Padded), "")
+			why := o.failed(res)
+			if strings.HasPrefix(why, "engine ") {
+				return nil, why
+			}
+			b, err := os.ReadFile(out)
+			switch {
+			case why != "":
+				c.Err = why
+			case err != nil:
+				c.Err = fmt.Sprintf("read the output of openssl enc: %v", err)
+			default:
+				padded := c.Padded
+				c = newVerifyCase(c.Op, n, b)
+				c.Padded = padded
+			}
+			cases = append(cases, c)
+		}
+	}
+	return cases, ""
+}
+
+// digests runs every input through one `openssl dgst` and returns a case per size.
+func (o *opensslVerifier) digests(ctx context.Context, sizes []int, files map[int]string) ([]protocol.VerifyCase, string) {
+	argv := append([]string{o.argv0, "dgst", "-" + o.alg}, o.opts...)
+	for _, n := range sizes {
+		argv = append(argv, files[n])
+	}
+	res := o.run(ctx, argv, "")
+	if why := o.failed(res); strings.HasPrefix(why, "engine ") {
+		return nil, why
+	}
+	got := parseDgstOutput(res.Stdout)
+	cases := make([]protocol.VerifyCase, 0, len(sizes))
+	for _, n := range sizes {
+		d, ok := got[files[n]]
+		switch {
+		case ok:
+			cases = append(cases, newVerifyCase("digest", n, d))
+		case res.Exit != 0 || res.Err != nil:
+			cases = append(cases, protocol.VerifyCase{Op: "digest", Size: n, Err: o.failed(res)})
+		default:
+			cases = append(cases, protocol.VerifyCase{Op: "digest", Size: n, Err: "openssl dgst printed no digest of this input"})
+		}
+	}
+	return cases, ""
+}
+
+// parseDgstOutput reads `openssl dgst` lines, "SHA2-256(FILE)= HEX" (1.0.x: "SHA256(FILE)= HEX"), into digests
+// by file. Other lines (an engine's "Engine set." note) are left out; a digest that is not even hex is kept as
+// the bytes it has, so a corrupted digest is judged wrong instead of disappearing.
+func parseDgstOutput(out string) map[string][]byte {
+	got := map[string][]byte{}
+	for _, line := range strings.Split(out, "\n") {
+		line = strings.TrimRight(line, "\r")
+		i, j := strings.IndexByte(line, '('), strings.Index(line, ")= ")
+		if i < 0 || j < i {
+			continue
+		}
+		file, sum := line[i+1:j], strings.TrimSpace(line[j+3:])
+		if b, err := hex.DecodeString(sum); err == nil {
+			got[file] = b
+		} else {
+			got[file] = []byte(sum)
+		}
+	}
+	return got
+}
+
+func (o *opensslVerifier) run(ctx context.Context, argv []string, input string) childResult {
+	ctx, cancel := context.WithTimeout(ctx, verifyChildTimeout)
+	defer cancel()
+	return runChildInput(ctx, argv, o.env, input)
+}
+
+// failed says why a run gave no output to judge: it did not start, exited non-zero, hung, or ran without the
+// engine it was given (which would check software under the engine's name).
+func (o *opensslVerifier) failed(res childResult) string {
+	if why := engineFallback(o.engine, res.Stdout, res.Stderr); why != "" && o.engine != "" && strings.Contains(why, "did not load") {
+		return why
+	}
+	switch {
+	case res.Err != nil:
+		return res.Err.Error()
+	case res.Exit != 0:
+		return fmt.Sprintf("exit %d: %s", res.Exit, firstErrorLine(res.Stderr))
+	}
+	return ""
+}
+
+// concurrency runs workers loops of the size-byte input through the path for d, and counts the outputs.
+func (o *opensslVerifier) concurrency(ctx context.Context, spec protocol.VerifyCipherSpec, digest bool, workers int, d time.Duration, size int, in string) *protocol.VerifyConcurrency {
+	c := &protocol.VerifyConcurrency{Workers: workers, Seconds: d.Seconds(), Size: size, Op: "encrypt"}
+	if digest {
+		c.Op = "digest"
+	}
+	var mu sync.Mutex
+	all := &distinctOutputs{}
+	done := make(chan struct{}, workers)
+	deadline := time.Now().Add(d)
+	for w := range workers {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			mine := &distinctOutputs{}
+			var errs []string
+			timedOut := false
+			out := filepath.Join(o.dir, "conc-"+strconv.Itoa(w))
+			for time.Now().Before(deadline) && ctx.Err() == nil && len(errs) == 0 {
+				var b []byte
+				var res childResult
+				if digest {
+					res = o.run(ctx, append([]string{o.argv0, "dgst", "-" + o.alg}, append(o.opts, in)...), "")
+					b = parseDgstOutput(res.Stdout)[in]
+				} else {
+					os.Remove(out)
+					res = o.run(ctx, o.encArgv(spec, in, out, false, size%spec.Block != 0), "")
+					b, _ = os.ReadFile(out)
+				}
+				if why := o.failed(res); why != "" {
+					timedOut = res.Err != nil && ctx.Err() == nil && strings.Contains(res.Err.Error(), "deadline")
+					errs = append(errs, fmt.Sprintf("worker %d: %s", w, why))
+					break
+				}
+				mine.add(b)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			all.merge(mine)
+			c.Errors = append(c.Errors, errs...)
+			c.TimedOut = c.TimedOut || timedOut
+		}()
+	}
+	for range workers {
+		<-done
+	}
+	all.report(c)
+	if len(c.Errors) > 4 {
+		c.Errors = c.Errors[:4]
+	}
+	return c
+}

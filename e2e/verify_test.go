@@ -1,0 +1,113 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/fleetlab/fleet/protocol"
+)
+
+// verifySweep is short: 2 modes × 2 algorithms × 1 size × 1 s (the verification covers its edge sizes anyway).
+var verifySweep = []string{"--seconds", "1", "--algorithms", "aes-128-cbc,sha256", "--sizes", "16", "--modes", "soft,cpu"}
+
+// anyValidity keeps the points of a busy test machine valid: these tests are about the outputs, not the speed.
+const anyValidity = "validity = { background_peak_pct = 100, background_avg_pct = 100 }\n"
+
+type verifiedPoint struct {
+	Mode      string `json:"mode"`
+	Algorithm string `json:"algorithm"`
+	BlockSize int    `json:"block_size"`
+	Verdict   string `json:"verification"`
+	Detail    string `json:"verification_detail"`
+}
+
+func (w *world) verifiedPoints(t *testing.T) []verifiedPoint {
+	t.Helper()
+	res := w.fleet("results", "--run", "latest", "--format", "json")
+	if res.code != 0 {
+		t.Fatalf("results:\n%s", res)
+	}
+	var ps []verifiedPoint
+	if err := json.Unmarshal([]byte(res.stdout), &ps); err != nil {
+		t.Fatalf("results --format json: %v\n%s", err, res.stdout)
+	}
+	return ps
+}
+
+// TestVerifyLocalWrongOutput is the negative path with a real corrupting process: the local board's openssl is
+// a wrapper (testdata/openssl-corrupt) that passes speed through and flips the last byte of every other enc or
+// dgst result. A run with the real openssl verifies ok; the run with the wrapper exits 3 naming board, mode,
+// algorithm and size, stores its points marked wrong, and regress against the good run fails them as "wrong
+// output" (a JUnit failure) although the speed did not drop.
+func TestVerifyLocalWrongOutput(t *testing.T) {
+	needOpenSSL(t)
+	w := newWorld(t)
+	w.writeInventory("[boards.local]\n" + anyValidity)
+	good := w.fleet(append([]string{"run", "--boards", "local", "--label", "nightly"}, verifySweep...)...)
+	if good.code != 0 {
+		t.Fatalf("run with the real openssl:\n%s", good)
+	}
+	for _, p := range w.verifiedPoints(t) {
+		if p.Verdict != protocol.VerificationOK {
+			t.Errorf("real openssl: %s %s %d: %s %q, want ok", p.Mode, p.Algorithm, p.BlockSize, p.Verdict, p.Detail)
+		}
+	}
+
+	bin := filepath.Join(t.TempDir(), "openssl-corrupt")
+	script, err := os.ReadFile("testdata/openssl-corrupt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, script, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w.writeInventory("[boards.local]\nopenssl = \"" + bin + "\"\n" + anyValidity)
+	bad := w.fleet(append([]string{"run", "--boards", "local", "--label", "nightly"}, verifySweep...)...)
+	if bad.code != 3 {
+		t.Fatalf("run with the corrupting openssl: exit %d, want 3\n%s", bad.code, bad)
+	}
+	named := regexp.MustCompile(`(?s)local.*wrong output: (soft|cpu) (aes-128-cbc|sha256): \w+ \d+ B`)
+	if !named.MatchString(bad.stderr) {
+		t.Errorf("the run's output does not name board, mode, algorithm and size of the wrong output:\n%s", bad.stderr)
+	}
+	wrong := 0
+	for _, p := range w.verifiedPoints(t) {
+		if p.Verdict == protocol.VerificationWrong {
+			wrong++
+			if !strings.Contains(p.Detail, " B") || !strings.Contains(p.Detail, "byte") && !strings.Contains(p.Detail, "bytes") {
+				t.Errorf("%s %s %d: detail %q names no size or byte", p.Mode, p.Algorithm, p.BlockSize, p.Detail)
+			}
+		}
+	}
+	if wrong == 0 {
+		t.Errorf("no point of the corrupted run is marked wrong")
+	}
+
+	junit := filepath.Join(w.dir, "regress.xml")
+	reg := w.fleet("regress", "--baseline", "nightly", "--junit", junit)
+	if reg.code == 0 || reg.code == 4 {
+		t.Fatalf("regress of the wrong run: exit %d, want a failure\n%s", reg.code, reg)
+	}
+	if !strings.Contains(reg.stdout, "wrong output") {
+		t.Errorf("regress does not say wrong output:\n%s", reg.stdout)
+	}
+	x, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`<failure message="[^"]*wrong output`).Match(x) {
+		t.Errorf("JUnit has no wrong-output failure:\n%s", x)
+	}
+	show := w.fleet("show", "latest")
+	if !strings.Contains(show.stdout+show.stderr, "wrong output") {
+		t.Errorf("show does not say wrong output:\n%s", show)
+	}
+	cmp := w.fleet("compare", "--run", "latest")
+	if !strings.Contains(cmp.stdout+cmp.stderr, "wrong output") {
+		t.Errorf("compare does not say wrong output:\n%s", cmp)
+	}
+}

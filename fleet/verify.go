@@ -1,0 +1,93 @@
+package fleet
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/fleetlab/fleet/protocol"
+	"github.com/fleetlab/fleet/verify"
+)
+
+// ErrWrongOutput is a board whose measured path gave a wrong output for a verification input (or failed or hung
+// under the concurrency check): its points are stored marked wrong and the board fails, whatever the speed.
+var ErrWrongOutput = errors.New("wrong output")
+
+// verdictKey is one mode and algorithm of a board's sweep.
+type verdictKey struct{ mode, alg string }
+
+// verifyPlan asks the agent to verify every mode and algorithm before measuring it, with threads workers in
+// the concurrency check of accelerated modes (-1: the board's cores; 0: none).
+func verifyPlan(p *protocol.Plan, threads int) {
+	p.Verify = true
+	p.VerifyThreads = threads
+}
+
+// verified judges the agent's report for one mode and algorithm; the points of that mode and algorithm that
+// follow carry the verdict.
+func (r *recorder) verified(rep protocol.VerifyReport) verify.Result {
+	res := verify.Judge(rep)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.verdicts == nil {
+		r.verdicts = map[verdictKey]verify.Result{}
+	}
+	k := verdictKey{rep.Mode, rep.Algorithm}
+	if old, ok := r.verdicts[k]; ok && old.Verdict == protocol.VerificationWrong {
+		return old // a second report cannot make a wrong path right
+	}
+	r.verdicts[k] = res
+	r.verifySeconds += rep.Seconds
+	if res.Verdict == protocol.VerificationWrong {
+		r.wrong = append(r.wrong, fmt.Sprintf("%s %s: %s", rep.Mode, rep.Algorithm, res.Detail))
+	}
+	return res
+}
+
+// markVerification sets a point's verification from its mode and algorithm's verdict. A point of a sweep that
+// verified, without a report for its path, is unknown; mode ssh's points are the SSH client's own (every
+// packet's MAC is checked by the protocol, not by fleet).
+func (r *recorder) markVerification(p *protocol.Point) {
+	if !r.verifying || p.Verification != "" {
+		return
+	}
+	r.mu.Lock()
+	res, ok := r.verdicts[verdictKey{p.Mode, p.Algorithm}]
+	r.mu.Unlock()
+	switch {
+	case ok:
+		p.Verification, p.VerificationDetail = res.Verdict, res.Detail
+	case p.Mode == protocol.ModeSSH:
+		p.Verification = protocol.VerificationUnknown
+		p.VerificationDetail = "mode ssh: the SSH protocol checks every packet's MAC; fleet does not verify it again"
+	default:
+		p.Verification = protocol.VerificationUnknown
+		p.VerificationDetail = "the agent sent no verification of this path"
+	}
+}
+
+// verificationSummary is "8 paths: 6 ok, 2 unknown, 0 wrong; 3.2 s on the board", "" when nothing was verified.
+func (r *recorder) verificationSummary() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.verdicts) == 0 {
+		return ""
+	}
+	n := map[string]int{}
+	for _, v := range r.verdicts {
+		n[v.Verdict]++
+	}
+	return fmt.Sprintf("%d paths: %d ok, %d unknown, %d wrong; %.1f s on the board", len(r.verdicts),
+		n[protocol.VerificationOK], n[protocol.VerificationUnknown], n[protocol.VerificationWrong], r.verifySeconds)
+}
+
+// wrongOutput is the board's error when any path was wrong, naming mode, algorithm, size and direction; nil
+// otherwise.
+func (r *recorder) wrongOutput() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.wrong) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s", ErrWrongOutput, strings.Join(r.wrong, "; "))
+}
