@@ -111,8 +111,12 @@ func (t *txWriter) writeBatch(b batch) error {
 			return fmt.Errorf("store skip of %s: %w", s.board, err)
 		}
 	}
+	chunk := maxRowsPerInsert
+	if t.tx.copies() {
+		chunk = len(b.points) // one COPY for the whole batch
+	}
 	for len(b.points) > 0 {
-		n := min(len(b.points), maxRowsPerInsert)
+		n := min(len(b.points), chunk)
 		if err := t.insertPoints(b.points[:n]); err != nil {
 			return err
 		}
@@ -121,32 +125,36 @@ func (t *txWriter) writeBatch(b batch) error {
 	return nil
 }
 
-// maxRowsPerInsert bounds one multi-row INSERT (measurementParams parameters a row; SQLite allows 32766).
+// maxRowsPerInsert bounds one multi-row INSERT (a parameter per column and row; SQLite allows 32766).
 const maxRowsPerInsert = 50
 
-// insertPoints inserts points with one statement: far fewer round trips through database/sql than a row at
-// a time, which is most of the cost of ingest.
+// insertPoints stores points with one statement — a COPY on PostgreSQL (copyPoints), a multi-row INSERT
+// otherwise: far fewer round trips through database/sql than a row at a time, which is most of the cost of
+// ingest — and claims the latest pointer of the series new to this run.
 func (t *txWriter) insertPoints(points []boardPoint) error {
 	for _, bp := range points {
 		if err := t.ensureBoard(bp.board); err != nil {
 			return err
 		}
 	}
-	args := make([]any, 0, len(points)*measurementParams)
 	var fresh []series
 	for _, bp := range points {
 		if k := seriesOf(bp.board, &bp.p); !t.w.series[k] && !slices.Contains(t.series, k) &&
 			!slices.Contains(fresh, k) {
 			fresh = append(fresh, k)
 		}
-		p := &bp.p
-		args = append(args, t.w.id, bp.board, p.Mode, p.Algorithm, p.Op, p.BlockSize, p.KeyBits,
-			p.Curve, p.Threads, p.Repeat, p.Engine, p.Driver, p.Count, p.Seconds, p.Timing, p.WallEst,
-			p.BytesPerSec, p.OpsPerSec, p.WallS, p.UserS, p.SysS, p.CPUPct, p.SysBusyPct, p.IRQDelta,
-			p.Failed, p.Error, jsonList(p.Flags), p.RawID, p.Line, p.Validity, jsonList(p.ValidityReasons),
-			evidenceJSON(p.Evidence), p.PublishedMin, p.PublishedMax, p.Verification, p.VerificationDetail)
 	}
-	if err := t.exec(insertMeasurements(len(points)), args...); err != nil {
+	var err error
+	if t.tx.copies() {
+		err = t.copyPoints(points)
+	} else {
+		args := make([]any, 0, len(points)*len(measurementColumns))
+		for i := range points {
+			args = appendMeasurementValues(args, t.w, &points[i])
+		}
+		err = t.exec(insertMeasurements(len(points)), args...)
+	}
+	if err != nil {
 		p := points[0]
 		return fmt.Errorf("store %d points from %s %s of %s: %w", len(points), p.p.Mode, p.p.Algorithm, p.board,
 			err)
@@ -159,19 +167,6 @@ func (t *txWriter) insertPoints(points []boardPoint) error {
 	}
 	t.series = append(t.series, fresh...)
 	return nil
-}
-
-const (
-	insertMeasurementsHead = `INSERT INTO measurements (run_id, board, mode, algorithm, op, block_size, key_bits,
-	curve, threads, repeat, engine, driver, count, seconds, timing, wall_est_s, bytes_per_sec, ops_per_sec,
-	wall_s, user_s, sys_s, cpu_pct, sys_busy_pct, irq_delta, failed, error, flags, raw_id, line, validity, validity_reasons, evidence,
-	published_min, published_max, verification, verification_detail) VALUES `
-	measurementRow    = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	measurementParams = 36
-)
-
-func insertMeasurements(n int) string {
-	return multiRowSQL(insertMeasurementsHead, measurementRow, "", n)
 }
 
 // multiRowSQL is head, then n copies of row separated by commas, then tail: one statement for a whole batch.

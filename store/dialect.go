@@ -32,6 +32,7 @@ type conn struct {
 	*sql.DB
 	dialect dialect
 	rebound sync.Map // PostgreSQL: query as written → query as sent
+	noCopy  bool     // PostgreSQL: store points with INSERT, not COPY (tests compare the two)
 }
 
 // ExecContext runs query with args, rebound for the dialect.
@@ -56,6 +57,9 @@ func (c *conn) PrepareContext(ctx context.Context, query string) (*sql.Stmt, err
 
 // BeginTx starts a transaction whose statements are rebound like conn's.
 func (c *conn) BeginTx(ctx context.Context, opts *sql.TxOptions) (*sqlTx, error) {
+	if c.dialect == dialectPostgres {
+		return c.beginPostgres(ctx, opts)
+	}
 	t, err := c.DB.BeginTx(ctx, opts)
 	if err != nil {
 		return nil, err
@@ -66,7 +70,8 @@ func (c *conn) BeginTx(ctx context.Context, opts *sql.TxOptions) (*sqlTx, error)
 // sqlTx is a transaction of a conn.
 type sqlTx struct {
 	*sql.Tx
-	c *conn
+	c  *conn
+	sc *sql.Conn // PostgreSQL: the connection the transaction holds (pgcopy.go)
 }
 
 // ExecContext runs query with args in the transaction, rebound for the dialect.

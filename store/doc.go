@@ -15,7 +15,8 @@
 // method set; store does not import fleet). Points are committed in batches as they arrive — every
 // DB.BatchSize points or DB.BatchDelay after the first uncommitted one, and always on BoardFinished and
 // Finish — each batch in one immediate transaction, so a controller that dies loses at most the batch in flight
-// and never leaves half of one. A run whose controller died keeps status protocol.StatusRunning and no finished time:
+// and never leaves half of one. On PostgreSQL a batch's points go in with one binary COPY inside that transaction
+// (pgcopy.go), elsewhere with multi-row INSERTs; both are built from one column list (columns.go). A run whose controller died keeps status protocol.StatusRunning and no finished time:
 // show it as incomplete. Several processes may write one file at once (WAL, busy_timeout, BEGIN IMMEDIATE), or
 // one PostgreSQL database (row locks; the latest pointers are upserted in key order).
 //

@@ -18,6 +18,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -109,11 +110,14 @@ func run(ctx context.Context, path string, total, boards, batch, reps int) error
 	fmt.Printf("machine: %s/%s, %d CPUs (GOMAXPROCS %d)\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(),
 		runtime.GOMAXPROCS(0))
 	fmt.Printf("database: %s\n", db.Path)
+	fmt.Printf("load: %s before the ingest\n", loadAvg())
 	if total > 0 {
 		if err := ingestAll(ctx, db, path, total, boards, batch); err != nil {
 			return err
 		}
+		fmt.Printf("load: %s after the ingest\n", loadAvg())
 	}
+	defer func() { fmt.Printf("load: %s after the queries\n", loadAvg()) }()
 
 	queries := []struct {
 		name string
@@ -221,6 +225,20 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// loadAvg is the machine's load average (1, 5, 15 minutes), printed beside the figures: on a shared machine
+// they mean little without it.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
