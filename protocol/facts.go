@@ -8,6 +8,10 @@ type Facts struct {
 	Machine   string            `json:"machine"` // uname -m
 	OSRelease map[string]string `json:"os_release,omitempty"`
 	Kernel    string            `json:"kernel"` // uname -r
+	// Agent is how the board was measured: "" by the Go agent, "shell" by the controller through the board's
+	// POSIX shell and openssl (the shell path), with AgentReason saying why the agent could not run there.
+	Agent       string `json:"agent,omitempty"`
+	AgentReason string `json:"agent_reason,omitempty"`
 
 	CPU    CPUFacts `json:"cpu"`
 	MemKiB int64    `json:"mem_kib,omitempty"`
