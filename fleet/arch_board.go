@@ -54,23 +54,38 @@ func (p boardPlatform) archFor() (string, error) {
 }
 
 func platformShellReason(p boardPlatform) string {
-	m := strings.TrimSpace(p.uname)
 	arch, err := p.archFor()
 	if err != nil {
-		return noPortReason(m)
+		return noPortReason(strings.TrimSpace(p.uname))
 	}
-	if p.kernel == "" {
+	return kernelShellReason(arch, p.kernel)
+}
+
+// kernelShellReason says why a kernel is too old for the agent of arch; "" when it is not, or not known.
+func kernelShellReason(arch, kernel string) string {
+	if kernel == "" {
 		return ""
 	}
-	have, ok := kernelVersion(p.kernel)
+	have, ok := kernelVersion(kernel)
 	want := minKernel(strings.TrimSuffix(arch, "-softfloat"))
 	if !ok {
-		return fmt.Sprintf("kernel %q: not a version fleet can compare with Go's minimum (Linux %d.%d)", p.kernel, want[0], want[1])
+		return fmt.Sprintf("kernel %q: not a version fleet can compare with Go's minimum (Linux %d.%d)", kernel, want[0], want[1])
 	}
 	if have[0] < want[0] || have[0] == want[0] && have[1] < want[1] {
-		return fmt.Sprintf("kernel %s is older than Go's minimum for %s (Linux %d.%d)", p.kernel, arch, want[0], want[1])
+		return fmt.Sprintf("kernel %s is older than Go's minimum for %s (Linux %d.%d)", kernel, arch, want[0], want[1])
 	}
 	return ""
+}
+
+// ShellPathError is a board the Go agent cannot run on: Run measures it through its shell instead, unless
+// boards.toml says agent = "go".
+type ShellPathError struct {
+	Board  string
+	Reason string
+}
+
+func (e *ShellPathError) Error() string {
+	return fmt.Sprintf("%s: the Go agent cannot run there: %s (leave agent unset, or set agent = \"shell\", to measure it through its shell)", e.Board, e.Reason)
 }
 
 // noPortReason names, for a `uname -m` fleet builds no agent for, the reason people will recognise.
