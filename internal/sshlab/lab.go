@@ -27,6 +27,10 @@ type Options struct {
 	// lab network would: with tc netem on the board's veth pair where the kernel has sch_netem, else with a TCP
 	// relay in the test process that holds every chunk for half of it in each direction (see DelayBy).
 	Delay time.Duration
+	// BusyBoxSh makes /bin/sh of every board BusyBox's ash (/bin/busybox, Debian's busybox package), bind-mounted
+	// in the board's mount namespace: the login shell and every `sh` the board runs, as on many embedded boards.
+	// It needs root and /bin/busybox; without them the test is skipped.
+	BusyBoxSh bool
 }
 
 // DropbearInstalled reports whether Options.Dropbear can be honoured on this machine.
@@ -56,6 +60,7 @@ type Lab struct {
 	root   bool
 	// homeSize is Options.HomeSize.
 	homeSize string
+	busybox  string // Options.BusyBoxSh: the busybox binary; "" for the host's /bin/sh
 	delay    time.Duration
 	relays   []*delayRelay
 }
@@ -79,6 +84,9 @@ func Start(t testing.TB, opts Options) *Lab {
 	if opts.HomeSize != "" && !root {
 		t.Skip("sshlab: Options.HomeSize needs root (a tmpfs in the board's mount namespace)")
 	}
+	if opts.BusyBoxSh && (!root || busyboxFor(opts) == "") {
+		t.Skip("sshlab: Options.BusyBoxSh needs root and /bin/busybox (apt-get install busybox)")
+	}
 	if root {
 		needs = append(needs, "unshare", "nsenter", "mount")
 	}
@@ -97,7 +105,7 @@ func Start(t testing.TB, opts Options) *Lab {
 	cleanStale(t)
 
 	pid := os.Getpid()
-	l := &Lab{t: t, root: root, Namespaced: namespaced, homeSize: opts.HomeSize, delay: opts.Delay, id: fmt.Sprintf("fleet%dx%d", pid, labSeq.Add(1))}
+	l := &Lab{t: t, root: root, Namespaced: namespaced, homeSize: opts.HomeSize, busybox: busyboxFor(opts), delay: opts.Delay, id: fmt.Sprintf("fleet%dx%d", pid, labSeq.Add(1))}
 	base := os.TempDir()
 	if root {
 		// Not under /tmp: each board mounts its own tmpfs there, which would hide the lab's files from its sshd.
@@ -260,4 +268,15 @@ func (l *Lab) BoardsTOML() string {
 		}
 	}
 	return s.String()
+}
+
+// busyboxFor is the BusyBox binary Options.BusyBoxSh mounts as /bin/sh: "" when not asked for or not installed.
+func busyboxFor(opts Options) string {
+	if !opts.BusyBoxSh {
+		return ""
+	}
+	if fi, err := os.Stat("/bin/busybox"); err == nil && fi.Mode().IsRegular() {
+		return "/bin/busybox"
+	}
+	return ""
 }
