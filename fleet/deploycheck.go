@@ -64,7 +64,7 @@ fi`
 type checkState struct {
 	uname    string // `uname -m` as printed
 	platform boardPlatform
-	home  string // $HOME, absolute, without a trailing slash
+	home     string // $HOME, absolute, without a trailing slash
 	remoteState
 }
 

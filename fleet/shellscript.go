@@ -13,16 +13,17 @@ import (
 // exits (also on a signal).
 //
 // What each function prints is records (shellframe.go):
-//   fleet_m KIND ARG   a marker line, after a newline of its own
-//   fleet_f PATH…      each readable multi-line file as an F record (one cat each)
-//   fleet_v PATH…      each readable one-line file as a V record (the read builtin: no process)
-//   fleet_s b|a        a sample of the board's state: /proc/stat, /proc/loadavg, /proc/vmstat, /proc/interrupts,
-//                      cpufreq and thermal files, and the shell's times. Before a command the times come last and
-//                      after it first, with /proc/stat beside them, so that the window /proc/stat measures is
-//                      the command's and the children's CPU in times is the command's alone.
-//   fleet_w SECONDS s  waits for the command just started in the background ($!), killing it after SECONDS (a
-//                      hung driver must not keep the board busy after the controller is gone), then prints its
-//                      exit status, the sample after it (with s) and its stderr.
+//
+//	fleet_m KIND ARG   a marker line, after a newline of its own
+//	fleet_f PATH…      each readable multi-line file as an F record (one cat each)
+//	fleet_v PATH…      each readable one-line file as a V record (the read builtin: no process)
+//	fleet_s b|a        a sample of the board's state: /proc/stat, /proc/loadavg, /proc/vmstat, /proc/interrupts,
+//	                   cpufreq and thermal files, and the shell's times. Before a command the times come last and
+//	                   after it first, with /proc/stat beside them, so that the window /proc/stat measures is
+//	                   the command's and the children's CPU in times is the command's alone.
+//	fleet_w SECONDS s  waits for the command just started in the background ($!), killing it after SECONDS (a
+//	                   hung driver must not keep the board busy after the controller is gone), then prints its
+//	                   exit status, the sample after it (with s) and its stderr.
 const shellPrelude = `umask 077
 fleet_n=%[1]s
 fleet_d=/tmp/fleet-sh.$$.%[2]s
