@@ -23,7 +23,7 @@ stage "validity on a quiet machine" env FLEET_E2E_REQUIRE_QUIET=1 go test -count
 scale=${FLEET_FUZZ_SCALE:-1}
 for target in "FuzzParseSpeed ./opensslspeed 40000" "FuzzDecodeLine ./protocol 100000" "FuzzParse ./inventory 20000" \
 	"FuzzParseProcCrypto ./agent 20000" "FuzzParseCPUInfo ./agent 20000" "FuzzProcStatAndInterrupts ./agent 20000" \
-	"FuzzParseOpenSSLVersion ./agent 20000" "FuzzEvidenceParsers ./agent 20000" "FuzzSSHShellQuote ./fleet 3000" "FuzzBoardOutput ./fleet 20000" \
+	"FuzzParseOpenSSLVersion ./agent 20000" "FuzzEvidenceParsers ./agent 20000" "FuzzSSHShellQuote ./fleet 3000" "FuzzBoardOutput ./fleet 20000" "FuzzShellOutput ./fleet 20000" \
 	"FuzzParseFlags ./precision 20000" "FuzzParse ./precision 20000"; do
   set -- $target
   n=$(awk -v n="$3" -v s="$scale" 'BEGIN { v = int(n * s); if (v < 100) v = 100; print v }')

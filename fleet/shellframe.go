@@ -60,8 +60,7 @@ func newFrameReader(r io.Reader, nonce string) *frameReader {
 	return &frameReader{r: bufio.NewReaderSize(r, 64<<10), marker: []byte("@@" + nonce + " "), now: time.Now}
 }
 
-// errFrame is output that breaks the framing: a record too large, a marker of no known kind, bytes before the
-// first marker other than the newline the script prints.
+// errFrame is output that breaks the framing: a record too large, a marker of no known kind or a bad exit status.
 var errFrame = errors.New("shell path: malformed output")
 
 // next returns the next complete record: the one whose content ends where the following marker starts. At the
@@ -112,11 +111,11 @@ func (f *frameReader) next() (shellRecord, error) {
 // add appends content to the record being read.
 func (f *frameReader) add(b []byte) error {
 	f.total += len(b)
+	if f.total > maxRequestBytes {
+		return fmt.Errorf("%w: more than %d bytes for one request", errFrame, maxRequestBytes)
+	}
 	if f.cur == nil {
-		if len(bytes.TrimSpace(b)) == 0 {
-			return nil // the newline before the first marker, or a blank line a login script printed
-		}
-		return fmt.Errorf("%w: %q before the first marker", errFrame, truncate(string(b), 80))
+		return nil // before the first marker: what a login script or a banner printed, which is not ours
 	}
 	if f.pend.Len()+len(b) > maxRecordBytes {
 		return fmt.Errorf("%w: record %s %s is longer than %d bytes", errFrame, f.cur.kind, f.cur.arg, maxRecordBytes)
