@@ -117,3 +117,19 @@ func shellPathReason(err error) string {
 	}
 	return ""
 }
+
+// probeShell is the shell path's probe alone (fleet boards check): one session, the facts, no sweep.
+func probeShell(ctx context.Context, t Transport, b inventory.Board, why string) (*protocol.Facts, error) {
+	s, err := startShell(ctx, t, b.Name)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	plan := protocol.Plan{OpenSSL: b.OpenSSL, Env: b.Env, Modes: b.Modes}
+	p, err := s.probe(ctx, plan, why)
+	if err != nil {
+		return nil, err
+	}
+	f := agent.RemoteFacts(p, plan)
+	return &f, nil
+}
