@@ -29,6 +29,16 @@ for target in "FuzzParseSpeed ./opensslspeed 40000" "FuzzDecodeLine ./protocol 1
   n=$(awk -v n="$3" -v s="$scale" 'BEGIN { v = int(n * s); if (v < 100) v = 100; print v }')
   stage "fuzz $1 (${n}x)" go test -run '^$' -fuzz "^$1\$" -fuzztime "${n}x" -fuzzminimizetime 100x -parallel 1 "$2"
 done
+# The agent's own tests built for two of the targets without hardware here, run under qemu-user: the code a
+# riscv64 or a little-endian MIPS board runs (the openssl they start is the host's).
+for target in "riscv64 qemu-riscv64-static" "mipsle qemu-mipsel-static"; do
+  set -- $target
+  if command -v "$2" >/dev/null; then
+    stage "agent tests on $1 under $2" env GOARCH="$1" go test -count=1 -short -timeout 30m -exec "$2" ./agent
+  else
+    echo "== skip agent tests on $1: $2 is not installed (apt-get install qemu-user-static)"
+  fi
+done
 if [ "${FLEET_SKIP_LAB:-0}" = 1 ]; then
   echo "== skip emulated ARM lab: FLEET_SKIP_LAB=1"
 elif ! command -v qemu-system-aarch64 >/dev/null || ! command -v qemu-system-arm >/dev/null; then
