@@ -187,3 +187,44 @@ func TestShellPathBusyBox(t *testing.T) {
 		waitIdle(t, lab.Board(name), 10*time.Second)
 	}
 }
+
+// TestShellPathChosenByUname: with no agent key, a board whose uname -m has no Go port (32-bit PowerPC), or
+// whose kernel is older than Go's minimum, is measured through its shell, and the summary says which and why;
+// agent = "go" refuses that instead.
+func TestShellPathChosenByUname(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		uname sshlab.FakeUname
+		want  string
+	}{
+		{"no Go port", sshlab.FakeUname{Machine: "ppc"}, `shell path: uname -m "ppc": 32-bit PowerPC, which Go has no port for`},
+		{"old kernel", sshlab.FakeUname{Release: "3.0.35-2666-gbdde708"}, "shell path: kernel 3.0.35-2666-gbdde708 is older than Go's minimum"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, lab := labWorld(t, sshlab.Options{Uname: tc.uname})
+			r := w.fleet(append([]string{"run", "--boards", "board3", "--agent", agentBin}, shortSweep...)...)
+			if !strings.Contains(r.stdout+r.stderr, tc.want) {
+				t.Errorf("summary: want %q\n%s", tc.want, r)
+			}
+			db := w.openDB()
+			brs := w.boardRuns(db, w.runs(db)[0].ID)
+			if f := brs["board3"].Facts; f == nil || f.Agent != "shell" || !strings.Contains(f.AgentReason, strings.TrimPrefix(tc.want, "shell path: ")) {
+				t.Errorf("facts: %v, want agent shell with the reason %q", f != nil && f.Agent == "shell", tc.want)
+				if f != nil {
+					t.Logf("facts say agent %q, reason %q", f.Agent, f.AgentReason)
+				}
+			}
+			if n := len(w.measurements(db, store.Filter{})); n == 0 {
+				t.Errorf("no points measured through the shell\n%s", r)
+			}
+			b := lab.Board("board3")
+			if out, _ := b.Exec("sh", "-c", "[ ! -e "+b.Home+"/.cache/fleet ] || echo .cache/fleet"); strings.TrimSpace(string(out)) != "" {
+				t.Errorf("the deploy check left %q on a shell-path board", out)
+			}
+			w.writeInventory(withAgentKey(lab.BoardsTOML(), "go", "board3"))
+			if r := w.fleet(append([]string{"run", "--boards", "board3", "--agent", agentBin}, shortSweep...)...); r.code == 0 || !strings.Contains(r.stdout+r.stderr, "the Go agent cannot run there") {
+				t.Errorf(`agent = "go": want the board to fail with the reason`+"\n%s", r)
+			}
+		})
+	}
+}
