@@ -15,7 +15,9 @@ import (
 // What each function prints is records (shellframe.go):
 //
 //	fleet_m KIND ARG   a marker line, after a newline of its own
-//	fleet_f PATH…      each readable multi-line file as an F record (one cat each)
+//	fleet_f PATH…      each readable multi-line file as an F record (one cat each: the probe's large files)
+//	fleet_r PATH…      the same with the read builtin, no process (a fork costs an emulated or small board
+//	                   more than reading a few lines byte by byte); of /proc/vmstat only the pswp lines
 //	fleet_v PATH…      each readable one-line file as a V record (the read builtin: no process)
 //	fleet_s b|a        a sample of the board's state: /proc/stat, /proc/loadavg, /proc/vmstat, /proc/interrupts,
 //	                   cpufreq and thermal files, and the shell's times. Before a command the times come last and
@@ -29,6 +31,16 @@ fleet_n=%[1]s
 fleet_d=/tmp/fleet-sh.$$.%[2]s
 fleet_m() { printf '\n@@%%s %%s\n' "$fleet_n" "$*"; }
 fleet_f() { for fleet_p in "$@"; do [ -r "$fleet_p" ] && [ -f "$fleet_p" ] && fleet_m F "$fleet_p" && cat "$fleet_p" 2>/dev/null; done; }
+fleet_r() {
+	for fleet_p in "$@"; do
+		[ -r "$fleet_p" ] && [ -f "$fleet_p" ] || continue
+		fleet_m F "$fleet_p"
+		case "$fleet_p" in
+		/proc/vmstat) while IFS= read -r fleet_l; do case "$fleet_l" in pswp*) printf '%%s\n' "$fleet_l";; esac; done < "$fleet_p";;
+		*) while IFS= read -r fleet_l || [ -n "$fleet_l" ]; do printf '%%s\n' "$fleet_l"; done < "$fleet_p";;
+		esac
+	done
+}
 fleet_v() {
 	for fleet_p in "$@"; do
 		[ -r "$fleet_p" ] || continue
@@ -42,15 +54,15 @@ set -- /sys/devices/system/cpu/cpufreq/policy*
 if [ -e "$1" ]; then fleet_cf='/sys/devices/system/cpu/cpufreq/policy*'; else fleet_cf='/sys/devices/system/cpu/cpu[0-9]*/cpufreq'; fi
 fleet_s() {
 	fleet_m S "$1"
-	if [ "$1" = a ]; then fleet_m T; times; fleet_f /proc/stat; fi
+	if [ "$1" = a ]; then fleet_m T; times; fleet_r /proc/stat; fi
 	fleet_v /proc/loadavg /sys/devices/system/cpu/offline $fleet_cf/related_cpus $fleet_cf/scaling_driver \
 		$fleet_cf/scaling_governor $fleet_cf/scaling_min_freq $fleet_cf/scaling_max_freq $fleet_cf/cpuinfo_max_freq \
 		$fleet_cf/scaling_cur_freq /sys/class/thermal/thermal_zone*/type /sys/class/thermal/thermal_zone*/temp \
 		/sys/class/thermal/thermal_zone*/trip_point_*_type /sys/class/thermal/thermal_zone*/trip_point_*_temp \
 		/sys/class/hwmon/hwmon*/name /sys/class/hwmon/hwmon*/temp*_input /sys/class/hwmon/hwmon*/temp*_max \
 		/sys/class/hwmon/hwmon*/temp*_crit
-	fleet_f /proc/vmstat /proc/interrupts $fleet_cf/stats/time_in_state
-	if [ "$1" = b ]; then fleet_f /proc/stat; fleet_m T; times; fi
+	fleet_r /proc/vmstat /proc/interrupts $fleet_cf/stats/time_in_state
+	if [ "$1" = b ]; then fleet_r /proc/stat; fleet_m T; times; fi
 	fleet_m Z
 }
 fleet_w() {

@@ -32,5 +32,5 @@ trap 'exit 130' INT TERM
 
 cd "$root"
 start=$SECONDS
-go test -count=1 -timeout 22m "$@" ./lab/
+go test -count=1 -timeout 30m "$@" ./lab/
 echo "e2e: passed in $((SECONDS - start))s" >&2
