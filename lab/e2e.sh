@@ -2,10 +2,11 @@
 # e2e.sh: the CI end-to-end test on the emulated ARM lab. Builds the images (cached in $FLEET_LAB_CACHE), boots
 # qemu-arm64 and qemu-armv7 in a private run dir, runs `fleet boards check` and `fleet run` (no --modes: every
 # mode the probe finds) against them, asserts on the stored results (lab/lab_test.go: soft, cpu, afalg and kcapi
-# points on both boards, devcrypto a skip), proves the GOARM=5 agent on an ARM926 core, and stops the boards on
-# every exit, also when `go test` is killed by its timeout.
+# points on both boards, devcrypto a skip), proves the GOARM=5 agent on an ARM926 core, compares the agent with
+# the shell path on both boards (lab/shellpath_test.go, a boot of its own), and stops the boards on every exit,
+# also when `go test` is killed by its timeout.
 #
-#   lab/e2e.sh                 both tests
+#   lab/e2e.sh                 every test
 #   lab/e2e.sh -run TestLabEndToEnd -v    extra arguments go to `go test`
 set -euo pipefail
 
