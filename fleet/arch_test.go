@@ -67,8 +67,8 @@ func TestDetectArch(t *testing.T) {
 	if got, err := DetectArch(ctx, fake); err != nil || got != "armv5" {
 		t.Errorf("DetectArch(armv5tejl board) = %q, %v; want armv5", got, err)
 	}
-	fake = &cannedTransport{stdout: "mips\n"}
+	fake = &cannedTransport{stdout: "sh4\n"}
 	if got, err := DetectArch(ctx, fake); err == nil {
-		t.Errorf("DetectArch(mips board) = %q, want an error", got)
+		t.Errorf("DetectArch(sh4 board) = %q, want an error", got)
 	}
 }
