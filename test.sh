@@ -45,11 +45,27 @@ fuzz_targets=(
 	"FuzzBootState ./fleet 20000"
 	"FuzzVerifyReport ./verify 20000"
 	"FuzzParseDgstOutput ./agent 20000"
+	"FuzzShellOutput ./fleet 20000"
 )
 for target in "${fuzz_targets[@]}"; do
   set -- $target
   n=$(awk -v n="$3" -v s="$scale" 'BEGIN { v = int(n * s); if (v < 100) v = 100; print v }')
   stage "fuzz $1 (${n}x)" go test -run '^$' -fuzz "^$1\$" -fuzztime "${n}x" -fuzzminimizetime 100x -parallel 1 "$2"
+done
+# The agent's own tests built for two of the targets without hardware here, run under qemu-user: the code a
+# riscv64 or a little-endian MIPS board runs (the openssl they start is the host's). Skipped: the tests that
+# expect mode soft on the machine uname names (OpenSSL has no capability mask for riscv64 or MIPS, so soft is a
+# skip there, as on such a board) and the ones that bound how fast a child starts or stops, which emulation
+# makes several times slower; and the host-side check of which packages import the agent (go list under the
+# target's GOARCH fails on modernc.org/sqlite, which has no MIPS port).
+qemu_skip='TestSharedPackagesDoNotImportAgent|TestProbeFakeBoard|TestProbeBoundedEngine|TestSweepRealOpenSSL|TestSweepPrecisionFakeOpenSSL|TestSweepFakeOpenSSL|TestSweepCancelKillsChild|TestMainSweepStdinEOF'
+for target in "riscv64 qemu-riscv64-static" "mipsle qemu-mipsel-static"; do
+  set -- $target
+  if command -v "$2" >/dev/null; then
+    stage "agent tests on $1 under $2" env GOARCH="$1" go test -count=1 -short -timeout 30m -skip "$qemu_skip" -exec "$2" ./agent
+  else
+    echo "== skip agent tests on $1: $2 is not installed (apt-get install qemu-user-static)"
+  fi
 done
 if [ "${FLEET_SKIP_LAB:-0}" = 1 ]; then
   echo "== skip emulated ARM lab: FLEET_SKIP_LAB=1"

@@ -97,7 +97,11 @@ func firstErrorLine(out string) string {
 func probeEngine(ctx context.Context, openssl, name string, opts ProbeOptions) string {
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
-	res := runChild(ctx, []string{openssl, "engine", "-t", name}, opts.Env)
+	return engineStatus(runChild(ctx, []string{openssl, "engine", "-t", name}, opts.Env))
+}
+
+// engineStatus reads what `openssl engine -t NAME` did: "available" or "not available: <reason>".
+func engineStatus(res childResult) string {
 	switch {
 	case res.Err != nil:
 		return "not available: " + res.Err.Error()
@@ -136,6 +140,22 @@ func probeOpenSSL(ctx context.Context, f *protocol.Facts, path string, engines [
 	cctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	res := runChild(cctx, []string{path, "version", "-a"}, opts.Env)
 	cancel()
+	v, why := opensslFacts(f, path, res)
+	if why != "" {
+		return v, why
+	}
+	f.Engines = map[string]string{}
+	for _, e := range engines {
+		if _, done := f.Engines[e]; !done && e != "" {
+			f.Engines[e] = probeEngine(ctx, path, e, opts)
+		}
+	}
+	return v, ""
+}
+
+// opensslFacts fills the OpenSSL facts from what `openssl version -a` did, and returns the parsed version, or
+// why openssl cannot be used.
+func opensslFacts(f *protocol.Facts, path string, res childResult) (opensslVersion, string) {
 	if res.Err != nil || res.Exit != 0 {
 		why := fmt.Sprintf("version -a: exit %d: %v %s", res.Exit, res.Err, firstErrorLine(res.Stderr))
 		f.Errors = append(f.Errors, "openssl "+why)
@@ -151,11 +171,5 @@ func probeOpenSSL(ctx context.Context, f *protocol.Facts, path string, engines [
 		return v, "openssl " + path + ": " + why
 	}
 	f.OpenSSLVersion = printed
-	f.Engines = map[string]string{}
-	for _, e := range engines {
-		if _, done := f.Engines[e]; !done && e != "" {
-			f.Engines[e] = probeEngine(ctx, path, e, opts)
-		}
-	}
 	return v, ""
 }

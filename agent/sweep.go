@@ -30,6 +30,7 @@ type sweepState struct {
 	kernel         *kernelWatch      // the kernel log's new lines go with each point
 	sessionDrivers map[string]string // devcrypto: algorithm → driver cryptodev named ("?why" when it could not)
 	loaded         map[string]bool   // modes whose concurrency check has run (once per mode, verify.go)
+	remote         Remote            // the board the controller drives through its shell (remote.go); nil: this one
 }
 
 // Sweep measures plan and streams facts, raw, point, skip, log and error lines to enc. A mode or algorithm that
@@ -52,6 +53,7 @@ type probed struct {
 	opensslPath string
 	version     *opensslVersion
 	opts        ProbeOptions
+	remote      *remoteProbed // a board measured from the controller (RemoteSweep); nil: this one
 }
 
 // sweepProbed is Sweep, reusing p when it was made with the plan's probe options and the plan prepares nothing
@@ -63,6 +65,9 @@ func sweepProbed(ctx context.Context, plan protocol.Plan, enc *protocol.Encoder,
 	popts := probeOptionsForPlan(plan)
 	popts.Root = root
 	var prepared []string
+	if p != nil && p.remote != nil {
+		prepared = p.remote.unprepared(&plan)
+	}
 	if plan.Governor != "" {
 		changes, notes := setGovernor(root, plan.Governor)
 		prepared = append(prepared, notes...)
@@ -76,14 +81,21 @@ func sweepProbed(ctx context.Context, plan protocol.Plan, enc *protocol.Encoder,
 		prepared = append(prepared, waitQuiet(ctx, root, time.Duration(plan.QuietWaitS*float64(time.Second)), plan.QuietLimitPct))
 	}
 	// the board's state before the sweep: its background load is measured over the probe
-	if p == nil || plan.Governor != "" || plan.QuietWaitS > 0 || !sameProbe(p.opts, popts) {
+	if p == nil || p.remote == nil && (plan.Governor != "" || plan.QuietWaitS > 0 || !sameProbe(p.opts, popts)) {
 		p = &probed{pre: sampleEvidence(root)}
 		p.facts, p.opensslPath, p.version = probeFacts(ctx, popts)
 	}
 	facts, opensslPath, version := p.facts, p.opensslPath, p.version
-	facts.Evidence = evidenceBetween(p.pre, sampleEvidence(root))
+	if p.remote != nil {
+		facts.Evidence = evidenceBetween(p.pre, p.remote.post)
+	} else {
+		facts.Evidence = evidenceBetween(p.pre, sampleEvidence(root))
+	}
 	facts.Prepared = prepared
 	s := &sweepState{plan: plan, facts: facts, enc: enc, root: root, threads: max(plan.Threads, 1)}
+	if p.remote != nil {
+		s.remote = p.remote.board
+	}
 	if err := enc.Encode(protocol.TypeFacts, &facts); err != nil {
 		return s.done, err
 	}

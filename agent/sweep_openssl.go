@@ -63,9 +63,7 @@ func (s *sweepState) runOpenSSL(ctx context.Context, j sweepJob, repeat int) err
 	// a hung driver must not hang the sweep: bound each run well above what it should take
 	runCtx, cancel := context.WithTimeout(ctx, speedTimeout(c))
 	defer cancel()
-	before := sampleSystem(s.root)
-	res := runChild(runCtx, c.Argv, c.Env)
-	after := sampleSystem(s.root)
+	res, before, after := s.measureChild(runCtx, c.Argv, c.Env)
 	if ctx.Err() != nil {
 		return fmt.Errorf("sweep: %w", ctx.Err())
 	}

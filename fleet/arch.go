@@ -9,42 +9,51 @@ import (
 	"github.com/fleetlab/fleet/inventory"
 )
 
-// Target is what the agent is compiled for: the Go toolchain's GOOS, GOARCH and, for 32-bit ARM, GOARM.
+// Target is what the agent is compiled for: the Go toolchain's GOOS, GOARCH and, for 32-bit ARM, GOARM; for
+// 32-bit MIPS, GOMIPS.
 type Target struct {
 	GOOS   string // always "linux" for boards
-	GOARCH string // arm, arm64, amd64, 386
+	GOARCH string // arm, arm64, amd64, 386, riscv64, mips, mipsle, mips64, mips64le, ppc64le, loong64
 	GOARM  string // 5, 6 or 7 when GOARCH is arm; empty otherwise
+	GOMIPS string // "softfloat" for a MIPS32 board without an FPU; empty (hardfloat) otherwise
 }
 
-// String names the target like the Go toolchain's platform list: "linux/arm64", "linux/arm/v7".
+// String names the target like the Go toolchain's platform list: "linux/arm64", "linux/arm/v7",
+// "linux/mipsle/softfloat".
 func (t Target) String() string {
 	s := t.GOOS + "/" + t.GOARCH
 	if t.GOARM != "" {
 		s += "/v" + t.GOARM
 	}
+	if t.GOMIPS != "" {
+		s += "/" + t.GOMIPS
+	}
 	return s
 }
 
-// Arch is the inventory's architecture name of the target (armv5, armv6, armv7, arm64, amd64, 386).
+// Arch is the inventory's architecture name of the target (one of inventory.Arches).
 func (t Target) Arch() string {
 	if t.GOARCH == "arm" && t.GOARM != "" {
 		return "armv" + t.GOARM
 	}
+	if t.GOMIPS == "softfloat" {
+		return t.GOARCH + "-softfloat"
+	}
 	return t.GOARCH
 }
 
-// CanonicalArch returns the inventory name (armv5, armv6, armv7, arm64, amd64, 386) of an architecture given either
-// by that name or as `uname -m` prints it (surrounding white space, such as uname's newline, is ignored). The names
-// come from inventory.NormalizeArch, so that boards.toml and a detected architecture agree.
+// CanonicalArch returns the inventory name (one of inventory.Arches) of an architecture given either by that name
+// or as `uname -m` prints it (surrounding white space, such as uname's newline, is ignored). The names come from
+// inventory.NormalizeArch, so that boards.toml and a detected architecture agree.
 func CanonicalArch(arch string) (string, error) {
 	a, ok := inventory.NormalizeArch(strings.TrimSpace(arch))
 	if !ok {
-		return "", fmt.Errorf("unknown architecture %q: want armv5, armv6, armv7, arm64, amd64 or 386 (or a `uname -m` value such as armv7l or aarch64)", arch)
+		return "", fmt.Errorf("unknown architecture %q: want one of %s (or a `uname -m` value such as armv7l or aarch64)", arch, strings.Join(inventory.Arches, ", "))
 	}
 	return a, nil
 }
 
-// TargetForArch returns the Go target for an architecture name (armv5 … 386, or a `uname -m` value).
+// TargetForArch returns the Go target for an architecture name (one of inventory.Arches, or a `uname -m` value).
 func TargetForArch(arch string) (Target, error) {
 	a, err := CanonicalArch(arch)
 	if err != nil {
@@ -52,6 +61,9 @@ func TargetForArch(arch string) (Target, error) {
 	}
 	if v, ok := strings.CutPrefix(a, "armv"); ok {
 		return Target{GOOS: "linux", GOARCH: "arm", GOARM: v}, nil
+	}
+	if g, ok := strings.CutSuffix(a, "-softfloat"); ok {
+		return Target{GOOS: "linux", GOARCH: g, GOMIPS: "softfloat"}, nil
 	}
 	return Target{GOOS: "linux", GOARCH: a}, nil
 }

@@ -26,7 +26,7 @@ func FuzzBoardOutput(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, out []byte, n int64) {
 		asked := 0
-		st, err := readCheck(bytes.NewReader(out), false, func(string) error { asked++; return nil })
+		st, err := readCheck(bytes.NewReader(out), false, func(boardPlatform) error { asked++; return nil })
 		if err == nil {
 			if st.home != "" && !strings.HasPrefix(st.home, "/") {
 				t.Fatalf("readCheck accepted the relative $HOME %q", st.home)

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -185,7 +186,7 @@ func findGo(goBin string, lookPath func(string) (string, error), goroot string) 
 // its go.mod and go.sum say (a GOFLAGS=-mod=vendor, a go.work around the cache directory).
 func buildEnv(environ []string, t Target) []string {
 	drop := map[string]bool{"GOOS": true, "GOARCH": true, "GOARM": true, "GOARM64": true, "GOAMD64": true,
-		"GO386": true, "CGO_ENABLED": true, "GOFLAGS": true, "GOWORK": true}
+		"GO386": true, "GOMIPS": true, "GOMIPS64": true, "GORISCV64": true, "GOPPC64": true, "CGO_ENABLED": true, "GOFLAGS": true, "GOWORK": true}
 	env := make([]string, 0, len(environ)+7)
 	for _, kv := range environ {
 		k, _, _ := strings.Cut(kv, "=")
@@ -205,6 +206,14 @@ func buildEnv(environ []string, t Target) []string {
 		env = append(env, "GOAMD64=v1")
 	case "386":
 		env = append(env, "GO386=sse2")
+	case "mips", "mipsle":
+		env = append(env, "GOMIPS="+cmp.Or(t.GOMIPS, "hardfloat"))
+	case "mips64", "mips64le":
+		env = append(env, "GOMIPS64=hardfloat")
+	case "riscv64":
+		env = append(env, "GORISCV64=rva20u64")
+	case "ppc64le":
+		env = append(env, "GOPPC64=power8")
 	}
 	return env
 }

@@ -94,14 +94,18 @@ func TestFindGo(t *testing.T) {
 }
 
 func TestBuildEnv(t *testing.T) {
-	env := buildEnv([]string{"PATH=/bin", "GOFLAGS=-mod=vendor", "GOARCH=mips", "GOAMD64=v3", "CGO_ENABLED=1", "GOPROXY=off"}, Target{"linux", "arm", "5"})
+	env := buildEnv([]string{"PATH=/bin", "GOFLAGS=-mod=vendor", "GOARCH=mips", "GOAMD64=v3", "CGO_ENABLED=1", "GOPROXY=off"}, Target{GOOS: "linux", GOARCH: "arm", GOARM: "5"})
 	got := strings.Join(env, " ")
 	for _, want := range []string{"PATH=/bin", "GOPROXY=off", "CGO_ENABLED=0", "GOOS=linux", "GOARCH=arm", "GOARM=5", "GOFLAGS=-mod=mod -buildvcs=false", "GOWORK=off"} {
 		if !strings.Contains(" "+got+" ", " "+want+" ") {
 			t.Errorf("buildEnv lacks %s: %s", want, got)
 		}
 	}
-	amd64 := strings.Join(buildEnv([]string{"GOAMD64=v3"}, Target{"linux", "amd64", ""}), " ")
+	mips := strings.Join(buildEnv([]string{"GOMIPS=hardfloat"}, Target{GOOS: "linux", GOARCH: "mipsle", GOMIPS: "softfloat"}), " ")
+	if !strings.Contains(mips, "GOMIPS=softfloat") || strings.Contains(mips, "hardfloat") {
+		t.Errorf("buildEnv for mipsle/softfloat = %s, want GOMIPS=softfloat only", mips)
+	}
+	amd64 := strings.Join(buildEnv([]string{"GOAMD64=v3"}, Target{GOOS: "linux", GOARCH: "amd64"}), " ")
 	if !strings.Contains(amd64, "GOAMD64=v1") || strings.Contains(amd64, "v3") {
 		t.Errorf("buildEnv for amd64 = %s, want GOAMD64=v1 only", amd64)
 	}

@@ -7,6 +7,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/fleetlab/fleet/inventory"
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // CheckOptions is `fleet boards check`: the boards and how to reach them.
@@ -56,22 +57,44 @@ func checkBoard(ctx context.Context, opts RunOptions, b inventory.Board) CheckRe
 		return r
 	}
 	defer t.Close()
-	d, err := deployAgent(ctx, opts, b, t)
-	if err != nil {
-		r.Err = err
-		return r
+	var f *protocol.Facts
+	shellWhy := ""
+	if agentChoice(opts, b) == inventory.AgentShell {
+		shellWhy = shellChosenReason(b)
 	}
-	r.Pushed = d.pushed
-	r.Deploy = fmt.Sprintf("pushed %d bytes", d.pushed)
-	if d.pushed == 0 {
-		r.Deploy = "agent already there, pushed 0 bytes"
+	if shellWhy == "" {
+		d, err := deployAgent(ctx, opts, b, t)
+		if why := shellPathReason(err); why != "" && agentChoice(opts, b) == "" {
+			shellWhy, err = why, nil
+		}
+		if err != nil {
+			r.Err = err
+			return r
+		}
+		if shellWhy == "" {
+			r.Pushed = d.pushed
+			r.Deploy = fmt.Sprintf("pushed %d bytes", d.pushed)
+			if d.pushed == 0 {
+				r.Deploy = "agent already there, pushed 0 bytes"
+			}
+			if f, err = probe(ctx, t, d.remote, b, b.Modes); err != nil {
+				r.Err = fmt.Errorf("probe %s: %w", b.Name, err)
+				return r
+			}
+		}
 	}
-	f, err := probe(ctx, t, d.remote, b, b.Modes)
-	if err != nil {
-		r.Err = fmt.Errorf("probe %s: %w", b.Name, err)
-		return r
+	if shellWhy != "" {
+		// the shell path's probe, over the session a run would use; nothing pushed
+		r.Deploy = "shell path, nothing pushed"
+		if f, err = probeShell(ctx, t, b, shellWhy); err != nil {
+			r.Err = fmt.Errorf("probe %s: %w", b.Name, err)
+			return r
+		}
 	}
 	r.Summary = factsSummary(f)
+	if shellWhy != "" {
+		r.Summary += "; shell path: " + shellWhy
+	}
 	// A board whose run could measure nothing it would be asked to is not ready. The profile is not known
 	// here: the board's own modes, else every mode the probe finds.
 	modes := b.Modes

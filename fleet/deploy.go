@@ -21,6 +21,7 @@ var ErrChecksum = errors.New("unexpected checksum")
 // DeployOptions configures Deploy.
 type DeployOptions struct {
 	Board string                           // board name, for messages
+	Arch  string                           // the board's arch from boards.toml, when the agent was chosen by it
 	Logf  func(format string, args ...any) // progress for people; nil: quiet
 }
 
@@ -83,8 +84,11 @@ func deploy(ctx context.Context, t Transport, localAgent string, agentFor func(c
 		}
 	}
 	var arch string
-	resolve := func(uname string) (string, error) {
-		a, err := CanonicalArch(uname)
+	resolve := func(p boardPlatform) (string, error) {
+		if why := platformShellReason(p); why != "" {
+			return "", &ShellPathError{Board: board, Reason: why}
+		}
+		a, err := p.archFor()
 		if err != nil {
 			return "", fmt.Errorf("detect arch (uname -m): %w", err)
 		}
@@ -102,7 +106,13 @@ func deploy(ctx context.Context, t Transport, localAgent string, agentFor func(c
 		}
 		return res, "", fmt.Errorf("deploy agent to %s: %w", board, err)
 	}
-	arch, _ = CanonicalArch(st.uname)
+	arch, _ = st.platform.archFor()
+	if localAgent != "" && req != "" {
+		// the arch came from boards.toml: the kernel can still be older than Go's
+		if why := kernelShellReason(opts.Arch, st.platform.kernel); why != "" {
+			return res, arch, &ShellPathError{Board: board, Reason: why}
+		}
+	}
 	dir := st.home + "/.cache/fleet"
 	res = DeployResult{RemotePath: dir + "/" + agentName(want), SHA256: want}
 	if st.present {

@@ -29,12 +29,21 @@ import (
 // the script prints no checksum and Deploy falls back to the agent's own `sha256`, every run.
 //
 // NAME travels on stdin and is checked to be a plain agent-* name; nothing is spliced into the script.
+//
+// The first line also says what chooses between the agent and the shell path (arch_board.go): `uname -r`, and on
+// MIPS the byte order of /bin/sh's ELF header (od) and whether /proc/cpuinfo names an FPU ("-" where not read).
+// The directory is made only once the controller has sent a name: a board the shell path measures keeps nothing.
 const deployScript = `# deploy check
 umask 077
-printf 'arch %s\nhome %s\n' "$(uname -m)" "$HOME"
+m=$(uname -m) e=- f=-
+case "$m" in mips*)
+  set -- $(od -An -tx1 -j5 -N1 /bin/sh 2>/dev/null); e=${1:--}
+  f=no; while IFS= read -r l; do case "$l" in *"FPU V"*) f=yes;; esac; done < /proc/cpuinfo
+esac
+printf 'arch %s %s %s %s\nhome %s\n' "$m" "$(uname -r)" "$e" "$f" "$HOME"
+read -r name want || exit 0
 d="$HOME/.cache/fleet"
 chmod 700 "$d" 2>/dev/null || { mkdir -p "$d" && chmod 700 "$d"; } || exit 1
-read -r name want || exit 0
 case "$name" in */*|.*|'') echo "bad name"; exit 1;; agent-*) ;; *) echo "bad name"; exit 1;; esac
 f="$d/$name" c="$d/.$name.sha256"
 if [ ! -f "$f" ]; then echo absent; exit 0; fi
@@ -53,14 +62,15 @@ fi`
 
 // checkState is what the deploy check learned.
 type checkState struct {
-	uname string // `uname -m` as printed
-	home  string // $HOME, absolute, without a trailing slash
+	uname    string // `uname -m` as printed
+	platform boardPlatform
+	home     string // $HOME, absolute, without a trailing slash
 	remoteState
 }
 
-// deployCheck runs deployScript. req is "NAME SHA256"; when it is "", resolve turns the board's `uname -m` into
-// it, in the same session.
-func deployCheck(ctx context.Context, t Transport, req string, resolve func(uname string) (string, error)) (checkState, error) {
+// deployCheck runs deployScript. req is "NAME SHA256"; when it is "", resolve turns the board's platform
+// (`uname -m` and the rest of the first line) into it, in the same session.
+func deployCheck(ctx context.Context, t Transport, req string, resolve func(p boardPlatform) (string, error)) (checkState, error) {
 	stdinR, stdinW := io.Pipe()
 	stdoutR, stdoutW := io.Pipe()
 	stderr := &tailWriter{max: 4096}
@@ -81,8 +91,8 @@ func deployCheck(ctx context.Context, t Transport, req string, resolve func(unam
 	if req != "" {
 		send(req)
 	}
-	st, err := readCheck(stdoutR, req != "", func(uname string) error {
-		line, err := resolve(uname)
+	st, err := readCheck(stdoutR, req != "", func(p boardPlatform) error {
+		line, err := resolve(p)
 		if err != nil {
 			stdinW.Close() // the script ends at its read
 			return err
@@ -105,7 +115,7 @@ func deployCheck(ctx context.Context, t Transport, req string, resolve func(unam
 }
 
 // readCheck parses deployScript's output, calling ask with the arch once it is known unless the request was sent.
-func readCheck(r io.Reader, sent bool, ask func(uname string) error) (checkState, error) {
+func readCheck(r io.Reader, sent bool, ask func(p boardPlatform) error) (checkState, error) {
 	var st checkState
 	sc := bufio.NewScanner(r)
 	n := 0
@@ -114,7 +124,8 @@ func readCheck(r io.Reader, sent bool, ask func(uname string) error) (checkState
 		key, val, _ := strings.Cut(sc.Text(), " ")
 		switch {
 		case n == 1 && key == "arch":
-			st.uname = strings.TrimSpace(val)
+			st.platform = parsePlatform(val)
+			st.uname = st.platform.uname
 		case n == 2 && key == "home":
 			home := strings.TrimRight(val, "/")
 			if !strings.HasPrefix(val, "/") {
@@ -122,7 +133,7 @@ func readCheck(r io.Reader, sent bool, ask func(uname string) error) (checkState
 			}
 			st.home = home
 			if !sent {
-				if err := ask(st.uname); err != nil {
+				if err := ask(st.platform); err != nil {
 					return st, err
 				}
 			}
@@ -149,4 +160,17 @@ func readCheck(r io.Reader, sent bool, ask func(uname string) error) (checkState
 		return st, fmt.Errorf("deploy check: %w", err)
 	}
 	return st, nil
+}
+
+// parsePlatform reads the rest of the deploy check's first line: `uname -m`, `uname -r`, the ELF byte order and
+// the FPU, "-" for each not read. An older script's line has `uname -m` alone.
+func parsePlatform(val string) boardPlatform {
+	f := strings.Fields(val)
+	get := func(i int) string {
+		if i < len(f) && f[i] != "-" {
+			return f[i]
+		}
+		return ""
+	}
+	return boardPlatform{uname: get(0), kernel: get(1), elf: get(2), fpu: get(3)}
 }

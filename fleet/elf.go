@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"cmp"
 	"debug/buildinfo"
 	"debug/elf"
 	"encoding/binary"
@@ -24,15 +25,23 @@ const (
 	armABIFloatHard = 0x00000400
 )
 
-// elfMachines gives, per GOARCH, the ELF machine and class a Linux executable must have.
+// elfMachines gives, per GOARCH, the ELF machine, class and byte order a Linux executable must have.
 var elfMachines = map[string]struct {
 	machine elf.Machine
 	class   elf.Class
+	data    elf.Data
 }{
-	"arm":   {elf.EM_ARM, elf.ELFCLASS32},
-	"arm64": {elf.EM_AARCH64, elf.ELFCLASS64},
-	"amd64": {elf.EM_X86_64, elf.ELFCLASS64},
-	"386":   {elf.EM_386, elf.ELFCLASS32},
+	"arm":      {elf.EM_ARM, elf.ELFCLASS32, elf.ELFDATA2LSB},
+	"arm64":    {elf.EM_AARCH64, elf.ELFCLASS64, elf.ELFDATA2LSB},
+	"amd64":    {elf.EM_X86_64, elf.ELFCLASS64, elf.ELFDATA2LSB},
+	"386":      {elf.EM_386, elf.ELFCLASS32, elf.ELFDATA2LSB},
+	"riscv64":  {elf.EM_RISCV, elf.ELFCLASS64, elf.ELFDATA2LSB},
+	"mips":     {elf.EM_MIPS, elf.ELFCLASS32, elf.ELFDATA2MSB},
+	"mipsle":   {elf.EM_MIPS, elf.ELFCLASS32, elf.ELFDATA2LSB},
+	"mips64":   {elf.EM_MIPS, elf.ELFCLASS64, elf.ELFDATA2MSB},
+	"mips64le": {elf.EM_MIPS, elf.ELFCLASS64, elf.ELFDATA2LSB},
+	"ppc64le":  {elf.EM_PPC64, elf.ELFCLASS64, elf.ELFDATA2LSB},
+	"loong64":  {elf.EM_LOONGARCH, elf.ELFCLASS64, elf.ELFDATA2LSB},
 }
 
 // CheckELF reports whether the executable at path runs on boards of target t: ELF machine, class and byte order,
@@ -67,8 +76,8 @@ func checkELF(path string, t Target) error {
 	if f.Class != want.class {
 		return fmt.Errorf("%w: ELF class is %s, want %s", ErrWrongBinary, f.Class, want.class)
 	}
-	if f.Data != elf.ELFDATA2LSB {
-		return fmt.Errorf("%w: ELF byte order is %s, want little-endian", ErrWrongBinary, f.Data)
+	if f.Data != want.data {
+		return fmt.Errorf("%w: ELF byte order is %s, want %s", ErrWrongBinary, f.Data, want.data)
 	}
 	if f.Type != elf.ET_EXEC && f.Type != elf.ET_DYN {
 		return fmt.Errorf("%w: ELF type is %s, want an executable", ErrWrongBinary, f.Type)
@@ -130,6 +139,11 @@ func checkGoBuild(path string, t Target) error {
 	}
 	if v := settings["CGO_ENABLED"]; v == "1" {
 		return fmt.Errorf("%w: Go binary built with CGO_ENABLED=1, want 0", ErrWrongBinary)
+	}
+	// a hardfloat MIPS agent traps on every float instruction of a board without an FPU (or dies, without the
+	// kernel's emulator); a softfloat one runs on either
+	if t.GOMIPS == "softfloat" && settings["GOMIPS"] != "softfloat" && settings["GOARCH"] != "" {
+		return fmt.Errorf("%w: Go binary built for GOMIPS=%s, the board has no FPU (want softfloat)", ErrWrongBinary, cmp.Or(settings["GOMIPS"], "hardfloat"))
 	}
 	if t.GOARCH == "arm" && t.GOARM != "" {
 		got, _, _ := strings.Cut(settings["GOARM"], ",") // "7" or "7,softfloat"

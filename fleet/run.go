@@ -234,19 +234,35 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 	t = traced(t, b.Name, opts.Trace)
 	defer func() { defer opts.Trace.Phase(b.Name, "close")(); t.Close() }() // t: the transport after any reconnect
 
-	ev(Event{Stage: StageDeploy})
-	endPhase = opts.Trace.Phase(b.Name, "deploy")
-	d, err := deployAgent(ctx, opts, b, t)
-	endPhase()
-	if err != nil {
-		return finish(err)
+	// The shell path (shellpath.go) when boards.toml says so, or when the deploy check finds a board the agent
+	// cannot run on; the summary says which and why.
+	var d deployed
+	shellWhy := ""
+	if agentChoice(opts, b) == inventory.AgentShell {
+		shellWhy = shellChosenReason(b)
+	} else {
+		ev(Event{Stage: StageDeploy})
+		endPhase = opts.Trace.Phase(b.Name, "deploy")
+		d, err = deployAgent(ctx, opts, b, t)
+		endPhase()
+		if why := shellPathReason(err); why != "" && agentChoice(opts, b) == "" {
+			shellWhy, err = why, nil
+		}
+		if err != nil {
+			return finish(err)
+		}
 	}
-	out.Arch, out.Pushed = d.arch, d.pushed
-	msg := fmt.Sprintf("agent %s, pushed %d bytes", d.remote, d.pushed)
-	if d.pushed == 0 {
-		msg = fmt.Sprintf("agent %s already there, pushed 0 bytes", d.remote)
+	if shellWhy != "" {
+		out.Arch = "shell"
+		ev(Event{Stage: StageDeploy, Msg: "shell path, nothing pushed: " + shellWhy})
+	} else {
+		out.Arch, out.Pushed = d.arch, d.pushed
+		msg := fmt.Sprintf("agent %s, pushed %d bytes", d.remote, d.pushed)
+		if d.pushed == 0 {
+			msg = fmt.Sprintf("agent %s already there, pushed 0 bytes", d.remote)
+		}
+		ev(Event{Stage: StageDeploy, Msg: msg})
 	}
-	ev(Event{Stage: StageDeploy, Msg: msg})
 
 	plan := boardPlan(opts, b)
 	preparePlan(&plan, opts, b)
@@ -264,6 +280,10 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 		rec.kernel.setFacts(f)
 		out.Summary = factsSummary(facts)
 		addSSHModeFact(facts, plan.Modes, t) // issue 15: mode ssh is the controller's, not the probe's
+		if shellWhy != "" {
+			markShellModes(facts, shellWhy)
+			out.Summary += "; shell path: " + shellWhy
+		}
 		if err := rec.facts(ctx, *facts); err != nil {
 			return plan, err
 		}
@@ -287,12 +307,19 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 	}
 	// One session, one probe on the board: the agent probes, then sweeps the plan it is sent (none when the run
 	// asked only for mode ssh).
-	err = measure(ctx, t, d.remote, b, agentPlan(plan), onFacts, rec, onPoint)
+	if shellWhy != "" {
+		err = measureShell(ctx, t, b, agentPlan(plan), shellWhy, onFacts, rec, onPoint)
+	} else {
+		err = measure(ctx, t, d.remote, b, agentPlan(plan), onFacts, rec, onPoint)
+	}
 	endPhase()
-	if err != nil && ctx.Err() == nil && boardLost(err) {
+	if err != nil && ctx.Err() == nil && boardLost(err) && shellWhy == "" {
 		err = resume(ctx, opts, b, &t, agentSweep, err, rec, ev, onPoint)
 	}
-	if err == nil && sshSweep != nil {
+	switch {
+	case err == nil && sshSweep != nil && shellWhy != "":
+		err = rec.skip(ctx, protocol.Skip{Mode: protocol.ModeSSH, Reason: shellNeedsAgent("mode ssh", shellWhy)}, *sshSweep)
+	case err == nil && sshSweep != nil:
 		err = measureSSH(ctx, opts, b, t, d.remote, sshSweep, rec, onPoint)
 	}
 	if werr := rec.wrongOutput(); err != nil && werr != nil {

@@ -40,7 +40,7 @@ func deployAgent(ctx context.Context, opts RunOptions, b inventory.Board, t Tran
 			return deployed{}, err
 		}
 	}
-	res, arch, err := deploy(ctx, t, local, agentFor, DeployOptions{Board: b.Name, Logf: opts.Logf})
+	res, arch, err := deploy(ctx, t, local, agentFor, DeployOptions{Board: b.Name, Arch: b.Arch, Logf: opts.Logf})
 	if err != nil {
 		return deployed{}, err
 	}

@@ -45,7 +45,7 @@ func (b *builder) checkBoardDoc(base []string, ctx string, d *boardDoc) {
 		if arch, ok := NormalizeArch(*d.Arch); ok {
 			*d.Arch = arch
 		} else {
-			b.ps.add(at("arch"), ctx, "unknown arch %q (expected armv5, armv6, armv7, arm64, amd64 or 386; leave it out to detect it with uname -m)", *d.Arch)
+			b.ps.add(at("arch"), ctx, "unknown arch %q (expected %s; leave it out to detect it with uname -m)", *d.Arch, strings.Join(Arches, ", "))
 		}
 	}
 	if d.SoC != nil {
@@ -65,6 +65,11 @@ func (b *builder) checkBoardDoc(base []string, ctx string, d *boardDoc) {
 		b.checkList(base, ctx, "modes", *d.Modes, checkMode)
 	}
 	b.checkEnv(base, ctx, d.Env)
+	if d.Agent != nil {
+		if msg := checkAgent(*d.Agent); msg != "" {
+			b.ps.add(at("agent"), ctx, "%s", msg)
+		}
+	}
 	if d.OpenSSL != nil {
 		if msg := checkLine("openssl", *d.OpenSSL, `"/usr/bin/openssl"`); msg != "" {
 			b.ps.add(at("openssl"), ctx, "%s", msg)
@@ -182,6 +187,7 @@ func (b *builder) board(name string, d boardDoc, defaults *boardDoc) (Board, boo
 		bd.ProxyJump = deref(first(d.ProxyJump, defaults.ProxyJump))
 	}
 	bd.OpenSSL = deref(first(d.OpenSSL, defaults.OpenSSL))
+	bd.Agent = deref(first(d.Agent, defaults.Agent))
 	bd.Tags = cloneStrings(derefSlice(first(d.Tags, defaults.Tags)))
 	bd.Modes = cloneStrings(derefSlice(first(d.Modes, defaults.Modes)))
 	bd.Env = mergeEnv(defaults.Env, d.Env)

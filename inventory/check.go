@@ -127,26 +127,3 @@ func checkMode(m string) string {
 	}
 	return fmt.Sprintf("unknown mode %q (expected %s, %s, kcapi:DRIVER, kcapi:all, engine:NAME or provider:NAME)", m, strings.Join(protocol.StandardModes, ", "), protocol.ModeSSH)
 }
-
-// NormalizeArch maps an architecture name, or what `uname -m` or Debian call it, to the one fleet uses to
-// cross-compile the agent: armv5, armv6, armv7, arm64, amd64 or 386. It is the one table of architecture names:
-// fleet.CanonicalArch uses it for what `uname -m` prints on a board.
-func NormalizeArch(s string) (string, bool) {
-	switch strings.ToLower(s) {
-	case "armv5", "armv5l", "armv5tel", "armv5tejl", "armel":
-		return "armv5", true
-	case "armv6", "armv6l":
-		return "armv6", true
-	// armv8l: a 64-bit ARM kernel reporting a 32-bit personality (or a 32-bit kernel on an ARMv8 core); the
-	// ARMv7 agent runs there.
-	case "armv7", "armv7l", "armv7hl", "armhf", "armv8l":
-		return "armv7", true
-	case "arm64", "aarch64":
-		return "arm64", true
-	case "amd64", "x86_64", "x86-64", "x64":
-		return "amd64", true
-	case "386", "i386", "i486", "i586", "i686", "x86":
-		return "386", true
-	}
-	return "", false
-}

@@ -17,7 +17,11 @@ func TestNormalizeArch(t *testing.T) {
 		{"arm64", "arm64", true}, {"aarch64", "arm64", true}, {"AArch64", "arm64", true},
 		{"amd64", "amd64", true}, {"x86_64", "amd64", true}, {"x86-64", "amd64", true},
 		{"386", "386", true}, {"i686", "386", true},
-		{"arm", "", false}, {"mips", "", false}, {"", "", false}, {"aarch64;id", "", false},
+		{"riscv64", "riscv64", true}, {"mips", "mips", true}, {"mipsel", "mipsle", true},
+		{"mipsle-softfloat", "mipsle-softfloat", true}, {"mips64", "mips64", true}, {"mips64el", "mips64le", true},
+		{"ppc64le", "ppc64le", true}, {"ppc64el", "ppc64le", true}, {"loongarch64", "loong64", true},
+		{"armv5teb", "", false}, {"ppc", "", false}, {"sh4", "", false}, {"ppc64", "", false},
+		{"arm", "", false}, {"", "", false}, {"aarch64;id", "", false},
 	}
 	for _, tt := range tests {
 		got, ok := NormalizeArch(tt.in)

@@ -89,7 +89,7 @@ func parse(name string, data []byte, home func() (string, error)) (*Inventory, e
 	var defaults boardDoc
 	if d := doc.Defaults; d != nil {
 		defaults = boardDoc{User: d.User, Port: d.Port, IdentityFile: d.IdentityFile, KnownHosts: d.KnownHosts,
-			ProxyJump: d.ProxyJump, Tags: d.Tags, Modes: d.Modes, Env: d.Env, OpenSSL: d.OpenSSL}
+			ProxyJump: d.ProxyJump, Tags: d.Tags, Modes: d.Modes, Env: d.Env, OpenSSL: d.OpenSSL, Agent: d.Agent}
 		b.checkBoardDoc([]string{"defaults"}, "defaults", &defaults)
 	}
 	for _, name := range sortedKeys(doc.Boards) {

@@ -108,6 +108,12 @@ func (b *builder) profile(name string, d profileDoc) (Profile, bool) {
 	p.Threads = b.count(at("threads"), ctx, "threads", d.Threads, maxThreads)
 	p.Repeats = b.count(at("repeats"), ctx, "repeats", d.Repeats, maxRepeats)
 	b.adaptive(base, ctx, d, &p)
+	if d.Agent != nil {
+		if msg := checkAgent(*d.Agent); msg != "" {
+			b.ps.add(at("agent"), ctx, "%s", msg)
+		}
+		p.Agent = *d.Agent
+	}
 	p.Validity = b.validityLimits(base, ctx, d.Validity)
 	p.Prepare = b.preparation(base, ctx, d.Validity)
 	p.ReconnectWait = b.reconnectWait(base, ctx, d.ReconnectWait)

@@ -23,6 +23,7 @@ type defaultsDoc struct {
 	Modes        *[]string         `toml:"modes"`
 	Env          map[string]string `toml:"env"`
 	OpenSSL      *string           `toml:"openssl"`
+	Agent        *string           `toml:"agent"`
 }
 
 // boardDoc is one [boards.NAME] table.
@@ -39,6 +40,7 @@ type boardDoc struct {
 	Modes        *[]string         `toml:"modes"`
 	Env          map[string]string `toml:"env"`
 	OpenSSL      *string           `toml:"openssl"`
+	Agent        *string           `toml:"agent"`
 	Validity     *validityDoc      `toml:"validity"`
 
 	KernelLog     *kernelLogDoc `toml:"kernel_log"`
@@ -56,6 +58,7 @@ type profileDoc struct {
 	Precision  *float64  `toml:"precision"`  // percent: 2 for ±2 %
 	MaxRepeat  *int64    `toml:"max_repeat"` // cap of adaptive repeats
 	Budget     *string   `toml:"budget"`     // "60m": no repeat starts after that long on a board
+	Agent      *string   `toml:"agent"`      // "go" or "shell" for boards that do not say
 
 	ReconnectWait *string `toml:"reconnect_wait"` // "3m": wait for a board lost mid-sweep to come back
 
@@ -65,10 +68,10 @@ type profileDoc struct {
 // The keys each table accepts, in the order the messages list them.
 var (
 	rootKeys     = []string{"defaults", "boards", "profiles"}
-	defaultsKeys = []string{"user", "port", "identity_file", "known_hosts", "proxy_jump", "tags", "modes", "env", "openssl"}
-	boardKeys    = []string{"host", "port", "user", "identity_file", "known_hosts", "proxy_jump", "arch", "soc", "tags", "modes", "env", "openssl", "validity",
+	defaultsKeys = []string{"user", "port", "identity_file", "known_hosts", "proxy_jump", "tags", "modes", "env", "openssl", "agent"}
+	boardKeys    = []string{"host", "port", "user", "identity_file", "known_hosts", "proxy_jump", "arch", "soc", "tags", "modes", "env", "openssl", "agent", "validity",
 		"kernel_log", "reconnect_wait"}
-	profileKeys = []string{"algorithms", "modes", "sizes", "seconds", "threads", "repeats", "precision", "max_repeat", "budget", "validity",
+	profileKeys = []string{"algorithms", "modes", "sizes", "seconds", "threads", "repeats", "precision", "max_repeat", "budget", "agent", "validity",
 		"reconnect_wait"}
 	// localRefused are the board keys that make no sense for the built-in local board: it is reached without SSH.
 	localRefused = []string{"host", "port", "user", "identity_file", "known_hosts", "proxy_jump", "arch"}

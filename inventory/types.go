@@ -15,7 +15,8 @@ type Board struct {
 	IdentityFile string            `toml:"identity_file"` // "~" expanded by the loader
 	KnownHosts   string            `toml:"known_hosts"`   // "~" expanded by the loader
 	ProxyJump    string            `toml:"proxy_jump"`    // "gw1,gw2" like OpenSSH ProxyJump
-	Arch         string            `toml:"arch"`          // armv5, armv6, armv7, arm64, amd64, 386; empty: detect
+	Arch         string            `toml:"arch"`          // one of Arches; empty: detect
+	Agent        string            `toml:"agent"`         // AgentGo, AgentShell; empty: the profile's, else chosen by the board's uname
 	SoC          string            `toml:"soc"`
 	Tags         []string          `toml:"tags"`
 	Modes        []string          `toml:"modes"`   // what to sweep on this board; empty: what the profile asks for, else every mode the probe finds
@@ -40,6 +41,7 @@ type Profile struct {
 	Seconds    float64  `toml:"seconds"`
 	Threads    int      `toml:"threads"`
 	Repeats    int      `toml:"repeats"`
+	Agent      string   `toml:"agent"` // AgentGo or AgentShell for the boards that do not say; empty: chosen per board
 
 	// Adaptive repeats (issue 17, precision.go): PrecisionPct > 0 repeats each point until the 95 % interval of
 	// its median is within ±PrecisionPct %, at most MaxRepeat times (0: precision.DefaultMaxRepeat); Repeats is

@@ -3,10 +3,11 @@
 # qemu-arm64 and qemu-armv7 in a private run dir, runs `fleet boards check` and `fleet run` (no --modes: every
 # mode the probe finds) against them, asserts on the stored results (lab/lab_test.go: soft, cpu, afalg and kcapi
 # points on both boards, devcrypto a skip; kcapi:all beside cpu on qemu-arm64's virtio-crypto offload driver),
-# proves the GOARM=5 agent on an ARM926 core, and stops the boards on every exit, also when `go test` is killed by
-# its timeout.
+# proves the GOARM=5 agent on an ARM926 core, compares the agent with the shell path on both boards
+# (lab/shellpath_test.go, a boot of its own), panics qemu-arm64 mid-sweep (lab/kernel_test.go), and stops the boards
+# on every exit, also when `go test` is killed by its timeout.
 #
-#   lab/e2e.sh                 both tests
+#   lab/e2e.sh                 every test
 #   lab/e2e.sh -run TestLabEndToEnd -v    extra arguments go to `go test`
 set -euo pipefail
 
@@ -33,5 +34,5 @@ trap 'exit 130' INT TERM
 
 cd "$root"
 start=$SECONDS
-go test -count=1 -timeout 28m "$@" ./lab/
+go test -count=1 -timeout 45m "$@" ./lab/
 echo "e2e: passed in $((SECONDS - start))s" >&2

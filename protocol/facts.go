@@ -9,6 +9,10 @@ type Facts struct {
 	OSRelease map[string]string `json:"os_release,omitempty"`
 	Kernel    string            `json:"kernel"`            // uname -r
 	BootID    string            `json:"boot_id,omitempty"` // /proc/sys/kernel/random/boot_id: a new one each boot
+	// Agent is how the board was measured: "" by the Go agent, "shell" by the controller through the board's
+	// POSIX shell and openssl (the shell path), with AgentReason saying why the agent could not run there.
+	Agent       string `json:"agent,omitempty"`
+	AgentReason string `json:"agent_reason,omitempty"`
 
 	CPU    CPUFacts `json:"cpu"`
 	MemKiB int64    `json:"mem_kib,omitempty"`

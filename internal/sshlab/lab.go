@@ -27,7 +27,17 @@ type Options struct {
 	// lab network would: with tc netem on the board's veth pair where the kernel has sch_netem, else with a TCP
 	// relay in the test process that holds every chunk for half of it in each direction (see DelayBy).
 	Delay time.Duration
+	// BusyBoxSh makes /bin/sh of every board BusyBox's ash (/bin/busybox, Debian's busybox package), bind-mounted
+	// in the board's mount namespace: the login shell and every `sh` the board runs, as on many embedded boards.
+	// It needs root and /bin/busybox; without them the test is skipped.
+	BusyBoxSh bool
+	// Uname makes each board's uname print Machine for -m and Release for -r (the others as the host's does),
+	// to stand for a board fleet's agent cannot run on. It needs root; without it the test is skipped.
+	Uname FakeUname
 }
+
+// FakeUname is what Options.Uname has uname print; an empty field is the host's own.
+type FakeUname struct{ Machine, Release string }
 
 // DropbearInstalled reports whether Options.Dropbear can be honoured on this machine.
 func DropbearInstalled() bool {
@@ -56,6 +66,8 @@ type Lab struct {
 	root   bool
 	// homeSize is Options.HomeSize.
 	homeSize string
+	busybox  string // Options.BusyBoxSh: the busybox binary; "" for the host's /bin/sh
+	uname    string // Options.Uname: the script bind-mounted over uname; "" for the host's
 	delay    time.Duration
 	relays   []*delayRelay
 }
@@ -79,6 +91,12 @@ func Start(t testing.TB, opts Options) *Lab {
 	if opts.HomeSize != "" && !root {
 		t.Skip("sshlab: Options.HomeSize needs root (a tmpfs in the board's mount namespace)")
 	}
+	if opts.Uname != (FakeUname{}) && !root {
+		t.Skip("sshlab: Options.Uname needs root (a bind mount in the board's mount namespace)")
+	}
+	if opts.BusyBoxSh && (!root || busyboxFor(opts) == "") {
+		t.Skip("sshlab: Options.BusyBoxSh needs root and /bin/busybox (apt-get install busybox)")
+	}
 	if root {
 		needs = append(needs, "unshare", "nsenter", "mount")
 	}
@@ -97,7 +115,7 @@ func Start(t testing.TB, opts Options) *Lab {
 	cleanStale(t)
 
 	pid := os.Getpid()
-	l := &Lab{t: t, root: root, Namespaced: namespaced, homeSize: opts.HomeSize, delay: opts.Delay, id: fmt.Sprintf("fleet%dx%d", pid, labSeq.Add(1))}
+	l := &Lab{t: t, root: root, Namespaced: namespaced, homeSize: opts.HomeSize, busybox: busyboxFor(opts), delay: opts.Delay, id: fmt.Sprintf("fleet%dx%d", pid, labSeq.Add(1))}
 	base := os.TempDir()
 	if root {
 		// Not under /tmp: each board mounts its own tmpfs there, which would hide the lab's files from its sshd.
@@ -113,6 +131,11 @@ func Start(t testing.TB, opts Options) *Lab {
 	}
 	l.Dir = dir
 	t.Cleanup(l.close)
+	if opts.Uname != (FakeUname{}) {
+		if l.uname, err = writeFakeUname(dir, opts.Uname); err != nil {
+			t.Fatalf("sshlab: %v", err)
+		}
+	}
 
 	l.Identity = filepath.Join(dir, "id_ed25519")
 	if err := keygen(l.Identity, "ed25519"); err != nil {
@@ -260,4 +283,42 @@ func (l *Lab) BoardsTOML() string {
 		}
 	}
 	return s.String()
+}
+
+// busyboxFor is the BusyBox binary Options.BusyBoxSh mounts as /bin/sh: "" when not asked for or not installed.
+func busyboxFor(opts Options) string {
+	if !opts.BusyBoxSh {
+		return ""
+	}
+	if fi, err := os.Stat("/bin/busybox"); err == nil && fi.Mode().IsRegular() {
+		return "/bin/busybox"
+	}
+	return ""
+}
+
+// writeFakeUname writes the uname Options.Uname asks for into dir: a copy of the real one beside a script that
+// answers -m and -r itself.
+func writeFakeUname(dir string, u FakeUname) (string, error) {
+	real, err := exec.LookPath("uname")
+	if err != nil {
+		return "", err
+	}
+	b, err := os.ReadFile(real)
+	if err != nil {
+		return "", err
+	}
+	copyPath := filepath.Join(dir, "uname.real")
+	if err := os.WriteFile(copyPath, b, 0o755); err != nil {
+		return "", err
+	}
+	script := "#!/bin/sh\ncase \"$1\" in\n"
+	if u.Machine != "" {
+		script += fmt.Sprintf("-m) echo %q; exit 0;;\n", u.Machine)
+	}
+	if u.Release != "" {
+		script += fmt.Sprintf("-r) echo %q; exit 0;;\n", u.Release)
+	}
+	script += "esac\nexec " + copyPath + " \"$@\"\n"
+	path := filepath.Join(dir, "uname")
+	return path, os.WriteFile(path, []byte(script), 0o755)
 }

@@ -66,7 +66,9 @@ func (b *Board) RestartSSHD(extra string) error {
 
 // sshdScript runs as the board's first process: private passwd, shadow and group (users' homes in the lab, login
 // shell /bin/sh), a private /tmp, then the SSH server in the foreground. $1 is the board dir; with $2, the home
-// directory $4 of the user (uid $3) is a tmpfs of size $2; the server's command line follows.
+// directory $4 of the user (uid $3) is a tmpfs of size $2; with $5, /bin/sh (the login shell and every `sh`) is
+// BusyBox, bind-mounted over the file /bin/sh points to; with $6, uname is the script $6 (Options.Uname); the
+// server's command line follows.
 const sshdScript = `set -e
 mount --bind "$1/etc/passwd" /etc/passwd
 mount --bind "$1/etc/shadow" /etc/shadow
@@ -74,7 +76,9 @@ mount --bind "$1/etc/group" /etc/group
 mount -t tmpfs -o mode=1777,size=256m fleetlab-tmp /tmp
 mkdir -p /run/sshd
 if [ -n "$2" ]; then mount -t tmpfs -o "size=$2,uid=$3,gid=$3,mode=755" fleetlab-home "$4"; fi
-shift 4
+if [ -n "$5" ]; then mount --bind "$5" "$(readlink -f /bin/sh)"; fi
+if [ -n "$6" ]; then mount --bind "$6" "$(readlink -f "$(command -v uname)")"; fi
+shift 6
 exec "$@"`
 
 // StartSSHD starts the board's sshd and waits until it listens.
@@ -98,7 +102,7 @@ func (b *Board) StartSSHD() error {
 			args = []string{"ip", "netns", "exec", b.NetNS}
 		}
 		args = append(args, "unshare", "--mount", "--propagation", "private", "--pid", "--fork", "--kill-child=SIGKILL",
-			"--mount-proc", "/bin/sh", "-c", sshdScript, "sh", b.dir, b.lab.homeSize, strconv.Itoa(b.uid), b.Home)
+			"--mount-proc", "/bin/sh", "-c", sshdScript, "sh", b.dir, b.lab.homeSize, strconv.Itoa(b.uid), b.Home, b.lab.busybox, b.lab.uname)
 		args = append(args, server...)
 	}
 	cmd := exec.Command(args[0], args[1:]...)

@@ -1,0 +1,232 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/fleetlab/fleet/protocol"
+)
+
+// The shell path: a board the Go agent cannot run on (no Go port, a kernel older than Go's minimum) is measured
+// by the controller through the board's own POSIX shell and openssl (package fleet). The sweep's logic is this
+// package's all the same, run on the controller: the interleaving, the repeats and --precision, the openssl argv,
+// the parse, the engine-fallback check, the driver named from /proc/crypto, the validity evidence. Only the
+// commands and the readings of /proc and /sys happen on the board, through Remote, so that the two paths cannot
+// drift apart: the same plan gives the same points, whichever measured it.
+
+// Remote is a board the sweep drives from elsewhere. It is also the hook for anything else the sweep runs on the
+// board (verification through openssl enc/dgst): a command that goes through sweepState.measureChild reaches the
+// board on both paths.
+type Remote interface {
+	// Measure runs argv with env added to the environment on the board (never through a shell line), with the
+	// board's state read just before and just after it.
+	Measure(ctx context.Context, argv, env []string) RemoteRun
+}
+
+// RemoteRun is one command run on a remote board.
+type RemoteRun struct {
+	Stdout, Stderr string
+	Exit           int // -1 when it did not run to an exit
+	WallS          float64
+	UserS, SysS    float64 // of the command and its descendants (the shell's `times`, children part)
+	Err            error   // the command could not be run (the session ended, a timeout)
+	Before, After  RemoteSample
+}
+
+// RemoteSample is the board's state at one moment. Root is a local directory mirroring the files of the board's
+// /proc and /sys that the evidence reads (proc/stat, proc/loadavg, sys/devices/system/cpu/cpufreq/policy*/…);
+// OwnS is the CPU seconds the session's shell and every child it waited for have used by then, which is not
+// background load; OwnOK is false when unknown.
+type RemoteSample struct {
+	Root  string
+	OwnS  float64
+	OwnOK bool
+}
+
+// RemoteProbe is what the controller read on the board for its facts.
+type RemoteProbe struct {
+	// Root mirrors the board's /proc/cpuinfo, /proc/crypto, /proc/interrupts, /proc/meminfo, /etc/os-release (or
+	// /usr/lib/os-release) and /sys/devices/system/cpu/cpu0/cpufreq/*: what the agent's probe reads.
+	Root                                         string
+	Sysname, Hostname, Release, Version, Machine string // uname -s, -n, -r, -v, -m
+	DevCrypto                                    bool   // /dev/crypto exists
+	OpenSSLPath                                  string // where the board's shell found openssl; "" when not
+	OpenSSLMissing                               string // why not, e.g. "not found in $PATH"
+	OpenSSLVersion                               RemoteRun
+	Engines                                      map[string]RemoteRun // openssl engine -t NAME
+	Before, After                                RemoteSample         // around the probe: the board's state before the sweep
+	// Agent names the path ("shell") and AgentReason why the Go agent does not run there; kcapi and the other
+	// modes that need the agent are unavailable with that reason.
+	Agent, AgentReason string
+}
+
+// ProbeEngines are the engines a probe for plan tests with `openssl engine -t`: the standard ones and those the
+// plan's engine:NAME modes name.
+func ProbeEngines(plan protocol.Plan) []string {
+	return append(append([]string{}, standardEngines...), probeOptionsForPlan(plan).Engines...)
+}
+
+// RemoteFacts turns what the controller read on a board into the board's facts, with the agent's own parsers.
+func RemoteFacts(p RemoteProbe, plan protocol.Plan) protocol.Facts {
+	f, _ := remoteFacts(p, plan)
+	return f
+}
+
+func remoteFacts(p RemoteProbe, plan protocol.Plan) (protocol.Facts, *opensslVersion) {
+	var f protocol.Facts
+	addErr := func(format string, a ...any) { f.Errors = append(f.Errors, fmt.Sprintf(format, a...)) }
+	path := func(s string) string { return p.Root + s }
+	f.Hostname, f.Machine, f.Kernel = p.Hostname, p.Machine, p.Release
+	f.Uname = strings.Join([]string{p.Sysname, p.Hostname, p.Release, p.Version, p.Machine}, " ")
+	f.Agent, f.AgentReason = p.Agent, p.AgentReason
+	f.OSRelease = readOSRelease(addErr, path("/etc/os-release"), path("/usr/lib/os-release"))
+	if b, err := os.ReadFile(path("/proc/cpuinfo")); err == nil {
+		f.CPU = parseCPUInfo(bytes.NewReader(b))
+	} else {
+		addErr("read cpuinfo: %v", err)
+	}
+	if f.CPU.Cores == 0 {
+		// the controller's own core count would be wrong: count the board's cpuN lines of /proc/stat
+		if e := sampleEvidence(p.Before.Root); len(e.stat) > 1 {
+			f.CPU.Cores = len(e.stat) - 1
+		}
+	}
+	probeCPUFreq(&f.CPU, path("/sys/devices/system/cpu/cpu0/cpufreq"), addErr)
+	if kib, err := readMemTotal(path("/proc/meminfo")); err == nil {
+		f.MemKiB = kib
+	} else {
+		addErr("read meminfo: %v", err)
+	}
+	f.DevCrypto = p.DevCrypto
+	f.AFALGError = "needs the agent (" + p.AgentReason + ")"
+	if b, err := os.ReadFile(path("/proc/crypto")); err == nil {
+		algs, err := ParseProcCrypto(bytes.NewReader(b))
+		if err != nil {
+			addErr("%v", err)
+		}
+		f.ProcCrypto = algs
+	} else {
+		addErr("read /proc/crypto: %v", err)
+	}
+	if b, err := os.ReadFile(path("/proc/interrupts")); err == nil {
+		lines, err := parseCryptoInterrupts(bytes.NewReader(b))
+		if err != nil {
+			addErr("%v", err)
+		}
+		for _, l := range lines {
+			f.Interrupts = append(f.Interrupts, l.Text)
+		}
+	} else {
+		addErr("read /proc/interrupts: %v", err)
+	}
+
+	var version *opensslVersion
+	noOpenSSL := ""
+	if p.OpenSSLPath == "" {
+		label := "openssl"
+		if plan.OpenSSL != "" && plan.OpenSSL != label {
+			label += " " + plan.OpenSSL
+		}
+		noOpenSSL = label + ": " + p.OpenSSLMissing
+		addErr("find openssl: %s", p.OpenSSLMissing)
+	} else {
+		f.OpenSSLPath = p.OpenSSLPath
+		v, why := opensslFacts(&f, p.OpenSSLPath, p.OpenSSLVersion.child())
+		if why == "" {
+			version = &v
+			f.Engines = map[string]string{}
+			for _, e := range ProbeEngines(plan) {
+				if r, ok := p.Engines[e]; ok {
+					f.Engines[e] = engineStatus(r.child())
+				}
+			}
+		}
+		noOpenSSL = why
+	}
+	opts := probeOptionsForPlan(plan)
+	providers := opts.Providers
+	opts.Providers = nil // probeProvider would run openssl here, not on the board
+	f.Modes = probeModes(context.Background(), &f, version, noOpenSSL, opts)
+	for i, m := range f.Modes {
+		if m.Mode == protocol.ModeKCAPI {
+			f.Modes[i].Reason = "kcapi needs the agent (its own AF_ALG benchmark): " + p.AgentReason
+		}
+	}
+	for _, name := range providers {
+		f.Modes = append(f.Modes, protocol.ModeFact{Mode: "provider:" + name, Reason: "provider:" + name + " needs the agent's probe: " + p.AgentReason})
+	}
+	return f, version
+}
+
+// RemoteSweep is Sweep for a board the agent cannot run on: the facts come from probe, and every command and
+// reading goes through r. It streams the same lines as the agent's sweep to enc.
+func RemoteSweep(ctx context.Context, plan protocol.Plan, enc *protocol.Encoder, probe RemoteProbe, r Remote) (protocol.Done, error) {
+	facts, version := remoteFacts(probe, plan)
+	p := &probed{pre: remoteEvidence(probe.Before), facts: facts, opensslPath: probe.OpenSSLPath, version: version,
+		opts: probeOptionsForPlan(plan), remote: &remoteProbed{board: r, post: remoteEvidence(probe.After), why: probe.AgentReason}}
+	return sweepProbed(ctx, plan, enc, "", p)
+}
+
+// remoteProbed is the part of a probe that only a remote board has.
+type remoteProbed struct {
+	board Remote
+	post  evidenceSample // after the probe
+	why   string         // why the agent does not run there
+}
+
+// unprepared clears what the plan would have the agent do to the board (set the governor, wait for quiet),
+// which the shell path does not, and says so in the facts.
+func (r *remoteProbed) unprepared(plan *protocol.Plan) []string {
+	var notes []string
+	if plan.Governor != "" {
+		notes = append(notes, fmt.Sprintf("governor %s: not set, the shell path does not prepare boards", plan.Governor))
+		plan.Governor = ""
+	}
+	if plan.QuietWaitS > 0 {
+		notes = append(notes, "quiet wait: not done, the shell path does not prepare boards")
+		plan.QuietWaitS = 0
+	}
+	return notes
+}
+
+// measureChild runs one command of the sweep with the board's state read around it: here, or on the remote
+// board.
+func (s *sweepState) measureChild(ctx context.Context, argv, env []string) (childResult, systemSample, systemSample) {
+	if s.remote == nil {
+		before := sampleSystem(s.root)
+		res := runChild(ctx, argv, env)
+		after := sampleSystem(s.root)
+		return res, before, after
+	}
+	r := s.remote.Measure(ctx, argv, env)
+	res := r.child()
+	res.Argv, res.Env = argv, env
+	return res, remoteSystem(r.Before), remoteSystem(r.After)
+}
+
+func (r RemoteRun) child() childResult {
+	return childResult{Stdout: r.Stdout, Stderr: r.Stderr, Exit: r.Exit, WallS: r.WallS, UserS: r.UserS, SysS: r.SysS, Err: r.Err}
+}
+
+// remoteSystem reads a mirrored sample as sampleSystem reads the board's own files, with the session's CPU time
+// in place of the agent's.
+func remoteSystem(rs RemoteSample) systemSample {
+	if rs.Root == "" {
+		return systemSample{}
+	}
+	s := sampleSystem(rs.Root)
+	s.Ev.tree, s.Ev.treeOK = rs.OwnS, rs.OwnOK
+	return s
+}
+
+func remoteEvidence(rs RemoteSample) evidenceSample {
+	if rs.Root == "" {
+		return evidenceSample{}
+	}
+	e := sampleEvidence(rs.Root)
+	e.tree, e.treeOK = rs.OwnS, rs.OwnOK
+	return e
+}

@@ -1,0 +1,59 @@
+package fleet
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"math"
+	"strings"
+	"testing"
+)
+
+// FuzzShellOutput feeds the shell path's parsers what a hostile or broken board could print: the framing of its
+// records (frameReader), the shell's times output (parseTimes) and a point's records (run). None may panic; a
+// record's content is never longer than the limit, times are finite and non-negative, and a point read from the
+// records has no negative CPU time.
+func FuzzShellOutput(f *testing.F) {
+	m := "@@" + testNonce + " "
+	f.Add([]byte("\n" + m + "S b\n\n" + m + "F /proc/stat\ncpu 1 2 3 4 5 6 7 0 0 0\ncpu0 1 2 3 4 5 6 7 0 0 0\n\n" + m + "T\n0m0.01s 0m0.02s\n0m1.00s 0m0.50s\n" +
+		"\n" + m + "Z\n\n" + m + "R\n+H:16\n+F:22:aes-128-cbc:1.5\n\n" + m + "X 0\n\n" + m + "S a\n\n" + m + "T\n0m0.01s 0m0.02s\n0m2.00s 0m0.70s\n\n" + m + "Z\n" +
+		"\n" + m + "E\n\n" + m + "Q\n"))
+	f.Add([]byte("0m 0.01s 0m 0.02s\n1m 2.50s 0m 3.10s\n"))
+	f.Add([]byte("\n" + m + "X -1\n\n" + m + "V /proc/loadavg\n1 2 3\n" + m + "Q\n"))
+	f.Add([]byte("banner\n" + m + "R\nno end"))
+	f.Fuzz(func(t *testing.T, out []byte) {
+		if tm, err := parseTimes(string(out)); err == nil {
+			for _, v := range []float64{tm.selfUser, tm.selfSys, tm.kidsUser, tm.kidsSys} {
+				if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > maxTimesSeconds {
+					t.Fatalf("parseTimes(%q) = %+v: a figure out of range", out, tm)
+				}
+			}
+		}
+		fr := newFrameReader(bytes.NewReader(out), testNonce)
+		var recs []shellRecord
+		for i := 0; ; i++ {
+			r, err := fr.next()
+			if err != nil {
+				if !errors.Is(err, io.EOF) && !errors.Is(err, errFrame) {
+					t.Fatalf("frameReader: %v, want EOF or errFrame", err)
+				}
+				break
+			}
+			if len(r.content) > maxRecordBytes {
+				t.Fatalf("record %s of %d bytes", r.kind, len(r.content))
+			}
+			if strings.ContainsAny(r.kind, " \n") {
+				t.Fatalf("record kind %q", r.kind)
+			}
+			recs = append(recs, r)
+			if i > len(out)+2 {
+				t.Fatalf("more records (%d) than bytes of output (%d)", i, len(out))
+			}
+		}
+		s := &shellSession{board: "fuzz", mirror: t.TempDir()}
+		run := s.run(recs)
+		if run.UserS < 0 || run.SysS < 0 || math.IsNaN(run.UserS) || math.IsNaN(run.SysS) {
+			t.Fatalf("run from %q: user %v sys %v", out, run.UserS, run.SysS)
+		}
+	})
+}

@@ -1,0 +1,177 @@
+package fleet
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// The shell path's script, sent to `sh -s` on the board's stdin one request at a time: the prelude once, then the
+// probe, then one request per openssl run. Everything is POSIX sh (BusyBox ash, dash): builtins, and the
+// utilities cat, uname, mkdir, rm, sleep and kill; no bash, no `time` applet, no awk. Nothing is written on the
+// board but one private directory under /tmp for the stderr of the command running now, removed when the shell
+// exits (also on a signal).
+//
+// What each function prints is records (shellframe.go):
+//
+//	fleet_m KIND ARG   a marker line, after a newline of its own
+//	fleet_f PATH…      each readable multi-line file as an F record (one cat each: the probe's large files)
+//	fleet_r PATH…      the same with the read builtin, no process (a fork costs an emulated or small board
+//	                   more than reading a few lines byte by byte); of /proc/vmstat only the pswp lines
+//	fleet_v PATH…      each readable one-line file as a V record (the read builtin: no process)
+//	fleet_s b|a        a sample of the board's state: /proc/stat, /proc/loadavg, /proc/vmstat, /proc/interrupts,
+//	                   cpufreq and thermal files, and the shell's times. Before a command the times come last and
+//	                   after it first, with /proc/stat beside them, so that the window /proc/stat measures is
+//	                   the command's and the children's CPU in times is the command's alone.
+//	fleet_w SECONDS s  waits for the command just started in the background ($!), killing it after SECONDS (a
+//	                   hung driver must not keep the board busy after the controller is gone), then prints its
+//	                   exit status, the sample after it (with s) and its stderr.
+const shellPrelude = `umask 077
+fleet_n=%[1]s
+fleet_d=/tmp/fleet-sh.$$.%[2]s
+fleet_m() { printf '\n@@%%s %%s\n' "$fleet_n" "$*"; }
+fleet_f() { for fleet_p in "$@"; do [ -r "$fleet_p" ] && [ -f "$fleet_p" ] && fleet_m F "$fleet_p" && cat "$fleet_p" 2>/dev/null; done; }
+fleet_r() {
+	for fleet_p in "$@"; do
+		[ -r "$fleet_p" ] && [ -f "$fleet_p" ] || continue
+		fleet_m F "$fleet_p"
+		case "$fleet_p" in
+		/proc/vmstat) while IFS= read -r fleet_l; do case "$fleet_l" in pswp*) printf '%%s\n' "$fleet_l";; esac; done < "$fleet_p";;
+		*) while IFS= read -r fleet_l || [ -n "$fleet_l" ]; do printf '%%s\n' "$fleet_l"; done < "$fleet_p";;
+		esac
+	done
+}
+fleet_v() {
+	for fleet_p in "$@"; do
+		[ -r "$fleet_p" ] || continue
+		fleet_l=
+		{ IFS= read -r fleet_l < "$fleet_p" || [ -n "$fleet_l" ]; } 2>/dev/null || continue
+		fleet_m V "$fleet_p"
+		printf '%%s' "$fleet_l"
+	done
+}
+set -- /sys/devices/system/cpu/cpufreq/policy*
+if [ -e "$1" ]; then fleet_cf='/sys/devices/system/cpu/cpufreq/policy*'; else fleet_cf='/sys/devices/system/cpu/cpu[0-9]*/cpufreq'; fi
+fleet_s() {
+	fleet_m S "$1"
+	if [ "$1" = a ]; then fleet_m T; times; fleet_r /proc/stat; fi
+	fleet_v /proc/loadavg /sys/devices/system/cpu/offline $fleet_cf/related_cpus $fleet_cf/scaling_driver \
+		$fleet_cf/scaling_governor $fleet_cf/scaling_min_freq $fleet_cf/scaling_max_freq $fleet_cf/cpuinfo_max_freq \
+		$fleet_cf/scaling_cur_freq /sys/class/thermal/thermal_zone*/type /sys/class/thermal/thermal_zone*/temp \
+		/sys/class/thermal/thermal_zone*/trip_point_*_type /sys/class/thermal/thermal_zone*/trip_point_*_temp \
+		/sys/class/hwmon/hwmon*/name /sys/class/hwmon/hwmon*/temp*_input /sys/class/hwmon/hwmon*/temp*_max \
+		/sys/class/hwmon/hwmon*/temp*_crit
+	fleet_r /proc/vmstat /proc/interrupts $fleet_cf/stats/time_in_state
+	if [ "$1" = b ]; then fleet_r /proc/stat; fleet_m T; times; fi
+	fleet_m Z
+}
+fleet_w() {
+	fleet_pid=$!
+	( trap 'kill $fleet_z 2>/dev/null; exit 0' TERM
+	  sleep "$1" & fleet_z=$!
+	  wait $fleet_z && kill -9 $fleet_pid ) </dev/null >/dev/null 2>&1 &
+	fleet_wd=$!
+	wait $fleet_pid
+	fleet_rc=$?
+	fleet_m X "$fleet_rc"
+	[ "$2" = s ] && fleet_s a
+	kill $fleet_wd 2>/dev/null
+	wait $fleet_wd
+	fleet_m E
+	cat "$fleet_d/err" 2>/dev/null
+}
+trap 'rm -rf "$fleet_d"' EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 141' PIPE
+if ! mkdir -m 700 "$fleet_d" 2>/dev/null; then fleet_m V error; printf 'cannot make %%s' "$fleet_d"; fleet_m Q; exit 1; fi
+fleet_m Q
+`
+
+// preludeScript is the session's prelude with its nonce.
+func preludeScript(nonce string) string {
+	return fmt.Sprintf(shellPrelude, nonce, nonce[:8])
+}
+
+// probeFiles are the files the agent's probe reads, mirrored from the board for agent.RemoteFacts.
+var probeFiles = []string{"/proc/cpuinfo", "/proc/crypto", "/proc/interrupts", "/proc/meminfo", "/etc/os-release", "/usr/lib/os-release"}
+
+// probeValues are the one-line files of the probe.
+var probeValues = []string{"/sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq", "/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_cur_freq",
+	"/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"}
+
+// unameOptions are the uname calls of the probe, in RemoteProbe's order.
+var unameOptions = []string{"-s", "-n", "-r", "-v", "-m"}
+
+// probeScript is the probe request: a sample, uname, the probe's files, /dev/crypto, where openssl is, then
+// openssl version -a and engine -t NAME for each engine, then a sample after it.
+func probeScript(openssl string, env []string, engines []string, timeoutS int) string {
+	var b strings.Builder
+	b.WriteString("fleet_s b\n")
+	for _, o := range unameOptions {
+		fmt.Fprintf(&b, "fleet_m V uname:%s; uname %s 2>/dev/null\n", o, o)
+	}
+	b.WriteString("fleet_f " + quoteWords(probeFiles) + "\n")
+	b.WriteString("fleet_v " + quoteWords(probeValues) + "\n")
+	b.WriteString("[ -e /dev/crypto ] && fleet_m D\n")
+	fmt.Fprintf(&b, "if fleet_o=$(command -v %s); then fleet_m P +; printf '%%s' \"$fleet_o\"; else fleet_m P -; fi\n", shellQuote(openssl))
+	b.WriteString("if [ -n \"$fleet_o\" ]; then\n")
+	b.WriteString(runLine(env, []string{"$fleet_o", "version", "-a"}, timeoutS, false))
+	for _, e := range engines {
+		b.WriteString(runLine(env, []string{"$fleet_o", "engine", "-t", e}, timeoutS, false))
+	}
+	b.WriteString("fi\nfleet_s a\nfleet_m Q\n")
+	return b.String()
+}
+
+// pointScript is the request of one command measured: a sample, the command in the background under a watchdog
+// of timeoutS seconds, its exit, the sample after it and its stderr.
+func pointScript(env, argv []string, timeoutS int) string {
+	return "fleet_s b\n" + runLine(env, argv, timeoutS, true) + "fleet_m Q\n"
+}
+
+// runLine starts argv with env as prefix assignments, every word quoted ("$fleet_o", the openssl the board's
+// shell found, is the one word left to the shell), and waits for it with fleet_w.
+func runLine(env, argv []string, timeoutS int, sample bool) string {
+	var b strings.Builder
+	b.WriteString("fleet_m R\n")
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		b.WriteString(k + "=" + shellQuote(v) + " ")
+	}
+	for i, a := range argv {
+		if i > 0 {
+			b.WriteString(" ")
+		}
+		if a == "$fleet_o" {
+			b.WriteString(`"$fleet_o"`)
+		} else {
+			b.WriteString(shellQuote(a))
+		}
+	}
+	b.WriteString(" </dev/null 2>\"$fleet_d/err\" &\n")
+	s := ""
+	if sample {
+		s = " s"
+	}
+	fmt.Fprintf(&b, "fleet_w %d%s\n", max(timeoutS, 1), s)
+	return b.String()
+}
+
+func quoteWords(ws []string) string {
+	q := make([]string, len(ws))
+	for i, w := range ws {
+		q[i] = shellQuote(w)
+	}
+	return strings.Join(q, " ")
+}
+
+// watchdogSeconds is the board-side bound of a command: what is left of the controller's deadline, less a margin
+// so that the board's kill and its output arrive before the controller gives up on the session.
+func watchdogSeconds(left float64) int {
+	if left <= 0 || math.IsInf(left, 1) {
+		return 3600
+	}
+	return max(int(left)-10, 5)
+}
