@@ -161,8 +161,10 @@ func sweepProbed(ctx context.Context, plan protocol.Plan, enc *protocol.Encoder,
 			}
 			jobs[ai][mi] = list
 			if plan.Verify {
-				// before it is measured: the same path, the verification inputs, the outputs to the controller
-				if err := s.verify(ctx, opensslPath, version, mode, alg, ""); err != nil {
+				// before it is measured: the same path (for kcapi:DRIVER and each driver of kcapi:all, bound to that
+				// driver, under the mode its points are stored as), the verification inputs, the outputs to the
+				// controller
+				if err := s.verifyMode(ctx, opensslPath, version, mode, alg, list); err != nil {
 					return s.done, err
 				}
 				if err := ctx.Err(); err != nil {

@@ -23,6 +23,9 @@ func (s *sweepState) verify(ctx context.Context, openssl string, v *opensslVersi
 	var r protocol.VerifyReport
 	start := time.Now()
 	switch {
+	case s.remote != nil:
+		// the shell path: verifying here would check the controller's openssl, not the board's
+		r = protocol.VerifyReport{Unknown: "the shell path does not verify outputs yet (its openssl enc/dgst would need inputs written on the board)"}
 	case mode == protocol.ModeKCAPI || strings.HasPrefix(mode, protocol.ModeKCAPI+":"):
 		r = s.verifyKcapi(ctx, alg, bind)
 	case v == nil:
@@ -32,6 +35,29 @@ func (s *sweepState) verify(ctx context.Context, openssl string, v *opensslVersi
 	}
 	r.Mode, r.Algorithm, r.Seconds = mode, alg, time.Since(start).Seconds()
 	return s.enc.Encode(protocol.TypeVerify, &r)
+}
+
+// verifyMode verifies mode's path for alg: kcapi:all once per driver its jobs bind (as kcapi:DRIVER, the mode
+// their points carry), kcapi:DRIVER bound to its driver, every other mode as it is.
+func (s *sweepState) verifyMode(ctx context.Context, openssl string, v *opensslVersion, mode, alg string, jobs []sweepJob) error {
+	if mode == protocol.KCAPIAll {
+		seen := map[string]bool{}
+		for _, j := range jobs {
+			if j.kcapi == nil || j.kcapi.driver == "" || seen[j.kcapi.driver] {
+				continue
+			}
+			seen[j.kcapi.driver] = true
+			if err := s.verify(ctx, openssl, v, protocol.KCAPIPrefix+j.kcapi.driver, alg, j.kcapi.driver); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	bind := ""
+	if d, ok := protocol.KCAPIDriver(mode); ok {
+		bind = d
+	}
+	return s.verify(ctx, openssl, v, mode, alg, bind)
 }
 
 // verifySizes are the sweep's block sizes and the edge sizes, ascending, each once.

@@ -187,7 +187,7 @@ func consume(ctx context.Context, dec *protocol.Decoder, plan protocol.Plan, rec
 				return err
 			}
 		case protocol.TypeVerify:
-			if !slices.Contains(plan.Modes, m.Verify.Mode) {
+			if _, ok := protocol.PlanMode(plan.Modes, m.Verify.Mode); !ok {
 				*agentErrs = append(*agentErrs, fmt.Sprintf("line %d: verification for mode %q, which the plan does not have: refused", dec.Line(), m.Verify.Mode))
 				continue
 			}
