@@ -147,14 +147,24 @@ func (r *Regression) Count(verdict string) int {
 // name and may be nil or lack a board; they only feed the "environment changed" notes. Points of the boards in
 // opts.NoBaseline are left out and those boards listed in NoBaseline instead.
 func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*protocol.Facts, opts RegressOptions) *Regression {
-	if opts.Threshold <= 0 {
+	// 0 is "not set"; a value no threshold or significance level can have is said, never replaced in silence
+	var refused []string
+	if !(opts.Threshold >= 0 && opts.Threshold < 1) {
+		refused = append(refused, fmt.Sprintf("threshold %v is not a fraction from 0 to 1: the default %v was used", opts.Threshold, DefaultThreshold))
+		opts.Threshold = 0
+	}
+	if !(opts.Alpha >= 0 && opts.Alpha <= 0.5) {
+		refused = append(refused, fmt.Sprintf("alpha %v is not a significance level from 0 to 0.5: the default %v was used", opts.Alpha, DefaultAlpha))
+		opts.Alpha = 0
+	}
+	if opts.Threshold == 0 {
 		opts.Threshold = DefaultThreshold
 	}
-	if opts.Alpha <= 0 {
+	if opts.Alpha == 0 {
 		opts.Alpha = DefaultAlpha
 	}
 	unit, err := canonicalUnit(opts.Unit)
-	r := &Regression{Threshold: opts.Threshold, Alpha: opts.Alpha, Unit: unit}
+	r := &Regression{Threshold: opts.Threshold, Alpha: opts.Alpha, Unit: unit, Notes: refused}
 	if err != nil {
 		r.Unit = DefaultUnit
 		r.Notes = append(r.Notes, err.Error()+"; using "+DefaultUnit)

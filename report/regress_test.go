@@ -243,3 +243,17 @@ func TestRegressNoBaseline(t *testing.T) {
 		t.Errorf("JUnit suite for am335x = %+v, want one skipped case saying why", last)
 	}
 }
+
+// TestRegressRefusesImpossibleOptions: a threshold or alpha no check can have is said in the notes, never
+// replaced by the default in silence; 0 means "not set".
+func TestRegressRefusesImpossibleOptions(t *testing.T) {
+	for _, o := range []RegressOptions{{Threshold: -0.1}, {Alpha: -1}, {Threshold: 1.5}, {Alpha: 0.9}} {
+		r := Regress(nil, nil, nil, nil, o)
+		if len(r.Notes) == 0 || !strings.Contains(strings.Join(r.Notes, "\n"), "the default") {
+			t.Errorf("Regress(%+v): notes %q, want the refused value named", o, r.Notes)
+		}
+	}
+	if r := Regress(nil, nil, nil, nil, RegressOptions{}); r.Threshold != DefaultThreshold || r.Alpha != DefaultAlpha || len(r.Notes) != 0 {
+		t.Errorf("Regress with unset options: threshold %v alpha %v notes %q, want the defaults and no note", r.Threshold, r.Alpha, r.Notes)
+	}
+}

@@ -97,15 +97,15 @@ func (p *params) status() protocol.Status {
 	return s
 }
 
-// percent is a threshold such as 5% or 5, as a fraction; def when absent.
+// percent is a threshold such as 5% or 5, as a fraction; def when absent. 0 is refused, not read as the default.
 func (p *params) percent(name string, def float64) float64 {
 	s := p.str(name)
 	if s == "" {
 		return def
 	}
 	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
-	if err != nil || !(v >= 0 && v < 100) {
-		p.fail("%s: %q is not a percentage from 0 to 99, such as 5%%", name, s)
+	if err != nil || !(v > 0 && v < 100) {
+		p.fail("%s: %q is not a percentage above 0 and below 100, such as 5%%", name, s)
 		return def
 	}
 	return v / 100

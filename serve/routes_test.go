@@ -44,6 +44,8 @@ func TestRoutes(t *testing.T) {
 		{"GET", "/regress?baseline=1&run=2", 200, "text/html", "No regression"},
 		{"GET", "/regress?baseline=nosuchlabel&run=3", 404, "text/html", "baseline"},
 		{"GET", "/regress?baseline=1&threshold=200%25", 400, "text/html", "threshold"},
+		{"GET", "/regress?baseline=1&threshold=0", 400, "text/html", "threshold"},
+		{"GET", "/regress?baseline=1&threshold=-1", 400, "text/html", "threshold"},
 		{"GET", "/changes", 200, "text/html", "am64x devcrypto aes-128-cbc 16384 B"},
 		{"GET", "/changes?label=nightly&board=am64x", 200, "text/html", `href="/history?algorithm=aes-128-cbc&amp;board=am64x&amp;mode=devcrypto&amp;size=16384"`},
 		{"GET", "/changes?board=imx6q", 200, "text/html", "Nothing changed or regressed"},

@@ -37,6 +37,9 @@ type ImportTx struct {
 // BeginImport starts the transaction of an import; info is what every run of it shares (Source is set per run
 // by StartRun). ctx bounds the whole transaction: when it is cancelled, the transaction rolls back.
 func (db *DB) BeginImport(ctx context.Context, info RunInfo) (*ImportTx, error) {
+	if err := CheckLabel(info.Label); err != nil {
+		return nil, fmt.Errorf("begin import in %s: %w", db.Path, err)
+	}
 	tx, err := db.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("begin import in %s: %w", db.Path, fullDisk(db.Path, classify(err)))

@@ -1,8 +1,11 @@
 package store
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // TestCheckLabelRefusesRunReferencesAndControlCharacters: a label must be selectable as itself (bug 14) and one
@@ -44,6 +47,21 @@ func TestCheckLabelRefusesRunReferencesAndControlCharacters(t *testing.T) {
 			t.Errorf("CheckLabel(%q) = %v, want nil", tc.label, err)
 		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 			t.Errorf("CheckLabel(%q) = %v, want an error about %s", tc.label, err, tc.want)
+		}
+	}
+}
+
+// TestBeginRunChecksLabel: the store refuses a label no run can have, whoever calls it (not only the CLI).
+func TestBeginRunChecksLabel(t *testing.T) {
+	db := openTest(t)
+	for _, label := range []string{"latest", "12", "two\nlines"} {
+		if w, err := db.BeginRun(context.Background(), RunInfo{Label: label}); err == nil {
+			w.Finish(context.Background(), protocol.StatusOK)
+			t.Errorf("BeginRun(label %q) = nil error, want a refusal", label)
+		}
+		if tx, err := db.BeginImport(context.Background(), RunInfo{Label: label}); err == nil {
+			tx.Rollback()
+			t.Errorf("BeginImport(label %q) = nil error, want a refusal", label)
 		}
 	}
 }

@@ -84,6 +84,11 @@ func (db *DB) BeginRun(ctx context.Context, info RunInfo) (*RunWriter, error) {
 	if w.delay <= 0 {
 		w.delay = defaultBatchDelay
 	}
+	// the store keeps what every caller promises: a label that can name runs (the CLI checks flags; library
+	// callers and imports must not slip one past)
+	if err := CheckLabel(info.Label); err != nil {
+		return nil, fmt.Errorf("begin run in %s: %w", db.Path, err)
+	}
 	var err error
 	if w.uuid, err = checkRunUUID(info.UUID); err != nil {
 		return nil, fmt.Errorf("begin run in %s: %w", db.Path, err)
