@@ -82,12 +82,18 @@ func checkOffload(t *testing.T, ctx context.Context, root, fleetBin, inv string)
 	if len(sizes) < 2 {
 		t.Fatalf("virtio driver: points at %v, want the profile's sizes", sizes)
 	}
-	// per-request cost dominates an offload device: every larger block moves more bytes per second (a 20 %
-	// allowance for the host's noise between neighbours), and the largest many times more than the smallest
-	for i := 1; i < len(sizes); i++ {
-		prev, cur := virtio[sizes[i-1]].BytesPerSec, virtio[sizes[i]].BytesPerSec
-		if cur < prev*0.8 {
-			t.Errorf("virtio driver: %.0f B/s at %d B after %.0f B/s at %d B, want a rising throughput", cur, sizes[i], prev, sizes[i-1])
+	// per-request cost dominates an offload device: a block 16 times larger moves more bytes per second, and the
+	// largest many times more than the smallest. Neighbours (4×) are not compared: QEMU's device answers in 8 to
+	// 40 ms a request, and on a loaded host 64 B was seen beating 256 B.
+	for i := range sizes {
+		for j := i + 1; j < len(sizes); j++ {
+			if sizes[j] < 16*sizes[i] {
+				continue
+			}
+			small, large := virtio[sizes[i]].BytesPerSec, virtio[sizes[j]].BytesPerSec
+			if large <= small {
+				t.Errorf("virtio driver: %.0f B/s at %d B, no more than %.0f B/s at %d B, want a rising throughput", large, sizes[j], small, sizes[i])
+			}
 		}
 	}
 	if lo, hi := virtio[sizes[0]].BytesPerSec, virtio[sizes[len(sizes)-1]].BytesPerSec; hi < 10*lo {
