@@ -40,8 +40,8 @@ func TestSSHDKilledMidSweep(t *testing.T) {
 	if r.code != 3 {
 		t.Errorf("want exit 3\n%s", r)
 	}
-	if l := summaryLine(r.stderr, "board2"); !strings.Contains(l, "partial") || !strings.Contains(l, "board2") || !strings.Contains(l, "connection lost") {
-		t.Errorf("board2's summary = %q, want partial, connection lost\n%s", l, r)
+	if l := summaryLine(r.stderr, "board2"); !strings.Contains(l, "failed") || !strings.Contains(l, "board2") || !strings.Contains(l, "board lost during") {
+		t.Errorf("board2's summary = %q, want failed, board lost during the point in flight\n%s", l, r)
 	}
 	if l := summaryLine(r.stderr, "board3"); !strings.Contains(l, "ok") {
 		t.Errorf("board3's summary = %q, want ok\n%s", l, r)

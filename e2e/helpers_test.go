@@ -352,6 +352,9 @@ func keysOf(ms []store.Measurement) map[key]int {
 // checkPoint fails the test for a stored point no measurement can have.
 func checkPoint(t *testing.T, m store.Measurement) {
 	t.Helper()
+	if m.Failed && strings.HasPrefix(m.Error, "board lost during ") {
+		return // the point in flight when the board went away: stored as such, on purpose
+	}
 	if m.Failed {
 		t.Errorf("%s %s %s %d: failed point: %s", m.Board, m.Mode, m.Algorithm, m.BlockSize, m.Error)
 		return

@@ -58,8 +58,10 @@ func TestLinkCutMidSweep(t *testing.T) {
 	if r.code != 3 {
 		t.Errorf("want exit 3\n%s", r)
 	}
-	if !regexp.MustCompile(`(?m)^\s*board2\s+partial\s+[1-9][0-9]* points`).MatchString(r.stderr) || !strings.Contains(r.stderr, "connection lost") {
-		t.Errorf("summary does not show board2 partial with its points and the lost connection\n%s", r)
+	// a board lost under a point fails (its points before are kept), naming the point in flight
+	if !regexp.MustCompile(`(?m)^\s*board2\s+failed\s+[1-9][0-9]* points`).MatchString(r.stderr) ||
+		!strings.Contains(r.stderr, "connection lost") || !strings.Contains(r.stderr, "board lost during") {
+		t.Errorf("summary does not show board2 failed with its points, the point in flight and the lost connection\n%s", r)
 	}
 	db := w.openDB()
 	runs := w.runs(db)
@@ -79,8 +81,8 @@ func TestLinkCutMidSweep(t *testing.T) {
 		t.Errorf("board2 kept %d points, want those measured before the cut (1 to %d)", count["board2"], longPoints-1)
 	}
 	brs := w.boardRuns(db, runs[0].ID)
-	if br := brs["board2"]; br.Status != "partial" || !strings.Contains(br.Error, "board2") {
-		t.Errorf("board run board2 = %q %q, want partial with a cause naming board2", br.Status, br.Error)
+	if br := brs["board2"]; br.Status != "failed" || !strings.Contains(br.Error, "board2") || !strings.Contains(br.Error, "board lost during") {
+		t.Errorf("board run board2 = %q %q, want failed with a cause naming board2 and the point in flight", br.Status, br.Error)
 	}
 	if err := b2.RestoreLink(); err != nil {
 		t.Fatal(err)
