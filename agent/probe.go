@@ -83,26 +83,7 @@ func probeFacts(ctx context.Context, opts ProbeOptions) (protocol.Facts, string,
 	} else {
 		f.AFALGError = err.Error()
 	}
-	if b, err := os.ReadFile(path("/proc/crypto")); err == nil {
-		algs, err := ParseProcCrypto(bytes.NewReader(b))
-		if err != nil {
-			addErr("%v", err)
-		}
-		f.ProcCrypto = algs
-	} else {
-		addErr("read /proc/crypto: %v", err)
-	}
-	if b, err := os.ReadFile(path("/proc/interrupts")); err == nil {
-		lines, err := parseCryptoInterrupts(bytes.NewReader(b))
-		if err != nil {
-			addErr("%v", err)
-		}
-		for _, l := range lines {
-			f.Interrupts = append(f.Interrupts, l.Text)
-		}
-	} else {
-		addErr("read /proc/interrupts: %v", err)
-	}
+	readCryptoProcs(&f, opts.Root, addErr)
 
 	openssl := opts.OpenSSL
 	if openssl == "" {
@@ -235,4 +216,29 @@ func readMemTotal(path string) (int64, error) {
 		}
 	}
 	return 0, errors.New("no MemTotal line")
+}
+
+// readCryptoProcs fills f's kernel crypto drivers (/proc/crypto) and crypto device interrupts (/proc/interrupts)
+// from the tree at root, for the agent's probe and the shell path's mirrored files alike.
+func readCryptoProcs(f *protocol.Facts, root string, addErr func(string, ...any)) {
+	if b, err := os.ReadFile((root + "/proc/crypto")); err == nil {
+		algs, err := ParseProcCrypto(bytes.NewReader(b))
+		if err != nil {
+			addErr("%v", err)
+		}
+		f.ProcCrypto = algs
+	} else {
+		addErr("read /proc/crypto: %v", err)
+	}
+	if b, err := os.ReadFile((root + "/proc/interrupts")); err == nil {
+		lines, err := parseCryptoInterrupts(bytes.NewReader(b))
+		if err != nil {
+			addErr("%v", err)
+		}
+		for _, l := range lines {
+			f.Interrupts = append(f.Interrupts, l.Text)
+		}
+	} else {
+		addErr("read /proc/interrupts: %v", err)
+	}
 }

@@ -102,26 +102,7 @@ func remoteFacts(p RemoteProbe, plan protocol.Plan) (protocol.Facts, *opensslVer
 	}
 	f.DevCrypto = p.DevCrypto
 	f.AFALGError = "needs the agent (" + p.AgentReason + ")"
-	if b, err := os.ReadFile(path("/proc/crypto")); err == nil {
-		algs, err := ParseProcCrypto(bytes.NewReader(b))
-		if err != nil {
-			addErr("%v", err)
-		}
-		f.ProcCrypto = algs
-	} else {
-		addErr("read /proc/crypto: %v", err)
-	}
-	if b, err := os.ReadFile(path("/proc/interrupts")); err == nil {
-		lines, err := parseCryptoInterrupts(bytes.NewReader(b))
-		if err != nil {
-			addErr("%v", err)
-		}
-		for _, l := range lines {
-			f.Interrupts = append(f.Interrupts, l.Text)
-		}
-	} else {
-		addErr("read /proc/interrupts: %v", err)
-	}
+	readCryptoProcs(&f, p.Root, addErr)
 
 	var version *opensslVersion
 	noOpenSSL := ""
