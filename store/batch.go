@@ -159,6 +159,9 @@ func (t *txWriter) insertPoints(points []boardPoint) error {
 		return fmt.Errorf("store %d points from %s %s of %s: %w", len(points), p.p.Mode, p.p.Algorithm, p.board,
 			err)
 	}
+	if err := t.countPoints(points); err != nil {
+		return err
+	}
 	if t.w.reference {
 		return nil
 	}

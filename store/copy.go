@@ -118,7 +118,7 @@ func (db *DB) copyCandidates(ctx context.Context, f CopyFilter) ([]copyRun, erro
 		since = formatTime(f.Since)
 	}
 	rows, err := db.db.QueryContext(ctx, `SELECT r.id, r.uuid, r.started, r.finished, r.label, r.tool_version,
-			r.host, r.command_line, r.source, r.status, (SELECT count(*) FROM measurements m WHERE m.run_id = r.id)
+			r.host, r.command_line, r.source, r.status, (SELECT coalesce(sum(c.points), 0) FROM point_counts c WHERE c.run_id = r.id)
 		FROM runs r WHERE r.started >= ?
 			AND (? = '' OR EXISTS (SELECT 1 FROM board_runs b WHERE b.run_id = r.id AND b.board = ?))
 		ORDER BY r.started, r.id`, since, f.Board, f.Board)

@@ -21,7 +21,7 @@ func (db *DB) Runs(ctx context.Context, f RunFilter) ([]Run, error) {
 	}
 	rows, err := db.db.QueryContext(ctx, `SELECT r.id, r.uuid, r.started, r.finished, r.label, r.tool_version, r.host,
 			r.command_line, r.source, r.status, `+db.boardNamesJSON()+`,
-			(SELECT count(*) FROM measurements m WHERE m.run_id = r.id)
+			(SELECT coalesce(sum(c.points), 0) FROM point_counts c WHERE c.run_id = r.id)
 		FROM runs r WHERE `+runConds+`
 		ORDER BY r.started DESC, r.id DESC LIMIT ?5 OFFSET ?6`, f.Label, f.Board, string(f.Status), f.ID, limit, max(f.Offset, 0))
 	if err != nil {
@@ -127,7 +127,7 @@ func (db *DB) BoardRuns(ctx context.Context, runID int64) ([]BoardRun, error) {
 		return nil, err
 	}
 	rows, err := db.db.QueryContext(ctx, `SELECT b.board, b.status, b.error, b.facts, b.started, b.finished,
-			(SELECT count(*) FROM measurements m WHERE m.run_id = b.run_id AND m.board = b.board),
+			(SELECT coalesce(sum(c.points), 0) FROM point_counts c WHERE c.run_id = b.run_id AND c.board = b.board),
 			b.validity, b.validity_reasons, b.kernel
 		FROM board_runs b WHERE b.run_id = ? ORDER BY b.board`, runID)
 	if err != nil {

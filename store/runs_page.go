@@ -44,7 +44,7 @@ func (db *DB) Run(ctx context.Context, id int64) (Run, error) {
 // stored, so a board without such a run is absent (its progress shows points stored only).
 func (db *DB) ExpectedPoints(ctx context.Context, run Run) (map[string]ExpectedCount, error) {
 	rows, err := db.db.QueryContext(ctx, `SELECT b.board, b.run_id,
-			(SELECT count(*) FROM measurements m WHERE m.run_id = b.run_id AND m.board = b.board)
+			(SELECT coalesce(sum(c.points), 0) FROM point_counts c WHERE c.run_id = b.run_id AND c.board = b.board)
 		FROM board_runs b JOIN runs r ON r.id = b.run_id
 		WHERE r.command_line = ?1 AND r.id <> ?2 AND b.status = 'ok'
 			AND (r.started, r.id) < (SELECT started, id FROM runs WHERE id = ?2)

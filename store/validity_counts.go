@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -45,8 +44,8 @@ func addCauses(list, reasons []string) []string {
 	return list
 }
 
-// judgedPoints counts the points of runs by run, board and verdict, and reads the distinct reasons of the
-// suspect and invalid ones (a quiet lab's runs cost one grouped count each).
+// judgedPoints counts the points of runs by run, board and verdict, with the distinct causes of the suspect and
+// invalid ones, from point_counts (a few rows per board run, whatever its number of points).
 func (db *DB) judgedPoints(ctx context.Context, runIDs []int64) (map[int64]map[string]*Judged, error) {
 	out := map[int64]map[string]*Judged{}
 	get := func(id int64, board string) *Judged {
@@ -68,16 +67,16 @@ func (db *DB) judgedPoints(ctx context.Context, runIDs []int64) (map[int64]map[s
 		}
 		in := `run_id IN (` + strings.TrimSuffix(strings.Repeat("?, ", n), ", ") + `)`
 		rest = rest[n:]
-		rows, err := db.db.QueryContext(ctx, `SELECT run_id, board, validity, count(*) FROM measurements
-			WHERE `+in+` GROUP BY run_id, board, validity`, args...)
+		rows, err := db.db.QueryContext(ctx, `SELECT run_id, board, validity, validity_reasons, points FROM point_counts
+			WHERE `+in+` ORDER BY id`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("count judged points in %s: %w", db.Path, classify(err))
 		}
 		for rows.Next() {
 			var id int64
-			var board, verdict string
+			var board, verdict, reasons string
 			var count int
-			if err := rows.Scan(&id, &board, &verdict, &count); err != nil {
+			if err := rows.Scan(&id, &board, &verdict, &reasons, &count); err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("count judged points in %s: %w", db.Path, err)
 			}
@@ -89,40 +88,22 @@ func (db *DB) judgedPoints(ctx context.Context, runIDs []int64) (map[int64]map[s
 				j.Suspect += count
 			case protocol.ValidityInvalid:
 				j.Invalid += count
+			default:
+				continue
 			}
+			var rs []string
+			if reasons != "" {
+				if err := json.Unmarshal([]byte(reasons), &rs); err != nil {
+					rows.Close()
+					return nil, fmt.Errorf("read validity reasons of run %d: %w", id, err)
+				}
+			}
+			j.addCauses(verdict, rs)
 		}
 		err = rows.Err()
 		rows.Close()
 		if err != nil {
 			return nil, fmt.Errorf("count judged points in %s: %w", db.Path, classify(err))
-		}
-		rows, err = db.db.QueryContext(ctx, `SELECT run_id, board, validity, validity_reasons, min(id) FROM measurements
-			WHERE `+in+` AND validity IN ('invalid', 'suspect')
-			GROUP BY run_id, board, validity, validity_reasons ORDER BY min(id)`, args...)
-		if err != nil {
-			return nil, fmt.Errorf("read validity reasons in %s: %w", db.Path, classify(err))
-		}
-		for rows.Next() {
-			var id, first int64
-			var board, verdict string
-			var reasons sql.NullString
-			if err := rows.Scan(&id, &board, &verdict, &reasons, &first); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("read validity reasons in %s: %w", db.Path, err)
-			}
-			var rs []string
-			if reasons.Valid && reasons.String != "" {
-				if err := json.Unmarshal([]byte(reasons.String), &rs); err != nil {
-					rows.Close()
-					return nil, fmt.Errorf("read validity reasons of run %d: %w", id, err)
-				}
-			}
-			get(id, board).addCauses(verdict, rs)
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return nil, fmt.Errorf("read validity reasons in %s: %w", db.Path, classify(err))
 		}
 	}
 	return out, nil
@@ -156,4 +137,41 @@ func mergeCauses(list, more []string) []string {
 		}
 	}
 	return list
+}
+
+// pointCount is one row of point_counts: the points of a board run with one verdict and one list of reasons.
+type pointCount struct {
+	board, validity, reasons string
+	points                   int
+}
+
+// countPoints adds points to the counts of their board runs by verdict and reasons (point_counts), in the
+// order the pairs first appear, so the run listings read a few rows per run instead of every point.
+func (t *txWriter) countPoints(points []boardPoint) error {
+	var counts []pointCount
+	for i := range points {
+		bp := &points[i]
+		reasons, _ := jsonList(bp.p.ValidityReasons).(string) // NULL (no reasons) is ''
+		found := false
+		for j := range counts {
+			c := &counts[j]
+			if c.board == bp.board && c.validity == bp.p.Validity && c.reasons == reasons {
+				c.points++
+				found = true
+				break
+			}
+		}
+		if !found {
+			counts = append(counts, pointCount{bp.board, bp.p.Validity, reasons, 1})
+		}
+	}
+	for _, c := range counts {
+		if err := t.exec(`INSERT INTO point_counts (run_id, board, validity, validity_reasons, points)
+			VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (run_id, board, validity, validity_reasons) DO UPDATE SET points = point_counts.points + excluded.points`,
+			t.w.id, c.board, c.validity, c.reasons, c.points); err != nil {
+			return fmt.Errorf("count the points of %s: %w", c.board, err)
+		}
+	}
+	return nil
 }

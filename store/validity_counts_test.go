@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/fleetlab/fleet/protocol"
@@ -75,4 +76,89 @@ func TestJudgedCounts(t *testing.T) {
 			t.Errorf("previous of run %d = %+v, want run %d's facts", third, p, w.RunID())
 		}
 	})
+}
+
+// TestPointCountsMatchMeasurements: the counts the writer keeps per board run, verdict and reasons are what
+// grouping the points themselves gives, across batches and boards; and the migration's backfill of an older
+// database gives the same rows, in the same order of first appearance.
+func TestPointCountsMatchMeasurements(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		db := b.open(t)
+		db.BatchSize = 7 // several transactions per board, so counts are added to
+		ctx := context.Background()
+		w, err := db.BeginRun(ctx, RunInfo{Label: "nightly"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reasons := [][]string{nil, {"background CPU 38 % (limit 8 %)"}, {"a", "b"}, nil}
+		verdicts := []string{"ok", "invalid", "suspect", ""}
+		for i := range 100 {
+			p := pt("cpu", "aes-128-cbc", 16, i, 1e8)
+			p.Validity = verdicts[(i*7)%4]
+			p.ValidityReasons = reasons[(i*7)%4]
+			must(t, w.Point(ctx, []string{"a", "b", "c"}[i%3], p))
+		}
+		must(t, w.Finish(ctx, protocol.StatusOK))
+
+		const grouped = `SELECT run_id, board, validity, coalesce(validity_reasons, ''), count(*) FROM measurements
+			GROUP BY run_id, board, validity, coalesce(validity_reasons, '') ORDER BY min(id)`
+		const kept = `SELECT run_id, board, validity, validity_reasons, points FROM point_counts ORDER BY id`
+		want := queryStrings(t, db, grouped)
+		if len(want) != 12 {
+			t.Fatalf("grouped points: %d rows, want 12 (3 boards × 4 verdicts)", len(want))
+		}
+		if got := queryStrings(t, db, kept); !reflect.DeepEqual(got, want) {
+			t.Errorf("point_counts\n%v\nwant\n%v", got, want)
+		}
+		runs, err := db.Runs(ctx, RunFilter{})
+		if err != nil || len(runs) != 1 || runs[0].Points != 100 {
+			t.Fatalf("Runs = %+v, %v; want one run of 100 points", runs, err)
+		}
+
+		// An older database: no counts until the migration fills them from its points.
+		if _, err := db.db.ExecContext(ctx, `DELETE FROM point_counts`); err != nil {
+			t.Fatal(err)
+		}
+		ms, err := migrations(db.db.dialect)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var backfill string
+		for _, m := range ms {
+			if strings.HasSuffix(m.name, "_point_counts.sql") {
+				_, backfill, _ = strings.Cut(m.sql, ");\n") // the INSERT after the CREATE TABLE
+			}
+		}
+		if !strings.Contains(backfill, "INSERT INTO point_counts") {
+			t.Fatalf("no backfill found in the point_counts migration: %q", backfill)
+		}
+		if _, err := db.db.ExecContext(ctx, backfill); err != nil {
+			t.Fatal(err)
+		}
+		if got := queryStrings(t, db, kept); !reflect.DeepEqual(got, want) {
+			t.Errorf("backfilled point_counts\n%v\nwant\n%v", got, want)
+		}
+	})
+}
+
+// queryStrings reads every row of query as one string of its columns.
+func queryStrings(t *testing.T, db *DB, query string) []string {
+	t.Helper()
+	rows, err := db.db.QueryContext(context.Background(), query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var a, b, c, d, e string
+		if err := rows.Scan(&a, &b, &c, &d, &e); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, strings.Join([]string{a, b, c, d, e}, "|"))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -38,6 +38,8 @@ func main() {
 	reps := flag.Int("queries", 20, "times each query runs; the median is reported")
 	batch := flag.Int("batch", 0, "points per commit (store.DB.BatchSize; 0: the default, 50)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the ingest to this file")
+	queryprofile := flag.String("queryprofile", "", "write a CPU profile of the queries to this file")
+	only := flag.String("only", "", "time only the queries whose name contains this text")
 	flag.Parse()
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
@@ -64,7 +66,7 @@ func main() {
 		}
 		fmt.Printf("server: PostgreSQL %s, started for this benchmark, on loopback TCP\n", srv.Version())
 	}
-	if err := run(context.Background(), *dbPath, *points, *boards, *batch, *reps); err != nil {
+	if err := run(context.Background(), *dbPath, *points, *boards, *batch, *reps, *queryprofile, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "bench store:", err)
 		stopServer()
 		pprof.StopCPUProfile()
@@ -91,7 +93,7 @@ func sweep() []protocol.Point {
 	return ps
 }
 
-func run(ctx context.Context, path string, total, boards, batch, reps int) error {
+func run(ctx context.Context, path string, total, boards, batch, reps int, queryprofile, only string) error {
 	if path == "" {
 		dir, err := os.MkdirTemp("", "fleet-bench-store-")
 		if err != nil {
@@ -149,7 +151,21 @@ func run(ctx context.Context, path string, total, boards, batch, reps int) error
 			return len(rs), err
 		}},
 	}
+	if queryprofile != "" {
+		f, err := os.Create(queryprofile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	for _, q := range queries {
+		if !strings.Contains(q.name, only) {
+			continue
+		}
 		var times []time.Duration
 		var rows int
 		for range reps {
