@@ -1,10 +1,12 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -64,12 +66,14 @@ func (db *DB) LatestPoints(ctx context.Context, f Filter) ([]Measurement, error)
 		return nil, fmt.Errorf("read latest points: a run id or latest flag does not apply")
 	}
 	if f.Label == "" {
+		// Ordered here, not by the query: PostgreSQL sorts the wide rows after its joins (a third of the query's
+		// time on the 1 M-point store), and SQLite's scan of latest already yields this order.
 		w := pointWhere(f, "l")
-		return db.queryMeasurements(ctx, "read latest points", `SELECT `+measurementCols+` FROM latest l
+		ms, err := db.queryMeasurements(ctx, "read latest points", `SELECT `+measurementCols+` FROM latest l
 			CROSS JOIN measurements m ON m.run_id = l.run_id AND `+sameSeries+`
-			JOIN runs r ON r.id = m.run_id`+w.sql()+`
-			ORDER BY l.board, l.mode, l.algorithm, l.op, l.block_size, l.key_bits, l.curve, l.threads, m.id`,
-			w.args...)
+			JOIN runs r ON r.id = m.run_id`+w.sql(), w.args...)
+		slices.SortFunc(ms, compareSeriesPoints)
+		return ms, err
 	}
 	// Every series ever measured has a row in latest; for each, walk the runs with the label newest first
 	// (index runs_label) until one has the series (a seek in measurements_run_series).
@@ -188,4 +192,9 @@ func scanMeasurement(rows *sql.Rows) (Measurement, error) {
 		return m, err
 	}
 	return m, nil
+}
+
+// compareSeriesPoints orders measurements by their series' key in the latest table, then by id.
+func compareSeriesPoints(a, b Measurement) int {
+	return cmp.Or(compareSeries(seriesOf(a.Board, &a.Point), seriesOf(b.Board, &b.Point)), cmp.Compare(a.ID, b.ID))
 }
