@@ -187,8 +187,8 @@ func (db *DB) newestRuns(ctx context.Context, q runQuery) (map[string]int64, err
 		WHERE (?1 = '' OR b.board = ?1) AND (?2 = '' OR r.label = ?2) AND r.status <> 'reference'
 			AND (?3 = 0 OR (r.started, r.id) < (SELECT started, id FROM runs WHERE id = ?3))
 			AND (?4 = 0 OR r.id = ?4)
-			AND EXISTS (SELECT 1 FROM measurements m WHERE m.run_id = b.run_id AND m.board = b.board
-				AND (?5 = 0 OR (m.failed = 0 AND m.validity != 'invalid')))
+			AND EXISTS (SELECT 1 FROM point_counts c WHERE c.run_id = b.run_id AND c.board = b.board
+				AND (?5 = 0 OR (c.failed = 0 AND c.validity != 'invalid')))
 		ORDER BY r.started, r.id`, q.board, q.label, q.before, q.only, q.valid)
 	if err != nil {
 		return nil, fmt.Errorf("find newest runs: %w", classify(err))

@@ -16,8 +16,8 @@ func (db *DB) labelWindow(ctx context.Context, label, board string, judged int64
 	rows, err := db.db.QueryContext(ctx, `SELECT b.run_id FROM board_runs b JOIN runs r ON r.id = b.run_id
 		WHERE b.board = ?1 AND r.label = ?2 AND r.status <> 'reference'
 			AND (r.started, r.id) < (SELECT started, id FROM runs WHERE id = ?3)
-			AND EXISTS (SELECT 1 FROM measurements m WHERE m.run_id = b.run_id AND m.board = b.board
-				AND m.failed = 0 AND m.validity != 'invalid')
+			AND EXISTS (SELECT 1 FROM point_counts c WHERE c.run_id = b.run_id AND c.board = b.board
+				AND c.failed = 0 AND c.validity != 'invalid')
 		ORDER BY r.started DESC, r.id DESC LIMIT ?4`, board, label, judged, limit)
 	if err != nil {
 		return nil, fmt.Errorf("find baseline window: %w", classify(err))
@@ -63,10 +63,10 @@ func (db *DB) skippedInvalid(ctx context.Context, ref, board string, judged, cho
 			AND r.status <> 'reference'
 			AND (?3 = 0 OR (r.started, r.id) < (SELECT started, id FROM runs WHERE id = ?3))
 			AND (?4 = 0 OR (r.started, r.id) > (SELECT started, id FROM runs WHERE id = ?4))
-			AND (b.validity = 'invalid' OR EXISTS (SELECT 1 FROM measurements m WHERE m.run_id = b.run_id AND m.board = b.board
-				AND m.validity = 'invalid'))
-			AND NOT EXISTS (SELECT 1 FROM measurements m WHERE m.run_id = b.run_id AND m.board = b.board
-				AND m.failed = 0 AND m.validity != 'invalid')
+			AND (b.validity = 'invalid' OR EXISTS (SELECT 1 FROM point_counts c WHERE c.run_id = b.run_id AND c.board = b.board
+				AND c.validity = 'invalid'))
+			AND NOT EXISTS (SELECT 1 FROM point_counts c WHERE c.run_id = b.run_id AND c.board = b.board
+				AND c.failed = 0 AND c.validity != 'invalid')
 		ORDER BY r.started DESC, r.id DESC`, board, label, before, chosen, judged, only)
 	if err != nil {
 		return nil, fmt.Errorf("find invalid runs: %w", classify(err))

@@ -142,10 +142,11 @@ func mergeCauses(list, more []string) []string {
 // pointCount is one row of point_counts: the points of a board run with one verdict and one list of reasons.
 type pointCount struct {
 	board, validity, reasons string
+	failed                   bool
 	points                   int
 }
 
-// countPoints adds points to the counts of their board runs by verdict and reasons (point_counts), in the
+// countPoints adds points to the counts of their board runs by verdict, reasons and failure (point_counts), in the
 // order the pairs first appear, so the run listings read a few rows per run instead of every point.
 func (t *txWriter) countPoints(points []boardPoint) error {
 	var counts []pointCount
@@ -155,21 +156,22 @@ func (t *txWriter) countPoints(points []boardPoint) error {
 		found := false
 		for j := range counts {
 			c := &counts[j]
-			if c.board == bp.board && c.validity == bp.p.Validity && c.reasons == reasons {
+			if c.board == bp.board && c.validity == bp.p.Validity && c.reasons == reasons && c.failed == bp.p.Failed {
 				c.points++
 				found = true
 				break
 			}
 		}
 		if !found {
-			counts = append(counts, pointCount{bp.board, bp.p.Validity, reasons, 1})
+			counts = append(counts, pointCount{bp.board, bp.p.Validity, reasons, bp.p.Failed, 1})
 		}
 	}
 	for _, c := range counts {
-		if err := t.exec(`INSERT INTO point_counts (run_id, board, validity, validity_reasons, points)
-			VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (run_id, board, validity, validity_reasons) DO UPDATE SET points = point_counts.points + excluded.points`,
-			t.w.id, c.board, c.validity, c.reasons, c.points); err != nil {
+		if err := t.exec(`INSERT INTO point_counts (run_id, board, validity, validity_reasons, failed, points)
+			VALUES (?, ?, ?, ?, ?, ?)
+			ON CONFLICT (run_id, board, validity, validity_reasons, failed)
+			DO UPDATE SET points = point_counts.points + excluded.points`,
+			t.w.id, c.board, c.validity, c.reasons, c.failed, c.points); err != nil {
 			return fmt.Errorf("count the points of %s: %w", c.board, err)
 		}
 	}

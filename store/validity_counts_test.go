@@ -96,16 +96,17 @@ func TestPointCountsMatchMeasurements(t *testing.T) {
 			p := pt("cpu", "aes-128-cbc", 16, i, 1e8)
 			p.Validity = verdicts[(i*7)%4]
 			p.ValidityReasons = reasons[(i*7)%4]
+			p.Failed = i%5 == 0
 			must(t, w.Point(ctx, []string{"a", "b", "c"}[i%3], p))
 		}
 		must(t, w.Finish(ctx, protocol.StatusOK))
 
-		const grouped = `SELECT run_id, board, validity, coalesce(validity_reasons, ''), count(*) FROM measurements
-			GROUP BY run_id, board, validity, coalesce(validity_reasons, '') ORDER BY min(id)`
-		const kept = `SELECT run_id, board, validity, validity_reasons, points FROM point_counts ORDER BY id`
+		const grouped = `SELECT run_id, board, validity, coalesce(validity_reasons, ''), failed, count(*) FROM measurements
+			GROUP BY run_id, board, validity, coalesce(validity_reasons, ''), failed ORDER BY min(id)`
+		const kept = `SELECT run_id, board, validity, validity_reasons, failed, points FROM point_counts ORDER BY id`
 		want := queryStrings(t, db, grouped)
-		if len(want) != 12 {
-			t.Fatalf("grouped points: %d rows, want 12 (3 boards × 4 verdicts)", len(want))
+		if len(want) != 24 {
+			t.Fatalf("grouped points: %d rows, want 24 (3 boards × 4 verdicts × failed or not)", len(want))
 		}
 		if got := queryStrings(t, db, kept); !reflect.DeepEqual(got, want) {
 			t.Errorf("point_counts\n%v\nwant\n%v", got, want)
@@ -151,11 +152,11 @@ func queryStrings(t *testing.T, db *DB, query string) []string {
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
-		var a, b, c, d, e string
-		if err := rows.Scan(&a, &b, &c, &d, &e); err != nil {
+		var a, b, c, d, e, f string
+		if err := rows.Scan(&a, &b, &c, &d, &e, &f); err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, strings.Join([]string{a, b, c, d, e}, "|"))
+		out = append(out, strings.Join([]string{a, b, c, d, e, f}, "|"))
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)

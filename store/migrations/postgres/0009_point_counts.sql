@@ -5,10 +5,11 @@ CREATE TABLE point_counts (
 	board            TEXT COLLATE "C" NOT NULL,
 	validity         TEXT COLLATE "C" NOT NULL,
 	validity_reasons TEXT COLLATE "C" NOT NULL, -- JSON array as in measurements, '' where that is NULL
+	failed           BIGINT           NOT NULL,
 	points           BIGINT           NOT NULL,
-	UNIQUE (run_id, board, validity, validity_reasons)
+	UNIQUE (run_id, board, validity, validity_reasons, failed)
 );
 
-INSERT INTO point_counts (run_id, board, validity, validity_reasons, points)
-	SELECT run_id, board, validity, coalesce(validity_reasons, ''), count(*) FROM measurements
-	GROUP BY run_id, board, validity, coalesce(validity_reasons, '') ORDER BY min(id);
+INSERT INTO point_counts (run_id, board, validity, validity_reasons, failed, points)
+	SELECT run_id, board, validity, coalesce(validity_reasons, ''), failed, count(*) FROM measurements
+	GROUP BY run_id, board, validity, coalesce(validity_reasons, ''), failed ORDER BY min(id);
