@@ -49,7 +49,7 @@ type Change struct {
 	Before       float64  `json:"before"` // median of the nights since the previous change (or the start)
 	After        float64  `json:"after"`  // median of the nights up to the next change (or the end)
 	Unit         string   `json:"unit"`   // of before and after: bytes/s, or ops/s for asymmetric series
-	Delta        float64  `json:"delta"`  // after/before − 1
+	Delta        float64  `json:"delta"`  // the step --min-change is held against: stats.ChangePoint.Step (Hodges–Lehmann), near after/before − 1
 	P            float64  `json:"p"`      // t-test p-value between the neighbouring segments, Bonferroni-corrected for the splits tried
 	NightsBefore int      `json:"nights_before"`
 	NightsAfter  int      `json:"nights_after"`
@@ -200,7 +200,7 @@ func seriesChanges(h *store.Histories, s *store.SeriesHistory, opts ChangeOption
 		c := Change{Board: key.Board, Mode: key.Mode, Algorithm: key.Algorithm, Op: key.Op, KeyBits: key.KeyBits,
 			Curve: key.Curve, BlockSize: key.BlockSize, Threads: key.Threads,
 			Run: first.run, Date: run.Started.UTC(), Label: run.Label, PreviousRun: prev.run, PreviousDate: prevRun.Started.UTC(),
-			Before: before, After: after, Unit: "bytes/s", Delta: after/before - 1, P: cp.P,
+			Before: before, After: after, Unit: "bytes/s", Delta: cp.Step, P: cp.P,
 			NightsBefore: cp.Index - lo, NightsAfter: hi - cp.Index}
 		if key.Asym() {
 			c.Unit = "ops/s"

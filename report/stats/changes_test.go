@@ -3,6 +3,7 @@ package stats
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
@@ -123,12 +124,22 @@ func noStep(i uint64) history {
 func TestFalsePositiveRate(t *testing.T) {
 	const histories = 1000
 	var fp, bySigma [3]int
+	short, shortFP := 0, 0
 	for i := uint64(0); i < histories; i++ {
-		if cps := ChangePoints(noStep(i).draw(10_000+i), SearchOptions{MinChange: 0.05}); len(cps) > 0 {
+		h := noStep(i)
+		cps := ChangePoints(h.draw(10_000+i), SearchOptions{MinChange: 0.05})
+		if h.n < shortRuns {
+			short++
+		}
+		if len(cps) > 0 {
 			fp[0]++
 			bySigma[i%3]++
+			if h.n < shortRuns {
+				shortFP++
+			}
 		}
 	}
+	t.Logf("of which shorter than %d runs: %d of %d", shortRuns, shortFP, short)
 	t.Logf("false positives over %d no-step histories (6–65 runs, 1 or 3 repeats, busy nights, drifts ≤ 4 %%): %d (%.1f %%); "+
 		"by noise 0.5/1/2 %%: %d/%d/%d", histories, fp[0], 100*float64(fp[0])/histories, bySigma[0], bySigma[1], bySigma[2])
 	if fp[0] > histories/100 {
@@ -136,11 +147,49 @@ func TestFalsePositiveRate(t *testing.T) {
 	}
 }
 
+// found reports whether cps is one change point within one run of the step at `at` (a run beside a step can
+// lie nearer the other level, and nothing can tell it from the step), and whether it is exactly there.
+func found(cps []ChangePoint, at int) (near, exact bool) {
+	if len(cps) != 1 {
+		return false, false
+	}
+	return cps[0].Index >= at-1 && cps[0].Index <= at+1, cps[0].Index == at
+}
+
+// TestFalsePositiveRateShort: the short histories, where a split is kept at 10α when it steps by 5 %, report a
+// change in at most 1 % of 50,000 realistic no-step histories of 6 to 15 runs (5,000 of each length; the rate
+// per length is printed, 0.6–1.0 % when this was written, against 0.3–0.6 % with α alone).
+func TestFalsePositiveRateShort(t *testing.T) {
+	const histories = 5000
+	var b strings.Builder
+	total, fps := 0, 0
+	for n := 6; n < shortRuns; n++ {
+		fp := 0
+		for i := uint64(0); i < histories; i++ {
+			h := noStep(i)
+			h.n = n
+			if len(ChangePoints(h.draw(100_000*uint64(n)+i), SearchOptions{MinChange: 0.05})) > 0 {
+				fp++
+			}
+		}
+		fmt.Fprintf(&b, " %d runs: %d;", n, fp)
+		total += histories
+		fps += fp
+	}
+	t.Logf("false positives of %d no-step histories per length:%s together %.2f %%", histories, b.String(), 100*float64(fps)/float64(total))
+	if fps > total/100 {
+		t.Errorf("%d of %d no-step histories of 6 to %d runs reported a change: more than 1 %%", fps, total, shortRuns-1)
+	}
+}
+
 // TestRecall measures, per runs on each side and step size in units of the noise (the MAD of the run-to-run
-// differences, 0.954 σ for lognormal noise of σ), the share of 400 histories in which the step is found at its
-// run and nothing else, and prints the table bench/README.md shows. Noise 2 %, one repeat per run, min change 5 %.
+// differences, 0.954 σ for lognormal noise of σ), the share of 1,000 histories in which the step is found: one
+// change point, within one run of the step, and nothing else; in brackets the share where it is exactly at its
+// run. It prints the table bench/README.md shows. Noise 2 %, one repeat per run, min change 5 %. A step of 5×
+// the noise and more must be found in at least 99 % of histories at every number of runs a side, and exactly
+// placed in at least 97 % (the ceiling is 97.5–98.7 %: TestRecallPlacementBound).
 func TestRecall(t *testing.T) {
-	const draws = 400
+	const draws = 1000
 	sides := []int{3, 4, 5, 8, 12, 20}
 	mults := []float64{3, 5, 8, 12}
 	var b strings.Builder
@@ -154,27 +203,106 @@ func TestRecall(t *testing.T) {
 		step := -k * 0.6745 * math.Sqrt2 * sigma
 		fmt.Fprintf(&b, "| %g× (%.1f %%) |", k, -100*step)
 		for _, side := range sides {
-			found := 0
+			var near, exact int
 			for seed := uint64(0); seed < draws; seed++ {
 				h := history{n: 2 * side, reps: 1, sigma: sigma, stepAt: side, stepSize: step}
-				cps := ChangePoints(h.draw(seed), SearchOptions{MinChange: 0.05})
-				if len(cps) == 1 && cps[0].Index == side {
-					found++
+				n, e := found(ChangePoints(h.draw(seed), SearchOptions{MinChange: 0.05}), side)
+				if n {
+					near++
+				}
+				if e {
+					exact++
 				}
 			}
-			rate := float64(found) / draws
-			fmt.Fprintf(&b, " %.1f %% |", 100*rate)
-			// The floor each cell is held to: what the method reaches with margin, so a change that breaks
-			// the search fails here (3 a side at 5×: the t-test has 4 degrees of freedom).
-			floor := map[float64]float64{3: 0, 5: 0.8, 8: 0.97, 12: 0.99}[k]
-			if side >= 5 && k >= 5 {
-				floor = math.Max(floor, 0.95)
+			rate, exactRate := float64(near)/draws, float64(exact)/draws
+			fmt.Fprintf(&b, " %.1f %% (%.1f %%) |", 100*rate, 100*exactRate)
+			if k >= 5 && rate < 0.99 {
+				t.Errorf("%d runs a side, step %g× noise: found in %.1f %%, want at least 99 %%", side, k, 100*rate)
 			}
-			if rate < floor {
-				t.Errorf("%d runs a side, step %g× noise: found in %.1f %%, want at least %.0f %%", side, k, 100*rate, 100*floor)
+			if k >= 5 && exactRate < 0.97 {
+				t.Errorf("%d runs a side, step %g× noise: exactly at its run in %.1f %%, want at least 97 %%", side, k, 100*exactRate)
 			}
 		}
 		b.WriteString("\n")
 	}
-	t.Logf("recall over %d draws per cell (noise 2 %% lognormal, 1 repeat, --min-change 5 %%):\n%s", draws, b.String())
+	t.Logf("recall over %d draws per cell (noise 2 %% lognormal, 1 repeat, --min-change 5 %%), found within one run "+
+		"(exactly at its run):\n%s", draws, b.String())
+}
+
+// TestRecallNearEnds: a step of 5× the noise with 3 runs on one side, at either end of histories of 9 to 60
+// runs, is found (one change within one run of it) in at least 99 % of 1,000 histories.
+func TestRecallNearEnds(t *testing.T) {
+	const draws, sigma = 1000, 0.02
+	step := -5 * 0.6745 * math.Sqrt2 * sigma
+	var b strings.Builder
+	for _, n := range []int{9, 12, 15, 16, 20, 40, 60} {
+		for _, at := range []int{3, n - 3} {
+			near := 0
+			for seed := uint64(0); seed < draws; seed++ {
+				h := history{n: n, reps: 1, sigma: sigma, stepAt: at, stepSize: step}
+				if ok, _ := found(ChangePoints(h.draw(seed), SearchOptions{MinChange: 0.05}), at); ok {
+					near++
+				}
+			}
+			rate := float64(near) / draws
+			fmt.Fprintf(&b, " %d runs, step at %d: %.1f %%;", n, at, 100*rate)
+			if rate < 0.99 {
+				t.Errorf("%d runs, 5× step at run %d: found in %.1f %%, want at least 99 %%", n, at, 100*rate)
+			}
+		}
+	}
+	t.Logf("5× step (9.5 %%) with 3 runs on one side, %d draws:%s", draws, b.String())
+}
+
+// TestRecallPlacementBound: told that the history has exactly one step, the least-squares split (the largest
+// |t|) puts a 5× step exactly at its run in about 98.7 % of histories, not more (a run beside the step that lies
+// nearer the other level looks like the other level: Φ(−2.5) ≈ 0.6 % per neighbour); the search, which is not
+// told, places it within half a point of that.
+func TestRecallPlacementBound(t *testing.T) {
+	const draws, sigma = 1000, 0.02
+	step := -5 * 0.6745 * math.Sqrt2 * sigma
+	var b strings.Builder
+	for _, side := range []int{4, 5, 8, 12, 20} {
+		best, search := 0, 0
+		for seed := uint64(0); seed < draws; seed++ {
+			xs := history{n: 2 * side, reps: 1, sigma: sigma, stepAt: side, stepSize: step}.draw(seed)
+			if tau, _, _ := bestSplit(clipOutliers(centredLogs(xs)), DefaultMinSegment); tau == side {
+				best++
+			}
+			if _, exact := found(ChangePoints(xs, SearchOptions{MinChange: 0.05}), side); exact {
+				search++
+			}
+		}
+		fmt.Fprintf(&b, " %d a side: %.1f %% (search %.1f %%);", side, 100*float64(best)/draws, 100*float64(search)/draws)
+		if best > draws*995/1000 {
+			t.Errorf("%d runs a side: the best split is exact in %d of %d, more than a run beside a 5σ step allows", side, best, draws)
+		}
+		if search < best-draws/200 {
+			t.Errorf("%d runs a side: the search is exact in %d of %d, the least-squares split in %d", side, search, draws, best)
+		}
+	}
+	t.Logf("least-squares split exactly at a 5× step, %d draws:%s", draws, b.String())
+}
+
+// TestMedianInPlace: the selection gives the sorted median on random values, ties and constant runs included.
+func TestMedianInPlace(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for trial := range 2000 {
+		n := 1 + rng.IntN(60)
+		d := make([]float64, n)
+		for i := range d {
+			switch trial % 3 {
+			case 0:
+				d[i] = rng.NormFloat64()
+			case 1:
+				d[i] = float64(rng.IntN(4)) // many ties
+			default:
+				d[i] = float64(i % 2) // alternating
+			}
+		}
+		want := Median(Sorted(d))
+		if got := medianInPlace(append([]float64(nil), d...)); got != want {
+			t.Fatalf("medianInPlace(%v) = %v, want %v", d, got, want)
+		}
+	}
 }
