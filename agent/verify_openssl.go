@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fleetlab/fleet/opensslspeed"
 	"github.com/fleetlab/fleet/protocol"
 )
 
@@ -27,12 +28,21 @@ type opensslVerifier struct {
 	engine string
 	alg    string
 	dir    string
+	// workers is how many openssl processes of the verification run at once: the board's cores, or one on the
+	// shell path (its Remote runs one command at a time)
+	workers int
 }
 
 // verifyOpenSSL runs the verification of one openssl mode and algorithm.
 func (s *sweepState) verifyOpenSSL(ctx context.Context, openssl string, v opensslVersion, mode, alg string) protocol.VerifyReport {
 	spec, isCipher := protocol.VerifyCiphers[alg]
 	_, isDigest := protocol.VerifyDigests[alg]
+	if a, _, _, ok := opensslspeed.AsymName(alg); ok {
+		if a == "rsa" || a == "ecdsa" || a == "eddsa" {
+			return s.verifySignature(ctx, openssl, v, mode, alg)
+		}
+		return protocol.VerifyReport{Unknown: "verification checks the signatures of rsa, ecdsa and eddsa, not " + a}
+	}
 	if !isCipher && !isDigest {
 		why := "verification checks no " + alg + " yet (ciphers: aes cbc/ecb/ctr, des-ede3-cbc; digests: md5, sha1, sha2, sha3)"
 		if strings.Contains(alg, "gcm") || strings.Contains(alg, "ccm") || strings.Contains(alg, "poly1305") || strings.Contains(alg, "ocb") {
@@ -50,7 +60,7 @@ func (s *sweepState) verifyOpenSSL(ctx context.Context, openssl string, v openss
 	}
 	var written []string
 	defer func() { cleanup(written...) }()
-	o := &opensslVerifier{argv0: openssl, opts: opts, env: append(envList(s.plan.Env), modeEnv...), engine: engine, alg: alg, dir: dir}
+	o := &opensslVerifier{argv0: openssl, opts: opts, env: append(envList(s.plan.Env), modeEnv...), engine: engine, alg: alg, dir: dir, workers: s.verifyProcesses()}
 	tool := "dgst"
 	if isCipher {
 		tool = "enc"
@@ -104,13 +114,14 @@ func (o *opensslVerifier) encArgv(spec protocol.VerifyCipherSpec, in, out string
 }
 
 // ciphers runs every input through `openssl enc`, both ways (decryption of whole blocks only: unpadded), one
-// openssl per input (OpenSSL 3 has no interactive mode that could take them all). Inputs that fill whole blocks
-// go unpadded, as `openssl speed` runs them; others are padded (PKCS#7). An engine that did not load returns its
-// reason and no cases.
+// openssl per input (OpenSSL 3 has no interactive mode that could take them all, and each size must reach the
+// path as its own message), as many at once as the board has cores. Inputs that fill whole blocks go unpadded,
+// as `openssl speed` runs them; others are padded (PKCS#7). An engine that did not load returns its reason and
+// no cases.
 func (o *opensslVerifier) ciphers(ctx context.Context, spec protocol.VerifyCipherSpec, sizes []int, files map[int]string, written *[]string) ([]protocol.VerifyCase, string) {
 	var cases []protocol.VerifyCase
-	out := filepath.Join(o.dir, "out")
-	*written = append(*written, "out")
+	var argvs [][]string
+	var outs []string
 	for _, dec := range []bool{false, true} {
 		for _, n := range sizes {
 			if dec && n%spec.Block != 0 {
@@ -120,27 +131,54 @@ func (o *opensslVerifier) ciphers(ctx context.Context, spec protocol.VerifyCiphe
 			if dec {
 				c.Op = "decrypt"
 			}
+			out := filepath.Join(o.dir, "out-"+strconv.Itoa(len(cases)))
+			*written = append(*written, filepath.Base(out))
 			os.Remove(out)
-			res := o.run(ctx, o.encArgv(spec, files[n], out, dec, c.Padded), "")
-			why := o.failed(res)
-			if strings.HasPrefix(why, "engine ") {
-				return nil, why
-			}
-			b, err := os.ReadFile(out)
-			switch {
-			case why != "":
-				c.Err = why
-			case err != nil:
-				c.Err = fmt.Sprintf("read the output of openssl enc: %v", err)
-			default:
-				padded := c.Padded
-				c = newVerifyCase(c.Op, n, b)
-				c.Padded = padded
-			}
 			cases = append(cases, c)
+			outs = append(outs, out)
+			argvs = append(argvs, o.encArgv(spec, files[n], out, dec, c.Padded))
+		}
+	}
+	for i, res := range o.runAll(ctx, argvs) {
+		why := o.failed(res)
+		if strings.HasPrefix(why, "engine ") {
+			return nil, why
+		}
+		b, err := os.ReadFile(outs[i])
+		switch c := &cases[i]; {
+		case why != "":
+			c.Err = why
+		case err != nil:
+			c.Err = fmt.Sprintf("read the output of openssl enc: %v", err)
+		default:
+			padded := c.Padded
+			*c = newVerifyCase(c.Op, c.Size, b)
+			c.Padded = padded
 		}
 	}
 	return cases, ""
+}
+
+// runAll runs every command, o.workers at once (at least one), and returns their results in order.
+func (o *opensslVerifier) runAll(ctx context.Context, argvs [][]string) []childResult {
+	results := make([]childResult, len(argvs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, min(o.workers, len(argvs))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i] = o.run(ctx, argvs[i], "")
+			}
+		}()
+	}
+	for i := range argvs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return results
 }
 
 // digests runs every input through one `openssl dgst` and returns a case per size.
