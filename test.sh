@@ -45,6 +45,7 @@ fuzz_targets=(
 	"FuzzBootState ./fleet 20000"
 	"FuzzVerifyReport ./verify 20000"
 	"FuzzParseDgstOutput ./agent 20000"
+	"FuzzParseVerifyAnswer ./agent 20000"
 	"FuzzShellOutput ./fleet 20000"
 )
 for target in "${fuzz_targets[@]}"; do

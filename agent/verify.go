@@ -90,6 +90,15 @@ func (s *sweepState) verifyWorkers(mode string) int {
 	}
 }
 
+// verifyProcesses is how many openssl processes of a verification run at once: as many as the board has cores
+// (the board is not measuring yet), one through a Remote.
+func (s *sweepState) verifyProcesses() int {
+	if s.remote != nil {
+		return 1
+	}
+	return runtime.NumCPU()
+}
+
 // verifySeconds is how long the concurrency check runs.
 func (s *sweepState) verifySeconds() time.Duration {
 	if s.plan.VerifySeconds > 0 {

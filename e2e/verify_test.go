@@ -11,8 +11,12 @@ import (
 	"github.com/fleetlab/fleet/protocol"
 )
 
-// verifySweep is short: 2 modes × 2 algorithms × 1 size × 1 s (the verification covers its edge sizes anyway).
-var verifySweep = []string{"--seconds", "1", "--algorithms", "aes-128-cbc,sha256", "--sizes", "16", "--modes", "soft,cpu"}
+// verifySweep is short: 2 modes × 2 algorithms × 1 size × 1 s (the verification covers its edge sizes anyway),
+// and a signature algorithm of each kind the signature check covers.
+var verifySweep = []string{"--seconds", "1", "--algorithms", "aes-128-cbc,sha256," + strings.Join(signatureAlgs, ","), "--sizes", "16", "--modes", "soft,cpu"}
+
+// signatureAlgs are signed and verified through the path, and checked with the controller's crypto.
+var signatureAlgs = []string{"rsa2048", "ecdsap256", "ed25519", "ed448"}
 
 // anyValidity keeps the points of a busy test machine valid: these tests are about the outputs, not the speed.
 const anyValidity = "validity = { background_peak_pct = 100, background_avg_pct = 100 }\n"
@@ -20,6 +24,7 @@ const anyValidity = "validity = { background_peak_pct = 100, background_avg_pct 
 type verifiedPoint struct {
 	Mode      string `json:"mode"`
 	Algorithm string `json:"algorithm"`
+	Op        string `json:"op"`
 	BlockSize int    `json:"block_size"`
 	Verdict   string `json:"verification"`
 	Detail    string `json:"verification_detail"`
@@ -40,7 +45,7 @@ func (w *world) verifiedPoints(t *testing.T) []verifiedPoint {
 
 // TestVerifyLocalWrongOutput is the negative path with a real corrupting process: the local board's openssl is
 // a wrapper (testdata/openssl-corrupt) that passes speed through and flips the last byte of every other enc or
-// dgst result. A run with the real openssl verifies ok; the run with the wrapper exits 3 naming board, mode,
+// dgst result and of every signature. A run with the real openssl verifies ok, rsa, ecdsa and eddsa included; the run with the wrapper exits 3 naming board, mode,
 // algorithm and size, stores its points marked wrong, and regress against the good run fails them as "wrong
 // output" (a JUnit failure) although the speed did not drop.
 func TestVerifyLocalWrongOutput(t *testing.T) {
@@ -51,10 +56,17 @@ func TestVerifyLocalWrongOutput(t *testing.T) {
 	if good.code != 0 {
 		t.Fatalf("run with the real openssl:\n%s", good)
 	}
+	signed := 0
 	for _, p := range w.verifiedPoints(t) {
 		if p.Verdict != protocol.VerificationOK {
-			t.Errorf("real openssl: %s %s %d: %s %q, want ok", p.Mode, p.Algorithm, p.BlockSize, p.Verdict, p.Detail)
+			t.Errorf("real openssl: %s %s %s %d: %s %q, want ok", p.Mode, p.Algorithm, p.Op, p.BlockSize, p.Verdict, p.Detail)
 		}
+		if p.Algorithm == "rsa" || p.Algorithm == "ecdsa" || p.Algorithm == "eddsa" {
+			signed++
+		}
+	}
+	if want := 2 * 2 * len(signatureAlgs); signed != want { // modes × sign and verify × algorithms
+		t.Errorf("real openssl: %d rsa, ecdsa and eddsa points, want %d", signed, want)
 	}
 
 	bin := filepath.Join(t.TempDir(), "openssl-corrupt")
@@ -70,12 +82,15 @@ func TestVerifyLocalWrongOutput(t *testing.T) {
 	if bad.code != 3 {
 		t.Fatalf("run with the corrupting openssl: exit %d, want 3\n%s", bad.code, bad)
 	}
-	named := regexp.MustCompile(`(?s)local.*wrong output: (soft|cpu) (aes-128-cbc|sha256): \w+ \d+ B`)
+	named := regexp.MustCompile(`(?s)local.*wrong output: (soft|cpu) (aes-128-cbc|sha256|` + strings.Join(signatureAlgs, "|") + `): \w+ \d+ B`)
 	if !named.MatchString(bad.stderr) {
 		t.Errorf("the run's output does not name board, mode, algorithm and size of the wrong output:\n%s", bad.stderr)
 	}
 	wrong := 0
 	for _, p := range w.verifiedPoints(t) {
+		if (p.Algorithm == "rsa" || p.Algorithm == "ecdsa" || p.Algorithm == "eddsa") && (p.Verdict != protocol.VerificationWrong || !strings.HasPrefix(p.Detail, "sign ")) {
+			t.Errorf("corrupted signature: %s %s %s: %s %q, want wrong, naming the sign case", p.Mode, p.Algorithm, p.Op, p.Verdict, p.Detail)
+		}
 		if p.Verdict == protocol.VerificationWrong {
 			wrong++
 			if !strings.Contains(p.Detail, " B") || !strings.Contains(p.Detail, "byte") && !strings.Contains(p.Detail, "bytes") {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fleetlab/fleet/opensslspeed"
 	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/verify"
 )
@@ -13,14 +14,36 @@ import (
 // under the concurrency check): its points are stored marked wrong and the board fails, whatever the speed.
 var ErrWrongOutput = errors.New("wrong output")
 
-// verdictKey is one mode and algorithm of a board's sweep.
-type verdictKey struct{ mode, alg string }
+// verdictKey is one mode and algorithm of a board's sweep. An asymmetric algorithm is its stored name and key
+// size or curve, as its points carry them ("rsa" 2048, "ecdsa" nistp256), not the plan's "rsa2048".
+type verdictKey struct {
+	mode, alg string
+	bits      int
+	curve     string
+}
+
+// reportKey is the verdictKey of a report for the plan's algorithm alg.
+func reportKey(mode, alg string) verdictKey {
+	if a, bits, curve, ok := opensslspeed.AsymName(alg); ok {
+		return pointKey(mode, a, bits, curve)
+	}
+	return verdictKey{mode: mode, alg: alg}
+}
+
+// pointKey is the verdictKey of a point: a curve names an algorithm's key whatever bits the output printed.
+func pointKey(mode, alg string, bits int, curve string) verdictKey {
+	if curve != "" {
+		bits = 0
+	}
+	return verdictKey{mode, alg, bits, curve}
+}
 
 // verifyPlan asks the agent to verify every mode and algorithm before measuring it, with threads workers in
 // the concurrency check of accelerated modes (-1: the board's cores; 0: none).
 func verifyPlan(p *protocol.Plan, threads int) {
 	p.Verify = true
 	p.VerifyThreads = threads
+	p.VerifySign = verify.SignInputs(p.Algorithms)
 }
 
 // verified judges the agent's report for one mode and algorithm; the points of that mode and algorithm that
@@ -32,7 +55,7 @@ func (r *recorder) verified(rep protocol.VerifyReport) verify.Result {
 	if r.verdicts == nil {
 		r.verdicts = map[verdictKey]verify.Result{}
 	}
-	k := verdictKey{rep.Mode, rep.Algorithm}
+	k := reportKey(rep.Mode, rep.Algorithm)
 	if old, ok := r.verdicts[k]; ok && old.Verdict == protocol.VerificationWrong {
 		return old // a second report cannot make a wrong path right
 	}
@@ -52,7 +75,7 @@ func (r *recorder) markVerification(p *protocol.Point) {
 		return
 	}
 	r.mu.Lock()
-	res, ok := r.verdicts[verdictKey{p.Mode, p.Algorithm}]
+	res, ok := r.verdicts[pointKey(p.Mode, p.Algorithm, p.KeyBits, p.Curve)]
 	r.mu.Unlock()
 	switch {
 	case ok:

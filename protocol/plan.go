@@ -34,6 +34,9 @@ type Plan struct {
 	Verify        bool    `json:"verify,omitempty"`
 	VerifyThreads int     `json:"verify_threads,omitempty"`
 	VerifySeconds float64 `json:"verify_seconds,omitempty"`
+	// VerifySign: the key and message of each signature algorithm's check (verify_sign.go), by plan name
+	// ("rsa2048"); an algorithm without one is verified as unknown.
+	VerifySign map[string]VerifySignInput `json:"verify_sign,omitempty"`
 }
 
 // ValidityLimits are the validity thresholds boards.toml sets for a board under the run's profile (nil: the

@@ -59,7 +59,7 @@ type VerifyReport struct {
 
 // VerifyCase is one input through the path.
 type VerifyCase struct {
-	Op     string   `json:"op"`               // encrypt, decrypt, digest, sign (a signature verified by the board, then by the controller)
+	Op     string   `json:"op"`               // encrypt, decrypt, digest, open, or the signature check's sign, verify and reject
 	Size   int      `json:"size"`             // input bytes
 	Offset int      `json:"offset,omitempty"` // kcapi: the buffers start this many bytes into an allocation (misaligned)
 	Padded bool     `json:"padded,omitempty"` // openssl enc padded the input (PKCS#7); otherwise -nopad
@@ -68,6 +68,7 @@ type VerifyCase struct {
 	Out    string   `json:"out,omitempty"`    // the output in hex, when OutLen <= VerifyFullBytes
 	Chunks []string `json:"chunks,omitempty"` // otherwise the first 8 bytes of the SHA-256 of each VerifyChunkBytes chunk, in hex
 	Err    string   `json:"err,omitempty"`    // the path failed on this input
+	Answer string   `json:"answer,omitempty"` // verify and reject: what the path said of the signature, VerifyAccepted or VerifyRejected
 }
 
 // VerifyConcurrency is the same path under N parallel workers for a few seconds: every distinct output of the
@@ -107,6 +108,9 @@ func (r *VerifyReport) Validate() error {
 		}
 		if len(c.Chunks) > 0 && len(c.Chunks) != (c.OutLen+VerifyChunkBytes-1)/VerifyChunkBytes {
 			return fmt.Errorf("verify %s %s case %d: %d chunk digests for %d bytes", r.Mode, r.Algorithm, i, len(c.Chunks), c.OutLen)
+		}
+		if c.Answer != "" && c.Answer != VerifyAccepted && c.Answer != VerifyRejected {
+			return fmt.Errorf("verify %s %s case %d: answer %q is neither %s nor %s", r.Mode, r.Algorithm, i, c.Answer, VerifyAccepted, VerifyRejected)
 		}
 		for _, d := range c.Chunks {
 			if b, err := hex.DecodeString(d); err != nil || len(b) != 8 {

@@ -15,6 +15,9 @@ func FuzzVerifyReport(f *testing.F) {
 	f.Add(`{"type":"verify","mode":"soft","algorithm":"aes-128-gcm","unknown":"openssl enc cannot run AEAD ciphers"}`)
 	f.Add(`{"type":"verify","mode":"cpu","algorithm":"aes-128-ctr","cases":[{"op":"decrypt","size":-1,"out_len":0}]}`)
 	f.Add(`{"type":"verify","mode":"cpu","algorithm":"aes-128-cbc","cases":[{"op":"encrypt","size":17,"padded":true,"out_len":32,"out":"zz"}]}`)
+	f.Add(`{"type":"verify","mode":"cpu","algorithm":"ed25519","cases":[{"op":"sign","size":32,"out_len":2,"out":"0011"},{"op":"verify","size":32,"out_len":0,"answer":"accepted"},{"op":"reject","size":32,"out_len":0,"answer":"rejected"}]}`)
+	f.Add(`{"type":"verify","mode":"soft","algorithm":"rsa2048","cases":[{"op":"sign","size":32,"out_len":0},{"op":"reject","size":32,"out_len":0,"err":"exit 1"}]}`)
+	f.Add(`{"type":"verify","mode":"soft","algorithm":"ecdsap256","cases":[{"op":"verify","size":32,"out_len":0,"answer":"maybe"}]}`)
 	f.Fuzz(func(t *testing.T, line string) {
 		m, err := protocol.DecodeLine([]byte(line))
 		if err != nil || m.Verify == nil {
