@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -27,6 +26,7 @@ type opensslVerifier struct {
 	engine string
 	alg    string
 	dir    string
+	host   verifyHost // where the files are and openssl runs: here, or the board of the shell path
 }
 
 // verifyOpenSSL runs the verification of one openssl mode and algorithm.
@@ -44,13 +44,14 @@ func (s *sweepState) verifyOpenSSL(ctx context.Context, openssl string, v openss
 	if err != nil {
 		return protocol.VerifyReport{Unknown: err.Error()}
 	}
-	dir, cleanup, err := verifyDir()
+	host := s.verifyHost(ctx)
+	dir, cleanup, err := host.mkdir()
 	if err != nil {
 		return protocol.VerifyReport{Unknown: fmt.Sprintf("no private directory for the verification files: %v", err)}
 	}
 	var written []string
 	defer func() { cleanup(written...) }()
-	o := &opensslVerifier{argv0: openssl, opts: opts, env: append(envList(s.plan.Env), modeEnv...), engine: engine, alg: alg, dir: dir}
+	o := &opensslVerifier{argv0: openssl, opts: opts, env: append(envList(s.plan.Env), modeEnv...), engine: engine, alg: alg, dir: dir, host: host}
 	tool := "dgst"
 	if isCipher {
 		tool = "enc"
@@ -60,7 +61,7 @@ func (s *sweepState) verifyOpenSSL(ctx context.Context, openssl string, v openss
 	files := make(map[int]string, len(sizes))
 	for _, n := range sizes {
 		f := filepath.Join(dir, "in-"+strconv.Itoa(n))
-		if err := os.WriteFile(f, protocol.VerifyPattern(n, protocol.VerifySeedPayload), 0o600); err != nil {
+		if err := host.writeFile(f, protocol.VerifyPattern(n, protocol.VerifySeedPayload)); err != nil {
 			return protocol.VerifyReport{Unknown: fmt.Sprintf("write verification input: %v", err)}
 		}
 		files[n] = f
@@ -120,13 +121,13 @@ func (o *opensslVerifier) ciphers(ctx context.Context, spec protocol.VerifyCiphe
 			if dec {
 				c.Op = "decrypt"
 			}
-			os.Remove(out)
+			o.host.remove(out)
 			res := o.run(ctx, o.encArgv(spec, files[n], out, dec, c.Padded), "")
 			why := o.failed(res)
 			if strings.HasPrefix(why, "engine ") {
 				return nil, why
 			}
-			b, err := os.ReadFile(out)
+			b, err := o.host.readFile(out)
 			switch {
 			case why != "":
 				c.Err = why
@@ -193,7 +194,7 @@ func parseDgstOutput(out string) map[string][]byte {
 func (o *opensslVerifier) run(ctx context.Context, argv []string, input string) childResult {
 	ctx, cancel := context.WithTimeout(ctx, verifyChildTimeout)
 	defer cancel()
-	return runChildInput(ctx, argv, o.env, input)
+	return o.host.run(ctx, argv, o.env, input)
 }
 
 // failed says why a run gave no output to judge: it did not start, exited non-zero, hung, or ran without the
@@ -235,9 +236,9 @@ func (o *opensslVerifier) concurrency(ctx context.Context, spec protocol.VerifyC
 					res = o.run(ctx, append([]string{o.argv0, "dgst", "-" + o.alg}, append(o.opts, in)...), "")
 					b = parseDgstOutput(res.Stdout)[in]
 				} else {
-					os.Remove(out)
+					o.host.remove(out)
 					res = o.run(ctx, o.encArgv(spec, in, out, false, size%spec.Block != 0), "")
-					b, _ = os.ReadFile(out)
+					b, _ = o.host.readFile(out)
 				}
 				if why := o.failed(res); why != "" {
 					timedOut = res.Err != nil && ctx.Err() == nil && strings.Contains(res.Err.Error(), "deadline")
