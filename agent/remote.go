@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/fleetlab/fleet/protocol"
@@ -187,7 +188,7 @@ func (r *remoteProbed) unprepared(plan *protocol.Plan) []string {
 		notes = append(notes, "quiet wait: not done, the shell path does not prepare boards")
 		plan.QuietWaitS = 0
 	}
-	if plan.Verify && plan.VerifyThreads != 0 {
+	if plan.Verify && plan.VerifyThreads != 0 && slices.ContainsFunc(plan.Modes, protocol.IsAccelerated) {
 		notes = append(notes, "verification: no concurrency check of accelerated modes, the shell path runs one command at a time on the board")
 	}
 	return notes

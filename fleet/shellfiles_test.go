@@ -7,10 +7,13 @@ import (
 	"crypto/cipher"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -117,6 +120,68 @@ func TestShellSessionFiles(t *testing.T) {
 			if _, err := os.Stat(dir); !os.IsNotExist(err) {
 				t.Errorf("%s after the session: %v, want it removed", dir, err)
 			}
+		})
+	}
+}
+
+// TestShellWatchdogLeavesNoSleep: commands that end at once (as the verification's do) neither hang the session
+// nor leave a watchdog sleep behind, under dash and BusyBox ash: the watchdog is stopped just as it starts.
+func TestShellWatchdogLeavesNoSleep(t *testing.T) {
+	for _, shell := range [][]string{{"dash"}, {"busybox", "sh"}} {
+		t.Run(shell[0], func(t *testing.T) {
+			board := shellBoard(t, shell)
+			// a watchdog length no other test uses: its sleeps are this test's
+			secs := 5000 + os.Getpid()%1000 + len(shell)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Duration(secs+10)*time.Second+500*time.Millisecond)
+			defer cancel()
+			// a watchdog that never ends hangs the session: 2 minutes for it all
+			sess, stop := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer stop()
+			s, err := startShell(sess, board, "test")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ran := make(chan error, 1)
+			go func() {
+				for i := range 150 {
+					if r, _ := s.Exec(ctx, agent.RemoteExec{Argv: []string{"true"}}); r.Err != nil || r.Exit != 0 {
+						ran <- fmt.Errorf("command %d: exit %d, %v", i, r.Exit, r.Err)
+						return
+					}
+				}
+				ran <- nil
+			}()
+			select {
+			case err := <-ran:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-sess.Done():
+				t.Fatal("150 commands did not end in 2 minutes: a watchdog hangs the session")
+			}
+			if err := s.close(); err != nil {
+				t.Fatal(err)
+			}
+			want := "sleep\x00" + strconv.Itoa(secs) + "\x00"
+			var left []string
+			for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+				left = left[:0]
+				procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+				for _, p := range procs {
+					if b, err := os.ReadFile(p); err == nil && string(b) == want {
+						left = append(left, filepath.Base(filepath.Dir(p)))
+					}
+				}
+				if len(left) == 0 {
+					return
+				}
+			}
+			for _, pid := range left {
+				if n, err := strconv.Atoi(pid); err == nil {
+					syscall.Kill(n, syscall.SIGKILL)
+				}
+			}
+			t.Errorf("%d watchdog sleeps left after 150 commands (pids %v)", len(left), left)
 		})
 	}
 }

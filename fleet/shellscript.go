@@ -30,7 +30,12 @@ import (
 //	                   the command's and the children's CPU in times is the command's alone.
 //	fleet_w SECONDS s  waits for the command just started in the background ($!), killing it after SECONDS (a
 //	                   hung driver must not keep the board busy after the controller is gone), then prints its
-//	                   exit status, the sample after it (with s) and its stderr.
+//	                   exit status, the sample after it (with s) and its stderr. A fast command's watchdog is
+//	                   stopped just as it starts, so: by USR1, which the session does not trap (a signal the
+//	                   parent traps is lost when it reaches the subshell before its own trap is set, and the
+//	                   watchdog then never ends); its trap kills the sleep by $! (set at the fork, when a variable
+//	                   assigned after it may not be yet) once the sleep is forked (before, $! is the command's),
+//	                   with SIGKILL (a signal caught by the forked shell before it execs sleep is lost too).
 const shellPrelude = `umask 077
 fleet_n=%[1]s
 fleet_d=/tmp/fleet-sh.$$.%[2]s
@@ -72,15 +77,15 @@ fleet_s() {
 }
 fleet_w() {
 	fleet_pid=$!
-	( trap 'kill $fleet_z 2>/dev/null; exit 0' TERM
-	  sleep "$1" & fleet_z=$!
-	  wait $fleet_z && kill -9 $fleet_pid ) </dev/null >/dev/null 2>&1 &
+	( trap '[ "$!" = "$fleet_pid" ] || kill -9 $! 2>/dev/null; exit 0' USR1
+	  sleep "$1" &
+	  wait $! && kill -9 $fleet_pid ) </dev/null >/dev/null 2>&1 &
 	fleet_wd=$!
 	wait $fleet_pid
 	fleet_rc=$?
 	fleet_m X "$fleet_rc"
 	[ "$2" = s ] && fleet_s a
-	kill $fleet_wd 2>/dev/null
+	kill -USR1 $fleet_wd 2>/dev/null
 	wait $fleet_wd
 	fleet_m E
 	cat "$fleet_d/err" 2>/dev/null
