@@ -46,6 +46,7 @@ fuzz_targets=(
 	"FuzzVerifyReport ./verify 20000"
 	"FuzzParseDgstOutput ./agent 20000"
 	"FuzzShellOutput ./fleet 20000"
+	"FuzzShellReadBack ./fleet 20000"
 )
 for target in "${fuzz_targets[@]}"; do
   set -- $target
