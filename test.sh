@@ -47,6 +47,7 @@ fuzz_targets=(
 	"FuzzParseDgstOutput ./agent 20000"
 	"FuzzParseVerifyAnswer ./agent 20000"
 	"FuzzShellOutput ./fleet 20000"
+	"FuzzShellReadBack ./fleet 20000"
 )
 for target in "${fuzz_targets[@]}"; do
   set -- $target

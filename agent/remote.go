@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/fleetlab/fleet/protocol"
@@ -17,13 +18,29 @@ import (
 // commands and the readings of /proc and /sys happen on the board, through Remote, so that the two paths cannot
 // drift apart: the same plan gives the same points, whichever measured it.
 
-// Remote is a board the sweep drives from elsewhere. It is also the hook for anything else the sweep runs on the
-// board (verification through openssl enc/dgst): a command that goes through sweepState.measureChild reaches the
-// board on both paths.
+// Remote is a board the sweep drives from elsewhere. A point's command goes through Measure (from
+// sweepState.measureChild, on both paths); the verification's files and commands through Dir, WriteFile and Exec
+// (verify_host.go), so that the same verification code checks the board's own openssl.
 type Remote interface {
 	// Measure runs argv with env added to the environment on the board (never through a shell line), with the
 	// board's state read just before and just after it.
 	Measure(ctx context.Context, argv, env []string) RemoteRun
+	// Dir is a private directory on the board for the sweep's files, which the board removes when the session
+	// ends; "" when there is none.
+	Dir() string
+	// WriteFile writes data to path, a file under Dir, on the board.
+	WriteFile(ctx context.Context, path string, data []byte) error
+	// Exec removes e.Remove, runs e.Argv (when not empty) without the samples of Measure, and reads back the
+	// files of e.Read that exist after it, by path.
+	Exec(ctx context.Context, e RemoteExec) (RemoteRun, map[string][]byte)
+}
+
+// RemoteExec is one command of the verification on a remote board.
+type RemoteExec struct {
+	Argv, Env []string
+	Stdin     []byte   // the command's standard input; nil: /dev/null
+	Remove    []string // files under Dir removed first
+	Read      []string // files under Dir read back after the command
 }
 
 // RemoteRun is one command run on a remote board.
@@ -159,7 +176,8 @@ type remoteProbed struct {
 }
 
 // unprepared clears what the plan would have the agent do to the board (set the governor, wait for quiet),
-// which the shell path does not, and says so in the facts.
+// which the shell path does not, and says so in the facts, with the verification's concurrency check that it
+// cannot run.
 func (r *remoteProbed) unprepared(plan *protocol.Plan) []string {
 	var notes []string
 	if plan.Governor != "" {
@@ -169,6 +187,9 @@ func (r *remoteProbed) unprepared(plan *protocol.Plan) []string {
 	if plan.QuietWaitS > 0 {
 		notes = append(notes, "quiet wait: not done, the shell path does not prepare boards")
 		plan.QuietWaitS = 0
+	}
+	if plan.Verify && plan.VerifyThreads != 0 && slices.ContainsFunc(plan.Modes, protocol.IsAccelerated) {
+		notes = append(notes, "verification: no concurrency check of accelerated modes, the shell path runs one command at a time on the board")
 	}
 	return notes
 }

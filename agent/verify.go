@@ -23,9 +23,6 @@ func (s *sweepState) verify(ctx context.Context, openssl string, v *opensslVersi
 	var r protocol.VerifyReport
 	start := time.Now()
 	switch {
-	case s.remote != nil:
-		// the shell path: verifying here would check the controller's openssl, not the board's
-		r = protocol.VerifyReport{Unknown: "the shell path does not verify outputs yet (its openssl enc/dgst would need inputs written on the board)"}
 	case mode == protocol.ModeKCAPI || strings.HasPrefix(mode, protocol.ModeKCAPI+":"):
 		r = s.verifyKcapi(ctx, alg, bind)
 	case v == nil:
@@ -75,7 +72,8 @@ func verifySizes(plan protocol.Plan) []int {
 // and none after the mode's first verified algorithm (the check is of the driver under load, once per mode: a
 // few seconds each would cost more than the sweep it guards).
 func (s *sweepState) verifyWorkers(mode string) int {
-	if !protocol.IsAccelerated(mode) || s.loaded[mode] {
+	if !protocol.IsAccelerated(mode) || s.loaded[mode] || s.remote != nil {
+		// the shell path runs one command at a time on the board: no parallel workers (its facts say so)
 		return 0
 	}
 	if s.loaded == nil {

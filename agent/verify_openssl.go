@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -32,6 +31,7 @@ type opensslVerifier struct {
 	// workers is how many openssl processes of the verification run at once: the board's cores, or one on the
 	// shell path (its Remote runs one command at a time)
 	workers int
+	host    verifyHost // where the files are and openssl runs: here, or the board of the shell path
 }
 
 // verifyOpenSSL runs the verification of one openssl mode and algorithm.
@@ -55,13 +55,14 @@ func (s *sweepState) verifyOpenSSL(ctx context.Context, openssl string, v openss
 	if err != nil {
 		return protocol.VerifyReport{Unknown: err.Error()}
 	}
-	dir, cleanup, err := verifyDir()
+	host := s.verifyHost(ctx)
+	dir, cleanup, err := host.mkdir()
 	if err != nil {
 		return protocol.VerifyReport{Unknown: fmt.Sprintf("no private directory for the verification files: %v", err)}
 	}
 	var written []string
 	defer func() { cleanup(written...) }()
-	o := &opensslVerifier{argv0: openssl, opts: opts, env: append(envList(s.plan.Env), modeEnv...), engine: engine, alg: alg, dir: dir, workers: s.verifyProcesses()}
+	o := &opensslVerifier{argv0: openssl, opts: opts, env: append(envList(s.plan.Env), modeEnv...), engine: engine, alg: alg, dir: dir, workers: s.verifyProcesses(), host: host}
 	tool := "dgst"
 	if isCipher {
 		tool = "enc"
@@ -71,7 +72,7 @@ func (s *sweepState) verifyOpenSSL(ctx context.Context, openssl string, v openss
 	files := make(map[int]string, len(sizes))
 	for _, n := range sizes {
 		f := filepath.Join(dir, "in-"+strconv.Itoa(n))
-		if err := os.WriteFile(f, protocol.VerifyPattern(n, protocol.VerifySeedPayload), 0o600); err != nil {
+		if err := host.writeFile(f, protocol.VerifyPattern(n, protocol.VerifySeedPayload)); err != nil {
 			return protocol.VerifyReport{Unknown: fmt.Sprintf("write verification input: %v", err)}
 		}
 		files[n] = f
@@ -155,7 +156,7 @@ func (o *opensslVerifier) ciphers(ctx context.Context, spec protocol.VerifyCiphe
 			}
 			out := filepath.Join(o.dir, "out-"+strconv.Itoa(len(argvs)))
 			*written = append(*written, filepath.Base(out))
-			os.Remove(out)
+			o.host.remove(out)
 			if !c.Padded && n%opensslEncChunk == 0 {
 				longest = len(argvs)
 			}
@@ -175,7 +176,7 @@ func (o *opensslVerifier) ciphers(ctx context.Context, spec protocol.VerifyCiphe
 	outputs := make([][]byte, len(outs))
 	readErrs := make([]error, len(outs))
 	for i, f := range outs {
-		outputs[i], readErrs[i] = os.ReadFile(f)
+		outputs[i], readErrs[i] = o.host.readFile(f)
 	}
 	for i := range cases {
 		c, run := &cases[i], runOf[i]
@@ -275,7 +276,7 @@ func parseDgstOutput(out string) map[string][]byte {
 func (o *opensslVerifier) run(ctx context.Context, argv []string, input string) childResult {
 	ctx, cancel := context.WithTimeout(ctx, verifyChildTimeout)
 	defer cancel()
-	return runChildInput(ctx, argv, o.env, input)
+	return o.host.run(ctx, argv, o.env, input)
 }
 
 // failed says why a run gave no output to judge: it did not start, exited non-zero, hung, or ran without the
@@ -317,9 +318,9 @@ func (o *opensslVerifier) concurrency(ctx context.Context, spec protocol.VerifyC
 					res = o.run(ctx, append([]string{o.argv0, "dgst", "-" + o.alg}, append(o.opts, in)...), "")
 					b = parseDgstOutput(res.Stdout)[in]
 				} else {
-					os.Remove(out)
+					o.host.remove(out)
 					res = o.run(ctx, o.encArgv(spec, in, out, false, size%spec.Block != 0), "")
-					b, _ = os.ReadFile(out)
+					b, _ = o.host.readFile(out)
 				}
 				if why := o.failed(res); why != "" {
 					timedOut = res.Err != nil && ctx.Err() == nil && strings.Contains(res.Err.Error(), "deadline")

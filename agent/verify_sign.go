@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -36,7 +35,8 @@ func (s *sweepState) verifySignature(ctx context.Context, openssl string, v open
 	if err != nil {
 		return protocol.VerifyReport{Unknown: err.Error()}
 	}
-	dir, cleanup, err := verifyDir()
+	host := s.verifyHost(ctx)
+	dir, cleanup, err := host.mkdir()
 	if err != nil {
 		return protocol.VerifyReport{Unknown: fmt.Sprintf("no private directory for the verification files: %v", err)}
 	}
@@ -45,11 +45,11 @@ func (s *sweepState) verifySignature(ctx context.Context, openssl string, v open
 	changed := append([]byte(nil), msg...)
 	changed[0] ^= 0x01
 	for i, b := range [][]byte{[]byte(in.Key), msg, changed} {
-		if err := os.WriteFile(filepath.Join(dir, names[i]), b, 0o600); err != nil {
+		if err := host.writeFile(filepath.Join(dir, names[i]), b); err != nil {
 			return protocol.VerifyReport{Unknown: fmt.Sprintf("write the signature check's input: %v", err)}
 		}
 	}
-	o := &opensslVerifier{argv0: openssl, opts: opts, env: append(envList(s.plan.Env), modeEnv...), engine: engine, alg: alg, dir: dir, workers: s.verifyProcesses()}
+	o := &opensslVerifier{argv0: openssl, opts: opts, env: append(envList(s.plan.Env), modeEnv...), engine: engine, alg: alg, dir: dir, workers: s.verifyProcesses(), host: host}
 	r := protocol.VerifyReport{Path: strings.TrimSpace(strings.Join(append(append(o.env, "openssl", "pkeyutl"), opts...), " "))}
 	key, sig := filepath.Join(dir, "key.pem"), filepath.Join(dir, "sig")
 	pkeyutl := func(op, file string) []string {
@@ -69,7 +69,7 @@ func (s *sweepState) verifySignature(ctx context.Context, openssl string, v open
 	if why := o.failed(res); why != "" {
 		return protocol.VerifyReport{Path: r.Path, Unknown: "openssl pkeyutl -sign: " + why}
 	}
-	b, err := os.ReadFile(sig)
+	b, err := o.host.readFile(sig)
 	if err != nil || len(b) == 0 {
 		return protocol.VerifyReport{Path: r.Path, Unknown: fmt.Sprintf("openssl pkeyutl -sign wrote no signature (%v)", err)}
 	}

@@ -1,7 +1,11 @@
 package e2e
 
 import (
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -138,6 +142,15 @@ func runParity(t *testing.T, w *world, agentBoard, shellBoard string) {
 			t.Errorf("%v: shell path %.1f MB/s, agent %.1f MB/s: more than a factor %.0f apart", k, s/1e6, a/1e6, tolerance)
 		}
 	}
+	// the shell path verifies as the agent does: the board's openssl enc and dgst, judged by the controller
+	for _, m := range ms {
+		if m.Failed || m.Mode == protocol.ModeKCAPI {
+			continue
+		}
+		if m.Verification != protocol.VerificationOK {
+			t.Errorf("%s %s %s %d B: verification %q %q, want ok", m.Board, m.Mode, m.Algorithm, m.BlockSize, m.Verification, m.VerificationDetail)
+		}
+	}
 	// each shell point carries what the agent's carries: CPU time from times, background from /proc/stat
 	for _, m := range ms {
 		if m.Board != shellBoard || m.Failed {
@@ -225,6 +238,73 @@ func TestShellPathChosenByUname(t *testing.T) {
 			if r := w.fleet(append([]string{"run", "--boards", "board3", "--agent", agentBin}, shortSweep...)...); r.code == 0 || !strings.Contains(r.stdout+r.stderr, "the Go agent cannot run there") {
 				t.Errorf(`agent = "go": want the board to fail with the reason`+"\n%s", r)
 			}
+		})
+	}
+}
+
+// withBoardKeys adds lines to the boards.toml table of board.
+func withBoardKeys(toml, board string, lines ...string) string {
+	return strings.Replace(toml, "[boards."+board+"]\n", "[boards."+board+"]\n"+strings.Join(lines, "\n")+"\n", 1)
+}
+
+// TestShellPathWrongOutput is the negative path of the shell path's verification with a real corrupting process
+// on the board: board3's openssl is testdata/openssl-corrupt (speed passed through, every other enc or dgst
+// result with a byte flipped), under dash and under BusyBox ash. The run with the board's real openssl verifies
+// ok; the run with the wrapper exits 3 naming the board and the wrong output, and stores its points marked
+// wrong; nothing is left in the board's /tmp.
+func TestShellPathWrongOutput(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts sshlab.Options
+	}{{"dash", sshlab.Options{}}, {"busybox", sshlab.Options{BusyBoxSh: true}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, lab := labWorld(t, tc.opts)
+			b := lab.Board("board3")
+			base := withBoardKeys(lab.BoardsTOML(), "board3", `agent = "shell"`, strings.TrimSpace(anyValidity))
+			w.writeInventory(base)
+			good := w.fleet(append([]string{"run", "--boards", "board3"}, verifySweep...)...)
+			if good.code != 0 {
+				t.Fatalf("shell path with the real openssl: exit %d, want 0\n%s", good.code, good)
+			}
+			for _, p := range w.verifiedPoints(t) {
+				if p.Verdict != protocol.VerificationOK {
+					t.Errorf("real openssl: %s %s %d: %s %q, want ok", p.Mode, p.Algorithm, p.BlockSize, p.Verdict, p.Detail)
+				}
+			}
+
+			script, err := os.ReadFile("testdata/openssl-corrupt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			bin := filepath.Join(b.Home, "openssl-corrupt") // the board's user writes its count beside it
+			if err := os.WriteFile(bin, script, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if out, err := b.Exec("sh", "-c", "chown $(stat -c %u:%g "+b.Home+") "+bin); err != nil {
+				t.Fatalf("chown the wrapper: %v %s", err, out)
+			}
+			w.writeInventory(withBoardKeys(base, "board3", fmt.Sprintf("openssl = %q", bin)))
+			bad := w.fleet(append([]string{"run", "--boards", "board3"}, verifySweep...)...)
+			if bad.code != 3 {
+				t.Fatalf("shell path with the corrupting openssl: exit %d, want 3\n%s", bad.code, bad)
+			}
+			named := regexp.MustCompile(`(?s)board3.*wrong output: (soft|cpu) (aes-128-cbc|sha256): \w+ \d+ B`)
+			if !named.MatchString(bad.stderr) {
+				t.Errorf("the run's output does not name board, mode, algorithm and size of the wrong output:\n%s", bad.stderr)
+			}
+			wrong := 0
+			for _, p := range w.verifiedPoints(t) {
+				if p.Verdict == protocol.VerificationWrong {
+					wrong++
+				}
+			}
+			if wrong == 0 {
+				t.Errorf("no point of the corrupted shell-path run is marked wrong")
+			}
+			if out, _ := b.Exec("sh", "-c", "ls -A /tmp"); strings.TrimSpace(string(out)) != "" {
+				t.Errorf("the shell board's /tmp keeps %q, want nothing", out)
+			}
+			waitIdle(t, b, 10*time.Second)
 		})
 	}
 }

@@ -8,5 +8,6 @@
 // run here: arch_board.go decides (from the deploy check's uname -m, uname -r, ELF byte order and FPU),
 // shellpath.go wires it into a run and `boards check`, shellsession.go is the one `sh -s` session (agent.Remote),
 // shellscript.go the POSIX sh it is sent, shellframe.go and shelltimes.go the parsers of what it prints back,
-// shellprobe.go the probe.
+// shellprobe.go the probe, shellfiles.go the verification's files on the board (base64 through the board's
+// openssl).
 package fleet

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"io"
 	"math"
@@ -54,6 +55,46 @@ func FuzzShellOutput(f *testing.F) {
 		run := s.run(recs)
 		if run.UserS < 0 || run.SysS < 0 || math.IsNaN(run.UserS) || math.IsNaN(run.SysS) {
 			t.Fatalf("run from %q: user %v sys %v", out, run.UserS, run.SysS)
+		}
+	})
+}
+
+// FuzzShellReadBack feeds the parser of the verification's files read back (B records of openssl base64 output)
+// what a hostile board could print. It may not panic; a file it accepts was asked for, and decodes from exactly
+// the base64 the board sent (Strict: no second spelling of the same bytes).
+func FuzzShellReadBack(f *testing.F) {
+	m := "@@" + testNonce + " "
+	f.Add([]byte("\n" + m + "B /tmp/fleet-sh.1.00112233/out\nAAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISIjJCUmJygpKiss\nLS4v\n\n" + m + "Q\n"))
+	f.Add([]byte("\n" + m + "B /tmp/fleet-sh.1.00112233/other\nQQ==\n\n" + m + "V b64\n/tmp/x\n" + m + "Q\n"))
+	f.Add([]byte("QQ=\r\n="))
+	f.Fuzz(func(t *testing.T, out []byte) {
+		if b, err := decodeBase64Lines(out); err == nil {
+			clean := strings.NewReplacer("\n", "", "\r", "").Replace(string(bytes.TrimSpace(out)))
+			if got := base64.StdEncoding.EncodeToString(b); got != clean {
+				t.Fatalf("decodeBase64Lines(%q) = %d bytes, which encode as %q", out, len(b), got)
+			}
+		}
+		fr := newFrameReader(bytes.NewReader(out), testNonce)
+		var recs []shellRecord
+		for {
+			r, err := fr.next()
+			if err != nil {
+				break
+			}
+			recs = append(recs, r)
+		}
+		asked := []string{"/tmp/fleet-sh.1.00112233/out"}
+		files, err := readBackFiles(recs, asked)
+		if err != nil {
+			return
+		}
+		for p, b := range files {
+			if p != asked[0] {
+				t.Fatalf("file %q accepted, not asked for", p)
+			}
+			if len(b) > maxRecordBytes {
+				t.Fatalf("%d bytes from one record", len(b))
+			}
 		}
 	})
 }

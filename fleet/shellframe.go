@@ -28,6 +28,7 @@ const (
 	recStderr  = "E" // the command's stderr
 	recPath    = "P" // command -v openssl: ARG "-" when not found, the content the path
 	recDevice  = "D" // /dev/crypto exists
+	recBase64  = "B" // a file read back: ARG is its path, the content its base64 (openssl base64, 64 columns)
 	recDone    = "Q" // the request is complete
 	recUnknown = ""
 )
@@ -132,7 +133,7 @@ func (f *frameReader) startRecord(line []byte) (shellRecord, bool, error) {
 	body := strings.TrimRight(string(line[len(f.marker):]), "\r\n")
 	kind, arg, _ := strings.Cut(body, " ")
 	switch kind {
-	case recFile, recValue, recTimes, recSample, recSampled, recRun, recExit, recStderr, recPath, recDevice, recDone:
+	case recFile, recValue, recTimes, recSample, recSampled, recRun, recExit, recStderr, recPath, recDevice, recBase64, recDone:
 	default:
 		return shellRecord{}, false, fmt.Errorf("%w: unknown marker %q", errFrame, truncate(body, 80))
 	}

@@ -1,16 +1,21 @@
 package fleet
 
 import (
+	"encoding/base64"
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/fleetlab/fleet/agent"
 )
 
 // The shell path's script, sent to `sh -s` on the board's stdin one request at a time: the prelude once, then the
 // probe, then one request per openssl run. Everything is POSIX sh (BusyBox ash, dash): builtins, and the
 // utilities cat, uname, mkdir, rm, sleep and kill; no bash, no `time` applet, no awk. Nothing is written on the
-// board but one private directory under /tmp for the stderr of the command running now, removed when the shell
-// exits (also on a signal).
+// board but one private directory under /tmp, removed when the shell exits (also on a signal): the stderr of the
+// command running now, and the verification's inputs and outputs, which cross the session as base64 that the
+// board's own openssl decodes and encodes (`openssl base64`: binary data through a shell needs no od or printf
+// escapes then, and base64 is in every openssl).
 //
 // What each function prints is records (shellframe.go):
 //
@@ -25,7 +30,12 @@ import (
 //	                   the command's and the children's CPU in times is the command's alone.
 //	fleet_w SECONDS s  waits for the command just started in the background ($!), killing it after SECONDS (a
 //	                   hung driver must not keep the board busy after the controller is gone), then prints its
-//	                   exit status, the sample after it (with s) and its stderr.
+//	                   exit status, the sample after it (with s) and its stderr. A fast command's watchdog is
+//	                   stopped just as it starts, so: by USR1, which the session does not trap (a signal the
+//	                   parent traps is lost when it reaches the subshell before its own trap is set, and the
+//	                   watchdog then never ends); its trap kills the sleep by $! (set at the fork, when a variable
+//	                   assigned after it may not be yet) once the sleep is forked (before, $! is the command's),
+//	                   with SIGKILL (a signal caught by the forked shell before it execs sleep is lost too).
 const shellPrelude = `umask 077
 fleet_n=%[1]s
 fleet_d=/tmp/fleet-sh.$$.%[2]s
@@ -67,15 +77,15 @@ fleet_s() {
 }
 fleet_w() {
 	fleet_pid=$!
-	( trap 'kill $fleet_z 2>/dev/null; exit 0' TERM
-	  sleep "$1" & fleet_z=$!
-	  wait $fleet_z && kill -9 $fleet_pid ) </dev/null >/dev/null 2>&1 &
+	( trap '[ "$!" = "$fleet_pid" ] || kill -9 $! 2>/dev/null; exit 0' USR1
+	  sleep "$1" &
+	  wait $! && kill -9 $fleet_pid ) </dev/null >/dev/null 2>&1 &
 	fleet_wd=$!
 	wait $fleet_pid
 	fleet_rc=$?
 	fleet_m X "$fleet_rc"
 	[ "$2" = s ] && fleet_s a
-	kill $fleet_wd 2>/dev/null
+	kill -USR1 $fleet_wd 2>/dev/null
 	wait $fleet_wd
 	fleet_m E
 	cat "$fleet_d/err" 2>/dev/null
@@ -86,6 +96,8 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 141' PIPE
 if ! mkdir -m 700 "$fleet_d" 2>/dev/null; then fleet_m V error; printf 'cannot make %%s' "$fleet_d"; fleet_m Q; exit 1; fi
+fleet_m V dir
+printf '%%s' "$fleet_d"
 fleet_m Q
 `
 
@@ -134,6 +146,11 @@ func pointScript(env, argv []string, timeoutS int) string {
 // runLine starts argv with env as prefix assignments, every word quoted ("$fleet_o", the openssl the board's
 // shell found, is the one word left to the shell), and waits for it with fleet_w.
 func runLine(env, argv []string, timeoutS int, sample bool) string {
+	return runLineFrom(env, argv, "/dev/null", timeoutS, sample)
+}
+
+// runLineFrom is runLine with stdin from the file stdin ("$fleet_d/…" is left to the shell).
+func runLineFrom(env, argv []string, stdin string, timeoutS int, sample bool) string {
 	var b strings.Builder
 	b.WriteString("fleet_m R\n")
 	for _, kv := range env {
@@ -150,7 +167,12 @@ func runLine(env, argv []string, timeoutS int, sample bool) string {
 			b.WriteString(shellQuote(a))
 		}
 	}
-	b.WriteString(" </dev/null 2>\"$fleet_d/err\" &\n")
+	if strings.HasPrefix(stdin, "$fleet_d/") {
+		b.WriteString(` <"` + stdin + `"`)
+	} else {
+		b.WriteString(" <" + shellQuote(stdin))
+	}
+	b.WriteString(" 2>\"$fleet_d/err\" &\n")
 	s := ""
 	if sample {
 		s = " s"
@@ -174,4 +196,59 @@ func watchdogSeconds(left float64) int {
 		return 3600
 	}
 	return max(int(left)-10, 5)
+}
+
+// base64End ends the here-document of a file's base64: '_' is in no base64 alphabet, so no line of it is this.
+const base64End = "FLEET_B64_END"
+
+// writeFileLines writes data to path on the board: its base64 in a here-document, decoded by the board's openssl,
+// as a command of its own (R, X, E records).
+func writeFileLines(path string, data []byte) string {
+	var b strings.Builder
+	b.WriteString("fleet_m R\n")
+	if strings.HasPrefix(path, "$fleet_d/") {
+		path = `"` + path + `"`
+	} else {
+		path = shellQuote(path)
+	}
+	fmt.Fprintf(&b, "\"$fleet_o\" base64 -d -out %s 2>\"$fleet_d/err\" <<'%s'\n", path, base64End)
+	enc := base64.StdEncoding.EncodeToString(data)
+	for len(enc) > 64 {
+		b.WriteString(enc[:64] + "\n")
+		enc = enc[64:]
+	}
+	if enc != "" {
+		b.WriteString(enc + "\n")
+	}
+	b.WriteString(base64End + "\nfleet_m X $?\nfleet_m E\ncat \"$fleet_d/err\" 2>/dev/null\n")
+	return b.String()
+}
+
+// writeFileScript is the request that writes one file.
+func writeFileScript(path string, data []byte) string {
+	return writeFileLines(path, data) + "fleet_m Q\n"
+}
+
+// execScript is the request of one verification command: the removals, its stdin written, the command under the
+// watchdog, then each file to read back as a B record of its base64 (a V b64 record names one that could not
+// be encoded).
+func execScript(e agent.RemoteExec, timeoutS int) string {
+	var b strings.Builder
+	if len(e.Remove) > 0 {
+		b.WriteString("rm -f " + quoteWords(e.Remove) + "\n")
+	}
+	if len(e.Argv) > 0 {
+		stdin := "/dev/null"
+		if e.Stdin != nil {
+			stdin = "$fleet_d/stdin"
+			b.WriteString(writeFileLines(stdin, e.Stdin))
+		}
+		b.WriteString(runLineFrom(e.Env, e.Argv, stdin, timeoutS, false))
+	}
+	for _, p := range e.Read {
+		q := shellQuote(p)
+		fmt.Fprintf(&b, "if [ -f %s ]; then fleet_m B %s; \"$fleet_o\" base64 -in %s 2>/dev/null || { fleet_m V b64; printf '%%s' %s; }; fi\n", q, q, q, q)
+	}
+	b.WriteString("fleet_m Q\n")
+	return b.String()
 }

@@ -28,6 +28,7 @@ type shellSession struct {
 	runErr chan error
 	stderr *tailWriter
 	mirror string // local directory of the boards' mirrored files, one subdirectory per sample
+	dir    string // the session's private directory on the board (shellfiles.go)
 
 	mu     sync.Mutex
 	broken error // set once the framing is lost (a deadline, a bad record): every later request fails with it
@@ -82,6 +83,9 @@ func startShell(ctx context.Context, t Transport, board string) (*shellSession, 
 		if r.kind == recValue && r.arg == "error" {
 			s.close()
 			return nil, fmt.Errorf("shell path on %s: %s", board, truncate(string(r.content), 200))
+		}
+		if r.kind == recValue && r.arg == "dir" && sessionDirRE.Match(r.content) {
+			s.dir = string(r.content)
 		}
 	}
 	return s, nil

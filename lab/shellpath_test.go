@@ -49,7 +49,8 @@ func TestLabShellPath(t *testing.T) {
 
 // checkShellPath is the shell path on the emulated ARM boards (BusyBox ash as /bin/sh, Dropbear): the same sweep
 // through the agent and through the boards' shell (agent = "shell" in a copy of the lab's boards.toml) gives the
-// same numbers within the noise of TCG emulation on a busy host, and the same facts where both know them.
+// same numbers within the noise of TCG emulation on a busy host, the same facts where both know them, and every
+// point verified ok on both paths.
 func checkShellPath(t *testing.T, ctx context.Context, root, fleetBin, inv string) {
 	t.Helper()
 	tmp := t.TempDir()
@@ -148,6 +149,11 @@ func labMedians(t *testing.T, ctx context.Context, path string) (map[labKey]labM
 		if m.Failed {
 			t.Errorf("%s %s %s %d: failed: %s", m.Board, m.Mode, m.Algorithm, m.BlockSize, m.Error)
 			continue
+		}
+		// both paths verify the same way: the board's openssl enc and dgst (the afalg engine's included), the
+		// controller's judgement
+		if m.Verification != protocol.VerificationOK {
+			t.Errorf("%s: %s %s %s %d: verification %q %q, want ok", filepath.Base(path), m.Board, m.Mode, m.Algorithm, m.BlockSize, m.Verification, m.VerificationDetail)
 		}
 		k := labKey{m.Board, m.Mode, m.Algorithm, m.BlockSize}
 		vals[k] = append(vals[k], m.BytesPerSec)
