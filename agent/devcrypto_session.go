@@ -15,9 +15,11 @@ import (
 
 // cryptodev-linux says which kernel driver serves a session (CIOCGSESSINFO): for mode devcrypto the agent opens
 // a session for the point's algorithm, as OpenSSL's devcrypto engine does, and stores that driver with the point
-// instead of the one /proc/crypto's priorities suggest. The layouts are crypto/cryptodev.h's; the ioctl numbers
-// encode the struct size, and cryptodev-linux 1.13 added a compression field to both structs; 1.13's layout is
-// used: an older module answers ENOTTY, and the point's driver stays /proc/crypto's guess, flagged.
+// instead of the one /proc/crypto's priorities suggest. The layouts are crypto/cryptodev.h's, the same in every
+// release from 1.6 to 1.14 (no compression fields: those lived on an unreleased branch). The ioctl numbers encode
+// the struct sizes, which follow the C ABI of the agent's architecture: CIOCGSESSION is 48 bytes on arm64 and 28
+// on armv7, CIOCGSESSINFO 268 on both. A module that answers otherwise leaves the point's driver /proc/crypto's
+// guess, flagged.
 
 // cryptodev algorithm ids (enum cryptodev_crypto_op_t).
 const (
@@ -42,21 +44,21 @@ type cryptodevAlgInfo struct {
 	DriverName [cryptodevMaxAlgName]byte
 }
 
-// session_op and session_info_op of cryptodev-linux 1.13 and later.
+// session_op and session_info_op.
 type sessionOp struct {
-	Cipher, Mac, Compr uint32
-	Keylen             uint32
-	Key                *byte
-	Mackeylen          uint32
-	Mackey             *byte
-	Ses                uint32
+	Cipher, Mac uint32
+	Keylen      uint32
+	Key         *byte
+	Mackeylen   uint32
+	Mackey      *byte
+	Ses         uint32
 }
 
 type sessionInfoOp struct {
-	Ses                             uint32
-	CipherInfo, HashInfo, ComprInfo cryptodevAlgInfo
-	Alignmask                       uint16
-	Flags                           uint32
+	Ses                  uint32
+	CipherInfo, HashInfo cryptodevAlgInfo
+	Alignmask            uint16
+	Flags                uint32
 }
 
 // iowr is Linux's generic _IOWR(type, nr, size) (arm, arm64, x86).
@@ -138,7 +140,7 @@ func devcryptoDriver(dev, alg string) (string, error) {
 	}
 	if err := ioctl(iowr('c', 102, unsafe.Sizeof(s)), unsafe.Pointer(&s)); err != nil {
 		if errors.Is(err, unix.ENOTTY) {
-			return "", fmt.Errorf("CIOCGSESSION for %s: %w (cryptodev-linux before 1.13 has another session layout)", alg, err)
+			return "", fmt.Errorf("CIOCGSESSION for %s: %w (not cryptodev-linux's session layout)", alg, err)
 		}
 		return "", fmt.Errorf("CIOCGSESSION for %s: %w", alg, err)
 	}

@@ -1,0 +1,97 @@
+package agent
+
+import (
+	"os"
+	"runtime"
+	"testing"
+	"unsafe"
+
+	"github.com/fleetlab/fleet/protocol"
+)
+
+// TestCryptodevLayout: the ioctl numbers encode the struct sizes, so the Go structs must be crypto/cryptodev.h's
+// to the byte on the agent's architecture: session_op is 7 words with its pointers aligned (48 bytes on 64-bit,
+// 28 on 32-bit), session_info_op 4 + 2×128 + 2 + 2 (padding) + 4 = 268 everywhere.
+func TestCryptodevLayout(t *testing.T) {
+	var s sessionOp
+	var i sessionInfoOp
+	ptr := unsafe.Sizeof(uintptr(0))
+	wantSes := map[uintptr]uintptr{8: 48, 4: 28}[ptr]
+	if got := unsafe.Sizeof(s); got != wantSes {
+		t.Errorf("session_op is %d bytes, want %d (pointers of %d bytes)", got, wantSes, ptr)
+	}
+	if got := unsafe.Offsetof(s.Keylen); got != 8 {
+		t.Errorf("session_op.keylen at offset %d, want 8 (cipher, mac, keylen)", got)
+	}
+	if got := unsafe.Sizeof(i); got != 268 {
+		t.Errorf("session_info_op is %d bytes, want 268", got)
+	}
+	if got := unsafe.Offsetof(i.Flags); got != 264 {
+		t.Errorf("session_info_op.flags at offset %d, want 264", got)
+	}
+	// the numbers crypto/cryptodev.h gives on arm64 (_IOWR('c', 102, 48) and _IOWR('c', 107, 268))
+	if ptr == 8 {
+		if got := iowr('c', 102, unsafe.Sizeof(s)); got != 0xc0306366 {
+			t.Errorf("CIOCGSESSION = %#x, want 0xc0306366", got)
+		}
+	}
+	if got := iowr('c', 107, unsafe.Sizeof(i)); got != 0xc10c636b {
+		t.Errorf("CIOCGSESSINFO = %#x, want 0xc10c636b", got)
+	}
+}
+
+// requireDevCrypto skips without /dev/crypto, unless FLEET_REQUIRE_DEVCRYPTO=1 (the lab's qemu-arm64 runs these
+// tests on a real cryptodev-linux module) makes its absence a failure.
+func requireDevCrypto(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat("/dev/crypto"); err != nil {
+		if os.Getenv("FLEET_REQUIRE_DEVCRYPTO") == "1" {
+			t.Fatalf("FLEET_REQUIRE_DEVCRYPTO=1: %v", err)
+		}
+		t.Skipf("no /dev/crypto (%v); the lab's qemu-arm64 has one", err)
+	}
+}
+
+// sessionAlgs are the algorithms the device tests open sessions for, with /proc/crypto's name of each.
+var sessionAlgs = map[string]string{"aes-128-cbc": "cbc(aes)", "aes-256-ctr": "ctr(aes)", "sha256": "sha256", "sha1": "sha1"}
+
+// TestDevcryptoDriverDevice asks a real /dev/crypto which driver serves a session and checks the answer against
+// /proc/crypto: a registered driver of the algorithm's name, not a guess.
+func TestDevcryptoDriverDevice(t *testing.T) {
+	requireDevCrypto(t)
+	procs := readProcCryptoT(t)
+	for alg, name := range sessionAlgs {
+		d, err := devcryptoDriver("/dev/crypto", alg)
+		if err != nil {
+			t.Errorf("%s: %v", alg, err)
+			continue
+		}
+		if !hasDriver(procs, name, d) {
+			t.Errorf("%s: cryptodev names driver %q, which /proc/crypto does not list for %s", alg, d, name)
+		}
+		t.Logf("%s (%s): %s on %s", alg, name, d, runtime.GOARCH)
+	}
+}
+
+func readProcCryptoT(t *testing.T) []protocol.CryptoAlg {
+	t.Helper()
+	f, err := os.Open("/proc/crypto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	algs, err := ParseProcCrypto(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return algs
+}
+
+func hasDriver(procs []protocol.CryptoAlg, name, driver string) bool {
+	for _, a := range procs {
+		if a.Name == name && a.Driver == driver {
+			return true
+		}
+	}
+	return false
+}
