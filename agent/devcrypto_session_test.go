@@ -1,8 +1,11 @@
 package agent
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"runtime"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -94,4 +97,53 @@ func hasDriver(procs []protocol.CryptoAlg, name, driver string) bool {
 		}
 	}
 	return false
+}
+
+// TestSweepDevcryptoDriverDevice: a sweep of mode devcrypto stores with every point the driver a real
+// /dev/crypto names for a session of its algorithm, without the driver-inferred flag. openssl is the fake with a
+// devcrypto engine (FAKE_DEVCRYPTO=1), since Debian's OpenSSL 3.0 ships none; the probe, /dev/crypto, the
+// CIOCGSESSION/CIOCGSESSINFO calls and /proc/crypto are the board's.
+func TestSweepDevcryptoDriverDevice(t *testing.T) {
+	requireDevCrypto(t)
+	plan := protocol.Plan{
+		OpenSSL:    writeFakeOpenSSL(t),
+		Env:        map[string]string{"FAKE_DEVCRYPTO": "1"},
+		Algorithms: []string{"aes-128-cbc", "sha256"},
+		Modes:      []string{"devcrypto"},
+		Sizes:      []int{16, 1024},
+		Seconds:    1,
+	}
+	var out bytes.Buffer
+	done, err := Sweep(context.Background(), plan, protocol.NewEncoder(&out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs := readProcCryptoT(t)
+	n := 0
+	for _, m := range decodeAll(t, out.Bytes()) {
+		switch m.Type {
+		case protocol.TypeSkip:
+			t.Errorf("skip %+v, want devcrypto measured", *m.Skip)
+		case protocol.TypePoint:
+			p := m.Point
+			n++
+			want, err := devcryptoDriver("/dev/crypto", p.Algorithm)
+			if err != nil {
+				t.Fatalf("%s: %v", p.Algorithm, err)
+			}
+			if p.Mode != "devcrypto" || p.Driver != want || !hasDriver(procs, sessionAlgs[p.Algorithm], p.Driver) {
+				t.Errorf("point %s %s %d B: driver %q, want %q (cryptodev's, listed in /proc/crypto as %s)",
+					p.Mode, p.Algorithm, p.BlockSize, p.Driver, want, sessionAlgs[p.Algorithm])
+			}
+			for _, f := range p.Flags {
+				if strings.HasPrefix(f, "driver-inferred") {
+					t.Errorf("point %s %d B flagged %q", p.Algorithm, p.BlockSize, f)
+				}
+			}
+			t.Logf("%s %d B: driver %s", p.Algorithm, p.BlockSize, p.Driver)
+		}
+	}
+	if n != 4 || done.Points != 4 {
+		t.Errorf("%d points (done %+v), want 4: 2 algorithms x 2 sizes", n, done)
+	}
 }
