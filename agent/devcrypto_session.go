@@ -111,15 +111,29 @@ func cryptodevAlg(alg string) (id uint32, keyLen int, mac bool, ok bool) {
 	return id, bits / 8, false, true
 }
 
+// siopFlagKernelDriverOnly is SIOP_FLAG_KERNEL_DRIVER_ONLY: cryptodev sets it in session_info_op.flags when the
+// driver is one only the kernel can reach (CRYPTO_ALG_KERN_DRIVER_ONLY, a hardware engine's); a software or
+// CPU-instruction driver (cbc-aes-ce, sha256-ce) lacks it.
+const siopFlagKernelDriverOnly = 1
+
+// devcryptoSession is what cryptodev says of a session: the driver that serves it and whether it is a
+// kernel-driver-only (hardware) one. OpenSSL's devcrypto engine (1.1.1 and 3.x) uses a driver without the flag
+// only when its USE_SOFTDRIVERS control is 1; its default, 2, leaves such an algorithm to OpenSSL's own code.
+type devcryptoSession struct {
+	Driver     string
+	KernelOnly bool
+}
+
 // devcryptoDriver asks cryptodev (dev is /dev/crypto) which driver serves a session of alg.
-func devcryptoDriver(dev, alg string) (string, error) {
+func devcryptoDriver(dev, alg string) (devcryptoSession, error) {
+	var none devcryptoSession
 	id, keyLen, mac, ok := cryptodevAlg(alg)
 	if !ok {
-		return "", fmt.Errorf("cryptodev has no id for %s", alg)
+		return none, fmt.Errorf("cryptodev has no id for %s", alg)
 	}
 	f, err := os.OpenFile(dev, os.O_RDWR, 0)
 	if err != nil {
-		return "", fmt.Errorf("open %s: %w", dev, err)
+		return none, fmt.Errorf("open %s: %w", dev, err)
 	}
 	defer f.Close()
 	fd := f.Fd()
@@ -140,16 +154,17 @@ func devcryptoDriver(dev, alg string) (string, error) {
 	}
 	if err := ioctl(iowr('c', 102, unsafe.Sizeof(s)), unsafe.Pointer(&s)); err != nil {
 		if errors.Is(err, unix.ENOTTY) {
-			return "", fmt.Errorf("CIOCGSESSION for %s: %w (not cryptodev-linux's session layout)", alg, err)
+			return none, fmt.Errorf("CIOCGSESSION for %s: %w (not cryptodev-linux's ioctl numbers)", alg, err)
 		}
-		return "", fmt.Errorf("CIOCGSESSION for %s: %w", alg, err)
+		return none, fmt.Errorf("CIOCGSESSION for %s: %w", alg, err)
 	}
 	defer end(s.Ses)
 	info := sessionInfoOp{Ses: s.Ses}
 	if err := ioctl(iowr('c', 107, unsafe.Sizeof(info)), unsafe.Pointer(&info)); err != nil {
-		return "", fmt.Errorf("CIOCGSESSINFO for %s: %w", alg, err)
+		return none, fmt.Errorf("CIOCGSESSINFO for %s: %w", alg, err)
 	}
-	return sessionDriver(info.CipherInfo, info.HashInfo, mac), nil
+	return devcryptoSession{Driver: sessionDriver(info.CipherInfo, info.HashInfo, mac),
+		KernelOnly: info.Flags&siopFlagKernelDriverOnly != 0}, nil
 }
 
 func sessionDriver(cipher, hash cryptodevAlgInfo, mac bool) string {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -64,15 +65,15 @@ func TestDevcryptoDriverDevice(t *testing.T) {
 	requireDevCrypto(t)
 	procs := readProcCryptoT(t)
 	for alg, name := range sessionAlgs {
-		d, err := devcryptoDriver("/dev/crypto", alg)
+		ses, err := devcryptoDriver("/dev/crypto", alg)
 		if err != nil {
 			t.Errorf("%s: %v", alg, err)
 			continue
 		}
-		if !hasDriver(procs, name, d) {
-			t.Errorf("%s: cryptodev names driver %q, which /proc/crypto does not list for %s", alg, d, name)
+		if !hasDriver(procs, name, ses.Driver) {
+			t.Errorf("%s: cryptodev names driver %q, which /proc/crypto does not list for %s", alg, ses.Driver, name)
 		}
-		t.Logf("%s (%s): %s on %s", alg, name, d, runtime.GOARCH)
+		t.Logf("%s (%s): %s on %s, kernel-driver-only %v", alg, name, ses.Driver, runtime.GOARCH, ses.KernelOnly)
 	}
 }
 
@@ -100,50 +101,89 @@ func hasDriver(procs []protocol.CryptoAlg, name, driver string) bool {
 }
 
 // TestSweepDevcryptoDriverDevice: a sweep of mode devcrypto stores with every point the driver a real
-// /dev/crypto names for a session of its algorithm, without the driver-inferred flag. openssl is the fake with a
-// devcrypto engine (FAKE_DEVCRYPTO=1), since Debian's OpenSSL 3.0 ships none; the probe, /dev/crypto, the
-// CIOCGSESSION/CIOCGSESSINFO calls and /proc/crypto are the board's.
+// /dev/crypto names for a session of its algorithm, without the driver-inferred flag, when the OpenSSL
+// configuration lets the devcrypto engine use it (USE_SOFTDRIVERS = 1); without that setting a driver cryptodev
+// does not mark kernel-driver-only is one the engine refuses, and the points are failed as software, with no
+// driver. openssl is the fake with a devcrypto engine (FAKE_DEVCRYPTO=1), since Debian's OpenSSL 3.0 ships none;
+// the probe, /dev/crypto, the CIOCGSESSION/CIOCGSESSINFO calls and /proc/crypto are the board's.
 func TestSweepDevcryptoDriverDevice(t *testing.T) {
 	requireDevCrypto(t)
-	plan := protocol.Plan{
-		OpenSSL:    writeFakeOpenSSL(t),
-		Env:        map[string]string{"FAKE_DEVCRYPTO": "1"},
-		Algorithms: []string{"aes-128-cbc", "sha256"},
-		Modes:      []string{"devcrypto"},
-		Sizes:      []int{16, 1024},
-		Seconds:    1,
-	}
-	var out bytes.Buffer
-	done, err := Sweep(context.Background(), plan, protocol.NewEncoder(&out))
-	if err != nil {
+	procs := readProcCryptoT(t)
+	dir := t.TempDir()
+	soft := filepath.Join(dir, "soft.cnf")
+	conf := "openssl_conf = init\n[init]\nengines = eng\n[eng]\ndevcrypto = dc\n[dc]\nUSE_SOFTDRIVERS = 1\n"
+	if err := os.WriteFile(soft, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	procs := readProcCryptoT(t)
-	n := 0
-	for _, m := range decodeAll(t, out.Bytes()) {
-		switch m.Type {
-		case protocol.TypeSkip:
-			t.Errorf("skip %+v, want devcrypto measured", *m.Skip)
-		case protocol.TypePoint:
-			p := m.Point
-			n++
-			want, err := devcryptoDriver("/dev/crypto", p.Algorithm)
-			if err != nil {
-				t.Fatalf("%s: %v", p.Algorithm, err)
-			}
-			if p.Mode != "devcrypto" || p.Driver != want || !hasDriver(procs, sessionAlgs[p.Algorithm], p.Driver) {
-				t.Errorf("point %s %s %d B: driver %q, want %q (cryptodev's, listed in /proc/crypto as %s)",
-					p.Mode, p.Algorithm, p.BlockSize, p.Driver, want, sessionAlgs[p.Algorithm])
-			}
-			for _, f := range p.Flags {
-				if strings.HasPrefix(f, "driver-inferred") {
-					t.Errorf("point %s %d B flagged %q", p.Algorithm, p.BlockSize, f)
+	empty := filepath.Join(dir, "empty.cnf")
+	if err := os.WriteFile(empty, []byte("# no engines\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		conf      string
+		softOK    bool
+		wantError string
+	}{{soft, true, ""}, {empty, false, "engine devcrypto does not use "}} {
+		plan := protocol.Plan{
+			OpenSSL:    writeFakeOpenSSL(t),
+			Env:        map[string]string{"FAKE_DEVCRYPTO": "1", "OPENSSL_CONF": c.conf},
+			Algorithms: []string{"aes-128-cbc", "sha256"},
+			Modes:      []string{"devcrypto"},
+			Sizes:      []int{16, 1024},
+			Seconds:    1,
+		}
+		var out bytes.Buffer
+		done, err := Sweep(context.Background(), plan, protocol.NewEncoder(&out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, m := range decodeAll(t, out.Bytes()) {
+			switch m.Type {
+			case protocol.TypeSkip:
+				t.Errorf("%s: skip %+v, want devcrypto measured", c.conf, *m.Skip)
+			case protocol.TypePoint:
+				p := m.Point
+				n++
+				ses, err := devcryptoDriver("/dev/crypto", p.Algorithm)
+				if err != nil {
+					t.Fatalf("%s: %v", p.Algorithm, err)
 				}
+				for _, f := range p.Flags {
+					if strings.HasPrefix(f, "driver-inferred") {
+						t.Errorf("%s: point %s %d B flagged %q", c.conf, p.Algorithm, p.BlockSize, f)
+					}
+				}
+				if ses.KernelOnly || c.softOK {
+					if p.Mode != "devcrypto" || p.Failed || p.Driver != ses.Driver || !hasDriver(procs, sessionAlgs[p.Algorithm], p.Driver) {
+						t.Errorf("%s: point %s %s %d B: driver %q failed %v (%s), want %q (cryptodev's, listed in /proc/crypto as %s)",
+							c.conf, p.Mode, p.Algorithm, p.BlockSize, p.Driver, p.Failed, p.Error, ses.Driver, sessionAlgs[p.Algorithm])
+					}
+				} else if !p.Failed || p.Driver != "" || !strings.HasPrefix(p.Error, c.wantError+ses.Driver) {
+					t.Errorf("%s: point %s %d B: failed %v, driver %q, error %q; want failed, no driver, error %q…",
+						c.conf, p.Algorithm, p.BlockSize, p.Failed, p.Driver, p.Error, c.wantError+ses.Driver)
+				}
+				t.Logf("%s: %s %d B: driver %q failed %v %s", filepath.Base(c.conf), p.Algorithm, p.BlockSize, p.Driver, p.Failed, p.Error)
 			}
-			t.Logf("%s %d B: driver %s", p.Algorithm, p.BlockSize, p.Driver)
+		}
+		if n != 4 || done.Points != 4 {
+			t.Errorf("%s: %d points (done %+v), want 4: 2 algorithms x 2 sizes", c.conf, n, done)
 		}
 	}
-	if n != 4 || done.Points != 4 {
-		t.Errorf("%d points (done %+v), want 4: 2 algorithms x 2 sizes", n, done)
+}
+
+// TestEngineSetting: an engine's control is read from the section the configuration loads for it, by its name
+// in the engines list or by engine_id.
+func TestEngineSetting(t *testing.T) {
+	for _, c := range []struct{ conf, want string }{
+		{"openssl_conf = init\n[init]\nengines = eng\n[eng]\ndevcrypto = dc\n[dc]\nUSE_SOFTDRIVERS = 1\n", "1"},
+		{"openssl_conf = init\n[init]\nengines = eng\n[eng]\nmine = dc\n[dc]\nengine_id = devcrypto\nUSE_SOFTDRIVERS = 0\n", "0"},
+		{"openssl_conf = init\n[init]\nengines = eng\n[eng]\nafalg = dc\n[dc]\nUSE_SOFTDRIVERS = 1\n", ""},
+		{"[dc]\nUSE_SOFTDRIVERS = 1\n", ""},
+		{"", ""},
+	} {
+		if got := engineSetting(parseOpenSSLConf(c.conf), "devcrypto", "USE_SOFTDRIVERS"); got != c.want {
+			t.Errorf("engineSetting(%q) = %q, want %q", c.conf, got, c.want)
+		}
 	}
 }
