@@ -15,9 +15,11 @@ import (
 
 // cryptodev-linux says which kernel driver serves a session (CIOCGSESSINFO): for mode devcrypto the agent opens
 // a session for the point's algorithm, as OpenSSL's devcrypto engine does, and stores that driver with the point
-// instead of the one /proc/crypto's priorities suggest. The layouts are crypto/cryptodev.h's; the ioctl numbers
-// encode the struct size, and cryptodev-linux 1.13 added a compression field to both structs; 1.13's layout is
-// used: an older module answers ENOTTY, and the point's driver stays /proc/crypto's guess, flagged.
+// instead of the one /proc/crypto's priorities suggest. The layouts are crypto/cryptodev.h's, the same in every
+// release from 1.6 to 1.14 (no compression fields: those lived on an unreleased branch). The ioctl numbers encode
+// the struct sizes, which follow the C ABI of the agent's architecture: CIOCGSESSION is 48 bytes on arm64 and 28
+// on armv7, CIOCGSESSINFO 268 on both. A module that answers otherwise leaves the point's driver /proc/crypto's
+// guess, flagged.
 
 // cryptodev algorithm ids (enum cryptodev_crypto_op_t).
 const (
@@ -42,21 +44,21 @@ type cryptodevAlgInfo struct {
 	DriverName [cryptodevMaxAlgName]byte
 }
 
-// session_op and session_info_op of cryptodev-linux 1.13 and later.
+// session_op and session_info_op.
 type sessionOp struct {
-	Cipher, Mac, Compr uint32
-	Keylen             uint32
-	Key                *byte
-	Mackeylen          uint32
-	Mackey             *byte
-	Ses                uint32
+	Cipher, Mac uint32
+	Keylen      uint32
+	Key         *byte
+	Mackeylen   uint32
+	Mackey      *byte
+	Ses         uint32
 }
 
 type sessionInfoOp struct {
-	Ses                             uint32
-	CipherInfo, HashInfo, ComprInfo cryptodevAlgInfo
-	Alignmask                       uint16
-	Flags                           uint32
+	Ses                  uint32
+	CipherInfo, HashInfo cryptodevAlgInfo
+	Alignmask            uint16
+	Flags                uint32
 }
 
 // iowr is Linux's generic _IOWR(type, nr, size) (arm, arm64, x86).
@@ -109,15 +111,29 @@ func cryptodevAlg(alg string) (id uint32, keyLen int, mac bool, ok bool) {
 	return id, bits / 8, false, true
 }
 
+// siopFlagKernelDriverOnly is SIOP_FLAG_KERNEL_DRIVER_ONLY: cryptodev sets it in session_info_op.flags when the
+// driver is one only the kernel can reach (CRYPTO_ALG_KERN_DRIVER_ONLY, a hardware engine's); a software or
+// CPU-instruction driver (cbc-aes-ce, sha256-ce) lacks it.
+const siopFlagKernelDriverOnly = 1
+
+// devcryptoSession is what cryptodev says of a session: the driver that serves it and whether it is a
+// kernel-driver-only (hardware) one. OpenSSL's devcrypto engine (1.1.1 and 3.x) uses a driver without the flag
+// only when its USE_SOFTDRIVERS control is 1; its default, 2, leaves such an algorithm to OpenSSL's own code.
+type devcryptoSession struct {
+	Driver     string
+	KernelOnly bool
+}
+
 // devcryptoDriver asks cryptodev (dev is /dev/crypto) which driver serves a session of alg.
-func devcryptoDriver(dev, alg string) (string, error) {
+func devcryptoDriver(dev, alg string) (devcryptoSession, error) {
+	var none devcryptoSession
 	id, keyLen, mac, ok := cryptodevAlg(alg)
 	if !ok {
-		return "", fmt.Errorf("cryptodev has no id for %s", alg)
+		return none, fmt.Errorf("cryptodev has no id for %s", alg)
 	}
 	f, err := os.OpenFile(dev, os.O_RDWR, 0)
 	if err != nil {
-		return "", fmt.Errorf("open %s: %w", dev, err)
+		return none, fmt.Errorf("open %s: %w", dev, err)
 	}
 	defer f.Close()
 	fd := f.Fd()
@@ -138,16 +154,17 @@ func devcryptoDriver(dev, alg string) (string, error) {
 	}
 	if err := ioctl(iowr('c', 102, unsafe.Sizeof(s)), unsafe.Pointer(&s)); err != nil {
 		if errors.Is(err, unix.ENOTTY) {
-			return "", fmt.Errorf("CIOCGSESSION for %s: %w (cryptodev-linux before 1.13 has another session layout)", alg, err)
+			return none, fmt.Errorf("CIOCGSESSION for %s: %w (not cryptodev-linux's ioctl numbers)", alg, err)
 		}
-		return "", fmt.Errorf("CIOCGSESSION for %s: %w", alg, err)
+		return none, fmt.Errorf("CIOCGSESSION for %s: %w", alg, err)
 	}
 	defer end(s.Ses)
 	info := sessionInfoOp{Ses: s.Ses}
 	if err := ioctl(iowr('c', 107, unsafe.Sizeof(info)), unsafe.Pointer(&info)); err != nil {
-		return "", fmt.Errorf("CIOCGSESSINFO for %s: %w", alg, err)
+		return none, fmt.Errorf("CIOCGSESSINFO for %s: %w", alg, err)
 	}
-	return sessionDriver(info.CipherInfo, info.HashInfo, mac), nil
+	return devcryptoSession{Driver: sessionDriver(info.CipherInfo, info.HashInfo, mac),
+		KernelOnly: info.Flags&siopFlagKernelDriverOnly != 0}, nil
 }
 
 func sessionDriver(cipher, hash cryptodevAlgInfo, mac bool) string {

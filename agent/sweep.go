@@ -26,11 +26,13 @@ type sweepState struct {
 	rawID          int
 	done           protocol.Done
 	threads        int
-	sent           []protocol.Point  // the points of the job running now, for the repeat loop
-	kernel         *kernelWatch      // the kernel log's new lines go with each point
-	sessionDrivers map[string]string // devcrypto: algorithm → driver cryptodev named ("?why" when it could not)
-	loaded         map[string]bool   // modes whose concurrency check has run (once per mode, verify.go)
-	remote         Remote            // the board the controller drives through its shell (remote.go); nil: this one
+	sent           []protocol.Point           // the points of the job running now, for the repeat loop
+	kernel         *kernelWatch               // the kernel log's new lines go with each point
+	sessionDrivers map[string]devcryptoAnswer // devcrypto: algorithm → cryptodev's session driver, or why not
+	softDrivers    string                     // devcrypto engine's USE_SOFTDRIVERS in the OpenSSL configuration
+	softDriversWhy string                     // where softDrivers comes from; "" until read
+	loaded         map[string]bool            // modes whose concurrency check has run (once per mode, verify.go)
+	remote         Remote                     // the board the controller drives through its shell (remote.go); nil: this one
 }
 
 // Sweep measures plan and streams facts, raw, point, skip, log and error lines to enc. A mode or algorithm that

@@ -8,10 +8,10 @@ import (
 
 // fakeOpenSSL is a shell stand-in for openssl that answers `version -a`, `engine -t NAME` and `speed` in -mr
 // form, fast, so sweep logic can be tested without waiting on real measurements:
-//   - engine "fake" and "fakeok" are available, "envok" only with FAKE_ENGINE_OK=1, "slow" hangs, others do not
-//     exist;
+//   - engine "fake" and "fakeok" are available, "envok" only with FAKE_ENGINE_OK=1, "devcrypto" only with
+//     FAKE_DEVCRYPTO=1 (Debian's OpenSSL has no devcrypto engine), "slow" hangs, others do not exist;
 //   - speed with -engine fake prints "Invalid engine" and runs anyway (the fallback OpenSSL does);
-//   - speed with -engine fakeok confirms the engine;
+//   - speed with -engine fakeok (or envok, devcrypto) confirms the engine;
 //   - speed of algorithm "broken-alg" exits 1;
 //   - speed sleeps $FAKE_SLEEP seconds when set; without -bytes it measures 16 and 64 bytes in one run;
 //   - `version` prints $FAKE_VERSION when set (e.g. 1.0.2k: no -seconds, no -bytes);
@@ -25,6 +25,8 @@ version)
 engine)
 	case "$3" in
 	fake|fakeok) printf '(%s) fake engine\n     [ available ]\n' "$3"; exit 0 ;;
+	devcrypto) [ "$FAKE_DEVCRYPTO" = 1 ] && { printf '(devcrypto) /dev/crypto engine\n     [ available ]\n'; exit 0; }
+		echo "40A7B1B3727F0000:error:13000074:engine routines:ENGINE_by_id:no such engine:eng_list.c:428:id=$3" >&2; exit 1 ;;
 	envok) [ "$FAKE_ENGINE_OK" = 1 ] && { printf '(envok) needs its env\n     [ available ]\n'; exit 0; } ;;
 	slow) sleep 30; exit 0 ;;
 	*) echo "40A7B1B3727F0000:error:13000074:engine routines:ENGINE_by_id:no such engine:eng_list.c:428:id=$3" >&2; exit 1 ;;
@@ -51,7 +53,7 @@ done
 [ "$alg" = "broken-alg" ] && { echo "speed: Unknown algorithm broken-alg" >&2; exit 1; }
 case "$engine" in
 "") ;;
-fakeok|envok) echo "Engine \"$engine\" set." >&2 ;;
+fakeok|envok|devcrypto) echo "Engine \"$engine\" set." >&2 ;;
 *) echo "Invalid engine \"$engine\"" >&2 ;;
 esac
 U=$(echo "$alg" | tr a-z A-Z)

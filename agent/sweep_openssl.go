@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -111,9 +112,17 @@ func (s *sweepState) runOpenSSL(ctx context.Context, j sweepJob, repeat int) err
 	}
 	var sessionFlag string
 	if j.mode == "devcrypto" {
-		if d, note := s.devcryptoDriver(j.alg); d != "" {
+		d, note, software := s.devcryptoDriver(j.alg)
+		switch {
+		case software != "":
+			// the engine left the algorithm to OpenSSL's own code: the numbers are cpu's, not devcrypto's
+			driver = ""
+			if failure == "" {
+				failure = software
+			}
+		case d != "":
 			driver = d
-		} else {
+		default:
 			sessionFlag = note
 		}
 	}
@@ -161,21 +170,75 @@ func speedTimeout(c *speedCommand) time.Duration {
 }
 
 // devcryptoDriver is the driver cryptodev says serves alg (asked once per algorithm), or "" and a flag saying why
-// the point's driver is /proc/crypto's guess.
-func (s *sweepState) devcryptoDriver(alg string) (string, string) {
+// the point's driver is /proc/crypto's guess. software is set, saying why, when cryptodev's driver is not a
+// kernel-driver-only one and the board's OpenSSL configuration does not set the devcrypto engine's
+// USE_SOFTDRIVERS to 1: then the engine does not take the algorithm, and openssl runs it in software under
+// -engine devcrypto (it still prints `Engine "devcrypto" set.`).
+func (s *sweepState) devcryptoDriver(alg string) (driver, flag, software string) {
 	if s.sessionDrivers == nil {
-		s.sessionDrivers = map[string]string{}
+		s.sessionDrivers = map[string]devcryptoAnswer{}
 	}
-	d, seen := s.sessionDrivers[alg]
+	a, seen := s.sessionDrivers[alg]
 	if !seen {
-		var err error
-		if d, err = devcryptoDriver(s.root+"/dev/crypto", alg); err != nil {
-			d = "?" + err.Error()
+		a.session, a.err = devcryptoDriver(s.root+"/dev/crypto", alg)
+		s.sessionDrivers[alg] = a
+	}
+	switch {
+	case a.err != nil:
+		return "", "driver-inferred: " + a.err.Error() + "; the driver is /proc/crypto's highest priority", ""
+	case !a.session.KernelOnly && s.devcryptoSoftDrivers() != "1":
+		return "", "", fmt.Sprintf("engine devcrypto does not use %s for %s: cryptodev does not mark it a kernel-driver-only "+
+			"(hardware) driver, and the engine takes such a driver only with USE_SOFTDRIVERS = 1 (%s): openssl ran in software",
+			a.session.Driver, alg, s.softDriversWhy)
+	}
+	return a.session.Driver, "", ""
+}
+
+// devcryptoAnswer is cryptodev's answer for one algorithm, kept for the sweep.
+type devcryptoAnswer struct {
+	session devcryptoSession
+	err     error
+}
+
+// devcryptoSoftDrivers is the devcrypto engine's USE_SOFTDRIVERS in the board's OpenSSL configuration (read
+// once), "" when it is not set; softDriversWhy says where it looked.
+func (s *sweepState) devcryptoSoftDrivers() string {
+	if s.softDriversWhy != "" {
+		return s.softDrivers
+	}
+	conf := s.facts.OpenSSLConf
+	if conf == "" {
+		s.softDriversWhy = "no OpenSSL configuration file known: engine default 2"
+		return ""
+	}
+	b, err := os.ReadFile(conf)
+	if err != nil {
+		s.softDriversWhy = fmt.Sprintf("%v: engine default 2", err)
+		return ""
+	}
+	s.softDrivers = engineSetting(parseOpenSSLConf(string(b)), "devcrypto", "USE_SOFTDRIVERS")
+	if s.softDrivers == "" {
+		s.softDriversWhy = conf + " does not set it: engine default 2"
+	} else {
+		s.softDriversWhy = conf + " sets " + s.softDrivers
+	}
+	return s.softDrivers
+}
+
+// engineSetting is key in the section of engine id that the configuration loads (openssl_conf → engines →
+// the entry named id, or the section whose engine_id is id), "" when there is none.
+func engineSetting(c opensslConf, id, key string) string {
+	init := c.value("", "openssl_conf")
+	if init == "" {
+		return ""
+	}
+	list := c.value(init, "engines")
+	for _, kv := range c[list] {
+		if kv.Key == id || c.value(kv.Value, "engine_id") == id {
+			if v := c.value(kv.Value, key); v != "" {
+				return v
+			}
 		}
-		s.sessionDrivers[alg] = d
 	}
-	if why, failed := strings.CutPrefix(d, "?"); failed {
-		return "", "driver-inferred: " + why + "; the driver is /proc/crypto's highest priority"
-	}
-	return d, ""
+	return ""
 }

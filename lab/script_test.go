@@ -32,6 +32,9 @@ func TestScript(t *testing.T) {
 	if _, err := command(t, ctx, append(env, "FLEET_LAB_BOARDS=qemu-riscv"), root, lab, "status"); err == nil {
 		t.Errorf("lab status with FLEET_LAB_BOARDS=qemu-riscv: exit 0, want an error")
 	}
+	if _, err := command(t, ctx, append(env, "FLEET_LAB_CRYPTODEV=yes"), root, lab, "down"); err == nil {
+		t.Errorf("lab down with FLEET_LAB_CRYPTODEV=yes: exit 0, want an error (auto, require or off)")
+	}
 	if _, err := command(t, ctx, env, root, lab, "no-such-command"); err == nil {
 		t.Errorf("lab no-such-command: exit 0, want an error")
 	}
