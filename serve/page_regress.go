@@ -44,7 +44,9 @@ func (s *Server) regression(r *http.Request, q regressQuery) (*report.Regression
 		return nil, notFound("run %q has no points", q.Run)
 	}
 	in, err := s.DB.ReadRegressionInput(r.Context(), q.Baseline, cur)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, store.ErrBaselineIsJudged) {
+		return nil, badRequest("baseline %q is the run judged: name an earlier run, a label or previous", q.Baseline)
+	} else if errors.Is(err, store.ErrNotFound) {
 		return nil, notFound("baseline %q: %v", q.Baseline, err)
 	} else if err != nil {
 		return nil, err
