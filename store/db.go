@@ -89,6 +89,9 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 	if path == "" {
 		return nil, fmt.Errorf("open database: %w: empty path", ErrCannotOpen)
 	}
+	if err := checkSQLitePath(path); err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
 	params := dsnParams
 	if readOnlyFile(path) {
 		// SQLite cannot create the -shm file a WAL reader needs there. Nobody can write the file either, so
