@@ -34,3 +34,15 @@ func checkSQLitePath(path string) error {
 	}
 	return nil
 }
+
+// RemoveSQLite removes the SQLite file at path with its -wal, -shm and -journal files: for a caller that
+// created the file and failed before storing anything in it, so that no empty database is left behind.
+func RemoveSQLite(path string) error {
+	var errs []error
+	for _, p := range []string{path, path + "-wal", path + "-shm", path + "-journal"} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
