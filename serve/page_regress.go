@@ -17,7 +17,7 @@ type regressQuery struct {
 }
 
 func readRegressQuery(r *http.Request) (regressQuery, error) {
-	p := params{v: r.URL.Query()}
+	p := queryParams(r)
 	q := regressQuery{Baseline: p.str("baseline"), Run: p.str("run"), Threshold: p.percent("threshold", report.DefaultThreshold),
 		Alpha: p.alpha(0.05), ThresholdText: p.str("threshold")}
 	if q.Run == "" {
