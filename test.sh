@@ -26,6 +26,7 @@ scale=${FLEET_FUZZ_SCALE:-1}
 # One target a line: NAME PACKAGE EXECUTIONS.
 fuzz_targets=(
 	"FuzzParseSpeed ./opensslspeed 40000"
+	"FuzzDecodeText ./opensslspeed 20000"
 	"FuzzDecodeLine ./protocol 100000"
 	"FuzzParse ./inventory 20000"
 	"FuzzParseProcCrypto ./agent 20000"

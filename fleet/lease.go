@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fleetlab/fleet/internal/outlive"
 	"github.com/fleetlab/fleet/protocol"
 )
 
@@ -119,7 +120,15 @@ type heldLease struct {
 	logf   func(string, ...any)
 	stop   chan struct{}
 	done   chan struct{}
+	// final bounds the release: not cancelled with the run, but releaseGrace after it is, a deadline shared
+	// with the run's last writes to the same database (one grace in all, not one each).
+	final    context.Context
+	endFinal context.CancelFunc
 }
+
+// releaseGrace is how long a board's release may wait for the database once the run is interrupted, as the
+// store's last writes do: the lease expires by itself if the database does not answer.
+const releaseGrace = 5 * time.Second
 
 // takeLease waits until the run holds board's lease, up to opts.LeaseWait, announcing the holder it waits for
 // (again whenever the holder changes). While it waits it leaves its place p to the run's other boards and takes
@@ -165,6 +174,7 @@ func takeLease(ctx context.Context, opts RunOptions, board string, ev func(Event
 	bctx, cancel := context.WithCancelCause(ctx)
 	h := &heldLease{ctx: bctx, cancel: cancel, leases: opts.Leases, board: board, logf: opts.Logf,
 		stop: make(chan struct{}), done: make(chan struct{})}
+	h.final, h.endFinal = outlive.Context(ctx, releaseGrace, errors.New("the database did not answer after the interrupt"))
 	go h.heartbeat(times)
 	return h, nil
 }
@@ -224,9 +234,13 @@ func (h *heldLease) release() {
 	close(h.stop)
 	<-h.done
 	h.cancel(nil)
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(h.ctx), 15*time.Second)
+	defer h.endFinal()
+	ctx, cancel := context.WithTimeout(h.final, releaseGrace)
 	defer cancel()
 	if err := h.leases.ReleaseLease(ctx, h.board); err != nil {
+		if ctx.Err() != nil {
+			err = context.Cause(ctx) // the driver's "context canceled" does not say why
+		}
 		h.logf("%s: release lease (it expires by itself): %v", h.board, err)
 	}
 }

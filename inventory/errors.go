@@ -121,6 +121,17 @@ func (ps *problems) addDecodeError(err error) int {
 			// go-toml points at the start of the document for values without a position, such as arrays.
 			off = ps.pos.valueAt(path...)
 		}
+		if m := tomlRangeRE.FindStringSubmatch(strings.TrimPrefix(de.Error(), "toml: ")); m != nil {
+			if p, ok := ps.pos.valuePaths[off]; ok {
+				path = p
+			}
+			what := "a number"
+			if m[1] == "integer" {
+				what = "a 64-bit integer"
+			}
+			ps.add(off, context(path), "%s: %s is out of range for %s", displayKey(path), sanitize(m[2]), what)
+			return off
+		}
 		ps.add(off, context(path), "%s", describeDecodeError(de, path))
 		return off
 	default:
@@ -178,7 +189,15 @@ func unknownKey(path []string) (string, []string) {
 var (
 	tomlKindRE      = regexp.MustCompile(`^cannot (?:decode TOML (.+?) into|store (?:a|an) (.+?) in) `)
 	tomlDuplicateRE = regexp.MustCompile(`^key .* is already defined$`)
+	// go-toml passes strconv's refusal of a number too large for its type through as text
+	tomlRangeRE = regexp.MustCompile(`^unable to parse (float|integer): strconv\.Parse\w+: parsing "(.*)": value out of range$`)
 )
+
+// isRangeError reports a number too large (or too small) for any value of its type, such as 1e400: a value,
+// not a syntax error, so the rest of the file is still checked.
+func isRangeError(de *toml.DecodeError) bool {
+	return tomlRangeRE.MatchString(strings.TrimPrefix(de.Error(), "toml: "))
+}
 
 // isTypeError reports a value of the wrong type, as opposed to a syntax error or a duplicate key.
 func isTypeError(de *toml.DecodeError) bool {

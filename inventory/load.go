@@ -76,7 +76,7 @@ func parse(name string, data []byte, home func() (string, error)) (*Inventory, e
 		// does not hide the other mistakes; the positions stay those of the file.
 		var de *toml.DecodeError
 		var ok bool
-		if attempt == maxTypeErrors || !errors.As(err, &de) || !isTypeError(de) {
+		if attempt == maxTypeErrors || !errors.As(err, &de) || !isTypeError(de) && !isRangeError(de) {
 			return nil, ps.err()
 		}
 		if data, ok = ps.pos.blankKeyValue(data, off); !ok {

@@ -109,11 +109,20 @@ func (b *builder) validityLimits(base []string, ctx string, d *validityDoc) vali
 		c := *v
 		return &c
 	}
-	return validity.Overrides{
+	o := validity.Overrides{
 		BackgroundPeakPct: check("background_peak_pct", d.BackgroundPeakPct),
 		BackgroundAvgPct:  check("background_avg_pct", d.BackgroundAvgPct),
 		ThrottlePct:       check("throttle_pct", d.ThrottlePct),
 	}
+	// The average over a sweep cannot exceed its peak: an average limit above the peak limit never applies, and
+	// is a mistake for one of them (a swapped pair).
+	if o.BackgroundPeakPct != nil && o.BackgroundAvgPct != nil && *o.BackgroundAvgPct > *o.BackgroundPeakPct {
+		b.ps.add(b.ps.pos.valueAt(appendPath(base, "validity", "background_avg_pct")...), ctx,
+			"validity.background_avg_pct %g is above validity.background_peak_pct %g (expected an average limit at most the peak limit)",
+			*o.BackgroundAvgPct, *o.BackgroundPeakPct)
+		o.BackgroundAvgPct = nil
+	}
+	return o
 }
 
 // ValidityFor is the limits that apply to board under profile: the board's own over the profile's.

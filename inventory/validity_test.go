@@ -59,6 +59,12 @@ func TestValidityLimitsRefused(t *testing.T) {
 			`boards.toml:3:27: board "b": validity.quiet_wait: expected a string, got an integer`},
 		{"governor with a slash", board + "validity = { governor = \"../x\" }\n",
 			`boards.toml:3:25: board "b": validity.governor "../x" is invalid (expected a cpufreq governor name such as performance: lower-case letters, digits and _)`},
+		{"average above peak", board + "validity = { background_peak_pct = 4, background_avg_pct = 8 }\n",
+			`boards.toml:3:60: board "b": validity.background_avg_pct 8 is above validity.background_peak_pct 4 (expected an average limit at most the peak limit)`},
+		{"1e400 and another mistake", board + "validity = { background_peak_pct = 1e400 }\n[boards.c]\nhost = 5\n",
+			`boards.toml:3:36: board "b": validity.background_peak_pct: 1e400 is out of range for a number` + "\n" +
+				`boards.toml:4:1: board "c": missing host (expected host = "NAME-OR-ADDRESS", or an alias from ~/.ssh/config)` + "\n" +
+				`boards.toml:5:8: board "c": host: expected a string, got an integer`},
 		{"not a table", board + "validity = 5\n",
 			`boards.toml:3:12: board "b": validity: expected a table of limits, such as validity = { background_peak_pct = 8, background_avg_pct = 2 }, got an integer`},
 	} {

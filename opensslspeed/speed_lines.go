@@ -38,7 +38,7 @@ type speedLines struct {
 }
 
 func newSpeedLines(r io.Reader) *speedLines {
-	return &speedLines{r: bufio.NewReaderSize(r, 32<<10)}
+	return &speedLines{r: bufio.NewReaderSize(decodeText(r), 32<<10)}
 }
 
 // readPhysical reads one physical line, or returns false at the end of the text.

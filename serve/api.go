@@ -35,6 +35,11 @@ func (s *Server) apiFail(w http.ResponseWriter, r *http.Request, err error) {
 	json.NewEncoder(w).Encode(map[string]string{"error": msg})
 }
 
+// apiNotFound answers an unknown /api/ path in JSON, as every API answer is.
+func (s *Server) apiNotFound(w http.ResponseWriter, r *http.Request) {
+	s.apiFail(w, r, notFound("no API endpoint %s", truncate(r.URL.Path, 80)))
+}
+
 func (s *Server) apiRuns(w http.ResponseWriter, r *http.Request) {
 	s.writeAPI(w, r, func(b *bytes.Buffer) error {
 		q, err := readRunsQuery(r)
@@ -76,7 +81,7 @@ func (s *Server) apiRun(w http.ResponseWriter, r *http.Request) {
 // filtered by board, mode, algorithm and size.
 func (s *Server) apiResults(w http.ResponseWriter, r *http.Request) {
 	s.writeAPI(w, r, func(b *bytes.Buffer) error {
-		p := params{v: r.URL.Query()}
+		p := queryParams(r)
 		f := store.Filter{Board: p.str("board"), Mode: p.str("mode"), Algorithm: p.str("algorithm")}
 		f.Size, f.SizeSet = p.integer("size", 0, 0, 1<<30)
 		ref := p.str("run")

@@ -60,10 +60,17 @@ func writePasswordFile(t *testing.T, lines ...string) string {
 }
 
 func TestLoadCredentialsRefusesBadLines(t *testing.T) {
+	h, err := bcrypt.GenerateFromPassword([]byte("pw"), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cost31 := strings.Replace(string(h), "$04$", "$31$", 1)
 	for _, tc := range []struct{ name, line, msg string }{
 		{"no colon", "alice", ":1: want user:bcrypt-hash"},
 		{"plain password", "alice:secret", "not a bcrypt hash"},
 		{"empty", "# only a comment", "no users"},
+		{"cost 31", "alice:" + cost31, ":1: user alice: bcrypt cost 31 is out of range (expected 4 to 14"},
+		{"cost 15", "# admins\nbob:" + strings.Replace(cost31, "$31$", "$15$", 1), ":2: user bob: bcrypt cost 15 is out of range"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := LoadCredentials(writePasswordFile(t, tc.line))
@@ -145,5 +152,29 @@ func TestGracefulShutdown(t *testing.T) {
 	stop()
 	if _, err := http.Get("http://" + addr + "/"); err == nil {
 		t.Error("server still answers after shutdown")
+	}
+}
+
+// TestUnknownUserCheckedAtTheFilesCost: an unknown user's password is checked against a hash of the file's
+// highest cost, so that the 401 takes as long as a known user's wrong password (a cheaper hash answered 30×
+// faster and told which user names exist).
+func TestUnknownUserCheckedAtTheFilesCost(t *testing.T) {
+	var lines []string
+	for user, cost := range map[string]int{"alice": bcrypt.MinCost, "bob": 8} {
+		h, err := bcrypt.GenerateFromPassword([]byte("pw"), cost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, user+":"+string(h))
+	}
+	c, err := LoadCredentials(writePasswordFile(t, lines...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := bcrypt.Cost(c.dummy); err != nil || got != 8 {
+		t.Errorf("unknown users are checked at cost %d (%v), want the file's highest, 8", got, err)
+	}
+	if c.check("mallory", "pw") || c.check("bob", "wrong") || !c.check("bob", "pw") {
+		t.Error("check: an unknown user or a wrong password passed, or the right one failed")
 	}
 }

@@ -34,7 +34,7 @@ func (s *Server) seriesChanges(r *http.Request, k store.SeriesKey) ([]report.Cha
 type changesQuery struct{ Board, Tag, Label string }
 
 func readChangesQuery(r *http.Request) (changesQuery, error) {
-	p := params{v: r.URL.Query()}
+	p := queryParams(r)
 	q := changesQuery{Board: p.str("board"), Tag: p.str("tag"), Label: p.str("label")}
 	return q, p.err
 }

@@ -19,7 +19,7 @@ type compareQuery struct {
 }
 
 func readCompareQuery(r *http.Request) (compareQuery, error) {
-	p := params{v: r.URL.Query()}
+	p := queryParams(r)
 	q := compareQuery{Run: p.str("run"), Boards: p.list("boards"), Modes: p.list("modes"),
 		Algorithms: p.list("algorithms"), Unit: p.str("unit"), Reference: p.str("reference"),
 		ReferenceBoard: p.str("reference-board")}

@@ -22,7 +22,7 @@ type historyQuery struct {
 // readHistoryQuery reads the URL's series. The API needs board and algorithm; the page completes what is
 // missing from what is stored (resolveSeries).
 func readHistoryQuery(r *http.Request) (historyQuery, error) {
-	p := params{v: r.URL.Query()}
+	p := queryParams(r)
 	q := historyQuery{Page: p.page()}
 	q.Key.Board, q.Key.Mode, q.Key.Algorithm = p.str("board"), p.str("mode"), p.str("algorithm")
 	q.given.board, q.given.mode, q.given.algorithm = q.Key.Board != "", q.Key.Mode != "", q.Key.Algorithm != ""

@@ -17,7 +17,7 @@ type regressQuery struct {
 }
 
 func readRegressQuery(r *http.Request) (regressQuery, error) {
-	p := params{v: r.URL.Query()}
+	p := queryParams(r)
 	q := regressQuery{Baseline: p.str("baseline"), Run: p.str("run"), Threshold: p.percent("threshold", report.DefaultThreshold),
 		Alpha: p.alpha(0.05), ThresholdText: p.str("threshold")}
 	if q.Run == "" {
@@ -44,7 +44,9 @@ func (s *Server) regression(r *http.Request, q regressQuery) (*report.Regression
 		return nil, notFound("run %q has no points", q.Run)
 	}
 	in, err := s.DB.ReadRegressionInput(r.Context(), q.Baseline, cur)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, store.ErrBaselineIsJudged) {
+		return nil, badRequest("baseline %q is the run judged: name an earlier run, a label or previous", q.Baseline)
+	} else if errors.Is(err, store.ErrNotFound) {
 		return nil, notFound("baseline %q: %v", q.Baseline, err)
 	} else if err != nil {
 		return nil, err

@@ -12,14 +12,32 @@ import (
 	"github.com/fleetlab/fleet/store"
 )
 
-// runID reads the {id} of /runs/{id} and /api/runs/{id}: a positive run number.
+// runID reads the {id} of /runs/{id} and /api/runs/{id}: a positive run number in its one spelling. Another
+// spelling of a number (01, +1) is a 404: one run has one address, so that links, caches and bookmarks agree.
 func runID(r *http.Request) (int64, error) {
 	s := r.PathValue("id")
 	id, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || id <= 0 {
 		return 0, badRequest("run id %q: want a positive whole number", truncate(s, 40))
 	}
+	if c := strconv.FormatInt(id, 10); c != s {
+		return 0, notFound("run id %q: no such page; run %s is at %s", truncate(s, 40), c, strings.TrimSuffix(r.URL.Path, s)+c)
+	}
 	return id, nil
+}
+
+// redirectRunID answers a page request for /runs/01 or /runs/+1 with a redirect to /runs/1, reporting
+// whether it did.
+func redirectRunID(w http.ResponseWriter, r *http.Request) bool {
+	s := r.PathValue("id")
+	id, err := strconv.ParseInt(s, 10, 64)
+	if c := strconv.FormatInt(id, 10); err != nil || id <= 0 || c == s || !strings.HasSuffix(r.URL.Path, s) {
+		return false
+	}
+	u := *r.URL
+	u.Path, u.RawPath = strings.TrimSuffix(r.URL.Path, s)+strconv.FormatInt(id, 10), ""
+	http.Redirect(w, r, u.RequestURI(), http.StatusMovedPermanently)
+	return true
 }
 
 // progressRow is one board of a run in progress.
@@ -56,6 +74,9 @@ type runView struct {
 }
 
 func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
+	if redirectRunID(w, r) {
+		return
+	}
 	id, err := runID(r)
 	if err != nil {
 		s.fail(w, r, err)

@@ -18,7 +18,7 @@ type runsQuery struct {
 }
 
 func readRunsQuery(r *http.Request) (runsQuery, error) {
-	p := params{v: r.URL.Query()}
+	p := queryParams(r)
 	q := runsQuery{Page: p.page()}
 	q.PerPage, _ = p.integer("per", runsPerPage, 1, maxRunsPerPage)
 	q.Filter = store.RunFilter{Label: p.str("label"), Board: p.str("board"), Status: p.status(),

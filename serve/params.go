@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -17,6 +18,17 @@ const maxParam = 200
 type params struct {
 	v   url.Values
 	err error
+}
+
+// queryParams reads r's query string. A malformed one (label=%zz) is a 400, not a query without the value:
+// r.URL.Query drops what it cannot decode, and the page would answer as if the filter were not given.
+func queryParams(r *http.Request) params {
+	v, err := url.ParseQuery(r.URL.RawQuery)
+	p := params{v: v}
+	if err != nil {
+		p.fail("query %q: %v; escape %% as %%25", truncate(r.URL.RawQuery, 80), err)
+	}
+	return p
 }
 
 func (p *params) fail(format string, args ...any) {

@@ -21,6 +21,9 @@ func TestRoutes(t *testing.T) {
 		{"GET", "/?label=nightly&page=1", 200, "text/html", "3 runs"},
 		{"GET", "/?board=imx6q&status=ok", 200, "text/html", "3 runs"},
 		{"GET", "/?status=bogus", 400, "text/html", "status"},
+		{"GET", "/?label=%zz", 400, "text/html", "invalid URL escape"},
+		{"GET", "/compare?boards=am64x&unit=%zz", 400, "text/html", "invalid URL escape"},
+		{"GET", "/api/runs?label=%zz", 400, "application/json", "invalid URL escape"},
 		{"GET", "/?page=0", 400, "text/html", "page"},
 		{"GET", "/?per=100000", 400, "text/html", "per"},
 		{"GET", "/runs/1", 200, "text/html", `<svg class="chart"`},
@@ -43,6 +46,7 @@ func TestRoutes(t *testing.T) {
 		{"GET", "/regress?baseline=2&run=3", 200, "text/html", "Regression found"},
 		{"GET", "/regress?baseline=1&run=2", 200, "text/html", "No regression"},
 		{"GET", "/regress?baseline=nosuchlabel&run=3", 404, "text/html", "baseline"},
+		{"GET", "/regress?baseline=3&run=3", 400, "text/html", "is the run judged"},
 		{"GET", "/regress?baseline=1&threshold=200%25", 400, "text/html", "threshold"},
 		{"GET", "/regress?baseline=1&threshold=0", 400, "text/html", "threshold"},
 		{"GET", "/regress?baseline=1&threshold=-1", 400, "text/html", "threshold"},
@@ -56,6 +60,10 @@ func TestRoutes(t *testing.T) {
 		{"GET", "/api/runs/1", 200, "application/json", `"openssl_version": "3.0.13"`},
 		{"GET", "/api/runs/0", 400, "application/json", `"error"`},
 		{"GET", "/api/runs/77", 404, "application/json", `"error"`},
+		{"GET", "/api/runs/01", 404, "application/json", `run 1 is at /api/runs/1`},
+		{"GET", "/api/runs/+1", 404, "application/json", `run 1 is at /api/runs/1`},
+		{"GET", "/api/nosuch", 404, "application/json", `{"error":"no API endpoint /api/nosuch"}`},
+		{"GET", "/api/", 404, "application/json", `"error"`},
 		{"GET", "/api/results?run=1&board=am64x&mode=cpu&algorithm=sha256&size=16", 200, "application/json", `"bytes_per_sec"`},
 		{"GET", "/api/results?run=nosuch", 404, "application/json", `"error"`},
 		{"GET", "/api/history?board=am64x&mode=cpu&algorithm=sha256&size=1024", 200, "application/json", `"entries"`},
@@ -120,6 +128,28 @@ func TestRunInProgressRefreshes(t *testing.T) {
 		resp.Body.Close()
 		if got := strings.Contains(string(body), `<meta http-equiv="refresh" content="5">`); got != tc.refresh {
 			t.Errorf("GET %s: refreshes = %v, want %v", tc.path, got, tc.refresh)
+		}
+	}
+}
+
+// TestRunPageHasOneAddress: /runs/01 and /runs/+1 are redirected to /runs/1 (keeping the query) rather than
+// served as copies of it.
+func TestRunPageHasOneAddress(t *testing.T) {
+	srv := startServer(t, writeFixture(t))
+	c := *srv.Client()
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	for _, path := range []string{"/runs/01", "/runs/+1", "/runs/%2B1", "/runs/0001?x=1"} {
+		resp, err := c.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		want := "/runs/1"
+		if strings.Contains(path, "?") {
+			want += "?x=1"
+		}
+		if resp.StatusCode != http.StatusMovedPermanently || resp.Header.Get("Location") != want {
+			t.Errorf("GET %s: %d to %q, want %d to %q", path, resp.StatusCode, resp.Header.Get("Location"), http.StatusMovedPermanently, want)
 		}
 	}
 }

@@ -57,6 +57,7 @@ func (s *Server) Handler() (http.Handler, error) {
 	mux.HandleFunc("/api/history", s.apiHistory)
 	mux.HandleFunc("/api/compare", s.apiCompare)
 	mux.HandleFunc("/api/regress", s.apiRegress)
+	mux.HandleFunc("/api/", s.apiNotFound)
 	mux.HandleFunc("/static/fleet.css", serveCSS)
 	mux.HandleFunc("/", s.notFound)
 	var h http.Handler = mux

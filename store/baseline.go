@@ -18,6 +18,10 @@ const DefaultBaselineRuns = 10
 // board's state, not because of what the user asked for (fleet regress exits 4, not 2).
 var ErrBaselineInvalid = errors.New("baseline runs have no valid points")
 
+// ErrBaselineIsJudged is wrapped (beside ErrNotFound) when no board has a baseline and for at least one of them
+// the baseline run id named the judged run itself: every point would be compared with itself and pass.
+var ErrBaselineIsJudged = errors.New("the baseline is the judged run")
+
 // Baselines is what a baseline reference resolves to for the boards of a judged run: the runs each board is
 // judged against, and for every other board why it has none. A regression check judges the boards in Runs and
 // lists the boards in Missing as "no baseline", so one board without a baseline never stops the others.
@@ -80,7 +84,7 @@ func (db *DB) ResolveBaselineWindow(ctx context.Context, ref string, runs int, j
 			return bl, fmt.Errorf("resolve baseline %q: %w", ref, err)
 		}
 	}
-	invalid := false
+	invalid, self := false, false
 	for _, board := range sortedKeys(judged) {
 		var window []int64
 		var why string
@@ -93,6 +97,10 @@ func (db *DB) ResolveBaselineWindow(ctx context.Context, ref string, runs int, j
 		} else {
 			var run int64
 			run, why, err = db.baselineOf(ctx, ref, board, judged[board])
+			if run != 0 && run == judged[board] {
+				// A run judged against itself passes every point: say so instead of passing.
+				run, why, self = 0, fmt.Sprintf("run %d is the run judged: name an earlier run, a label or previous", run), true
+			}
 			if run != 0 {
 				window = []int64{run}
 			}
@@ -129,6 +137,10 @@ func (db *DB) ResolveBaselineWindow(ctx context.Context, ref string, runs int, j
 		if invalid {
 			return bl, fmt.Errorf("no board has a judgeable baseline %q in %s (%s): %w: %w", ref, db.Path, strings.Join(why, "; "),
 				ErrBaselineInvalid, ErrNotFound)
+		}
+		if self {
+			return bl, fmt.Errorf("no board has baseline %q in %s (%s): %w: %w", ref, db.Path, strings.Join(why, "; "),
+				ErrBaselineIsJudged, ErrNotFound)
 		}
 		return bl, fmt.Errorf("no board has baseline %q in %s (%s): %w", ref, db.Path, strings.Join(why, "; "), ErrNotFound)
 	}

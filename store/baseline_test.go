@@ -38,7 +38,8 @@ func TestResolveBaselinesHistory(t *testing.T) {
 			{"latest", map[string]int64{"a": h.r2}, map[string]int64{"a": h.r1}, nil, nil},
 			{"latest", map[string]int64{"a": h.r4}, map[string]int64{"a": h.r2}, nil, nil}, // newer runs count
 			{fmt.Sprint(h.r1), map[string]int64{"a": h.r2, "b": h.r3}, map[string]int64{"a": h.r1, "b": h.r1}, nil, nil},
-			{fmt.Sprint(h.r2), map[string]int64{"a": h.r2, "b": h.r3}, map[string]int64{"a": h.r2}, []string{"b"}, nil},
+			{fmt.Sprint(h.r2), map[string]int64{"a": h.r2, "b": h.r3}, map[string]int64{}, []string{"a", "b"}, ErrBaselineIsJudged}, // a is r2 itself
+			{fmt.Sprint(h.r1), map[string]int64{"a": h.r2, "b": h.r1}, map[string]int64{"a": h.r1}, []string{"b"}, nil},
 			{"999", map[string]int64{"a": h.r2}, map[string]int64{}, nil, ErrNotFound},
 			{"nightly", map[string]int64{"a": 999}, map[string]int64{}, nil, ErrNotFound},
 			{"nightly", map[string]int64{}, map[string]int64{}, nil, ErrNotFound},

@@ -54,9 +54,11 @@ func (t *txWriter) ensureBoard(board string) error {
 // writeTx commits b and extra in one immediate transaction and returns what it recorded besides results.
 // A transaction PostgreSQL aborted for a concurrent one's sake (deadlock, serialization failure) runs again.
 func (w *RunWriter) writeTx(ctx context.Context, b batch, extra func(*txWriter) error) (t *txWriter, err error) {
-	err = retry(ctx, func() error {
-		t, err = w.writeTxOnce(ctx, b, extra)
-		return err
+	err = w.db.retryOutage(ctx, func() error {
+		return retry(ctx, func() error {
+			t, err = w.writeTxOnce(ctx, b, extra)
+			return err
+		})
 	})
 	return t, err
 }
@@ -81,7 +83,7 @@ func (w *RunWriter) writeTxOnce(ctx context.Context, b batch, extra func(*txWrit
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return nil, fmt.Errorf("commit: %w", classify(err))
+		return nil, &commitError{classify(err)}
 	}
 	return t, nil
 }

@@ -56,6 +56,9 @@ type DB struct {
 	// BatchDelay after the first uncommitted one (0: 50 points, 250 ms). Set them before BeginRun.
 	BatchSize  int
 	BatchDelay time.Duration
+	// OutageRetry is how long a run's write is tried again while the database cannot be reached (0:
+	// DefaultOutageRetry).
+	OutageRetry time.Duration
 
 	db       *conn
 	stmts    statements
@@ -88,6 +91,9 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 	start := time.Now()
 	if path == "" {
 		return nil, fmt.Errorf("open database: %w: empty path", ErrCannotOpen)
+	}
+	if err := checkSQLitePath(path); err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
 	params := dsnParams
 	if readOnlyFile(path) {

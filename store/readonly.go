@@ -38,8 +38,10 @@ func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 	if path == "" {
 		return nil, fmt.Errorf("open database read-only: %w: empty path", ErrCannotOpen)
 	}
-	if _, err := os.Stat(path); err != nil {
+	if fi, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("open database %s read-only: %w: %w", path, ErrCannotOpen, err)
+	} else if fi.IsDir() {
+		return nil, fmt.Errorf("open database %s read-only: %w", path, checkSQLitePath(path))
 	}
 	params := dsnQueryOnlyParams
 	if readOnlyFile(path) {

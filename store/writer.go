@@ -23,7 +23,9 @@ var ErrRunFinished = errors.New("run already finished")
 
 // RunWriter stores one run as it streams. Its method set is fleet.Sink's; it is safe for concurrent use by
 // many boards. Writes complete even when ctx is cancelled: what was measured before a Ctrl-C is still stored,
-// and busy_timeout bounds how long a write can wait.
+// and busy_timeout bounds how long a write can wait. Once BeginRun's ctx is cancelled, writes wait at most
+// FinalWriteGrace in all for a database that does not answer. A write that cannot reach the database is tried
+// again for DB.OutageRetry (a server restart); one that finally fails makes Finish fail the run.
 type RunWriter struct {
 	db      *DB
 	id      int64
@@ -34,6 +36,10 @@ type RunWriter struct {
 	// reference: a vendor's published table (StatusReference), whose points never claim a series' latest
 	// pointer, so that "latest" and everything built on it only ever see measurements.
 	reference bool
+
+	// life is the context of every write: not cancelled with BeginRun's ctx, but FinalWriteGrace after it.
+	life    context.Context
+	endLife context.CancelFunc
 
 	mu     sync.Mutex
 	batch  batch
@@ -101,6 +107,7 @@ func (db *DB) BeginRun(ctx context.Context, info RunInfo) (*RunWriter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("begin run in %s: %w", db.Path, classify(err))
 	}
+	w.life, w.endLife = Outlive(ctx, FinalWriteGrace)
 	return w, nil
 }
 
@@ -203,6 +210,21 @@ func (w *RunWriter) Finish(ctx context.Context, status protocol.Status) error {
 	if status == protocol.StatusInterrupted {
 		boardStatus, cause = protocol.StatusInterrupted, "interrupted"
 	}
+	w.mu.Lock()
+	if w.err != nil && !w.done {
+		defer w.mu.Unlock()
+		w.done = true
+		defer w.end()
+		err := fmt.Errorf("run %d in %s: an earlier write failed: %w", w.id, w.db.Path, w.err)
+		if errors.Is(w.err, ErrWritesStuck) {
+			return err // the grace is over: nothing more can be written
+		}
+		if ferr := w.failRunLocked(status); ferr != nil {
+			return fmt.Errorf("%w; marking the run failed failed too, it stays incomplete (running): %v", err, ferr)
+		}
+		return fmt.Errorf("%w (the run is marked failed and its boards released)", err)
+	}
+	w.mu.Unlock()
 	err := w.commitWith(ctx, fmt.Sprintf("finish run %d", w.id), func(t *txWriter) error {
 		now := formatTime(w.db.now())
 		if err := t.exec(`UPDATE board_runs SET status = ?, error = ?, finished = ?
@@ -219,6 +241,7 @@ func (w *RunWriter) Finish(ctx context.Context, status protocol.Status) error {
 	defer w.mu.Unlock()
 	if err == nil {
 		w.done = true
+		w.end()
 	}
 	return err
 }
@@ -252,7 +275,7 @@ func (w *RunWriter) flushTimer() {
 	if w.usableLocked() != nil || w.batch.empty() {
 		return
 	}
-	w.flushLocked(context.Background(), "store batch", nil) // sets w.err on failure
+	w.flushLocked(w.writeCtx(), "store batch", nil) // sets w.err on failure
 }
 
 // commitWith commits the pending batch together with extra statements in one transaction.
@@ -284,7 +307,7 @@ func (w *RunWriter) flushLocked(ctx context.Context, op string, extra func(*txWr
 	}
 	b := w.batch
 	w.batch = batch{}
-	t, err := w.writeTx(context.WithoutCancel(ctx), b, extra)
+	t, err := w.writeTx(w.writeCtx(), b, extra)
 	if err != nil {
 		w.err = fmt.Errorf("%s: %w", op, err)
 		return fmt.Errorf("run %d in %s: %w", w.id, w.db.Path, w.err)
@@ -296,4 +319,19 @@ func (w *RunWriter) flushLocked(ctx context.Context, op string, extra func(*txWr
 		w.series[k] = true
 	}
 	return nil
+}
+
+// writeCtx is the context of the writer's writes: its life when begun by BeginRun, else (a writer of an import or
+// a copy, which writes in the caller's transaction) one that is never cancelled.
+func (w *RunWriter) writeCtx() context.Context {
+	if w.life == nil {
+		return context.Background()
+	}
+	return w.life
+}
+
+func (w *RunWriter) end() {
+	if w.endLife != nil {
+		w.endLife()
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -80,8 +82,23 @@ func dbCopyAction(c *cli.Context) error {
 	if err := checkCopyFilter(c.Context, src, f); err != nil {
 		return err
 	}
+	// A SQLite DST this command creates is removed again when nothing was copied into it: a failed copy
+	// leaves no empty database for the next command to take for a real one.
+	created := false
+	if !store.IsPostgres(to) {
+		_, err := os.Stat(to)
+		created = errors.Is(err, fs.ErrNotExist)
+	}
+	removeCreated := func() {
+		if created {
+			if err := store.RemoveSQLite(to); err != nil {
+				fmt.Fprintf(c.App.ErrWriter, "fleet: remove the database this copy created: %v\n", err)
+			}
+		}
+	}
 	dst, err := store.Open(c.Context, to)
 	if err != nil {
+		removeCreated()
 		return usageErr("--to: %w", err)
 	}
 	defer dst.Close()
@@ -91,6 +108,10 @@ func dbCopyAction(c *cli.Context) error {
 	bar.done(err == nil)
 	w := c.App.Writer
 	if err != nil {
+		if res.Copied == 0 && created {
+			dst.Close()
+			removeCreated()
+		}
 		if res.Copied > 0 {
 			fmt.Fprintf(c.App.ErrWriter, "fleet: copied %s into %s before stopping; the same command copies the rest\n",
 				runsCount(res.Copied, res.Points), dbName(dst))

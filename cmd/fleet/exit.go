@@ -68,8 +68,11 @@ func exitCode(ctx context.Context, err error, stderr io.Writer) int {
 	switch {
 	case code == exitInterrupted:
 		// "context canceled" is Go's word for what the user did: say it in theirs
-		msg := strings.TrimSuffix(err.Error(), ": "+context.Canceled.Error())
-		if msg == context.Canceled.Error() {
+		msg := err.Error()
+		for _, goWords := range []string{context.Canceled.Error(), context.DeadlineExceeded.Error()} {
+			msg = strings.ReplaceAll(msg, ": "+goWords, ": interrupted")
+		}
+		if msg == context.Canceled.Error() || msg == context.DeadlineExceeded.Error() {
 			msg = "interrupted"
 		} else if !strings.Contains(msg, "interrupt") {
 			msg += " (interrupted)"

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -18,7 +19,7 @@ func precisionFlags() []cli.Flag {
 		&cli.IntFlag{Name: "max-repeat", Usage: fmt.Sprintf("with --precision, repeat a point at most `N` times (%d to %d); "+
 			"the tables mark points that stopped there", precision.MinN, precision.MaxMaxRepeat),
 			DefaultText: fmt.Sprintf("the profile's, else %d", precision.DefaultMaxRepeat)},
-		&cli.DurationFlag{Name: "budget", Usage: "start no repeat after `DURATION` on a board (e.g. 10m; the first measurement of " +
+		&cli.StringFlag{Name: "budget", Usage: "start no repeat after `DURATION` on a board (e.g. 10m; the first measurement of " +
 			"every point always runs)", DefaultText: fromProfile},
 	}
 }
@@ -50,9 +51,9 @@ func applyPrecisionFlags(c *cli.Context, p *inventory.Profile) error {
 		p.MaxRepeat = n
 	}
 	if c.IsSet("budget") {
-		d := c.Duration("budget")
-		if err := inventory.CheckBudget(d); err != nil {
-			return usageErr("--budget: %w", err)
+		d, err := durationFlag(c, "budget", time.Second, inventory.MaxBudget, inventory.CheckBudget)
+		if err != nil {
+			return err
 		}
 		p.Budget = d
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/fleetlab/fleet/store"
 )
 
+// TestRunRefusesBadPrecisionFlags: each bad value of run's precision and duration flags is a usage error naming
+// the flag, the value and what is accepted.
 func TestRunRefusesBadPrecisionFlags(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -29,6 +31,9 @@ func TestRunRefusesBadPrecisionFlags(t *testing.T) {
 		{"max-repeat below 6", []string{"--precision", "2", "--max-repeat", "5"}, "--max-repeat: max repeat 5 is out of range (expected 6 to 1000"},
 		{"max-repeat without precision", []string{"--max-repeat", "10"}, "--max-repeat 10 needs --precision"},
 		{"budget", []string{"--precision", "2", "--budget", "0s"}, "--budget: budget 0s is out of range (expected 1s to 24h0m0s"},
+		{"budget in years", []string{"--precision", "2", "--budget", "10y"}, `--budget "10y": not a duration: want a number and a unit of ns, us, ms, s, m or h, such as 90s, 10m or 1h30m, from 1s to 24h0m0s`},
+		{"quiet-wait not a duration", []string{"--quiet-wait", "abc"}, `--quiet-wait "abc": not a duration: want a number and a unit of ns, us, ms, s, m or h, such as 90s, 10m or 1h30m, from 0s to 1h0m0s`},
+		{"reconnect-wait in days", []string{"--reconnect-wait", "2d"}, `--reconnect-wait "2d": not a duration`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			db := filepath.Join(t.TempDir(), "fleet.db")

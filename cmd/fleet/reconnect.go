@@ -11,7 +11,7 @@ import (
 // reconnectFlags are run's flags for a board that goes away mid-sweep (panic, reboot, watchdog reset).
 func reconnectFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.DurationFlag{Name: "reconnect-wait", Usage: "wait up to `DURATION` for a board lost mid-sweep to answer again, record " +
+		&cli.StringFlag{Name: "reconnect-wait", Usage: "wait up to `DURATION` for a board lost mid-sweep to answer again, record " +
 			"its reboot, leave out the mode and algorithm that were running and measure the rest (0s: do not wait, the board " +
 			"fails with what it measured; default: the board's or profile's reconnect_wait, else 0s)"},
 	}
@@ -22,9 +22,9 @@ func reconnectFromFlags(c *cli.Context) (*time.Duration, error) {
 	if !c.IsSet("reconnect-wait") {
 		return nil, nil
 	}
-	d := c.Duration("reconnect-wait")
-	if err := inventory.CheckReconnectWait(d); err != nil {
-		return nil, usageErr("--reconnect-wait: %w", err)
+	d, err := durationFlag(c, "reconnect-wait", 0, inventory.MaxReconnectWait, inventory.CheckReconnectWait)
+	if err != nil {
+		return nil, err
 	}
 	return &d, nil
 }

@@ -154,3 +154,24 @@ func TestRegressBaselineRuns(t *testing.T) {
 		t.Errorf("--baseline previous is one run:\n%s", stdout)
 	}
 }
+
+// TestRegressRefusesTheJudgedRunAsBaseline: `--baseline 1 --run 1` would compare every point with itself and
+// pass; it is a usage error naming the run, whether the run is named by id or is the latest.
+func TestRegressRefusesTheJudgedRunAsBaseline(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "fleet.db")
+	now := time.Now().UTC()
+	storeBoardRun(t, db, "am64x", "", now.Add(-2*time.Minute), 900e6)
+	storeBoardRun(t, db, "am64x", "", now.Add(-time.Minute), 900e6)
+	for _, args := range [][]string{{"--baseline", "1", "--run", "1"}, {"--baseline", "2"}} {
+		stdout, stderr, code := runFleet(t, append([]string{"regress", "--db", db}, args...)...)
+		if got, want := code, exitUsage; got != want {
+			t.Errorf("%v: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", args, got, want, stdout, stderr)
+		}
+		if !strings.Contains(stderr, "is the run judged") {
+			t.Errorf("%v: stderr does not say the baseline is the judged run:\n%s", args, stderr)
+		}
+	}
+	if _, stderr, code := runFleet(t, "regress", "--db", db, "--baseline", "1", "--run", "2"); code != exitOK {
+		t.Errorf("--baseline 1 --run 2: exit %d, want %d\n%s", code, exitOK, stderr)
+	}
+}

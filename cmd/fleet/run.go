@@ -166,6 +166,10 @@ func runAction(c *cli.Context) error {
 	if err := leaseOptions(c, &opts, w); err != nil {
 		return err
 	}
+	// The run's end and its tables are read and written after an interrupt too, but within one grace
+	// period: a database that stopped answering must not keep an interrupted fleet from exiting.
+	final, endFinal := store.Outlive(c.Context, store.FinalWriteGrace)
+	defer endFinal()
 	outcomes, runErr := fleet.Run(c.Context, opts, w)
 	progress.Wait()
 	endPhase()
@@ -176,13 +180,13 @@ func runAction(c *cli.Context) error {
 		status = protocol.StatusInterrupted
 	}
 	// Stored even when interrupted: the run's end must not depend on the cancelled context.
-	if err := w.Finish(context.WithoutCancel(c.Context), status); err != nil {
+	if err := w.Finish(final, status); err != nil {
 		return usageErr("%w", err)
 	}
 	printOutcomes(c.App.ErrWriter, w.RunID(), outcomes)
-	printValidity(context.WithoutCancel(c.Context), c.App.ErrWriter, db, w.RunID())
+	printValidity(final, c.App.ErrWriter, db, w.RunID())
 
-	ms, err := db.Measurements(context.WithoutCancel(c.Context), store.Filter{RunID: w.RunID()})
+	ms, err := db.Measurements(final, store.Filter{RunID: w.RunID()})
 	if err != nil {
 		return usageErr("%w", err)
 	}

@@ -17,7 +17,7 @@ import (
 // prepareFlags are run's flags that prepare each board before its sweep (issue 12).
 func prepareFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.DurationFlag{Name: "quiet-wait", Usage: "before each board's sweep, wait up to `DURATION` for its background CPU to fall below " +
+		&cli.StringFlag{Name: "quiet-wait", Usage: "before each board's sweep, wait up to `DURATION` for its background CPU to fall below " +
 			"the validity limit (0s: do not wait; default: the board's or profile's validity.quiet_wait, else no wait)"},
 		&cli.StringFlag{Name: "governor", Usage: "set cpufreq `GOVERNOR` (e.g. performance) for each board's sweep where the agent may, " +
 			"and restore the previous one afterwards, also on Ctrl-C or a lost link"},
@@ -28,9 +28,9 @@ func prepareFlags() []cli.Flag {
 func prepareFromFlags(c *cli.Context) (*time.Duration, string, error) {
 	var wait *time.Duration
 	if c.IsSet("quiet-wait") {
-		d := c.Duration("quiet-wait")
-		if err := inventory.CheckQuietWait(d); err != nil {
-			return nil, "", usageErr("--quiet-wait: %w", err)
+		d, err := durationFlag(c, "quiet-wait", 0, inventory.MaxQuietWait, inventory.CheckQuietWait)
+		if err != nil {
+			return nil, "", err
 		}
 		wait = &d
 	}

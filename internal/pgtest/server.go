@@ -268,6 +268,7 @@ func (s *Server) Stop() error {
 	if s.cmd == nil {
 		return os.RemoveAll(s.Dir)
 	}
+	s.Thaw() // a frozen server could not shut down
 	s.cmd.Process.Signal(syscall.SIGINT)
 	select {
 	case <-s.done:
@@ -285,6 +286,7 @@ func (s *Server) Kill() {
 	if s.cmd == nil {
 		return
 	}
+	s.Thaw()
 	s.cmd.Process.Signal(syscall.SIGQUIT) // immediate shutdown: backends exit, clients see their connection drop
 	<-s.done
 	s.cmd = nil
