@@ -31,3 +31,21 @@ func TestCompareWrappedTitle(t *testing.T) {
 		t.Errorf("compare does not start with the table's title:\n%s", stdout)
 	}
 }
+
+// TestCompareHTMLUnknownCPU: a capture imported without CPU times (L01: -elapsed, no time -v) gives a CPU chart
+// that says "unknown", not a 0 % bar.
+func TestCompareHTMLUnknownCPU(t *testing.T) {
+	db := importCapture(t, "local", "L01_local-3.0-evp-aes128cbc-elapsed.txt")
+	stdout, stderr, code := runFleet(t, "compare", "--db", db, "--format", "html")
+	if code != 0 {
+		t.Fatalf("compare: exit %d: %s", code, stderr)
+	}
+	_, bars, ok := strings.Cut(stdout, `<svg class="bars"`)
+	if !ok {
+		t.Fatalf("no CPU bar chart:\n%s", stdout)
+	}
+	bars, _, _ = strings.Cut(bars, "</svg>")
+	if strings.Contains(bars, `class="value">0%`) || !strings.Contains(bars, ">unknown</text>") {
+		t.Errorf("the CPU chart of a capture without CPU times does not say unknown:\n%s", bars)
+	}
+}
