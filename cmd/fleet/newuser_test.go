@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // importCapture imports one capture of opensslspeed/testdata/captures as board and returns the database.
@@ -47,5 +48,35 @@ func TestCompareHTMLUnknownCPU(t *testing.T) {
 	bars, _, _ = strings.Cut(bars, "</svg>")
 	if strings.Contains(bars, `class="value">0%`) || !strings.Contains(bars, ">unknown</text>") {
 		t.Errorf("the CPU chart of a capture without CPU times does not say unknown:\n%s", bars)
+	}
+}
+
+// TestResultsFitAndDryRunHasNoRun: `fleet results` of a board with a long name fits the 100 columns the README
+// promises (it printed 149), and `import --dry-run` shows no "run 0" column for points it does not store.
+func TestResultsFitAndDryRunHasNoRun(t *testing.T) {
+	db := importCapture(t, "am335x-beaglebone-black-industrial-rev-c", "S00_am335x-1.0.0d-sw-and-cryptodev-time-v.txt")
+	if _, stderr, code := runFleet(t, "import", "--board", "local", "--db", db, captureFile(t, "L01_local-3.0-evp-aes128cbc-elapsed.txt")); code != 0 {
+		t.Fatalf("import: exit %d: %s", code, stderr)
+	}
+	stdout, stderr, code := runFleet(t, "results", "--db", db)
+	if code != 0 {
+		t.Fatalf("results: exit %d: %s", code, stderr)
+	}
+	for _, l := range strings.Split(stdout, "\n") {
+		if n := utf8.RuneCountInString(l); n > 100 {
+			t.Errorf("results: a line is %d columns wide, want ≤ 100: %q", n, l)
+		}
+	}
+	for _, board := range []string{"am335x-beaglebone-black-industrial-rev-c", "local"} {
+		if !strings.Contains(stdout, ": "+board+", timed on") {
+			t.Errorf("results do not title the table of %s:\n%s", board, stdout)
+		}
+	}
+	stdout, stderr, code = runFleet(t, "import", "--board", "am335x", "--dry-run", captureFile(t, "S00_am335x-1.0.0d-sw-and-cryptodev-time-v.txt"))
+	if code != 0 {
+		t.Fatalf("import --dry-run: exit %d: %s", code, stderr)
+	}
+	if strings.HasPrefix(stdout, "run") || strings.Contains(stdout, "\n  0  am335x") {
+		t.Errorf("import --dry-run shows a run column:\n%s", stdout)
 	}
 }
