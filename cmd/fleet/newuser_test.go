@@ -1,10 +1,14 @@
 package main
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/fleetlab/fleet/protocol"
+	"github.com/fleetlab/fleet/store"
 )
 
 // importCapture imports one capture of opensslspeed/testdata/captures as board and returns the database.
@@ -78,5 +82,38 @@ func TestResultsFitAndDryRunHasNoRun(t *testing.T) {
 	}
 	if strings.HasPrefix(stdout, "run") || strings.Contains(stdout, "\n  0  am335x") {
 		t.Errorf("import --dry-run shows a run column:\n%s", stdout)
+	}
+}
+
+// TestShowUnknownClock: a board that reports its maximum clock but not its current one reads "max 1000 MHz"
+// in fleet show, never "0 MHz (max 1000)".
+func TestShowUnknownClock(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "fleet.db")
+	ctx := context.Background()
+	s, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.BeginRun(ctx, store.RunInfo{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	facts := protocol.Facts{Machine: "armv7l", CPU: protocol.CPUFacts{Model: "Cortex-A8", Cores: 1, MaxMHz: 1000}}
+	if err := w.BoardFacts(ctx, "am335x", facts); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.BoardFinished(ctx, "am335x", protocol.StatusOK, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Finish(ctx, protocol.StatusOK); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	stdout, stderr, code := runFleet(t, "show", "latest", "--db", db)
+	if code != 0 {
+		t.Fatalf("show: exit %d: %s", code, stderr)
+	}
+	if strings.Contains(stdout, " 0 MHz") || !strings.Contains(stdout, "Cortex-A8, 1 cores, max 1000 MHz") {
+		t.Errorf("show does not say the clock is unknown below its maximum:\n%s", stdout)
 	}
 }
