@@ -117,3 +117,37 @@ func TestShowUnknownClock(t *testing.T) {
 		t.Errorf("show does not say the clock is unknown below its maximum:\n%s", stdout)
 	}
 }
+
+// TestRunRefusesUnknownAlgorithm: `run --algorithms aes128cbc` is refused after the probe and before anything
+// is measured, exit 2, with the nearest name the board's openssl has; nothing of it is left in the history.
+func TestRunRefusesUnknownAlgorithm(t *testing.T) {
+	needOpenSSL(t)
+	if testing.Short() {
+		t.Skip("builds the agent")
+	}
+	db := filepath.Join(t.TempDir(), "fleet.db")
+	stdout, stderr, code := runFleet(t, "run", "--boards", "local", "--db", db, "--seconds", "0.2", "--modes", "soft",
+		"--algorithms", "aes128cbc,sha256", "--sizes", "16")
+	if code != exitUsage {
+		t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitUsage, stdout, stderr)
+	}
+	if want := "aes128cbc: not an algorithm of board local's OpenSSL "; !strings.Contains(stderr, want) ||
+		!strings.Contains(stderr, "did you mean aes-128-cbc?") {
+		t.Errorf("stderr does not say %q… with a did-you-mean:\n%s", want, stderr)
+	}
+	if strings.Count(stderr, "unknown cipher or digest") > 0 || strings.Contains(stderr, "sweep: ") {
+		t.Errorf("the sweep started before the refusal:\n%s", stderr)
+	}
+	s, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	runs, err := s.Runs(context.Background(), store.RunFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 0 {
+		t.Errorf("the refused run is in the history: %+v", runs)
+	}
+}
