@@ -32,6 +32,7 @@ fuzz_targets=(
 	"FuzzParseProcCrypto ./agent 20000"
 	"FuzzParseCPUInfo ./agent 20000"
 	"FuzzProcStatAndInterrupts ./agent 20000"
+	"FuzzParseAlgorithmList ./agent 20000"
 	"FuzzParseOpenSSLVersion ./agent 20000"
 	"FuzzEvidenceParsers ./agent 20000"
 	"FuzzParseProcModules ./agent 20000"

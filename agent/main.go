@@ -26,7 +26,7 @@ var errStdinClosed = errors.New("stdin closed: controller gone")
 //
 //	fleet-agent version
 //	fleet-agent sha256 FILE
-//	fleet-agent probe [--openssl PATH] [--engines a,b] [--providers p,q] [--timeout 10s]
+//	fleet-agent probe [--openssl PATH] [--engines a,b] [--providers p,q] [--algorithms x,y] [--timeout 10s]
 //	fleet-agent sweep            (one JSON protocol.Plan line on stdin; EOF on stdin afterwards cancels the sweep)
 //	fleet-agent measure [probe flags]   (probe, then sweep the plan read on stdin after the facts; EOF: probe only)
 //	fleet-agent ssh-sink N | ssh-source N   (mode ssh: see ssh_transfer.go)
@@ -109,7 +109,7 @@ func mainSHA256(args []string, stdout, stderr io.Writer) int {
 func mainProbe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	opts, err := parseProbeArgs(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "probe: %v\nusage: fleet-agent probe [--openssl PATH] [--engines a,b] [--providers p,q] [--timeout 10s]\n", err)
+		fmt.Fprintf(stderr, "probe: %v\nusage: fleet-agent probe [--openssl PATH] [--engines a,b] [--providers p,q] [--algorithms x,y] [--timeout 10s]\n", err)
 		return 2
 	}
 	enc := protocol.NewEncoder(stdout)
@@ -146,6 +146,8 @@ func parseProbeArgs(args []string) (ProbeOptions, error) {
 			opts.Engines = splitList(value)
 		case "providers":
 			opts.Providers = splitList(value)
+		case "algorithms":
+			opts.Algorithms = splitList(value)
 		case "timeout":
 			d, err := time.ParseDuration(value)
 			if err != nil || d <= 0 {

@@ -20,7 +20,7 @@ import (
 func mainMeasure(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	opts, err := parseProbeArgs(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "measure: %v\nusage: fleet-agent measure [--openssl PATH] [--engines a,b] [--providers p,q] [--timeout 10s] < plan.json\n", err)
+		fmt.Fprintf(stderr, "measure: %v\nusage: fleet-agent measure [--openssl PATH] [--engines a,b] [--providers p,q] [--algorithms x,y] [--timeout 10s] < plan.json\n", err)
 		return 2
 	}
 	enc := protocol.NewEncoder(stdout)
@@ -45,6 +45,12 @@ func mainMeasure(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	plan, err := readPlan(in)
 	if err != nil {
 		enc.Encode(protocol.TypeError, err.Error())
+		enc.Encode(protocol.TypeDone, &protocol.Done{})
+		return 1
+	}
+	if len(p.facts.UnknownAlgorithms) > 0 {
+		// the controller refuses the board on these facts: measure nothing, not even the plan's first point
+		enc.Encode(protocol.TypeError, "plan refused: the probe found algorithms openssl does not have")
 		enc.Encode(protocol.TypeDone, &protocol.Done{})
 		return 1
 	}

@@ -28,6 +28,9 @@ type ProbeOptions struct {
 	Timeout   time.Duration // per external command; 10 s when zero
 	Root      string        // prefix for /proc, /sys, /etc and /dev (tests); "" is the real root
 	Env       []string      // extra KEY=VALUE for every openssl command (a plan's OPENSSL_CONF, OPENSSL_ENGINES)
+	// Algorithms are checked against the ciphers and digests openssl lists: those it lacks go to
+	// Facts.UnknownAlgorithms, so that the controller refuses them before measuring.
+	Algorithms []string
 }
 
 // standardEngines are tested by every probe.
@@ -104,6 +107,13 @@ func probeFacts(ctx context.Context, opts ProbeOptions) (protocol.Facts, string,
 		v, why := probeOpenSSL(ctx, &f, p, engines, opts)
 		if why == "" {
 			version = &v
+			if len(opts.Algorithms) > 0 {
+				unknown, why := probeAlgorithms(ctx, p, version, opts.Algorithms, opts)
+				f.UnknownAlgorithms = unknown
+				if why != "" {
+					addErr("%s", why)
+				}
+			}
 		}
 		noOpenSSL = why
 	}

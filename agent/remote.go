@@ -74,7 +74,9 @@ type RemoteProbe struct {
 	OpenSSLMissing                               string // why not, e.g. "not found in $PATH"
 	OpenSSLVersion                               RemoteRun
 	Engines                                      map[string]RemoteRun // openssl engine -t NAME
-	Before, After                                RemoteSample         // around the probe: the board's state before the sweep
+	// AlgorithmLists are the runs of ListAlgorithmsArgv, made when CheckedAlgorithms(plan) names any.
+	AlgorithmLists []RemoteRun
+	Before, After  RemoteSample // around the probe: the board's state before the sweep
 	// Agent names the path ("shell") and AgentReason why the Go agent does not run there; kcapi and the other
 	// modes that need the agent are unavailable with that reason.
 	Agent, AgentReason string
@@ -139,6 +141,17 @@ func remoteFacts(p RemoteProbe, plan protocol.Plan) (protocol.Facts, *opensslVer
 			for _, e := range ProbeEngines(plan) {
 				if r, ok := p.Engines[e]; ok {
 					f.Engines[e] = engineStatus(r.child())
+				}
+			}
+			if algs := CheckedAlgorithms(plan); len(algs) > 0 && len(p.AlgorithmLists) > 0 {
+				var runs []childResult
+				for _, r := range p.AlgorithmLists {
+					runs = append(runs, r.child())
+				}
+				if names, ok := listedAlgorithms(runs); ok {
+					f.UnknownAlgorithms = unknownAlgorithms(algs, names)
+				} else {
+					addErr("list algorithms: openssl listed no cipher or digest; algorithm names not checked")
 				}
 			}
 		}

@@ -26,7 +26,7 @@ func measure(ctx context.Context, t Transport, remote string, b inventory.Board,
 	stderr := &tailWriter{max: 4096}
 	runErr := make(chan error, 1)
 	go func() {
-		err := t.Run(ctx, Command{Args: append([]string{remote, "measure"}, probeArgs(b, plan.Modes)...), Env: plan.Env,
+		err := t.Run(ctx, Command{Args: append(append([]string{remote, "measure"}, probeArgs(b, plan.Modes)...), algorithmsArgs(plan)...), Env: plan.Env,
 			Stdin: stdinR, Stdout: stdoutW, Stderr: stderr})
 		stdoutW.CloseWithError(io.EOF)
 		stdinR.CloseWithError(io.ErrClosedPipe) // a plan nobody reads any more must not block

@@ -276,6 +276,9 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 	var agentSweep protocol.Plan
 	onFacts := func(f *protocol.Facts) (protocol.Plan, error) {
 		endPhase()
+		if err := unknownAlgorithms(b.Name, f); err != nil {
+			return plan, err // before the facts are stored: the board's part of the run is dropped
+		}
 		facts = f
 		rec.kernel.setFacts(f)
 		out.Summary = factsSummary(facts)

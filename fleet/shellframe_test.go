@@ -70,7 +70,7 @@ func TestShellScriptsRun(t *testing.T) {
 		}
 		ran++
 		t.Run(sh[0], func(t *testing.T) {
-			script := preludeScript(testNonce) + probeScript("sh", []string{"FLEET_X=it's"}, []string{"x"}, 10) +
+			script := preludeScript(testNonce) + probeScript("sh", []string{"FLEET_X=it's"}, []string{"x"}, nil, 10) +
 				pointScript([]string{"FLEET_X=it's $HOME"}, []string{"sh", "-c", `printf '%s' "$FLEET_X"; echo err >&2; exit 3`}, 10)
 			cmd := exec.Command(sh[0], append(sh[1:], "-s")...)
 			cmd.Stdin = strings.NewReader(script)

@@ -22,7 +22,11 @@ func (s *shellSession) probe(ctx context.Context, plan protocol.Plan, reason str
 		openssl = "openssl"
 	}
 	engines := agent.ProbeEngines(plan)
-	recs, err := s.request(ctx, probeScript(openssl, envPairs(plan.Env), engines, probeTimeoutS))
+	var lists [][]string // the commands that list openssl's ciphers and digests, to check the plan's names
+	if len(agent.CheckedAlgorithms(plan)) > 0 {
+		lists = agent.ListAlgorithmsArgv("$fleet_o")
+	}
+	recs, err := s.request(ctx, probeScript(openssl, envPairs(plan.Env), engines, lists, probeTimeoutS))
 	if err != nil {
 		return agent.RemoteProbe{}, err
 	}
@@ -76,13 +80,16 @@ func (s *shellSession) probe(ctx context.Context, plan protocol.Plan, reason str
 		return p, fmt.Errorf("probe %s: uname -m printed nothing", s.board)
 	}
 	if p.OpenSSLPath != "" {
-		// version -a first, then engine -t for each engine, as probeScript ran them
-		if len(runs) != 1+len(engines) {
-			return p, fmt.Errorf("probe %s: %d openssl commands in the output, want %d", s.board, len(runs), 1+len(engines))
+		// version -a first, then engine -t for each engine and the lists, as probeScript ran them
+		if want := 1 + len(engines) + len(lists); len(runs) != want {
+			return p, fmt.Errorf("probe %s: %d openssl commands in the output, want %d", s.board, len(runs), want)
 		}
 		p.OpenSSLVersion = s.run(runs[0])
 		for i, e := range engines {
 			p.Engines[e] = s.run(runs[1+i])
+		}
+		for _, r := range runs[1+len(engines):] {
+			p.AlgorithmLists = append(p.AlgorithmLists, s.run(r))
 		}
 	}
 	return p, nil

@@ -117,8 +117,9 @@ var probeValues = []string{"/sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_fre
 var unameOptions = []string{"-s", "-n", "-r", "-v", "-m"}
 
 // probeScript is the probe request: a sample, uname, the probe's files, /dev/crypto, where openssl is, then
-// openssl version -a and engine -t NAME for each engine, then a sample after it.
-func probeScript(openssl string, env []string, engines []string, timeoutS int) string {
+// openssl version -a, engine -t NAME for each engine and the lists of ciphers and digests (lists: argvs of "$fleet_o"),
+// then a sample after it.
+func probeScript(openssl string, env []string, engines []string, lists [][]string, timeoutS int) string {
 	var b strings.Builder
 	b.WriteString("fleet_s b\n")
 	for _, o := range unameOptions {
@@ -132,6 +133,9 @@ func probeScript(openssl string, env []string, engines []string, timeoutS int) s
 	b.WriteString(runLine(env, []string{"$fleet_o", "version", "-a"}, timeoutS, false))
 	for _, e := range engines {
 		b.WriteString(runLine(env, []string{"$fleet_o", "engine", "-t", e}, timeoutS, false))
+	}
+	for _, argv := range lists {
+		b.WriteString(runLine(env, argv, timeoutS, false))
 	}
 	b.WriteString("fi\nfleet_s a\nfleet_m Q\n")
 	return b.String()

@@ -30,6 +30,9 @@ type Facts struct {
 	Interrupts []string    `json:"crypto_irqs,omitempty"` // /proc/interrupts lines that look like crypto devices
 	Modes      []ModeFact  `json:"modes"`                 // every known mode: available or why not
 	Errors     []string    `json:"errors,omitempty"`
+	// UnknownAlgorithms are the plan's algorithms the board's openssl does not list (`openssl list` of its
+	// ciphers and digests, asked for by the probe's --algorithms): the controller refuses the board before measuring.
+	UnknownAlgorithms []UnknownAlgorithm `json:"unknown_algorithms,omitempty"`
 
 	// What the openssl processes ran with and what the kernel offers them: the facts a lab changes on purpose
 	// or by accident between two nights, which `changes`, `history` and `show` diff.
@@ -85,4 +88,11 @@ type ModeFact struct {
 	Mode      string `json:"mode"`
 	Available bool   `json:"available"`
 	Reason    string `json:"reason,omitempty"` // why not, or how (e.g. "engine devcrypto")
+}
+
+// UnknownAlgorithm is an algorithm of a plan that the board's openssl does not have, with the name it has that is
+// nearest ("" when none is near).
+type UnknownAlgorithm struct {
+	Name       string `json:"name"`
+	Suggestion string `json:"suggestion,omitempty"`
 }

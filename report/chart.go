@@ -243,8 +243,9 @@ func lineStyle(i int) (color, dash string) {
 
 // bar is one bar of a horizontal bar chart.
 type bar struct {
-	Label string
-	Value float64
+	Label   string
+	Value   float64
+	Unknown bool // nothing accounted for the CPU: the bar says "unknown" instead of drawing 0 %
 }
 
 // barChart renders CPU % bars (0 to 100 per core, wider when a point used several cores).
@@ -266,6 +267,11 @@ func barChart(title string, bars []bar) string {
 		y := 26 + rowH*i
 		bw := plotW * br.Value / top
 		fmt.Fprintf(&b, `<text x="%d" y="%d" class="ytick">%s</text>`, labelW-8, y+15, html.EscapeString(br.Label))
+		if br.Unknown {
+			fmt.Fprintf(&b, `<text x="%d" y="%d" class="value unknown"><title>%s: CPU not measured</title>unknown</text>`+"\n",
+				labelW+6, y+15, html.EscapeString(br.Label))
+			continue
+		}
 		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"><title>%s: %.0f%%</title></rect>`,
 			labelW, y+2, bw, rowH-6, palette[i%len(palette)], html.EscapeString(br.Label), br.Value)
 		fmt.Fprintf(&b, `<text x="%.1f" y="%d" class="value">%.0f%%</text>`+"\n", float64(labelW)+bw+6, y+15, br.Value)

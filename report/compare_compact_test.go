@@ -211,3 +211,22 @@ func TestBoardsTableDefaultsToSharedSize(t *testing.T) {
 		t.Errorf("no board-against-board table at 8192 B:\n%s", b.String())
 	}
 }
+
+// TestTableFitWrapsTitleOnLines: a title wrapped to fit is printed on several lines, not joined by a literal "\n".
+func TestTableFitWrapsTitleOnLines(t *testing.T) {
+	title := "am335x-beaglebone-black-industrial-rev-c aes-256-cbc (MB/s, n = 1; CPU % of one core)"
+	d := document{Width: TextWidth, Tables: []table{{Title: title, Header: []string{"size", "MB/s"}, Left: 1,
+		Rows: [][]string{{"16 B", "7.463"}}}}}
+	var b bytes.Buffer
+	if err := d.writeText(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.Contains(out, `\n`) {
+		t.Errorf("wrapped title shows a literal \\n:\n%s", out)
+	}
+	lines := strings.Split(out, "\n")
+	if got, want := strings.Join(lines[:2], " "), title; got != want {
+		t.Errorf("title lines %q, want %q over two lines", lines[:2], want)
+	}
+}

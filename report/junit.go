@@ -78,10 +78,10 @@ func WriteJUnit(w io.Writer, r *Regression) error {
 			tc.SystemOut += "\nbaseline: " + row.Baseline.String()
 		}
 		if row.Regressed() {
-			msg := row.failureMessage(r.Unit)
+			msg, rest := row.failureMessage(r.Unit)
 			tc.Failure = &junitFailure{Message: msg, Type: row.Verdict, Text: msg}
-			if len(row.Notes) > 0 {
-				tc.Failure.Text += "\n" + strings.Join(row.Notes, "\n")
+			if len(rest) > 0 {
+				tc.Failure.Text += "\n" + strings.Join(rest, "\n")
 			}
 			s.Failures++
 			all.Failures++
@@ -156,27 +156,28 @@ func (r RegressRow) caseName() string {
 	return strings.Join(parts, "/")
 }
 
-// failureMessage is "aes-128-cbc 16384 B cpu: 120.5 MB/s → 90.4 MB/s (−25.0%), p=0.008 n=5+5".
-func (r RegressRow) failureMessage(unit string) string {
+// failureMessage is "aes-128-cbc 16384 B cpu: 120.5 MB/s → 90.4 MB/s (−25.0%), p=0.008 n=5+5". rest is the
+// row's notes the message does not carry, for the failure's body: a note is said once.
+func (r RegressRow) failureMessage(unit string) (string, []string) {
 	head := fmt.Sprintf("%s %s %s", algoLabel(r.Algorithm, r.Op, r.Threads), r.Size(), r.Mode)
 	if r.Verdict == VerdictWrongOutput {
-		return head + ": " + r.Notes[0]
+		return head + ": " + r.Notes[0], r.Notes[1:]
 	}
 	if r.Base == nil {
-		return head + ": no baseline"
+		return head + ": no baseline", r.Notes
 	}
 	from := formatThroughput(r.Base.Median, unit, r.Asym())
 	if r.Cur == nil {
 		msg := fmt.Sprintf("%s: %s → missing", head, from)
-		if len(r.Notes) > 0 {
-			msg += " (" + r.Notes[len(r.Notes)-1] + ")"
+		if n := len(r.Notes); n > 0 {
+			return msg + " (" + r.Notes[n-1] + ")", r.Notes[:n-1]
 		}
-		return msg
+		return msg, nil
 	}
 	msg := fmt.Sprintf("%s: %s → %s (%s), %s", head, from, formatThroughput(r.Cur.Median, unit, r.Asym()),
 		formatChange(r.Change), r.comparisonString())
 	if r.Verdict == VerdictUnconfirmed {
 		msg += ", unconfirmed: " + warnTooFew
 	}
-	return msg
+	return msg, r.Notes
 }

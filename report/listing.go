@@ -203,7 +203,14 @@ func WriteResults(w io.Writer, ms []store.Measurement, format string) error {
 	}
 	prec, samples := precisionByKey(ms)
 	switch f {
-	case FormatText, FormatMarkdown:
+	case FormatText:
+		d := document{Tables: resultsTextTables(ms), Width: TextWidth}
+		if pt, ok := precisionTable(samples); ok {
+			d.Tables = append(d.Tables, pt)
+			d.Notes = precisionNotes(samples)
+		}
+		err = d.writeText(w)
+	case FormatMarkdown:
 		t := table{Header: []string{"run", "board", "mode", "algorithm", "size", "threads", "repeat", "throughput",
 			"cpu %", "wall s", "user s", "sys s", "timing", "note"}, Align: "rllllrrrrrrrll"}
 		for _, m := range ms {
@@ -212,34 +219,16 @@ func WriteResults(w io.Writer, ms []store.Measurement, format string) error {
 			if k.Asym() {
 				v = formatThroughput(m.OpsPerSec, "", true)
 			}
-			note := m.Error
-			if m.Failed {
-				note = strings.TrimSpace("failed " + m.Error)
-			}
-			if m.Validity == protocol.ValiditySuspect || m.Validity == protocol.ValidityInvalid {
-				note = strings.TrimSpace(note + " " + m.Validity + ": " + strings.Join(m.ValidityReasons, "; "))
-			}
-			if m.PublishedMax > 0 {
-				note = strings.TrimSpace(note + " published min " + formatThroughput(m.PublishedMin, DefaultUnit, k.Asym()) +
-					", max " + formatThroughput(m.PublishedMax, DefaultUnit, k.Asym()))
-			}
-			if m.Verification == protocol.VerificationWrong {
-				note = strings.TrimSpace("WRONG OUTPUT: " + m.VerificationDetail + " " + note)
-			}
 			t.Rows = append(t.Rows, []string{fmt.Sprint(m.RunID), m.Board, m.Mode, algoLabel(m.Algorithm, m.Op, 1), k.Size(),
 				fmt.Sprint(k.Threads), fmt.Sprint(m.Repeat), v, fmt.Sprintf("%.0f", m.CPUPct), fmt.Sprintf("%.2f", m.WallS),
-				fmt.Sprintf("%.2f", m.UserS), fmt.Sprintf("%.2f", m.SysS), m.Timing, note})
+				fmt.Sprintf("%.2f", m.UserS), fmt.Sprintf("%.2f", m.SysS), m.Timing, resultNote(m, k)})
 		}
 		d := document{Tables: []table{t}}
 		if pt, ok := precisionTable(samples); ok {
 			d.Tables = append(d.Tables, pt)
 			d.Notes = precisionNotes(samples)
 		}
-		if f == FormatText {
-			err = d.writeText(w)
-		} else {
-			err = d.writeMarkdown(w)
-		}
+		err = d.writeMarkdown(w)
 	case FormatJSON:
 		out := make([]resultJSON, 0, len(ms))
 		for _, m := range ms {

@@ -139,3 +139,34 @@ func TestWriteSweepTablesEmpty(t *testing.T) {
 		t.Error("WriteSweepTables(unit GB/s) succeeded, want an error")
 	}
 }
+
+// TestWriteResultsFitsTextWidth: the results of two boards, one with a long name, a long note and a point of
+// several threads fit TextWidth columns (they were 149 wide); an import that stores nothing has no run column.
+func TestWriteResultsFitsTextWidth(t *testing.T) {
+	ms := s00()
+	for i := range ms {
+		ms[i].Board = "am335x-beaglebone-black-industrial-rev-c"
+	}
+	ms = append(ms, build(11, "nightly", curStarted, []series{
+		{board: "am64x", mode: "cpu", alg: "aes-128-cbc", op: "encrypt", size: 16384, values: []float64{421.3e6}, cpu: 400},
+	})...)
+	ms[len(ms)-1].Threads = 4
+	ms[0].Validity, ms[0].ValidityReasons = protocol.ValiditySuspect, []string{"background load 35 % of a core during the point", "CPU clock 600 MHz, below its maximum 1000 MHz"}
+	var b bytes.Buffer
+	if err := WriteResults(&b, ms, "text"); err != nil {
+		t.Fatal(err)
+	}
+	if w, line := widest(b.String()); w > TextWidth {
+		t.Errorf("a line of the results is %d columns wide, want ≤ %d:\n%s\n\n%s", w, TextWidth, line, b.String())
+	}
+	for i := range ms {
+		ms[i].RunID = 0
+	}
+	var dry bytes.Buffer
+	if err := WriteImport(&dry, "am335x", []ImportedPoint{{Point: ms[1].Point}}, "text"); err != nil {
+		t.Fatal(err)
+	}
+	if header := strings.Split(dry.String(), "\n")[1]; strings.HasPrefix(header, "run") || strings.Contains(dry.String(), "run 0") {
+		t.Errorf("the points of an import that stores nothing name a run:\n%s", dry.String())
+	}
+}

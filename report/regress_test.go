@@ -30,7 +30,7 @@ func TestRegressDrop(t *testing.T) {
 	if x.Verdict != VerdictRegressed || x.P >= 0.05 {
 		t.Errorf("verdict = %q p = %v, want regressed with p < 0.05", x.Verdict, x.P)
 	}
-	if got, want := x.failureMessage("MB/s"), "aes-128-cbc 16384 B cpu: 120.5 MB/s → 90.56 MB/s (−24.9%), p=0.008 n=5+5"; got != want {
+	if got, want := failureMsg(x), "aes-128-cbc 16384 B cpu: 120.5 MB/s → 90.56 MB/s (−24.9%), p=0.008 n=5+5"; got != want {
 		t.Errorf("failure message = %q, want %q", got, want)
 	}
 	if got, want := r.Count(VerdictRegressed), 1; got != want {
@@ -173,7 +173,7 @@ func TestRegressFailedPointsAreMissing(t *testing.T) {
 	if x.Verdict != VerdictMissing {
 		t.Errorf("verdict = %q, want missing when every point failed", x.Verdict)
 	}
-	if got, want := x.failureMessage("MB/s"), "sha256 8192 B devcrypto: 141.9 MB/s → missing (all 5 points failed: engine devcrypto fell back to software)"; got != want {
+	if got, want := failureMsg(x), "sha256 8192 B devcrypto: 141.9 MB/s → missing (all 5 points failed: engine devcrypto fell back to software)"; got != want {
 		t.Errorf("failure message = %q, want %q", got, want)
 	}
 	first := row(t, r, cur[0].Mode, cur[0].Algorithm, cur[0].BlockSize)
@@ -255,5 +255,45 @@ func TestRegressRefusesImpossibleOptions(t *testing.T) {
 	}
 	if r := Regress(nil, nil, nil, nil, RegressOptions{}); r.Threshold != DefaultThreshold || r.Alpha != DefaultAlpha || len(r.Notes) != 0 {
 		t.Errorf("Regress with unset options: threshold %v alpha %v notes %q, want the defaults and no note", r.Threshold, r.Alpha, r.Notes)
+	}
+}
+
+func failureMsg(x RegressRow) string {
+	msg, _ := x.failureMessage("MB/s")
+	return msg
+}
+
+// TestJUnitFailureSaysEachNoteOnce: a note the failure's message carries (a missing series' cause) is not
+// repeated in its body.
+func TestJUnitFailureSaysEachNoteOnce(t *testing.T) {
+	cur := current(5, nil, nil)
+	for i := range cur {
+		if cur[i].Mode == "devcrypto" && cur[i].Algorithm == "sha256" {
+			cur[i].Failed, cur[i].Error = true, "engine devcrypto fell back to software"
+		}
+	}
+	r := Regress(baseline(), cur, nil, nil, RegressOptions{})
+	var b bytes.Buffer
+	if err := WriteJUnit(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	var suites junitSuites
+	if err := xml.Unmarshal(b.Bytes(), &suites); err != nil {
+		t.Fatalf("JUnit output does not parse: %v", err)
+	}
+	failures := 0
+	for _, s := range suites.Suites {
+		for _, c := range s.Cases {
+			if c.Failure == nil {
+				continue
+			}
+			failures++
+			if n := strings.Count(c.Failure.Text, "engine devcrypto fell back to software"); n != 1 {
+				t.Errorf("%s: failure body says its note %d times, want once:\n%s", c.Name, n, c.Failure.Text)
+			}
+		}
+	}
+	if failures == 0 {
+		t.Fatalf("no failure in the JUnit output:\n%s", b.String())
 	}
 }

@@ -77,7 +77,7 @@ caption{text-align:left;font-weight:600;padding:4px 0}
 svg{display:block;margin:.4em 0 1em;font-family:inherit}
 svg .title{font-size:14px;font-weight:600}svg .grid{stroke:#e4e4e4}svg .frame{fill:none;stroke:#888}
 svg .xtick{font-size:11px;text-anchor:middle}svg .ytick{font-size:11px;text-anchor:end}
-svg .axis{font-size:12px;text-anchor:middle}svg .legend{font-size:12px}svg .value{font-size:11px}
+svg .axis{font-size:12px;text-anchor:middle}svg .legend{font-size:12px}svg .value{font-size:11px}svg .unknown{fill:#777;font-style:italic}
 div.boards{display:flex;flex-wrap:wrap;gap:0 28px;align-items:flex-start}
 svg .marker{font-size:11px;paint-order:stroke;stroke:#fff;stroke-width:3px}
 dl.facts{display:grid;grid-template-columns:max-content auto;gap:2px 14px;font-size:13px}dl.facts dt{font-weight:600}dl.facts dd{margin:0}

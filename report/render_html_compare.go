@@ -152,7 +152,8 @@ func (c *Comparison) algorithmChart(alg string, rows []CompareRow) (lineChart, [
 	var bars []bar
 	for _, k := range order {
 		chart.Lines = append(chart.Lines, *lines[k])
-		bars = append(bars, bar{Label: lines[k].Name, Value: largest[k].CPUPct})
+		// an exact 0 is unknown, as cpuText says: a command that ran always used some CPU
+		bars = append(bars, bar{Label: lines[k].Name, Value: largest[k].CPUPct, Unknown: largest[k].CPUPct == 0})
 	}
 	var words []string
 	for _, x := range c.Crossovers {

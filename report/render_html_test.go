@@ -181,3 +181,36 @@ func TestHTMLCrossoverOnChart(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLCPUBarsUnknown: a series without CPU times (an imported capture timed on the wall clock alone) has no
+// 0 % bar in the CPU chart: it says "unknown"; a series with CPU times keeps its bar.
+func TestHTMLCPUBarsUnknown(t *testing.T) {
+	ms := baseline()
+	for i := range ms {
+		if ms[i].Mode == "devcrypto" {
+			ms[i].CPUPct, ms[i].UserS, ms[i].SysS = 0, 0, 0
+		}
+	}
+	c, err := Compare(ms, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteCompare(&b, c, "html"); err != nil {
+		t.Fatal(err)
+	}
+	_, bars, ok := strings.Cut(b.String(), `<svg class="bars"`)
+	if !ok {
+		t.Fatalf("no CPU bar chart:\n%s", b.String())
+	}
+	bars, _, _ = strings.Cut(bars, "</svg>")
+	if strings.Contains(bars, `class="value">0%</text>`) || strings.Contains(bars, "devcrypto: 0%") {
+		t.Errorf("the CPU chart draws 0 %% for a series without CPU times:\n%s", bars)
+	}
+	if !strings.Contains(bars, ">unknown</text>") {
+		t.Errorf("the CPU chart does not say unknown for the series without CPU times:\n%s", bars)
+	}
+	if !regexp.MustCompile(`cpu[^<]*: [1-9][0-9]*%</title>`).MatchString(bars) {
+		t.Errorf("the cpu series lost its bar:\n%s", bars)
+	}
+}

@@ -20,6 +20,9 @@ type table struct {
 	// Links, parallel to Rows (and shorter where cells have none), name the series a cell's HTML form links to;
 	// a zero key links nothing. Text, Markdown and CSV ignore them.
 	Links [][]SampleKey
+	// titleLines, when set, is Title wrapped by fitText: each line is printed on its own (Printable would show
+	// the newlines joining them as "\n").
+	titleLines []string
 }
 
 // group is a heading over Span adjacent columns; an empty Label leaves its columns without one.
@@ -78,7 +81,12 @@ func writeNotesText(ew *errWriter, notes []string) {
 }
 
 func (t table) writeText(ew *errWriter) {
-	if t.Title != "" {
+	switch {
+	case len(t.titleLines) > 0:
+		for _, l := range t.titleLines {
+			ew.printf("%s\n", Printable(l))
+		}
+	case t.Title != "":
 		ew.printf("%s\n", Printable(t.Title))
 	}
 	t = t.printable()

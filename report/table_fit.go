@@ -14,7 +14,7 @@ const proseWidth = 80
 func (t table) fitText(width int) []table {
 	wrap := func(t table) table {
 		if t.Title != "" {
-			t.Title = strings.Join(wrapText(t.Title, min(width, proseWidth), ""), "\n")
+			t.titleLines = wrapText(t.Title, min(width, proseWidth), "")
 		}
 		var notes []string
 		for _, n := range t.Notes {

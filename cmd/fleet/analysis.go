@@ -35,10 +35,10 @@ aes128-ctr ↔ aes-128-ctr, aes128-gcm@openssh.com ↔ aes-128-gcm, chacha20-pol
 
 The text fits a terminal (100 columns): per board, a table per algorithm with a row per block size and, per
 mode, MB/s and CPU % side by side; then, for several boards, the boards against each other per algorithm at
-one block size (--size, default the largest that two boards measured). --wide prints the full tables; markdown and csv are always full.
+one block size (--at-size, default the largest that two boards measured). --wide prints the full tables; markdown and csv are always full.
 
    fleet compare --boards am64x,am335x --algorithms aes-128-cbc --unit MB/s
-   fleet compare --size 1024                       boards against each other at 1024 B
+   fleet compare --at-size 1024                    boards against each other at 1024 B
    fleet compare --run 12 --format markdown > wiki.md` + compareReferenceUsage,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "run", Aliases: []string{"r"}, Value: "latest", Usage: "run `ID`, label, or latest (per board)"},
@@ -47,14 +47,14 @@ one block size (--size, default the largest that two boards measured). --wide pr
 			algorithmsFlag("algorithms", []string{"a"}, "only these `ALGS`"),
 			unitFlag(),
 			formatFlag(report.ViewCompare),
-		}, append(layoutFlags("size"), compareReferenceFlags()...)...),
+		}, append(append(layoutFlags(atSize), oldCompareSize()), compareReferenceFlags()...)...),
 		Action: withDB(func(c *cli.Context, db *store.DB) error {
 			if c.IsSet("reference") {
 				return compareReference(c, db)
 			} else if c.IsSet("reference-board") {
 				return usageErr("--reference-board goes with --reference LABEL")
 			}
-			layout, err := layoutFromFlags(c, "size")
+			layout, err := layoutFromFlags(c, atSize)
 			if err != nil {
 				return err
 			}
@@ -72,7 +72,7 @@ one block size (--size, default the largest that two boards measured). --wide pr
 			if err != nil {
 				return usageErr("%w", err)
 			}
-			return layoutErr(report.WriteCompareView(c.App.Writer, v, c.String("format"), layout), "size")
+			return layoutErr(report.WriteCompareView(c.App.Writer, v, c.String("format"), layout), atSize)
 		}),
 	}
 }

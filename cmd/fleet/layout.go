@@ -19,13 +19,24 @@ import (
 // maxTableSize is the largest block size a sweep measures (inventory's limit), so the largest a table can be at.
 const maxTableSize = 16 << 20
 
-// layoutFlags choose the text layout of a comparison; sizeName is the block-size flag's name ("size" on compare,
-// "at-size" on run, where --sizes already chooses what is measured).
+// atSize is the block-size flag of the layout, spelled the same on run and compare: --sizes chooses what run
+// measures, and --size filters what results and history list, so the layout's own is --at-size.
+const atSize = "at-size"
+
+// layoutFlags choose the text layout of a comparison; sizeName is atSize on every command that has it.
 func layoutFlags(sizeName string) []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "wide", Usage: "text: the full tables, one row per algorithm and size with a column per board × mode (wider than a terminal)"},
 		&cli.IntFlag{Name: sizeName, Usage: "set the boards against each other at block size `BYTES` (default: per algorithm, the largest two boards measured)"},
 	}
+}
+
+// oldCompareSize is compare's former spelling of --at-size, refused with the new one: it read like the --size
+// filter of results and history, and a script that still says it learns the new name at once.
+func oldCompareSize() cli.Flag {
+	return &cli.StringFlag{Name: "size", Hidden: true, Action: func(_ *cli.Context, v string) error {
+		return usageErr("compare --size %s: the flag is --at-size %s (as on run; --size filters results and history)", v, v)
+	}}
 }
 
 // layoutFromFlags validates the layout flags: the block size is 1 byte to 16 MiB when given. On a terminal the

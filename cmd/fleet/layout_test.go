@@ -88,9 +88,9 @@ func TestCompareFitsTerminal(t *testing.T) {
 	if w, _ := widestLine(stdout); w <= 100 || !strings.Contains(stdout, "am335x-bbblk devcrypto") {
 		t.Errorf("compare --wide is %d columns wide, want the full tables:\n%s", w, stdout)
 	}
-	stdout, stderr, code = runFleet(t, "compare", "--db", db, "--size", "1024")
+	stdout, stderr, code = runFleet(t, "compare", "--db", db, "--at-size", "1024")
 	if code != 0 || !strings.Contains(stdout, "sha256 at 1024 B, board against board") {
-		t.Errorf("compare --size 1024: exit %d, stderr %s, no table at 1024 B:\n%s", code, stderr, stdout)
+		t.Errorf("compare --at-size 1024: exit %d, stderr %s, no table at 1024 B:\n%s", code, stderr, stdout)
 	}
 }
 
@@ -104,12 +104,12 @@ func TestCompareSizeRefused(t *testing.T) {
 		{"16777217", "from 1 to 16777216"},
 		{"1000", "measured: 16, 64, 256, 1024, 8192, 16384"},
 	} {
-		stdout, stderr, code := runFleet(t, "compare", "--db", db, "--size", tc.size)
-		if code != exitUsage || !strings.Contains(stderr, "--size") || !strings.Contains(stderr, tc.want) {
-			t.Errorf("compare --size %s: exit %d, stderr %q, want exit 2 naming --size and %q", tc.size, code, stderr, tc.want)
+		stdout, stderr, code := runFleet(t, "compare", "--db", db, "--at-size", tc.size)
+		if code != exitUsage || !strings.Contains(stderr, "--at-size") || !strings.Contains(stderr, tc.want) {
+			t.Errorf("compare --at-size %s: exit %d, stderr %q, want exit 2 naming --at-size and %q", tc.size, code, stderr, tc.want)
 		}
 		if stdout != "" {
-			t.Errorf("compare --size %s printed tables before refusing:\n%s", tc.size, stdout)
+			t.Errorf("compare --at-size %s printed tables before refusing:\n%s", tc.size, stdout)
 		}
 	}
 }
@@ -135,4 +135,21 @@ func widestLine(s string) (int, string) {
 		}
 	}
 	return w, line
+}
+
+// TestCompareOldSizeSpelling: the layout's block size is --at-size on run and compare alike; compare's former
+// --size is refused with the new spelling, before any table.
+func TestCompareOldSizeSpelling(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "fleet.db")
+	storeFourBoards(t, db)
+	stdout, stderr, code := runFleet(t, "compare", "--db", db, "--size", "1024")
+	if code != exitUsage || !strings.Contains(stderr, "--at-size 1024") || stdout != "" {
+		t.Errorf("compare --size 1024: exit %d, stderr %q, stdout %q; want exit 2 naming --at-size 1024 and no table", code, stderr, stdout)
+	}
+	for _, cmd := range []string{"run", "compare"} {
+		help, _, _ := runFleet(t, cmd, "--help")
+		if !strings.Contains(help, "--at-size BYTES") || strings.Contains(help, "--size BYTES") {
+			t.Errorf("%s --help does not offer --at-size alone:\n%s", cmd, help)
+		}
+	}
 }

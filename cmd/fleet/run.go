@@ -183,6 +183,13 @@ func runAction(c *cli.Context) error {
 	if err := w.Finish(final, status); err != nil {
 		return usageErr("%w", err)
 	}
+	outcomes, gone, refused := dropRefused(context.WithoutCancel(c.Context), w, outcomes)
+	if gone || refused != nil && len(outcomes) == 0 {
+		return refused
+	}
+	if refused != nil {
+		runErr = refused // the usage error decides the exit code; the other boards' results are kept and printed
+	}
 	printOutcomes(c.App.ErrWriter, w.RunID(), outcomes)
 	printValidity(final, c.App.ErrWriter, db, w.RunID())
 
