@@ -28,6 +28,11 @@ type ProbeOptions struct {
 	Timeout   time.Duration // per external command; 10 s when zero
 	Root      string        // prefix for /proc, /sys, /etc and /dev (tests); "" is the real root
 	Env       []string      // extra KEY=VALUE for every openssl command (a plan's OPENSSL_CONF, OPENSSL_ENGINES)
+	// CacheDir keeps the openssl commands' results between probes while what they depend on is unchanged
+	// (probe_cache.go); "" probes afresh every time.
+	CacheDir string
+
+	memo *probeMemo // this probe's cache, set by probeFacts
 }
 
 // standardEngines are tested by every probe.
@@ -100,6 +105,7 @@ func probeFacts(ctx context.Context, opts ProbeOptions) (protocol.Facts, string,
 		noOpenSSL = label + ": " + lookPathReason(err)
 	} else {
 		f.OpenSSLPath = p
+		opts.memo = openProbeMemo(opts, p)
 		engines := append(append([]string{}, standardEngines...), opts.Engines...)
 		v, why := probeOpenSSL(ctx, &f, p, engines, opts)
 		if why == "" {
@@ -109,6 +115,14 @@ func probeFacts(ctx context.Context, opts ProbeOptions) (protocol.Facts, string,
 	}
 	f.Modes = probeModes(ctx, &f, version, noOpenSSL, opts)
 	probeEnvironment(&f, opts, addErr)
+	if m := opts.memo; m != nil {
+		f.ProbeCache = "miss"
+		if m.hit {
+			f.ProbeCache = "hit"
+		} else if err := m.save(f.OpenSSLPath); err != nil {
+			addErr("%v", err)
+		}
+	}
 	return f, f.OpenSSLPath, version
 }
 
