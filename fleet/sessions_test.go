@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fleetlab/fleet/internal/sshlab"
 	"github.com/fleetlab/fleet/inventory"
 )
 
@@ -177,6 +178,50 @@ func TestDeployHashesOnlyWhenChanged(t *testing.T) {
 		}
 		if got := hashes() - n; got != s.hashed {
 			t.Errorf("%s: the board hashed the agent %d times, want %d", s.name, got, s.hashed)
+		}
+	}
+}
+
+// TestRunSessionsLab counts, in real OpenSSH servers' own logs, the sessions a run opens on each board: three
+// boards in parallel (root and non-root), the first run pushing the agent, the second finding it there. A warm
+// board costs one session (deploy check, probe and sweep); a regression that adds one fails here, whatever the
+// test's own transport wrapper would say.
+func TestRunSessionsLab(t *testing.T) {
+	opts := runOptions(t)
+	lab := sshlab.Start(t, sshlab.Options{LogSessions: true})
+	var boards []*sshlab.Board
+	for _, b := range lab.Boards {
+		if b.Server == "openssh" || b.Server == "" {
+			boards = append(boards, b)
+			opts.Boards = append(opts.Boards, b.Inventory())
+		}
+		if len(boards) == 3 {
+			break
+		}
+	}
+	if len(boards) == 0 {
+		t.Skip("no OpenSSH board in the lab")
+	}
+	home := t.TempDir()
+	opts.Dial = func(ctx context.Context, b inventory.Board) (Transport, error) {
+		return DialSSH(ctx, b, SSHOptions{Home: home, AgentSocket: "none", Retries: -1})
+	}
+	opts.Sweep.Modes = []string{"cpu"}
+	opts.Sweep.Sizes = []int{64}
+	opts.Sweep.Seconds = 0.1
+	for run, want := range []int{4, 1} { // cold: check, put, check again, measure; warm: one
+		before := make([]int, len(boards))
+		for i, b := range boards {
+			before[i] = b.SessionsOpened()
+		}
+		outs, err := Run(context.Background(), opts, newMemSink())
+		if err != nil {
+			t.Fatalf("run %d: %v (%+v)", run+1, err, outs)
+		}
+		for i, b := range boards {
+			if got := b.SessionsOpened() - before[i]; got != want {
+				t.Errorf("run %d: %s's sshd logged %d sessions, want %d", run+1, b.Name, got, want)
+			}
 		}
 	}
 }
