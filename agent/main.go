@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -142,6 +143,11 @@ func parseProbeArgs(args []string) (ProbeOptions, error) {
 		switch name {
 		case "openssl":
 			opts.OpenSSL = value
+		case "probe-cache":
+			if !filepath.IsAbs(value) {
+				return opts, fmt.Errorf("option --probe-cache %q: want an absolute directory", value)
+			}
+			opts.CacheDir = value
 		case "engines":
 			opts.Engines = splitList(value)
 		case "providers":

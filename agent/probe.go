@@ -31,6 +31,11 @@ type ProbeOptions struct {
 	// Algorithms are checked against the ciphers and digests openssl lists: those it lacks go to
 	// Facts.UnknownAlgorithms, so that the controller refuses them before measuring.
 	Algorithms []string
+	// CacheDir keeps the openssl commands' results between probes while what they depend on is unchanged
+	// (probe_cache.go); "" probes afresh every time.
+	CacheDir string
+
+	memo *probeMemo // this probe's cache, set by probeFacts
 }
 
 // standardEngines are tested by every probe.
@@ -103,6 +108,7 @@ func probeFacts(ctx context.Context, opts ProbeOptions) (protocol.Facts, string,
 		noOpenSSL = label + ": " + lookPathReason(err)
 	} else {
 		f.OpenSSLPath = p
+		opts.memo = openProbeMemo(opts, p)
 		engines := append(append([]string{}, standardEngines...), opts.Engines...)
 		v, why := probeOpenSSL(ctx, &f, p, engines, opts)
 		if why == "" {
@@ -119,6 +125,14 @@ func probeFacts(ctx context.Context, opts ProbeOptions) (protocol.Facts, string,
 	}
 	f.Modes = probeModes(ctx, &f, version, noOpenSSL, opts)
 	probeEnvironment(&f, opts, addErr)
+	if m := opts.memo; m != nil {
+		f.ProbeCache = "miss"
+		if m.hit {
+			f.ProbeCache = "hit"
+		} else if err := m.save(f.OpenSSLPath); err != nil {
+			addErr("%v", err)
+		}
+	}
 	return f, f.OpenSSLPath, version
 }
 

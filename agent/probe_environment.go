@@ -38,7 +38,7 @@ func probeEnvironment(f *protocol.Facts, opts ProbeOptions, addErr func(string, 
 	}
 
 	if f.OpenSSLPath != "" {
-		if sum, err := fileSHA256(f.OpenSSLPath); err == nil {
+		if sum, err := opts.memo.fileSHA256(f.OpenSSLPath); err == nil {
 			f.OpenSSLSHA256 = sum
 		} else {
 			addErr("sha256 of openssl: %v", err)

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/fleetlab/fleet/protocol"
 )
@@ -97,7 +99,7 @@ func firstErrorLine(out string) string {
 func probeEngine(ctx context.Context, openssl, name string, opts ProbeOptions) string {
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
-	return engineStatus(runChild(ctx, []string{openssl, "engine", "-t", name}, opts.Env))
+	return engineStatus(opts.memo.run(ctx, []string{openssl, "engine", "-t", name}, opts.Env))
 }
 
 // engineStatus reads what `openssl engine -t NAME` did: "available" or "not available: <reason>".
@@ -121,7 +123,7 @@ func engineStatus(res childResult) string {
 func probeProvider(ctx context.Context, openssl, name string, opts ProbeOptions) (bool, string) {
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
-	res := runChild(ctx, []string{openssl, "list", "-providers", "-provider", name}, opts.Env)
+	res := opts.memo.run(ctx, []string{openssl, "list", "-providers", "-provider", name}, opts.Env)
 	out := res.Stdout + "\n" + res.Stderr
 	switch {
 	case res.Err != nil:
@@ -138,17 +140,33 @@ func probeProvider(ctx context.Context, openssl, name string, opts ProbeOptions)
 // (then the version is unknown and every openssl mode carries that reason).
 func probeOpenSSL(ctx context.Context, f *protocol.Facts, path string, engines []string, opts ProbeOptions) (opensslVersion, string) {
 	cctx, cancel := context.WithTimeout(ctx, opts.Timeout)
-	res := runChild(cctx, []string{path, "version", "-a"}, opts.Env)
+	res := opts.memo.run(cctx, []string{path, "version", "-a"}, opts.Env)
 	cancel()
 	v, why := opensslFacts(f, path, res)
 	if why != "" {
 		return v, why
 	}
-	f.Engines = map[string]string{}
+	// The engines are tested at once: each test is an openssl start (most of it loading and linking), and a
+	// board with several cores, or waiting on its storage, does them side by side.
+	var names []string
 	for _, e := range engines {
-		if _, done := f.Engines[e]; !done && e != "" {
-			f.Engines[e] = probeEngine(ctx, path, e, opts)
+		if e != "" && !slices.Contains(names, e) {
+			names = append(names, e)
 		}
+	}
+	status := make([]string, len(names))
+	var wg sync.WaitGroup
+	for i, e := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			status[i] = probeEngine(ctx, path, e, opts)
+		}()
+	}
+	wg.Wait()
+	f.Engines = map[string]string{}
+	for i, e := range names {
+		f.Engines[e] = status[i]
 	}
 	return v, ""
 }

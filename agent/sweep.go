@@ -66,6 +66,9 @@ func sweepProbed(ctx context.Context, plan protocol.Plan, enc *protocol.Encoder,
 	}
 	popts := probeOptionsForPlan(plan)
 	popts.Root = root
+	if p != nil {
+		popts.CacheDir = p.opts.CacheDir
+	}
 	var prepared []string
 	if p != nil && p.remote != nil {
 		prepared = p.remote.unprepared(&plan)

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -13,4 +14,14 @@ const rusageThread = unix.RUSAGE_THREAD
 // of SIGKILL (OOM, kill -9), so that no openssl keeps a board busy.
 func childSysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}
+
+// statStamp is a file's size, inode, device numbers, mtime and ctime, for the probe cache's stamp.
+func statStamp(path string) (string, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%d %d %d %d %d.%09d %d.%09d", st.Size, st.Ino, st.Dev, st.Rdev,
+		st.Mtim.Sec, st.Mtim.Nsec, st.Ctim.Sec, st.Ctim.Nsec), nil
 }

@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"bufio"
 	"bytes"
 	"math"
 	"strings"
@@ -17,6 +18,8 @@ func FuzzBoardOutput(f *testing.F) {
 		"arch x86_64\nhome /\nsize -1\nsha256 zz\n",
 		"arch\nhome relative\n",
 		"bad name\n",
+		"arch x86_64\nhome /root\nsize 3145728\nsha256 " + strings.Repeat("cd", 32) + " cached\nexec\n{\"type\":\"hello\"}\n",
+		"arch x86_64\nhome /root\nexec\n",
 		`{"bytes":67108864,"wall_s":1.5,"busy_ticks":10,"total_ticks":20,"cores":2,"board_cpu_pct":100}`,
 		`{"bytes":67108864,"wall_s":1e308,"busy_ticks":30,"total_ticks":20,"cores":-1,"board_cpu_pct":1e300}`,
 		`{"bytes":67108864,"wall_s":2,"busy_ticks":10,"total_ticks":20,"cores":2,"board_cpu_pct":1e300}`,
@@ -26,8 +29,11 @@ func FuzzBoardOutput(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, out []byte, n int64) {
 		asked := 0
-		st, err := readCheck(bytes.NewReader(out), false, func(boardPlatform) error { asked++; return nil })
+		st, err := readCheck(bufio.NewReaderSize(bytes.NewReader(out), 512), false, func(boardPlatform) error { asked++; return nil })
 		if err == nil {
+			if st.execd && (!st.present || st.sha256 == "") {
+				t.Fatalf("readCheck let an agent it has no checksum of start: %+v", st)
+			}
 			if st.home != "" && !strings.HasPrefix(st.home, "/") {
 				t.Fatalf("readCheck accepted the relative $HOME %q", st.home)
 			}

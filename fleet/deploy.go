@@ -113,12 +113,19 @@ func deploy(ctx context.Context, t Transport, localAgent string, agentFor func(c
 			return res, arch, &ShellPathError{Board: board, Reason: why}
 		}
 	}
+	res, err = deployFrom(ctx, t, st, localAgent, want, size, board, logf)
+	return res, arch, err
+}
+
+// deployFrom finishes a deployment from what the deploy check st found: nothing to do when the board's agent has
+// the sha256 want, else a push of localAgent (size bytes), verified, and tried once more if it does not verify.
+func deployFrom(ctx context.Context, t Transport, st checkState, localAgent, want string, size int64, board string, logf func(string, ...any)) (DeployResult, error) {
 	dir := st.home + "/.cache/fleet"
-	res = DeployResult{RemotePath: dir + "/" + agentName(want), SHA256: want}
+	res := DeployResult{RemotePath: dir + "/" + agentName(want), SHA256: want}
 	if st.present {
 		got, err := remoteSum(ctx, t, res.RemotePath, st.remoteState, size)
 		if err != nil {
-			return res, arch, fmt.Errorf("deploy agent to %s: %w", board, err)
+			return res, fmt.Errorf("deploy agent to %s: %w", board, err)
 		}
 		if got == want {
 			how := "verified on the board"
@@ -126,7 +133,7 @@ func deploy(ctx context.Context, t Transport, localAgent string, agentFor func(c
 				how = "unchanged since it was verified"
 			}
 			logf("agent already on %s (sha256 %s), pushed 0 bytes (%s)", board, want[:12], how)
-			return res, arch, nil
+			return res, nil
 		}
 		logf("agent on %s is corrupt (sha256 %s, want %s): pushing it again", board, short(got), want[:12])
 	}
@@ -135,28 +142,28 @@ func deploy(ctx context.Context, t Transport, localAgent string, agentFor func(c
 		if err := push(ctx, t, localAgent, res.RemotePath, size); err != nil {
 			if free, ok := freeKiB(ctx, t, dir); ok && free*1024 < size {
 				// The transport may only see the remote side stop reading; say why it stopped.
-				return res, arch, fmt.Errorf("push agent to %s: %w: %d KiB free in %s, the agent needs %d KiB (%w)",
+				return res, fmt.Errorf("push agent to %s: %w: %d KiB free in %s, the agent needs %d KiB (%w)",
 					board, syscall.ENOSPC, free, dir, (size+1023)/1024, err)
 			}
-			return res, arch, fmt.Errorf("push agent to %s: %w", board, err)
+			return res, fmt.Errorf("push agent to %s: %w", board, err)
 		}
 		res.Pushed += size
 		st, err := deployCheck(ctx, t, agentName(want)+" "+want, nil)
 		if err != nil {
-			return res, arch, fmt.Errorf("verify agent on %s: %w", board, err)
+			return res, fmt.Errorf("verify agent on %s: %w", board, err)
 		}
 		got := ""
 		if st.present {
 			if got, err = remoteSum(ctx, t, res.RemotePath, st.remoteState, size); err != nil {
-				return res, arch, fmt.Errorf("verify agent on %s: %w", board, err)
+				return res, fmt.Errorf("verify agent on %s: %w", board, err)
 			}
 		}
 		if got == want {
 			logf("pushed agent to %s: %d bytes to %s (sha256 %s verified on the board)", board, size, res.RemotePath, want[:12])
-			return res, arch, nil
+			return res, nil
 		}
 		if attempt == 2 {
-			return res, arch, fmt.Errorf("%w on %s: got %s, want %s", ErrChecksum, board, orNone(got), want)
+			return res, fmt.Errorf("%w on %s: got %s, want %s", ErrChecksum, board, orNone(got), want)
 		}
 		logf("unexpected checksum on %s after push (got %s, want %s): pushing again", board, short(got), want[:12])
 	}

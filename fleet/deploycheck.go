@@ -30,11 +30,26 @@ import (
 //
 // NAME travels on stdin and is checked to be a plain agent-* name; nothing is spliced into the script.
 //
+// With arguments (warmScript: `sh -c SCRIPT sh measure FLAGS…`) a verified agent is started in the same session:
+// the script prints "exec" and execs it with those arguments, so that the rest of stdin (the plan) and of stdout
+// (the agent's protocol lines) are the agent's, and the agent keeps its probe's cache in the same private
+// directory (--probe-cache, agent/probe_cache.go). A warm board costs one session: the deploy check, the probe and
+// the sweep. The shell's read takes stdin one byte at a time (it must not read past its line on a pipe), so the
+// agent finds the plan where the request line ended. Without arguments, or when the agent is absent or its
+// checksum is not the one asked for, the script ends after the check and the controller pushes. Every way out of
+// the script but exec prints "end" last: the controller, keeping stdin open for the agent, reads that the script
+// is done rather than wait for the end of its output (a transport may wait for stdin to end before it ends that).
+//
 // The first line also says what chooses between the agent and the shell path (arch_board.go): `uname -r`, and on
 // MIPS the byte order of /bin/sh's ELF header (od) and whether /proc/cpuinfo names an FPU ("-" where not read).
 // The directory is made only once the controller has sent a name: a board the shell path measures keeps nothing.
-const deployScript = `# deploy check
-umask 077
+const deployScript = "# deploy check\n" + deployBody
+
+// warmScript is deployScript for a session that goes on into the agent's measure (see deployScript).
+const warmScript = "# deploy check, then the agent\n" + deployBody
+
+const deployBody = `umask 077
+trap 'echo end' EXIT
 m=$(uname -m) e=- f=-
 case "$m" in mips*)
   set -- $(od -An -tx1 -j5 -N1 /bin/sh 2>/dev/null); e=${1:--}
@@ -51,14 +66,22 @@ st=$(stat -c '%s %i %y %z' "$f" 2>/dev/null) || st=
 if [ -n "$st" ]; then echo "size ${st%% *}"; else echo "size $(wc -c < "$f")"; fi
 sum=
 [ -n "$st" ] && [ -f "$c" ] && read -r sum < "$c"
-if [ -n "$sum" ] && [ "$sum" = "$want $st" ]; then echo "sha256 $want cached"; exit 0; fi
-command -v sha256sum >/dev/null 2>&1 || exit 0
-s=$(sha256sum < "$f") || exit 1
-s=${s%% *}
-echo "sha256 $s"
-if [ "$s" = "$want" ] && [ -n "$st" ] && [ "$(stat -c '%s %i %y %z' "$f")" = "$st" ]; then
-  printf '%s %s\n' "$want" "$st" > "$c.tmp" && mv -f "$c.tmp" "$c"
-fi`
+if [ -n "$sum" ] && [ "$sum" = "$want $st" ]; then echo "sha256 $want cached"
+else
+  command -v sha256sum >/dev/null 2>&1 || exit 0
+  s=$(sha256sum < "$f") || exit 1
+  s=${s%% *}
+  echo "sha256 $s"
+  [ "$s" = "$want" ] || exit 0
+  if [ -n "$st" ] && [ "$(stat -c '%s %i %y %z' "$f")" = "$st" ]; then
+    printf '%s %s\n' "$want" "$st" > "$c.tmp" && mv -f "$c.tmp" "$c"
+  fi
+fi
+[ $# -gt 0 ] || exit 0
+[ -x "$f" ] || chmod 700 "$f" || exit 1
+trap - EXIT
+echo exec
+exec "$f" "$@" --probe-cache "$d"`
 
 // checkState is what the deploy check learned.
 type checkState struct {
@@ -66,6 +89,7 @@ type checkState struct {
 	platform boardPlatform
 	home     string // $HOME, absolute, without a trailing slash
 	remoteState
+	execd bool // the script started the agent (warmScript): what follows on its stdout is the agent's
 }
 
 // deployCheck runs deployScript. req is "NAME SHA256"; when it is "", resolve turns the board's platform
@@ -91,7 +115,7 @@ func deployCheck(ctx context.Context, t Transport, req string, resolve func(p bo
 	if req != "" {
 		send(req)
 	}
-	st, err := readCheck(stdoutR, req != "", func(p boardPlatform) error {
+	st, err := readCheck(bufio.NewReaderSize(stdoutR, 512), req != "", func(p boardPlatform) error {
 		line, err := resolve(p)
 		if err != nil {
 			stdinW.Close() // the script ends at its read
@@ -110,18 +134,30 @@ func deployCheck(ctx context.Context, t Transport, req string, resolve func(p bo
 		return st, fmt.Errorf("deploy check: %w%s", runE, stderrSuffix(stderr.String()))
 	case st.home == "":
 		return st, errors.New("deploy check: no $HOME printed")
+	case st.execd:
+		return st, errors.New("deploy check: the board started the agent, which nobody asked for")
 	}
 	return st, nil
 }
 
+// maxCheckLine bounds a line of the deploy check's output: what it prints is a few dozen bytes.
+const maxCheckLine = 4096
+
 // readCheck parses deployScript's output, calling ask with the arch once it is known unless the request was sent.
-func readCheck(r io.Reader, sent bool, ask func(p boardPlatform) error) (checkState, error) {
+// It stops after the "exec" line (st.execd): what follows on r is the agent's.
+func readCheck(r *bufio.Reader, sent bool, ask func(p boardPlatform) error) (checkState, error) {
 	var st checkState
-	sc := bufio.NewScanner(r)
 	n := 0
-	for sc.Scan() {
+	for {
+		text, err := readCheckLine(r)
+		if errors.Is(err, io.EOF) {
+			return st, nil
+		}
+		if err != nil {
+			return st, fmt.Errorf("deploy check: %w", err)
+		}
 		n++
-		key, val, _ := strings.Cut(sc.Text(), " ")
+		key, val, _ := strings.Cut(text, " ")
 		switch {
 		case n == 1 && key == "arch":
 			st.platform = parsePlatform(val)
@@ -138,7 +174,7 @@ func readCheck(r io.Reader, sent bool, ask func(p boardPlatform) error) (checkSt
 				}
 			}
 		case n <= 2:
-			return st, fmt.Errorf("deploy check: unexpected output %q", sc.Text())
+			return st, fmt.Errorf("deploy check: unexpected output %q", text)
 		case key == "absent":
 			st.remoteState = remoteState{}
 		case key == "size":
@@ -150,16 +186,30 @@ func readCheck(r io.Reader, sent bool, ask func(p boardPlatform) error) (checkSt
 		case key == "sha256":
 			sum, how, _ := strings.Cut(val, " ")
 			st.sha256, st.cached = firstHexSum(sum), how == "cached"
+		case text == "end":
+			return st, nil // the script's last line: it has exited, or is about to
+		case text == "exec" && st.present && st.sha256 != "":
+			st.execd = true
+			return st, nil
 		case key == "bad":
-			return st, fmt.Errorf("deploy check: the board refused the agent's name: %s", sc.Text())
+			return st, fmt.Errorf("deploy check: the board refused the agent's name: %s", text)
 		default:
-			return st, fmt.Errorf("deploy check: unexpected output %q", sc.Text())
+			return st, fmt.Errorf("deploy check: unexpected output %q", text)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return st, fmt.Errorf("deploy check: %w", err)
+}
+
+// readCheckLine reads one line of the deploy check, without its newline; a last line without one counts.
+func readCheckLine(r *bufio.Reader) (string, error) {
+	line, err := r.ReadSlice('\n')
+	switch {
+	case errors.Is(err, bufio.ErrBufferFull) || len(line) > maxCheckLine:
+		return "", fmt.Errorf("a line of over %d bytes", r.Size())
+	case errors.Is(err, io.EOF) && len(line) > 0:
+	case err != nil:
+		return "", err
 	}
-	return st, nil
+	return strings.TrimSuffix(string(line), "\n"), nil
 }
 
 // parsePlatform reads the rest of the deploy check's first line: `uname -m`, `uname -r`, the ELF byte order and

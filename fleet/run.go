@@ -240,36 +240,12 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 	shellWhy := ""
 	if agentChoice(opts, b) == inventory.AgentShell {
 		shellWhy = shellChosenReason(b)
-	} else {
-		ev(Event{Stage: StageDeploy})
-		endPhase = opts.Trace.Phase(b.Name, "deploy")
-		d, err = deployAgent(ctx, opts, b, t)
-		endPhase()
-		if why := shellPathReason(err); why != "" && agentChoice(opts, b) == "" {
-			shellWhy, err = why, nil
-		}
-		if err != nil {
-			return finish(err)
-		}
-	}
-	if shellWhy != "" {
-		out.Arch = "shell"
-		ev(Event{Stage: StageDeploy, Msg: "shell path, nothing pushed: " + shellWhy})
-	} else {
-		out.Arch, out.Pushed = d.arch, d.pushed
-		msg := fmt.Sprintf("agent %s, pushed %d bytes", d.remote, d.pushed)
-		if d.pushed == 0 {
-			msg = fmt.Sprintf("agent %s already there, pushed 0 bytes", d.remote)
-		}
-		ev(Event{Stage: StageDeploy, Msg: msg})
 	}
 
 	plan := boardPlan(opts, b)
 	preparePlan(&plan, opts, b)
 	verifyPlan(&plan, opts.VerifyThreads)
 	rec.verifying = true
-	ev(Event{Stage: StageProbe})
-	endPhase = opts.Trace.Phase(b.Name, "probe")
 	var facts *protocol.Facts
 	var total int
 	var sshSweep *protocol.Plan
@@ -308,12 +284,42 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 	onPoint := func(p progressKey) {
 		ev(Event{Stage: StageSweep, Done: rec.done(), Total: total, Mode: p.mode, Algorithm: p.alg, Size: p.size})
 	}
-	// One session, one probe on the board: the agent probes, then sweeps the plan it is sent (none when the run
-	// asked only for mode ssh).
+	probing := func() {
+		ev(Event{Stage: StageProbe})
+		endPhase = opts.Trace.Phase(b.Name, "probe")
+	}
+	// A board with the agent costs one session: the deploy check, then the agent's probe and sweep of the plan it
+	// is sent (none when the run asked only for mode ssh), on one stdin and stdout (warm.go).
+	if shellWhy == "" {
+		ev(Event{Stage: StageDeploy})
+		endPhase = opts.Trace.Phase(b.Name, "deploy")
+		deployedOK := false
+		d, err = measureWarm(ctx, opts, b, t, agentPlan(plan), func(d deployed) {
+			deployedOK = true
+			endPhase()
+			out.Arch, out.Pushed = d.arch, d.pushed
+			msg := fmt.Sprintf("agent %s, pushed %d bytes", d.remote, d.pushed)
+			if d.pushed == 0 {
+				msg = fmt.Sprintf("agent %s already there, pushed 0 bytes", d.remote)
+			}
+			ev(Event{Stage: StageDeploy, Msg: msg})
+			probing()
+		}, onFacts, rec, onPoint)
+		if !deployedOK {
+			endPhase()
+			if why := shellPathReason(err); why != "" && agentChoice(opts, b) == "" {
+				shellWhy, err = why, nil
+			}
+			if err != nil {
+				return finish(err)
+			}
+		}
+	}
 	if shellWhy != "" {
+		out.Arch = "shell"
+		ev(Event{Stage: StageDeploy, Msg: "shell path, nothing pushed: " + shellWhy})
+		probing()
 		err = measureShell(ctx, t, b, agentPlan(plan), shellWhy, onFacts, rec, onPoint)
-	} else {
-		err = measure(ctx, t, d.remote, b, agentPlan(plan), onFacts, rec, onPoint)
 	}
 	endPhase()
 	if err != nil && ctx.Err() == nil && boardLost(err) && shellWhy == "" {

@@ -12,13 +12,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fleetlab/fleet/internal/sshlab"
 	"github.com/fleetlab/fleet/inventory"
 )
 
-// TestRunSessionsPerBoard guards the fixed cost of a board (issue 17): every session is round trips, and a process
-// or two on the board. A board that has the agent costs two sessions (the deploy check, then probe and sweep in
-// one agent session); the first run three more for the push (the put and its verification). A change that adds a
-// session (a separate uname, $HOME, probe…) fails here.
+// TestRunSessionsPerBoard guards the fixed cost of a board: every session is round trips, and a process or two on
+// the board. A board that has the agent costs one session (the deploy check, which execs the agent's measure:
+// probe and sweep on the same stdin and stdout); the first run three more for the push (the check that finds no
+// agent, the put and its verification, then measure). A change that adds a session (a separate uname, $HOME,
+// probe…) fails here.
 func TestRunSessionsPerBoard(t *testing.T) {
 	opts := runOptions(t)
 	board := &hostTransport{home: t.TempDir()}
@@ -45,8 +47,8 @@ func TestRunSessionsPerBoard(t *testing.T) {
 		log        string
 	}{
 		{runs: 3, puts: 1, log: "pushed agent to am64x"},                  // deploy check, put, check again; measure
-		{runs: 2, puts: 0, log: "unchanged since it was verified"},        // deploy check (cached checksum), measure
-		{runs: 2, puts: 0, log: "pushed 0 bytes (verified on the board)"}, // after a touch: hashed again, not pushed
+		{runs: 1, puts: 0, log: "unchanged since it was verified"},        // deploy check (cached checksum) execs measure
+		{runs: 1, puts: 0, log: "pushed 0 bytes (verified on the board)"}, // after a touch: hashed again, not pushed
 	} {
 		if i == 2 {
 			// the agent's mtime changes: the checksum file no longer vouches for it
@@ -78,11 +80,14 @@ func TestRunSessionsPerBoard(t *testing.T) {
 		}
 		var agentSessions int
 		for _, r := range board.runs {
-			if strings.Contains(r, "/agent-") {
+			switch {
+			case strings.Contains(r, "/agent-"):
 				agentSessions++
 				if !strings.HasSuffix(r, " measure") {
 					t.Errorf("run %d: agent session %q, want one `measure` (probe and sweep together)", i+1, r)
 				}
+			case strings.HasPrefix(r, "sh -c # deploy check, then the agent") && i > 0:
+				agentSessions++ // the check execs the agent's measure
 			}
 		}
 		if agentSessions != 1 {
@@ -90,8 +95,8 @@ func TestRunSessionsPerBoard(t *testing.T) {
 		}
 		if i == 1 {
 			// --trace names every phase and session, in the order they end
-			want := "am64x connect|am64x session sh -c (deploy check)|am64x deploy|am64x probe|" +
-				"am64x session AGENT measure|am64x sweep|am64x close"
+			want := "am64x connect|am64x deploy|am64x probe|" +
+				"am64x session sh -c (deploy check, then the agent)|am64x sweep|am64x close"
 			if got := strings.Join(traced, "|"); got != want {
 				t.Errorf("run %d traced\n%s\nwant\n%s", i+1, got, want)
 			}
@@ -173,6 +178,50 @@ func TestDeployHashesOnlyWhenChanged(t *testing.T) {
 		}
 		if got := hashes() - n; got != s.hashed {
 			t.Errorf("%s: the board hashed the agent %d times, want %d", s.name, got, s.hashed)
+		}
+	}
+}
+
+// TestRunSessionsLab counts, in real OpenSSH servers' own logs, the sessions a run opens on each board: three
+// boards in parallel (root and non-root), the first run pushing the agent, the second finding it there. A warm
+// board costs one session (deploy check, probe and sweep); a regression that adds one fails here, whatever the
+// test's own transport wrapper would say.
+func TestRunSessionsLab(t *testing.T) {
+	opts := runOptions(t)
+	lab := sshlab.Start(t, sshlab.Options{LogSessions: true})
+	var boards []*sshlab.Board
+	for _, b := range lab.Boards {
+		if b.Server == "openssh" || b.Server == "" {
+			boards = append(boards, b)
+			opts.Boards = append(opts.Boards, b.Inventory())
+		}
+		if len(boards) == 3 {
+			break
+		}
+	}
+	if len(boards) == 0 {
+		t.Skip("no OpenSSH board in the lab")
+	}
+	home := t.TempDir()
+	opts.Dial = func(ctx context.Context, b inventory.Board) (Transport, error) {
+		return DialSSH(ctx, b, SSHOptions{Home: home, AgentSocket: "none", Retries: -1})
+	}
+	opts.Sweep.Modes = []string{"cpu"}
+	opts.Sweep.Sizes = []int{64}
+	opts.Sweep.Seconds = 0.1
+	for run, want := range []int{4, 1} { // cold: check, put, check again, measure; warm: one
+		before := make([]int, len(boards))
+		for i, b := range boards {
+			before[i] = b.SessionsOpened()
+		}
+		outs, err := Run(context.Background(), opts, newMemSink())
+		if err != nil {
+			t.Fatalf("run %d: %v (%+v)", run+1, err, outs)
+		}
+		for i, b := range boards {
+			if got := b.SessionsOpened() - before[i]; got != want {
+				t.Errorf("run %d: %s's sshd logged %d sessions, want %d", run+1, b.Name, got, want)
+			}
 		}
 	}
 }

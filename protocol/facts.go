@@ -47,7 +47,11 @@ type Facts struct {
 	OpenSSLConf       string `json:"openssl_conf,omitempty"`
 	OpenSSLConfDigest string `json:"openssl_conf_digest,omitempty"`
 	OpenSSLSHA256     string `json:"openssl_sha256,omitempty"` // of the openssl binary at OpenSSLPath, hex
-	KernelCmdline     string `json:"kernel_cmdline,omitempty"` // /proc/cmdline
+	// ProbeCache says where the openssl facts (version, engines, providers, the binary's sha256) came from: "hit"
+	// the agent's cache of an earlier probe whose stamp still holds, "miss" the commands ran (and were cached),
+	// "" no cache asked for.
+	ProbeCache    string `json:"probe_cache,omitempty"`
+	KernelCmdline string `json:"kernel_cmdline,omitempty"` // /proc/cmdline
 	// Modules are the names of the loaded kernel modules, in /proc/modules' order; nil when the kernel has no
 	// /proc/modules (no module support). Every name is kept (the raw fact, a few hundred bytes); what is compared
 	// over time is CryptoModules of them, so that a better filter applies to old runs too.

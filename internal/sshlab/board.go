@@ -173,6 +173,12 @@ func (b *Board) PID() int {
 // Log is what sshd printed on stderr (LogLevel ERROR).
 func (b *Board) Log() string { return b.log.String() }
 
+// SessionsOpened is how many session channels clients have opened on an OpenSSH board so far, from its log
+// (Options.LogSessions): one per command run, file put or shell.
+func (b *Board) SessionsOpened() int {
+	return strings.Count(b.log.String(), "server_input_channel_open: ctype session")
+}
+
 // ChangeHostKey gives the board new host keys and restarts its sshd; known_hosts keeps the old ones.
 func (b *Board) ChangeHostKey() error {
 	if err := b.KillSSHD(); err != nil {

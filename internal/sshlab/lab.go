@@ -34,6 +34,9 @@ type Options struct {
 	// Uname makes each board's uname print Machine for -m and Release for -r (the others as the host's does),
 	// to stand for a board fleet's agent cannot run on. It needs root; without it the test is skipped.
 	Uname FakeUname
+	// LogSessions raises OpenSSH's LogLevel to DEBUG1, so that each board's Log has a line per session channel
+	// the client opens (SessionsOpened counts them): what a board's fixed cost is made of.
+	LogSessions bool
 }
 
 // FakeUname is what Options.Uname has uname print; an empty field is the host's own.
@@ -69,6 +72,7 @@ type Lab struct {
 	busybox  string // Options.BusyBoxSh: the busybox binary; "" for the host's /bin/sh
 	uname    string // Options.Uname: the script bind-mounted over uname; "" for the host's
 	delay    time.Duration
+	logLevel string // sshd's LogLevel
 	relays   []*delayRelay
 }
 
@@ -115,7 +119,10 @@ func Start(t testing.TB, opts Options) *Lab {
 	cleanStale(t)
 
 	pid := os.Getpid()
-	l := &Lab{t: t, root: root, Namespaced: namespaced, homeSize: opts.HomeSize, busybox: busyboxFor(opts), delay: opts.Delay, id: fmt.Sprintf("fleet%dx%d", pid, labSeq.Add(1))}
+	l := &Lab{t: t, root: root, Namespaced: namespaced, homeSize: opts.HomeSize, busybox: busyboxFor(opts), delay: opts.Delay, logLevel: "ERROR", id: fmt.Sprintf("fleet%dx%d", pid, labSeq.Add(1))}
+	if opts.LogSessions {
+		l.logLevel = "DEBUG1"
+	}
 	base := os.TempDir()
 	if root {
 		// Not under /tmp: each board mounts its own tmpfs there, which would hide the lab's files from its sshd.

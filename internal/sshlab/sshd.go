@@ -29,7 +29,7 @@ PasswordAuthentication no
 KbdInteractiveAuthentication no
 UsePAM no
 StrictModes no
-LogLevel ERROR
+LogLevel ` + b.lab.logLevel + `
 Subsystem sftp internal-sftp
 MaxStartups 100
 MaxSessions 100
