@@ -102,7 +102,7 @@ func runAction(c *cli.Context) error {
 	if c.Bool("trace") {
 		trace = fleet.TraceWriter(c.App.ErrWriter, time.Now())
 	}
-	endPhase := trace.Phase("run", "open the store and begin the run")
+	endPhase := trace.Phase("run", "open the store")
 	layout, err := layoutFromFlags(c, "at-size")
 	if err != nil {
 		return err
@@ -132,64 +132,37 @@ func runAction(c *cli.Context) error {
 	}
 	defer db.Close()
 
-	host, _ := os.Hostname()
-	w, err := db.BeginRun(c.Context, store.RunInfo{Label: c.String("label"), ToolVersion: toolVersion(),
-		Host: host, CommandLine: commandLine(os.Args)})
-	if err != nil {
-		return usageErr("%w", err)
-	}
 	progress := newProgress(c.App.ErrWriter)
-	agents := &fleet.Agents{Path: c.String("agent"), Logf: progress.Logf}
-	endPhase()
-	endPhase = trace.Phase("run", "measure every board")
-	opts := fleet.RunOptions{
-		Boards:      boards,
-		Sweep:       sweep,
-		ModesSet:    c.IsSet("modes"),
-		Concurrency: c.Int("concurrency"),
-		Dial:        dialer(c, progress.Logf),
-		Agent:       agents.For,
-		Progress:    progress,
-		Logf:        progress.Logf,
-		QuietWait:   quietWait,
-		Governor:    governor,
-		Trace:       trace,
-
-		ReconnectWait: reconnectWait,
-
-		TransferSizes: transferSizes,
-		VerifyThreads: -1, // the board's cores
+	opts, err := recordOptions(c, db, store.RunInfo{Label: c.String("label")}, progress)
+	if err != nil {
+		return err
 	}
+	endPhase()
+	opts.Boards, opts.Sweep, opts.ModesSet = boards, sweep, c.IsSet("modes")
+	opts.QuietWait, opts.Governor, opts.Trace = quietWait, governor, trace
+	opts.ReconnectWait = reconnectWait
+	opts.TransferSizes = transferSizes
+	opts.VerifyThreads = -1 // the board's cores
 	if c.IsSet("verify-threads") {
 		opts.VerifyThreads = c.Int("verify-threads")
 	}
-	if err := leaseOptions(c, &opts, w); err != nil {
-		return err
-	}
-	outcomes, runErr := fleet.Run(c.Context, opts, w)
+	run, err := fleet.RunRecorded(c.Context, opts)
 	progress.Wait()
-	endPhase()
-	defer trace.Phase("run", "finish the run, print its tables")()
-
-	status := fleet.RunStatus(outcomes, runErr)
-	if c.Context.Err() != nil {
-		status = protocol.StatusInterrupted
-	}
-	// Stored even when interrupted: the run's end must not depend on the cancelled context.
-	if err := w.Finish(context.WithoutCancel(c.Context), status); err != nil {
+	if err != nil {
 		return usageErr("%w", err)
 	}
-	printOutcomes(c.App.ErrWriter, w.RunID(), outcomes)
-	printValidity(context.WithoutCancel(c.Context), c.App.ErrWriter, db, w.RunID())
+	defer trace.Phase("run", "print the run's tables")()
+	printOutcomes(c.App.ErrWriter, run.ID, run.Outcomes)
+	printValidity(context.WithoutCancel(c.Context), c.App.ErrWriter, db, run.ID)
 
-	ms, err := db.Measurements(context.WithoutCancel(c.Context), store.Filter{RunID: w.RunID()})
+	ms, err := db.Measurements(context.WithoutCancel(c.Context), store.Filter{RunID: run.ID})
 	if err != nil {
 		return usageErr("%w", err)
 	}
 	if err := writeRunTables(c, db, ms, layout); err != nil {
 		return err
 	}
-	return runErr
+	return run.Err
 }
 
 func printOutcomes(w io.Writer, runID int64, outs []fleet.BoardOutcome) {
