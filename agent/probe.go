@@ -30,8 +30,8 @@ type ProbeOptions struct {
 	Env       []string      // extra KEY=VALUE for every openssl command (a plan's OPENSSL_CONF, OPENSSL_ENGINES)
 }
 
-// standardEngines are tested by every probe.
-var standardEngines = []string{"cryptodev", "devcrypto", "afalg", "af_alg"}
+// standardEngines are tested by every probe: the engines of protocol.Modes' entries.
+var standardEngines = protocol.ModeEngines()
 
 // Probe learns what the board is and which modes it can measure. It never fails: a fact it cannot read stays
 // empty and the reason goes to protocol.Facts.Errors.

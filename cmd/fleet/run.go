@@ -74,7 +74,7 @@ points of one board are measured at a time. fleet compare --modes ssh prints the
 			// 0 is refused: the default comes from the profile, and --help says so instead of "(default: 0)".
 			&cli.IntFlag{Name: "repeat", Usage: "repeat every point `N` times (interleaved across modes)", DefaultText: fromProfile},
 			&cli.Float64Flag{Name: "seconds", Usage: "`S` seconds per point", DefaultText: fromProfile},
-			modesFlag("`MODES` to measure: soft, cpu, devcrypto, afalg, kcapi, engine:NAME, provider:NAME, and ssh (SSH throughput per cipher, only when named)"),
+			modesFlag("`MODES` to measure: "+measurableModes()),
 			algorithmsFlag("algorithms", []string{"a"}, "`ALGS` e.g. aes-128-cbc,sha256,rsa2048; for mode ssh, SSH ciphers such as aes128-ctr,chacha20-poly1305@openssh.com (default: "+strings.Join(protocol.DefaultSSHCiphers, ", ")+")"),
 			&cli.StringSliceFlag{Name: "sizes", Usage: "block `SIZES` in bytes, e.g. 16,1024,16384; with --modes ssh alone, bytes per transfer (default 67108864, 64 MiB)", DefaultText: fromProfile},
 			&cli.IntFlag{Name: "threads", Usage: "run `N` openssl processes in parallel (-multi)", DefaultText: fromProfile},
