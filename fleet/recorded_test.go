@@ -29,6 +29,22 @@ func recordIn(t *testing.T, label string) (*store.DB, func(context.Context) (Run
 	}
 }
 
+// checkStatus checks run's status, as RunRecorded returned it and as the store keeps it, and returns the run's row.
+func checkStatus(t *testing.T, db *store.DB, run RecordedRun, want protocol.Status) store.Run {
+	t.Helper()
+	if run.Status != want {
+		t.Errorf("status = %q, want %q", run.Status, want)
+	}
+	stored, err := db.Run(context.Background(), run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored.Status != want {
+		t.Errorf("stored status = %q, want %q", stored.Status, want)
+	}
+	return stored
+}
+
 // TestRunRecordedInterrupted: a run cancelled mid-sweep is stored as interrupted, with the point it measured,
 // though its context is gone by the time it finishes; it holds no lease afterwards.
 func TestRunRecordedInterrupted(t *testing.T) {
@@ -51,16 +67,7 @@ func TestRunRecordedInterrupted(t *testing.T) {
 	if !errors.Is(run.Err, context.Canceled) {
 		t.Errorf("run error = %v, want context.Canceled", run.Err)
 	}
-	if got, want := run.Status, protocol.StatusInterrupted; got != want {
-		t.Errorf("status = %q, want %q", got, want)
-	}
-	stored, err := db.Run(context.Background(), run.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := stored.Status, protocol.StatusInterrupted; got != want {
-		t.Errorf("stored status = %q, want %q", got, want)
-	}
+	stored := checkStatus(t, db, run, protocol.StatusInterrupted)
 	if stored.Finished.IsZero() {
 		t.Error("the interrupted run has no finished time: it was not finished")
 	}
@@ -93,16 +100,7 @@ func TestRunRecordedLeasesThroughRecord(t *testing.T) {
 	if len(run.Outcomes) != 1 || !errors.As(run.Outcomes[0].Err, &held) {
 		t.Fatalf("outcomes = %+v, want local failed with a *LeaseHeldError", run.Outcomes)
 	}
-	if got, want := run.Status, protocol.StatusFailed; got != want {
-		t.Errorf("status = %q, want %q", got, want)
-	}
-	stored, err := db.Run(context.Background(), run.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := stored.Status, protocol.StatusFailed; got != want {
-		t.Errorf("stored status = %q, want %q", got, want)
-	}
+	checkStatus(t, db, run, protocol.StatusFailed)
 	leases, err := db.Leases(context.Background())
 	if err != nil || len(leases) != 1 || leases[0].RunID != other.RunID() {
 		t.Errorf("leases after the run = %+v (%v), want the other run's alone", leases, err)
