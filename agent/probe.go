@@ -38,8 +38,8 @@ type ProbeOptions struct {
 	memo *probeMemo // this probe's cache, set by probeFacts
 }
 
-// standardEngines are tested by every probe.
-var standardEngines = []string{"cryptodev", "devcrypto", "afalg", "af_alg"}
+// standardEngines are tested by every probe: the engines of protocol.Modes' entries.
+var standardEngines = protocol.ModeEngines()
 
 // Probe learns what the board is and which modes it can measure. It never fails: a fact it cannot read stays
 // empty and the reason goes to protocol.Facts.Errors.

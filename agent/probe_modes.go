@@ -26,41 +26,41 @@ func probeModes(ctx context.Context, f *protocol.Facts, v *opensslVersion, noOpe
 	for _, mode := range protocol.StandardModes {
 		var m protocol.ModeFact
 		switch {
-		case mode == "kcapi" && f.AFALG:
+		case mode == protocol.ModeKCAPI && f.AFALG:
 			m = protocol.ModeFact{Mode: mode, Available: true, Reason: "AF_ALG"}
-		case mode == "kcapi":
+		case mode == protocol.ModeKCAPI:
 			m = protocol.ModeFact{Mode: mode, Reason: "AF_ALG socket: " + f.AFALGError}
 		case v == nil:
 			m = protocol.ModeFact{Mode: mode, Reason: noOpenSSL}
-		case mode == "soft":
+		case mode == protocol.ModeSoft:
 			if env, ok := softModeEnv(f.Machine); ok {
 				m = protocol.ModeFact{Mode: mode, Available: true, Reason: env}
 			} else {
 				m = protocol.ModeFact{Mode: mode, Reason: "no OpenSSL capability mask known for " + f.Machine}
 			}
-		case mode == "cpu":
+		case mode == protocol.ModeCPU:
 			m = protocol.ModeFact{Mode: mode, Available: true}
-		case mode == "devcrypto" && !f.DevCrypto:
+		case mode == protocol.ModeDevCrypto && !f.DevCrypto:
 			m = protocol.ModeFact{Mode: mode, Reason: "no /dev/crypto"}
-		case mode == "devcrypto":
-			m = engineMode(mode, v.devcryptoEngine())
-		case mode == "afalg":
-			m = engineMode(mode, v.afalgEngine())
+		case v.modeEngine(mode) != "": // devcrypto with /dev/crypto, afalg
+			m = engineMode(mode, v.modeEngine(mode))
+		default:
+			m = protocol.ModeFact{Mode: mode, Reason: "the probe does not know mode " + mode} // a mode added to protocol.Modes without its case here
 		}
 		modes = append(modes, m)
 	}
 	for _, e := range opts.Engines {
 		if v == nil {
-			modes = append(modes, protocol.ModeFact{Mode: "engine:" + e, Reason: noOpenSSL})
+			modes = append(modes, protocol.ModeFact{Mode: protocol.EnginePrefix + e, Reason: noOpenSSL})
 			continue
 		}
-		modes = append(modes, engineMode("engine:"+e, e))
+		modes = append(modes, engineMode(protocol.EnginePrefix+e, e))
 	}
 	for _, m := range opts.KCAPI {
 		modes = append(modes, kcapiDriverMode(f, m))
 	}
 	for _, p := range opts.Providers {
-		mode := "provider:" + p
+		mode := protocol.ProviderPrefix + p
 		switch {
 		case v == nil:
 			modes = append(modes, protocol.ModeFact{Mode: mode, Reason: noOpenSSL})
@@ -81,10 +81,10 @@ func probeModes(ctx context.Context, f *protocol.Facts, v *opensslVersion, noOpe
 func probeOptionsForPlan(plan protocol.Plan) ProbeOptions {
 	opts := ProbeOptions{OpenSSL: plan.OpenSSL, Env: envList(plan.Env)}
 	for _, m := range plan.Modes {
-		if e, ok := strings.CutPrefix(m, "engine:"); ok && e != "" {
+		if e, ok := strings.CutPrefix(m, protocol.EnginePrefix); ok && e != "" {
 			opts.Engines = append(opts.Engines, e)
 		}
-		if p, ok := strings.CutPrefix(m, "provider:"); ok && p != "" {
+		if p, ok := strings.CutPrefix(m, protocol.ProviderPrefix); ok && p != "" {
 			opts.Providers = append(opts.Providers, p)
 		}
 		if strings.HasPrefix(m, protocol.KCAPIPrefix) && !slices.Contains(opts.KCAPI, m) {

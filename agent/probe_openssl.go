@@ -51,19 +51,17 @@ func (v opensslVersion) atLeast(major, minor, patch int) bool {
 	return v.Patch >= patch
 }
 
-// devcryptoEngine and afalgEngine name the engines per OpenSSL version: 1.0.x used third-party patches.
-func (v opensslVersion) devcryptoEngine() string {
-	if v.atLeast(1, 1, 0) {
-		return "devcrypto"
+// modeEngine is the engine that measures mode (its entry's Engines in protocol.Modes) in this OpenSSL version:
+// the first name from 1.1 on, the second, a third-party patch's, in 1.0.x. "" for a mode that is no engine.
+func (v opensslVersion) modeEngine(mode string) string {
+	s, _ := protocol.LookupMode(mode)
+	switch {
+	case len(s.Engines) == 0:
+		return ""
+	case v.atLeast(1, 1, 0) || len(s.Engines) == 1:
+		return s.Engines[0]
 	}
-	return "cryptodev"
-}
-
-func (v opensslVersion) afalgEngine() string {
-	if v.atLeast(1, 1, 0) {
-		return "afalg"
-	}
-	return "af_alg"
+	return s.Engines[1]
 }
 
 // opensslErrPrefix matches the "40A7B1B3727F0000:" thread id OpenSSL 3 prints before each error.

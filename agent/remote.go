@@ -162,12 +162,12 @@ func remoteFacts(p RemoteProbe, plan protocol.Plan) (protocol.Facts, *opensslVer
 	opts.Providers = nil // probeProvider would run openssl here, not on the board
 	f.Modes = probeModes(context.Background(), &f, version, noOpenSSL, opts)
 	for i, m := range f.Modes {
-		if m.Mode == protocol.ModeKCAPI {
-			f.Modes[i].Reason = "kcapi needs the agent (its own AF_ALG benchmark): " + p.AgentReason
+		if s, ok := protocol.LookupMode(m.Mode); ok && s.NeedsAgent != "" {
+			f.Modes[i].Reason = m.Mode + " needs the agent (" + s.NeedsAgent + "): " + p.AgentReason
 		}
 	}
 	for _, name := range providers {
-		f.Modes = append(f.Modes, protocol.ModeFact{Mode: "provider:" + name, Reason: "provider:" + name + " needs the agent's probe: " + p.AgentReason})
+		f.Modes = append(f.Modes, protocol.ModeFact{Mode: protocol.ProviderPrefix + name, Reason: protocol.ProviderPrefix + name + " needs the agent's probe: " + p.AgentReason})
 	}
 	return f, version
 }

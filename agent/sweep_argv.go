@@ -55,25 +55,23 @@ const (
 // speedModeOptions returns the options and environment a mode adds to `openssl speed`.
 func speedModeOptions(mode string, v opensslVersion, machine string) (opts, env []string, engine string, err error) {
 	switch {
-	case mode == "cpu":
+	case mode == protocol.ModeCPU:
 		return nil, nil, "", nil
-	case mode == "soft":
+	case mode == protocol.ModeSoft:
 		e, ok := softModeEnv(machine)
 		if !ok {
 			return nil, nil, "", fmt.Errorf("mode soft: no OpenSSL capability mask known for %q", machine)
 		}
 		return nil, []string{e}, "", nil
-	case mode == "devcrypto":
-		engine = v.devcryptoEngine()
-	case mode == "afalg":
-		engine = v.afalgEngine()
-	case strings.HasPrefix(mode, "engine:") && len(mode) > len("engine:"):
-		engine = strings.TrimPrefix(mode, "engine:")
-	case strings.HasPrefix(mode, "provider:") && len(mode) > len("provider:"):
+	case v.modeEngine(mode) != "": // devcrypto, afalg
+		engine = v.modeEngine(mode)
+	case strings.HasPrefix(mode, protocol.EnginePrefix) && len(mode) > len(protocol.EnginePrefix):
+		engine = strings.TrimPrefix(mode, protocol.EnginePrefix)
+	case strings.HasPrefix(mode, protocol.ProviderPrefix) && len(mode) > len(protocol.ProviderPrefix):
 		if !v.atLeast(3, 0, 0) {
 			return nil, nil, "", fmt.Errorf("mode %s: providers need OpenSSL 3.0 or later", mode)
 		}
-		return []string{"-provider", strings.TrimPrefix(mode, "provider:")}, nil, "", nil
+		return []string{"-provider", strings.TrimPrefix(mode, protocol.ProviderPrefix)}, nil, "", nil
 	default:
 		return nil, nil, "", fmt.Errorf("mode %q: not an openssl mode", mode)
 	}

@@ -14,7 +14,7 @@ import (
 
 // prepareOpenSSL builds the openssl commands of one (mode, algorithm), or says why it cannot be measured.
 func (s *sweepState) prepareOpenSSL(openssl string, v opensslVersion, mode, alg string) ([]sweepJob, string) {
-	if mode == "afalg" && !strings.HasSuffix(alg, "-cbc") || mode == "afalg" && !strings.HasPrefix(alg, "aes-") {
+	if mode == protocol.ModeAFALG && (!strings.HasSuffix(alg, "-cbc") || !strings.HasPrefix(alg, "aes-")) {
 		// stock OpenSSL's afalg engine offloads nothing else: the rest would run in software under its name
 		return nil, "afalg engine offloads only aes-128/192/256-cbc"
 	}
@@ -104,14 +104,14 @@ func (s *sweepState) runOpenSSL(ctx context.Context, j sweepJob, repeat int) err
 	}
 	n := len(points)
 	var driver string
-	if j.mode == "afalg" || j.mode == "devcrypto" {
-		// both engines hand the work to the kernel crypto API, which picks its driver by priority
+	if spec, ok := protocol.LookupMode(j.mode); ok && spec.Kernel {
+		// devcrypto's and afalg's engines hand the work to the kernel crypto API, which picks its driver by priority
 		if spec, ok := kcapiSpecs[j.alg]; ok {
 			driver = bestCryptoDriver(s.facts.ProcCrypto, spec.Name, spec.Kind)
 		}
 	}
 	var sessionFlag string
-	if j.mode == "devcrypto" {
+	if j.mode == protocol.ModeDevCrypto {
 		d, note, software := s.devcryptoDriver(j.alg)
 		switch {
 		case software != "":

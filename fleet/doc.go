@@ -1,7 +1,35 @@
-// Package fleet is the controller: transports (local and ssh), the agent build cache and cross-compilation,
-// deployment, and orchestration of sweeps across boards with bounded concurrency, timeouts and cancellation.
-// It hands what boards produce to a Sink and never renders output or writes SQL. ReadReference reads vendors'
-// published tables (fleet import --reference) through package reftable, for the store to keep as a reference run.
+// Package fleet is the controller: it reaches boards, puts the agent on them, and runs sweeps across boards
+// with bounded concurrency, timeouts and cancellation. It hands what boards produce to a Sink and never renders
+// output or writes SQL (store implements Sink, Leaser and RunRecord; fleet does not import store).
+//
+// A run: RunRecorded is a run's whole life in the store (begin the record, lease each board through it, Run,
+// the status with Ctrl-C's "interrupted", finish on a context that outlives the cancel), as fleet run and
+// regress --confirm make one (recorded.go). Run measures boards in parallel, each one end to end under its lease
+// (run.go, lease.go): connect, deploy (deploy.go, deploycheck.go: the agent's sha256 checked on the board, pushed
+// only when missing), then `agent measure`, the probe and the sweep in one session (measure.go, sweep.go), with
+// the plan's precision target (precision.go) and each board's validity verdict (validity.go). Progress events
+// (progress.go) and phase timings (trace.go) are for people. A board that fails never stops the others; its
+// BoardOutcome carries the cause, and ModeReport (modes.go) says what became of every mode.
+//
+// Boards going wrong: kernel.go and kernel_patterns.go judge the kernel's log lines during a sweep; reboot.go
+// tells a board that died under it (and waits for it to answer again with ReconnectWait); verify.go fails a board
+// whose measured path gave a wrong output; retry.go retries connects that may succeed later, with backoff.
+//
+// Transports (transport*.go): Transport (transport.go) runs commands and puts files on a board. LocalTransport
+// (transport_local.go) is the built-in board "local"; SSHTransport (transport_ssh*.go) reaches the others:
+// dialing through ProxyJump chains (_dial, _config: ~/.ssh/config's host, user, port, identities and jumps),
+// authentication (_auth: identity files and ssh-agent), host keys checked against known_hosts, accept-new only when
+// asked (_knownhosts), keepalives that tell a dead link from a busy one (_keepalive), sessions (_run) and uploads
+// (_put), the sentinel errors that decide retries (_errors), and a fresh connection offering one cipher
+// (_cipher), which mode ssh uses.
+//
+// Mode ssh (mode_ssh*.go) is a measurement, not the transport: the controller times uploads and downloads of
+// each cipher through the board's SSH server into and out of the agent (mode_ssh_transfer.go), one board at a
+// time, with the controller's own CPU (mode_ssh_cpu_*.go) to flag host-bound points.
+//
+// The agent: Agents (agents.go) hands out a binary per arch, given with --agent or built once per arch from the
+// embedded source (build.go, build_source.go); arch.go and arch_board.go map a board's uname -m, kernel, byte
+// order and FPU to a Go target, and elf.go checks a binary's ELF machine against it.
 //
 // The shell path measures boards the agent cannot run on (no Go port, a kernel below Go's minimum, or
 // agent = "shell" in boards.toml) through their own POSIX shell and openssl, with the agent package's sweep logic
@@ -9,5 +37,10 @@
 // shellpath.go wires it into a run and `boards check`, shellsession.go is the one `sh -s` session (agent.Remote),
 // shellscript.go the POSIX sh it is sent, shellframe.go and shelltimes.go the parsers of what it prints back,
 // shellprobe.go the probe, shellfiles.go the verification's files on the board (base64 through the board's
-// openssl).
+// openssl). warm.go runs a warm board's deploy check, probe and sweep in one session.
+//
+// Without boards: Check is `fleet boards check` (check.go). Import reads `openssl speed` captures into an
+// ImportSink (import.go, import_raw.go keeps the text as raw outputs); ReadReference reads vendors' published
+// tables (fleet import --reference) through package reftable, for the store to keep as a reference run
+// (reference.go).
 package fleet

@@ -56,7 +56,7 @@ type RunOptions struct {
 	// seconds (-1: the board's cores; 0: no concurrency check). Every path is verified before it is measured.
 	VerifyThreads int
 
-	sshGate chan struct{} // one board's ssh points at a time (sshmode.go); made by Run
+	sshGate chan struct{} // one board's ssh points at a time (mode_ssh.go); made by Run
 }
 
 // BoardOutcome is how one board's part of a run ended.
@@ -273,7 +273,7 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 
 		// Progress counts what will be measured: a mode the probe found unavailable is one skip, not a run of slots.
 		rec.unavailable = unavailableModes(facts)
-		// Mode ssh is measured by the controller after the agent's sweep (sshmode.go).
+		// Mode ssh is measured by the controller after the agent's sweep (mode_ssh.go).
 		agentSweep = agentPlan(plan)
 		sshSweep = sshPlan(plan, opts.TransferSizes)
 		total = plannedPoints(withoutModes(agentSweep, rec.unavailable)) + sshSlots(sshSweep, rec.unavailable)

@@ -3,7 +3,6 @@ package inventory
 import (
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/fleetlab/fleet/protocol"
@@ -111,7 +110,7 @@ func CheckMode(m string) error {
 }
 
 func checkMode(m string) string {
-	if slices.Contains(protocol.StandardModes, m) || m == protocol.ModeSSH || m == protocol.KCAPIAll {
+	if _, ok := protocol.LookupMode(m); ok || m == protocol.KCAPIAll {
 		return ""
 	}
 	if d, ok := strings.CutPrefix(m, protocol.KCAPIPrefix); ok {
@@ -125,5 +124,9 @@ func checkMode(m string) string {
 			return ""
 		}
 	}
-	return fmt.Sprintf("unknown mode %q (expected %s, %s, kcapi:DRIVER, kcapi:all, engine:NAME or provider:NAME)", m, strings.Join(protocol.StandardModes, ", "), protocol.ModeSSH)
+	names := make([]string, len(protocol.Modes))
+	for i, s := range protocol.Modes {
+		names[i] = s.Mode
+	}
+	return fmt.Sprintf("unknown mode %q (expected %s, kcapi:DRIVER, kcapi:all, engine:NAME or provider:NAME)", m, strings.Join(names, ", "))
 }

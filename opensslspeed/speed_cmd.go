@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // speedCmd is what an `openssl speed` command line says about the run it started.
@@ -113,16 +115,14 @@ func parseSpeedCmd(argv []string, env []string) *speedCmd {
 	return c
 }
 
-// speedEngineMode names the mode of an engine as design.md does.
+// speedEngineMode names the mode of an engine as design.md does: the mode of protocol.Modes that lists it
+// (devcrypto for cryptodev too, afalg for af_alg), else engine:NAME.
 func speedEngineMode(engine string) string {
-	switch e := strings.ToLower(engine); e {
-	case "devcrypto", "cryptodev":
-		return "devcrypto"
-	case "afalg", "af_alg":
-		return "afalg"
-	default:
-		return "engine:" + e
+	e := strings.ToLower(engine)
+	if mode, ok := protocol.EngineMode(e); ok {
+		return mode
 	}
+	return protocol.EnginePrefix + e
 }
 
 // mode derives the measurement mode from the command line; cpuCap is the capability variable the CPUINFO
@@ -136,7 +136,7 @@ func (c *speedCmd) mode(cpuCap string) (string, string, []string) {
 		return speedEngineMode(c.engine), "command line", nil
 	}
 	if p := strings.ToLower(c.provider); p != "" && p != "default" {
-		return "provider:" + p, "command line", nil
+		return protocol.ProviderPrefix + p, "command line", nil
 	}
 	var notes []string
 	for _, name := range []string{"OPENSSL_armcap", "OPENSSL_ia32cap"} {
@@ -154,7 +154,7 @@ func (c *speedCmd) mode(cpuCap string) (string, string, []string) {
 				continue
 			}
 		}
-		return "soft", "environment", notes
+		return protocol.ModeSoft, "environment", notes
 	}
 	return "", "", notes
 }

@@ -38,7 +38,7 @@ func (b *speedRunBuilder) finish(hint Hint) Run {
 		mode, from = speedEngineMode(b.engine), "engine line"
 	}
 	if mode == "" {
-		mode = "cpu"
+		mode = protocol.ModeCPU
 	}
 	r.Mode, r.ModeFrom = mode, from
 	if r.Command != nil || c != nil || b.cpuCap != "" {

@@ -2,6 +2,7 @@ package opensslspeed
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -281,10 +282,10 @@ func (p *speedParser) line(l speedLine) {
 	}
 }
 
-// speedEngineError says whether an OpenSSL error-stack line comes from an engine at work.
+// speedEngineError says whether an OpenSSL error-stack line comes from an engine at work: one of protocol.Modes'.
 func speedEngineError(t string) bool {
 	l := strings.ToLower(t)
-	return strings.Contains(l, "afalg") || strings.Contains(l, "devcrypto") || strings.Contains(l, "cryptodev")
+	return slices.ContainsFunc(protocol.ModeEngines(), func(e string) bool { return strings.Contains(l, e) })
 }
 
 // tableGoesOn lets a table's rows continue across an error line at line when the line before it was a row.

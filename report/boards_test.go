@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fleetlab/fleet/internal/golden"
 	"github.com/fleetlab/fleet/protocol"
 )
 
@@ -35,7 +36,7 @@ func TestWriteBoardsGolden(t *testing.T) {
 		if err := WriteBoards(&b, boards, leases, f); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, "boards."+map[string]string{FormatText: "txt", FormatJSON: "json"}[f], b.Bytes())
+		golden.Check(t, "boards."+map[string]string{FormatText: "txt", FormatJSON: "json"}[f]+".golden", b.Bytes())
 	}
 }
 

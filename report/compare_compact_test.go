@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/fleetlab/fleet/internal/golden"
 	"github.com/fleetlab/fleet/store"
 )
 
@@ -81,7 +82,7 @@ func TestCompareFourBoardsLayouts(t *testing.T) {
 			if err := WriteCompareLayout(&b, c, tc.format, tc.layout); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tc.name, b.Bytes())
+			golden.Check(t, tc.name+".golden", b.Bytes())
 		})
 	}
 }

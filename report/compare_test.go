@@ -5,6 +5,8 @@ import (
 	"errors"
 	"math"
 	"testing"
+
+	"github.com/fleetlab/fleet/internal/golden"
 )
 
 func TestCompareS00(t *testing.T) {
@@ -52,7 +54,7 @@ func TestCompareS00(t *testing.T) {
 		if err := WriteCompare(&b, c, format); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, "compare_s00."+ext(format), b.Bytes())
+		golden.Check(t, "compare_s00."+ext(format)+".golden", b.Bytes())
 	}
 }
 
@@ -93,7 +95,7 @@ func TestCompareSynthetic(t *testing.T) {
 		if err := WriteCompare(&b, c, format); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, "compare_two_boards."+ext(format), b.Bytes())
+		golden.Check(t, "compare_two_boards."+ext(format)+".golden", b.Bytes())
 	}
 }
 

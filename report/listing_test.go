@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fleetlab/fleet/internal/golden"
 	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/store"
 )
@@ -18,7 +19,7 @@ func TestWriteRuns(t *testing.T) {
 		if err := WriteRuns(&b, runs, format); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, "runs."+ext(format), b.Bytes())
+		golden.Check(t, "runs."+ext(format)+".golden", b.Bytes())
 		if format == "text" && !strings.Contains(b.String(), "incomplete") {
 			t.Errorf("a running run is not shown as incomplete:\n%s", b.String())
 		}
@@ -49,7 +50,7 @@ func TestWriteResults(t *testing.T) {
 		if err := WriteResults(&b, ms, format); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, "results."+ext(format), b.Bytes())
+		golden.Check(t, "results."+ext(format)+".golden", b.Bytes())
 		if format == "json" {
 			var rows []map[string]any
 			if err := json.Unmarshal(b.Bytes(), &rows); err != nil {
@@ -83,7 +84,7 @@ func TestWriteHistory(t *testing.T) {
 		if err := WriteHistory(&b, series, runs, boards, format); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, "history."+ext(format), b.Bytes())
+		golden.Check(t, "history."+ext(format)+".golden", b.Bytes())
 	}
 	h := History(series, runs, boards)
 	if len(h) != 1 || len(h[0].Entries) != 3 {
@@ -106,7 +107,7 @@ func TestWriteRunSummary(t *testing.T) {
 	if err := WriteRunSummary(&b, fx.Runs[2], fx.BoardRuns[2:], raws); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "run_summary.txt", b.Bytes())
+	golden.Check(t, "run_summary.txt.golden", b.Bytes())
 	for _, want := range []string{"incomplete", "emulated (QEMU)", "devcrypto (all): no /dev/crypto", "OPENSSL_armcap=0"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("run summary lacks %q", want)
@@ -119,7 +120,7 @@ func TestWriteSweepTables(t *testing.T) {
 	if err := WriteSweepTables(&b, append(baseline(), s00()...), "", Layout{}); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "sweep.txt", b.Bytes())
+	golden.Check(t, "sweep.txt.golden", b.Bytes())
 	for i, line := range strings.Split(b.String(), "\n") {
 		if n := len([]rune(line)); n > 120 {
 			t.Errorf("line %d is %d columns wide, want ≤ 120: %q", i+1, n, line)

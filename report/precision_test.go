@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fleetlab/fleet/internal/golden"
 	"github.com/fleetlab/fleet/precision"
 	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/store"
@@ -77,18 +78,18 @@ func TestPrecisionGolden(t *testing.T) {
 		if err := WriteCompareLayout(&b, c, f, Layout{}); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, "precision_compare."+f, b.Bytes())
+		golden.Check(t, "precision_compare."+f+".golden", b.Bytes())
 	}
 	var b bytes.Buffer
 	if err := WriteCompareLayout(&b, c, FormatText, Layout{Wide: true}); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "precision_compare_wide.text", b.Bytes())
+	golden.Check(t, "precision_compare_wide.text.golden", b.Bytes())
 	for _, f := range []string{FormatText, FormatCSV, FormatJSON} {
 		var b bytes.Buffer
 		if err := WriteResults(&b, ms, f); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, "precision_results."+f, b.Bytes())
+		golden.Check(t, "precision_results."+f+".golden", b.Bytes())
 	}
 }

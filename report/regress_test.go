@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/fleetlab/fleet/internal/golden"
 )
 
 // row finds the verdict row of a series.
@@ -60,7 +62,7 @@ func TestRegressDrop(t *testing.T) {
 		if err := WriteRegression(&b, r, format); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, "regress_drop."+ext(format), b.Bytes())
+		golden.Check(t, "regress_drop."+ext(format)+".golden", b.Bytes())
 	}
 	var suites junitSuites
 	var b bytes.Buffer
@@ -102,12 +104,12 @@ func TestRegressUnchangedRerun(t *testing.T) {
 	if err := WriteRegression(&b, r, "text"); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "regress_unchanged.txt", b.Bytes())
+	golden.Check(t, "regress_unchanged.txt.golden", b.Bytes())
 	b.Reset()
 	if err := WriteJUnit(&b, r); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "regress_unchanged.junit", b.Bytes())
+	golden.Check(t, "regress_unchanged.junit.golden", b.Bytes())
 }
 
 func TestRegressTooFewSamples(t *testing.T) {
@@ -132,7 +134,7 @@ func TestRegressTooFewSamples(t *testing.T) {
 		if err := WriteRegression(&b, r, format); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, "regress_unconfirmed."+ext(format), b.Bytes())
+		golden.Check(t, "regress_unconfirmed."+ext(format)+".golden", b.Bytes())
 	}
 }
 
@@ -156,7 +158,7 @@ func TestRegressMissingAndNew(t *testing.T) {
 		if err := WriteRegression(&b, r, format); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, "regress_missing."+ext(format), b.Bytes())
+		golden.Check(t, "regress_missing."+ext(format)+".golden", b.Bytes())
 	}
 }
 
@@ -227,7 +229,7 @@ func TestRegressNoBaseline(t *testing.T) {
 			!strings.Contains(b.String(), "am335x") {
 			t.Errorf("%s does not list am335x as without baseline:\n%s", format, b.String())
 		}
-		golden(t, "regress_no_baseline."+ext(format), b.Bytes())
+		golden.Check(t, "regress_no_baseline."+ext(format)+".golden", b.Bytes())
 	}
 	var suites junitSuites
 	var b bytes.Buffer

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fleetlab/fleet/internal/golden"
 	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/store"
 )
@@ -61,7 +62,7 @@ func TestWriteHTMLGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := b.String()
-	golden(t, "report.html", b.Bytes())
+	golden.Check(t, "report.html.golden", b.Bytes())
 
 	// One throughput chart per algorithm with block sizes: aes-128-cbc, aes-256-cbc, sha256.
 	if got, want := strings.Count(page, `<svg class="chart"`), 3; got != want {

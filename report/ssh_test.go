@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fleetlab/fleet/internal/golden"
 	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/store"
 )
@@ -77,7 +78,7 @@ func TestSSHTableGolden(t *testing.T) {
 		if err := WriteSSH(&b, c, f.format); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, "ssh_table."+f.ext, b.Bytes())
+		golden.Check(t, "ssh_table."+f.ext+".golden", b.Bytes())
 	}
 }
 

@@ -1,17 +1,14 @@
 package serve
 
 import (
-	"flag"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+	"github.com/fleetlab/fleet/internal/golden"
+)
 
 var tableRE = regexp.MustCompile(`(?s)<table[ >].*?</table>`)
 
@@ -37,22 +34,7 @@ func TestGoldenTables(t *testing.T) {
 				t.Fatalf("GET %s: %d", tc.path, resp.StatusCode)
 			}
 			got := strings.Join(tableRE.FindAllString(string(body), -1), "\n") + "\n"
-			golden := filepath.Join("testdata", tc.name+".html")
-			if *update {
-				if err := os.MkdirAll("testdata", 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (go test ./serve -run TestGoldenTables -update writes it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("tables of %s differ from %s:\n--- got\n%s\n--- want\n%s", tc.path, golden, got, want)
-			}
+			golden.Check(t, tc.name+".html", []byte(got))
 		})
 	}
 }

@@ -17,7 +17,7 @@ import (
 )
 
 // fakeBoard is one simulated board: an in-process SSH server on 127.0.0.1 whose exec handler answers the
-// controller's deploy commands (fleet/deploy.go, fleet/sshput.go) and plays the agent (probe, sweep) without
+// controller's deploy commands (fleet/deploy.go, fleet/transport_ssh_put.go) and plays the agent (probe, sweep) without
 // starting a process. The agent is not stored, only its size and sha256, so 500 boards cost little memory.
 type fakeBoard struct {
 	name  string

@@ -2,7 +2,7 @@ package main
 
 import "strings"
 
-// shellWords splits a command line the way the controller writes them (fleet/sshrun.go commandLine: every
+// shellWords splits a command line the way the controller writes them (fleet/transport_ssh_run.go commandLine: every
 // argument single-quoted, each quote inside written as close quote, backslash, quote, open quote), enough to
 // dispatch on it without a shell.
 func shellWords(line string) []string {

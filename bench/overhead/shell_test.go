@@ -25,7 +25,7 @@ func TestShellWords(t *testing.T) {
 }
 
 func TestPutScriptPattern(t *testing.T) {
-	// The put script as fleet/sshput.go writes it (putScript); the fake board reads size and path from it.
+	// The put script as fleet/transport_ssh_put.go writes it (putScript); the fake board reads size and path from it.
 	line := `umask 077; mkdir -p '/home/fake/.cache/fleet' || exit 1; t='/home/fake/.cache/fleet/agent-abc.tmp.'$$; ` +
 		`if ! cat > "$t"; then rm -f "$t"; exit 1; fi; n=$(wc -c < "$t"); if [ "$((n+0))" != 3072162 ]; then rm -f "$t"; ` +
 		`echo "size mismatch: wrote $n bytes, want 3072162" >&2; exit 1; fi; chmod 700 "$t" && mv -f "$t" '/home/fake/.cache/fleet/agent-abc' || { rm -f "$t"; exit 1; }`

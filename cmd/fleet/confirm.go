@@ -1,10 +1,8 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"sort"
 
@@ -68,39 +66,30 @@ func confirmRegressions(c *cli.Context, db *store.DB, r *report.Regression, base
 		r.Confirm(base, nil, notMeasured, opts)
 		return nil
 	}
-	host, _ := os.Hostname()
-	w, err := db.BeginRun(c.Context, store.RunInfo{Label: "confirm", ToolVersion: toolVersion(), Host: host,
-		CommandLine: commandLine(os.Args), Source: "fleet regress --confirm"})
-	if err != nil {
-		return usageErr("%w", err)
-	}
 	progress := newProgress(c.App.ErrWriter)
-	agents := &fleet.Agents{Path: c.String("agent"), Logf: progress.Logf}
-	ro := fleet.RunOptions{Boards: boards, Sweep: sweep, ModesSet: true,
-		Concurrency: c.Int("concurrency"), Dial: dialer(c, progress.Logf), Agent: agents.For, Progress: progress,
-		Logf: progress.Logf}
-	if err := leaseOptions(c, &ro, w); err != nil {
+	ro, err := recordOptions(c, db, store.RunInfo{Label: "confirm", Source: "fleet regress --confirm"}, progress)
+	if err != nil {
 		return err
 	}
-	outcomes, runErr := fleet.Run(c.Context, ro, w)
+	ro.Boards, ro.Sweep, ro.ModesSet = boards, sweep, true
+	run, err := fleet.RunRecorded(c.Context, ro)
 	progress.Wait()
-	status := fleet.RunStatus(outcomes, runErr)
-	if err := w.Finish(context.WithoutCancel(c.Context), status); err != nil {
+	if err != nil {
 		return usageErr("%w", err)
 	}
 	if err := c.Context.Err(); err != nil {
 		return err
 	}
-	for _, o := range outcomes {
+	for _, o := range run.Outcomes {
 		if o.Status != protocol.StatusOK && o.Err != nil {
 			notMeasured[o.Board] = "measuring again failed: " + o.Err.Error()
 		}
 	}
-	again, err := db.Measurements(c.Context, store.Filter{RunID: w.RunID()})
+	again, err := db.Measurements(c.Context, store.Filter{RunID: run.ID})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.App.ErrWriter, "confirm: run %d measured %d points again\n", w.RunID(), len(again))
+	fmt.Fprintf(c.App.ErrWriter, "confirm: run %d measured %d points again\n", run.ID, len(again))
 	r.Confirm(base, again, notMeasured, opts)
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fleetlab/fleet/internal/golden"
 	"github.com/fleetlab/fleet/internal/pgtest"
 	"github.com/fleetlab/fleet/store"
 )
@@ -56,7 +57,7 @@ func testDBCopyKeepsLatestRight(t *testing.T, src, dst string) {
 	got, _, _ := runFleet(t, "compare", "--db", dst)
 	want, _, _ := runFleet(t, "compare", "--db", src)
 	if got != want || !strings.Contains(want, "300.0") {
-		t.Errorf("fleet compare on the copy differs from the source:\n%s", lineDiff(want, got))
+		t.Errorf("fleet compare on the copy differs from the source:\n%s", golden.Diff(want, got))
 	}
 }
 

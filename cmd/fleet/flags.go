@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/fleetlab/fleet/inventory"
+	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/report"
 	"github.com/fleetlab/fleet/store"
 )
@@ -70,6 +71,29 @@ func algorithmsFlag(name string, aliases []string, usage string) *cli.StringSlic
 		}
 		return nil
 	}}
+}
+
+// measurableModes lists the modes of protocol.Modes for run's --modes help: those every probe reports on, the
+// engine and provider forms, then those measured only when named, each with its entry's Help.
+func measurableModes() string {
+	probed := []string{}
+	var named []string
+	for _, s := range protocol.Modes {
+		name := s.Mode
+		if s.Help != "" {
+			name += " (" + s.Help + ")"
+		}
+		if s.Probed {
+			probed = append(probed, name)
+		} else {
+			named = append(named, name)
+		}
+	}
+	list := strings.Join(append(probed, protocol.EnginePrefix+"NAME", protocol.ProviderPrefix+"NAME"), ", ")
+	if len(named) > 0 {
+		list += ", and " + strings.Join(named, ", ")
+	}
+	return list
 }
 
 // modesFlag is --modes, each mode checked.

@@ -3,19 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/fleetlab/fleet/internal/golden"
 	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/store"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
 
 // TestGoldenCLI runs the query commands on a seeded database and import --dry-run on a real capture, and compares
 // what they print with testdata/NAME.golden. After a deliberate change of output, `go test ./cmd/fleet -update`
@@ -40,63 +37,46 @@ func TestGoldenCLI(t *testing.T) {
 		{"regress-json", []string{"regress", "--baseline", "nightly", "--format", "json"}},
 		{"regress-threshold-out-of-range", []string{"regress", "--baseline", "nightly", "--threshold", "500%"}},
 		{"history", []string{"history", "--board", "am64x", "--algorithm", "aes-128-cbc", "--mode", "devcrypto"}},
+		{"changes-too-few-runs", []string{"changes"}},
+		{"boards", []string{"boards", "list", "--inventory", filepath.Join("testdata", "golden-boards.toml")}},
+		{"boards-json", []string{"boards", "list", "--inventory", filepath.Join("testdata", "golden-boards.toml"), "--format", "json"}},
+		{"report", []string{"report", "--run", "nightly", "--output", "-"}},
 		{"import-dry-run", []string{"import", "--board", "am335x", "--dry-run", capture}},
 		{"import-dry-run-json", []string{"import", "--board", "am335x", "--dry-run", "--format", "json", capture}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			golden(t, tc.name, db, tc.args...)
+			goldenFleet(t, tc.name, db, tc.args...)
 		})
 	}
 }
 
-// golden runs fleet with args and --db db and compares its exit code, stdout and stderr with
+// TestGoldenChanges compares fleet changes over importNights' 30 nights (a 12 % step at run 18) with
+// testdata/changes*.golden.
+func TestGoldenChanges(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "fleet.db")
+	importNights(t, db)
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"changes", []string{"changes"}},
+		{"changes-json", []string{"changes", "--format", "json"}},
+		{"changes-fail-on-drop", []string{"changes", "--label", "nightly", "--fail-on-drop", "10%"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			goldenFleet(t, tc.name, db, tc.args...)
+		})
+	}
+}
+
+// goldenFleet runs fleet with args and --db db and compares its exit code, stdout and stderr with
 // testdata/name.golden (or rewrites it with -update). The database's directory prints as $TMP.
-func golden(t *testing.T, name, db string, args ...string) {
+func goldenFleet(t *testing.T, name, db string, args ...string) {
 	t.Helper()
 	stdout, stderr, code := runFleet(t, append(args, "--db", db)...)
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "$ fleet %s\nexit %d\n--- stdout\n%s--- stderr\n%s", strings.Join(args, " "), code, stdout, stderr)
-	got := bytes.ReplaceAll(b.Bytes(), []byte(filepath.Dir(db)), []byte("$TMP"))
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden file (go test ./cmd/fleet -update creates it): %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s (go test ./cmd/fleet -update rewrites it):\n%s", path, lineDiff(string(want), string(got)))
-	}
-}
-
-// lineDiff shows the first lines that differ, enough to see what changed.
-func lineDiff(want, got string) string {
-	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	shown := 0
-	for i := 0; i < len(wl) || i < len(gl); i++ {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g {
-			fmt.Fprintf(&b, "line %d:\n  want: %q\n  got:  %q\n", i+1, w, g)
-			if shown++; shown == 10 {
-				break
-			}
-		}
-	}
-	return b.String()
+	golden.Check(t, name+".golden", bytes.ReplaceAll(b.Bytes(), []byte(filepath.Dir(db)), []byte("$TMP")))
 }
 
 // goldenDB seeds a database in which every stored field is fixed: run 1 labelled nightly and an unlabelled run 2

@@ -56,9 +56,9 @@ func leaseTTL(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// leaseOptions puts the lease flags and the run's writer (the database's leases) into opts. The flags' Actions
-// have checked them already.
-func leaseOptions(c *cli.Context, opts *fleet.RunOptions, leases fleet.Leaser) error {
+// leaseOptions puts the lease flags into opts (the leases themselves are the run's record's: fleet.RunRecorded).
+// The flags' Actions have checked them already.
+func leaseOptions(c *cli.Context, opts *fleet.RunOptions) error {
 	wait, err := leaseWait(c.String("lease-wait"))
 	if err != nil {
 		return err
@@ -67,7 +67,7 @@ func leaseOptions(c *cli.Context, opts *fleet.RunOptions, leases fleet.Leaser) e
 	if err != nil {
 		return err
 	}
-	opts.Leases, opts.LeaseWait = leases, wait
+	opts.LeaseWait = wait
 	opts.LeaseTimes = fleet.LeaseTimes{TTL: ttl} // heartbeat and polling: fleet's defaults
 	return nil
 }

@@ -74,7 +74,7 @@ points of one board are measured at a time. fleet compare --modes ssh prints the
 			// 0 is refused: the default comes from the profile, and --help says so instead of "(default: 0)".
 			&cli.IntFlag{Name: "repeat", Usage: "repeat every point `N` times (interleaved across modes)", DefaultText: fromProfile},
 			&cli.Float64Flag{Name: "seconds", Usage: "`S` seconds per point", DefaultText: fromProfile},
-			modesFlag("`MODES` to measure: soft, cpu, devcrypto, afalg, kcapi, engine:NAME, provider:NAME, and ssh (SSH throughput per cipher, only when named)"),
+			modesFlag("`MODES` to measure: "+measurableModes()),
 			algorithmsFlag("algorithms", []string{"a"}, "`ALGS` e.g. aes-128-cbc,sha256,rsa2048; for mode ssh, SSH ciphers such as aes128-ctr,chacha20-poly1305@openssh.com (default: "+strings.Join(protocol.DefaultSSHCiphers, ", ")+")"),
 			&cli.StringSliceFlag{Name: "sizes", Usage: "block `SIZES` in bytes, e.g. 16,1024,16384; with --modes ssh alone, bytes per transfer (default 67108864, 64 MiB)", DefaultText: fromProfile},
 			&cli.IntFlag{Name: "threads", Usage: "run `N` openssl processes in parallel (-multi)", DefaultText: fromProfile},
@@ -102,7 +102,7 @@ func runAction(c *cli.Context) error {
 	if c.Bool("trace") {
 		trace = fleet.TraceWriter(c.App.ErrWriter, time.Now())
 	}
-	endPhase := trace.Phase("run", "open the store and begin the run")
+	endPhase := trace.Phase("run", "open the store")
 	layout, err := layoutFromFlags(c, "at-size")
 	if err != nil {
 		return err
@@ -132,68 +132,44 @@ func runAction(c *cli.Context) error {
 	}
 	defer db.Close()
 
-	host, _ := os.Hostname()
-	w, err := db.BeginRun(c.Context, store.RunInfo{Label: c.String("label"), ToolVersion: toolVersion(),
-		Host: host, CommandLine: commandLine(os.Args)})
-	if err != nil {
-		return usageErr("%w", err)
-	}
 	progress := newProgress(c.App.ErrWriter)
-	agents := &fleet.Agents{Path: c.String("agent"), Logf: progress.Logf}
-	endPhase()
-	endPhase = trace.Phase("run", "measure every board")
-	opts := fleet.RunOptions{
-		Boards:      boards,
-		Sweep:       sweep,
-		ModesSet:    c.IsSet("modes"),
-		Concurrency: c.Int("concurrency"),
-		Dial:        dialer(c, progress.Logf),
-		Agent:       agents.For,
-		Progress:    progress,
-		Logf:        progress.Logf,
-		QuietWait:   quietWait,
-		Governor:    governor,
-		Trace:       trace,
-
-		ReconnectWait: reconnectWait,
-
-		TransferSizes: transferSizes,
-		VerifyThreads: -1, // the board's cores
+	opts, err := recordOptions(c, db, store.RunInfo{Label: c.String("label")}, progress)
+	if err != nil {
+		return err
 	}
+	endPhase()
+	opts.Boards, opts.Sweep, opts.ModesSet = boards, sweep, c.IsSet("modes")
+	opts.QuietWait, opts.Governor, opts.Trace = quietWait, governor, trace
+	opts.ReconnectWait = reconnectWait
+	opts.TransferSizes = transferSizes
+	opts.VerifyThreads = -1 // the board's cores
 	if c.IsSet("verify-threads") {
 		opts.VerifyThreads = c.Int("verify-threads")
-	}
-	if err := leaseOptions(c, &opts, w); err != nil {
-		return err
 	}
 	// The run's end and its tables are read and written after an interrupt too, but within one grace
 	// period: a database that stopped answering must not keep an interrupted fleet from exiting.
 	final, endFinal := store.Outlive(c.Context, store.FinalWriteGrace)
 	defer endFinal()
-	outcomes, runErr := fleet.Run(c.Context, opts, w)
+	opts.Final = final
+	run, err := fleet.RunRecorded(c.Context, opts)
 	progress.Wait()
-	endPhase()
-	defer trace.Phase("run", "finish the run, print its tables")()
-
-	status := fleet.RunStatus(outcomes, runErr)
-	if c.Context.Err() != nil {
-		status = protocol.StatusInterrupted
-	}
-	// Stored even when interrupted: the run's end must not depend on the cancelled context.
-	if err := w.Finish(final, status); err != nil {
+	if err != nil {
 		return usageErr("%w", err)
 	}
-	outcomes, gone, refused := dropRefused(context.WithoutCancel(c.Context), w, outcomes)
+	defer trace.Phase("run", "print the run's tables")()
+	runErr := run.Err
+	w, _ := run.Record.(*store.RunWriter)
+	outcomes, gone, refused := dropRefused(final, w, run.Outcomes)
 	if gone || refused != nil && len(outcomes) == 0 {
 		return refused
 	}
 	if refused != nil {
 		runErr = refused // the usage error decides the exit code; the other boards' results are kept and printed
 	}
-	printOutcomes(c.App.ErrWriter, w.RunID(), outcomes)
-	printValidity(final, c.App.ErrWriter, db, w.RunID())
+	printOutcomes(c.App.ErrWriter, run.ID, outcomes)
+	printValidity(final, c.App.ErrWriter, db, run.ID)
 
-	ms, err := db.Measurements(final, store.Filter{RunID: w.RunID()})
+	ms, err := db.Measurements(final, store.Filter{RunID: run.ID})
 	if err != nil {
 		return usageErr("%w", err)
 	}

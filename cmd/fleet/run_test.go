@@ -94,3 +94,33 @@ func TestRunLocalEndToEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestRunHelpNamesEveryMode: run's --modes help is protocol.Modes', so every mode of the table is in it, with its
+// Help, and those measured only when named come after the rest.
+func TestRunHelpNamesEveryMode(t *testing.T) {
+	stdout, stderr, code := runFleet(t, "run", "--help")
+	if code != 0 {
+		t.Fatalf("fleet run --help: exit %d\n%s", code, stderr)
+	}
+	var line string
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.Contains(l, "--modes MODES") {
+			line = l
+		}
+	}
+	if line == "" {
+		t.Fatalf("no --modes in fleet run --help:\n%s", stdout)
+	}
+	for _, s := range protocol.Modes {
+		name := s.Mode
+		if s.Help != "" {
+			name += " (" + s.Help + ")"
+		}
+		if !strings.Contains(line, " "+name) {
+			t.Errorf("--modes help %q does not name %q", line, name)
+		}
+	}
+	if i, j := strings.Index(line, "provider:NAME"), strings.Index(line, " "+protocol.ModeSSH+" ("); i < 0 || j < i {
+		t.Errorf("--modes help %q: want ssh (measured only when named) after the probed modes and provider:NAME", line)
+	}
+}

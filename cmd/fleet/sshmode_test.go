@@ -91,7 +91,7 @@ func storeSSHRun(t *testing.T, path string) {
 func TestCompareModesSSH(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "fleet.db")
 	storeSSHRun(t, db)
-	golden(t, "compare-modes-ssh", db, "compare", "--modes", "ssh")
+	goldenFleet(t, "compare-modes-ssh", db, "compare", "--modes", "ssh")
 	stdout, stderr, code := runFleet(t, "--db", db, "compare", "--modes", "ssh")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)

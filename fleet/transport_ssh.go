@@ -86,7 +86,7 @@ type SSHTransport struct {
 	clients []*ssh.Client // jump hosts first, the board last
 	logf    func(string, ...any)
 
-	dialer   *chainDialer // how the connection was made: mode ssh dials the board again the same way (sshcipher.go)
+	dialer   *chainDialer // how the connection was made: mode ssh dials the board again the same way (transport_ssh_cipher.go)
 	opts     SSHOptions
 	lastRead *activity     // when the board last sent a byte (the keepalive waits longer while it does)
 	done     chan struct{} // closed when the board's connection has ended

@@ -1,0 +1,72 @@
+package fleet
+
+import (
+	"context"
+
+	"github.com/fleetlab/fleet/protocol"
+)
+
+// A RunRecord is a run's record in the store (a store.RunWriter): it receives what the run produces, holds the
+// run's leases on its boards, and ends with the run's status.
+type RunRecord interface {
+	Sink
+	Leaser
+	RunID() int64
+	// Finish ends the run with status and gives back the leases it still holds.
+	Finish(ctx context.Context, status protocol.Status) error
+}
+
+// RecordOptions is a run kept in a record from its beginning to its end, as fleet run and regress --confirm
+// make one.
+type RecordOptions struct {
+	// RunOptions is what to measure and how. Its Leases are the record's; a nil Agent takes AgentPath's agents.
+	RunOptions
+	// Begin opens the run's record: store.DB.BeginRun with the run's label, host and command line.
+	Begin func(ctx context.Context) (RunRecord, error)
+	// AgentPath is the agent binary for every board (--agent); "" builds one per arch from the embedded source.
+	AgentPath string
+	// Final is the context of the run's end, not cancelled with the run's (store.Outlive bounds it to a grace
+	// period after an interrupt); nil is context.WithoutCancel of the run's.
+	Final context.Context
+}
+
+// RecordedRun is how a recorded run ended.
+type RecordedRun struct {
+	ID       int64     // the record's run id
+	Record   RunRecord // the record itself, finished
+	Outcomes []BoardOutcome
+	Status   protocol.Status // as stored
+	Err      error           // Run's: ctx's error when interrupted, ErrBoardsFailed, or nil
+}
+
+// RunRecorded is a run's whole life in the store: begin the record, measure opts.Boards into it with each
+// board leased through it, and finish it with the run's status. A cancelled ctx makes the run interrupted,
+// and the status is stored even then. The error is the record's (it could not be begun or finished); how the
+// measuring went is in the result. Progress is not waited for: the caller's printer drains its own.
+func RunRecorded(ctx context.Context, opts RecordOptions) (RecordedRun, error) {
+	endPhase := opts.Trace.Phase("run", "begin the run")
+	rec, err := opts.Begin(ctx)
+	endPhase()
+	if err != nil {
+		return RecordedRun{}, err
+	}
+	ro := opts.RunOptions
+	ro.Leases = rec
+	if ro.Agent == nil {
+		ro.Agent = (&Agents{Path: opts.AgentPath, Logf: ro.Logf}).For
+	}
+	endPhase = opts.Trace.Phase("run", "measure every board")
+	outcomes, runErr := Run(ctx, ro, rec)
+	endPhase()
+	res := RecordedRun{ID: rec.RunID(), Record: rec, Outcomes: outcomes, Status: RunStatus(outcomes, runErr), Err: runErr}
+	if ctx.Err() != nil {
+		res.Status = protocol.StatusInterrupted // whatever ended the context, not only a cancel
+	}
+	defer opts.Trace.Phase("run", "finish the run")()
+	// The run's end must not depend on the cancelled context.
+	final := opts.Final
+	if final == nil {
+		final = context.WithoutCancel(ctx)
+	}
+	return res, rec.Finish(final, res.Status)
+}
