@@ -38,7 +38,7 @@ func TestVerifyCiphersPrefixRuns(t *testing.T) {
 		t.Run(alg, func(t *testing.T) {
 			os.Remove(log)
 			spec := protocol.VerifyCiphers[alg]
-			o := &opensslVerifier{argv0: wrapper, alg: alg, dir: t.TempDir(), workers: 2}
+			o := &opensslVerifier{argv0: wrapper, alg: alg, dir: t.TempDir(), workers: 2, host: localHost{}}
 			var written []string
 			cases, why := o.ciphers(context.Background(), spec, sizes, files, &written)
 			if why != "" {
@@ -59,7 +59,7 @@ func TestVerifyCiphersPrefixRuns(t *testing.T) {
 			}
 			for _, c := range cases {
 				alone := o.dir + "/alone"
-				one := &opensslVerifier{argv0: real, alg: alg, dir: o.dir}
+				one := &opensslVerifier{argv0: real, alg: alg, dir: o.dir, host: localHost{}}
 				res := one.run(context.Background(), one.encArgv(spec, files[c.Size], alone, c.Op == "decrypt", c.Padded), "")
 				out, err := os.ReadFile(alone)
 				if res.Exit != 0 || err != nil {
