@@ -83,7 +83,7 @@ func TestRunSessionsPerBoard(t *testing.T) {
 			switch {
 			case strings.Contains(r, "/agent-"):
 				agentSessions++
-				if !strings.HasSuffix(r, " measure") {
+				if !strings.Contains(r, " measure") {
 					t.Errorf("run %d: agent session %q, want one `measure` (probe and sweep together)", i+1, r)
 				}
 			case strings.HasPrefix(r, "sh -c # deploy check, then the agent") && i > 0:
