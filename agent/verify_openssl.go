@@ -51,23 +51,18 @@ func (s *sweepState) verifyOpenSSL(ctx context.Context, openssl string, v openss
 		}
 		return protocol.VerifyReport{Unknown: why}
 	}
-	opts, modeEnv, engine, err := speedModeOptions(mode, v, s.facts.Machine)
-	if err != nil {
-		return protocol.VerifyReport{Unknown: err.Error()}
+	o, cleanup, unknown := s.newOpenSSLVerifier(ctx, mode, v, openssl, alg)
+	if unknown != "" {
+		return protocol.VerifyReport{Unknown: unknown}
 	}
-	host := s.verifyHost(ctx)
-	dir, cleanup, err := host.mkdir()
-	if err != nil {
-		return protocol.VerifyReport{Unknown: fmt.Sprintf("no private directory for the verification files: %v", err)}
-	}
+	host, dir := o.host, o.dir
 	var written []string
 	defer func() { cleanup(written...) }()
-	o := &opensslVerifier{argv0: openssl, opts: opts, env: append(envList(s.plan.Env), modeEnv...), engine: engine, alg: alg, dir: dir, workers: s.verifyProcesses(), host: host}
 	tool := "dgst"
 	if isCipher {
 		tool = "enc"
 	}
-	r := protocol.VerifyReport{Path: strings.TrimSpace(strings.Join(append(append(o.env, "openssl", tool), opts...), " "))}
+	r := protocol.VerifyReport{Path: strings.TrimSpace(strings.Join(append(append(o.env, "openssl", tool), o.opts...), " "))}
 	sizes := verifySizes(s.plan)
 	files := make(map[int]string, len(sizes))
 	for _, n := range sizes {
@@ -344,4 +339,21 @@ func (o *opensslVerifier) concurrency(ctx context.Context, spec protocol.VerifyC
 		c.Errors = c.Errors[:4]
 	}
 	return c
+}
+
+// newOpenSSLVerifier is the verifier of one openssl mode and algorithm: the mode's options and environment, and
+// a private directory on the host the path runs on (here, or the shell path's board). unknown says why there is
+// none; cleanup removes the named files and the directory.
+func (s *sweepState) newOpenSSLVerifier(ctx context.Context, mode string, v opensslVersion, openssl, alg string) (o *opensslVerifier, cleanup func(...string), unknown string) {
+	opts, modeEnv, engine, err := speedModeOptions(mode, v, s.facts.Machine)
+	if err != nil {
+		return nil, nil, err.Error()
+	}
+	host := s.verifyHost(ctx)
+	dir, cleanup, err := host.mkdir()
+	if err != nil {
+		return nil, nil, fmt.Sprintf("no private directory for the verification files: %v", err)
+	}
+	return &opensslVerifier{argv0: openssl, opts: opts, env: append(envList(s.plan.Env), modeEnv...), engine: engine,
+		alg: alg, dir: dir, workers: s.verifyProcesses(), host: host}, cleanup, ""
 }

@@ -31,15 +31,11 @@ func (s *sweepState) verifySignature(ctx context.Context, openssl string, v open
 	if a == "eddsa" && !v.atLeast(1, 1, 1) {
 		return protocol.VerifyReport{Unknown: fmt.Sprintf("openssl %d.%d.%d has no EdDSA (OpenSSL 1.1.1 and later)", v.Major, v.Minor, v.Patch)}
 	}
-	opts, modeEnv, engine, err := speedModeOptions(mode, v, s.facts.Machine)
-	if err != nil {
-		return protocol.VerifyReport{Unknown: err.Error()}
+	o, cleanup, unknown := s.newOpenSSLVerifier(ctx, mode, v, openssl, alg)
+	if unknown != "" {
+		return protocol.VerifyReport{Unknown: unknown}
 	}
-	host := s.verifyHost(ctx)
-	dir, cleanup, err := host.mkdir()
-	if err != nil {
-		return protocol.VerifyReport{Unknown: fmt.Sprintf("no private directory for the verification files: %v", err)}
-	}
+	host, dir := o.host, o.dir
 	names := []string{"key.pem", "msg", "msg-changed", "sig"}
 	defer func() { cleanup(names...) }()
 	changed := append([]byte(nil), msg...)
@@ -49,8 +45,7 @@ func (s *sweepState) verifySignature(ctx context.Context, openssl string, v open
 			return protocol.VerifyReport{Unknown: fmt.Sprintf("write the signature check's input: %v", err)}
 		}
 	}
-	o := &opensslVerifier{argv0: openssl, opts: opts, env: append(envList(s.plan.Env), modeEnv...), engine: engine, alg: alg, dir: dir, workers: s.verifyProcesses(), host: host}
-	r := protocol.VerifyReport{Path: strings.TrimSpace(strings.Join(append(append(o.env, "openssl", "pkeyutl"), opts...), " "))}
+	r := protocol.VerifyReport{Path: strings.TrimSpace(strings.Join(append(append(o.env, "openssl", "pkeyutl"), o.opts...), " "))}
 	key, sig := filepath.Join(dir, "key.pem"), filepath.Join(dir, "sig")
 	pkeyutl := func(op, file string) []string {
 		argv := []string{o.argv0, "pkeyutl", op, "-inkey", key, "-in", file}
