@@ -36,6 +36,13 @@ import (
 //	                   watchdog then never ends); its trap kills the sleep by $! (set at the fork, when a variable
 //	                   assigned after it may not be yet) once the sleep is forked (before, $! is the command's),
 //	                   with SIGKILL (a signal caught by the forked shell before it execs sleep is lost too).
+//	fleet_x            the EXIT trap: removes the session's directory, but only in the session's own shell. A
+//	                   USR1 that reaches bash's watchdog between its fork and its trap kills it through bash's
+//	                   handler, which runs the EXIT trap the child still holds from the session: without the
+//	                   guard it removed the directory under the session's next command (whose 2>"$fleet_d/err"
+//	                   then failed, exit 1, no output). $$ is the session's pid in every subshell; the pid of
+//	                   the shell running the trap is the parent of a process it starts (sh -c, POSIX: no
+//	                   $BASHPID in dash or ash).
 const shellPrelude = `umask 077
 fleet_n=%[1]s
 fleet_d=/tmp/fleet-sh.$$.%[2]s
@@ -90,7 +97,8 @@ fleet_w() {
 	fleet_m E
 	cat "$fleet_d/err" 2>/dev/null
 }
-trap 'rm -rf "$fleet_d"' EXIT
+fleet_x() { sh -c '[ "$PPID" = "$1" ]' fleet_x "$$" && rm -rf "$fleet_d"; }
+trap fleet_x EXIT
 trap 'exit 129' HUP
 trap 'exit 130' INT
 trap 'exit 143' TERM
