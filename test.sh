@@ -16,7 +16,7 @@ stage() { # stage NAME CMD...: run one stage, count it, keep going so every fail
 }
 
 stage "go test -race ./..." go test -race -count=1 -timeout 60m ./...
-# Validity's quiet case needs an idle machine, which the parallel suite above is not: run it alone (issue 12).
+# Validity's quiet case needs an idle machine, which the parallel suite above is not: run it alone.
 stage "validity on a quiet machine" env FLEET_E2E_REQUIRE_QUIET=1 go test -count=1 -run '^TestValidityLocalEndToEnd$' ./e2e
 # regress --confirm's "transient" compares a re-measure with its baseline: both must see the same (idle) machine.
 stage "regress --confirm on a quiet machine" env FLEET_E2E_ALONE=1 go test -count=1 -run '^TestConfirmTransient$' ./e2e

@@ -15,7 +15,7 @@ type systemSample struct {
 	CPUOK  bool
 	IRQs   []irqLine
 	IRQsOK bool
-	Ev     evidenceSample // validity evidence (issue 12)
+	Ev     evidenceSample // what a validity verdict needs (evidence.go)
 }
 
 // sampleSystem reads /proc/stat and the crypto lines of /proc/interrupts under root ("" for the real /proc).

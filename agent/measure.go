@@ -13,10 +13,10 @@ import (
 )
 
 // mainMeasure is `fleet-agent measure [probe flags]`: the probe and the sweep in one session, so that a board
-// costs the controller one SSH session for both, and the board one probe (issue 17). It prints hello and the
-// probe's facts, then reads the plan (one JSON line) on stdin and sweeps it as `sweep` does, reusing the probe.
-// The controller may send the plan at once when it does not need the facts to write it; EOF instead of a plan
-// ends the session after the facts (a probe alone).
+// costs the controller one SSH session (each costs round trips) for both, and the board one probe. It prints
+// hello and the probe's facts, then reads the plan (one JSON line) on stdin and sweeps it as `sweep` does,
+// reusing the probe. The controller may send the plan at once when it does not need the facts to write it; EOF
+// instead of a plan ends the session after the facts (a probe alone).
 func mainMeasure(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	opts, err := parseProbeArgs(args)
 	if err != nil {

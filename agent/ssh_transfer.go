@@ -12,7 +12,7 @@ import (
 	"github.com/fleetlab/fleet/protocol"
 )
 
-// The board's side of mode ssh (issue 15). The controller streams data through a fresh SSH connection into
+// The board's side of mode ssh. The controller streams data through a fresh SSH connection into
 // `fleet-agent ssh-sink N` (upload) or out of `fleet-agent ssh-source N` (download); the agent moves the bytes
 // to or from nowhere, like `cat > /dev/null` and `head -c N /dev/zero`, and samples the whole board's /proc/stat
 // just before the first and just after the last byte, so the controller gets the board's CPU over the transfer.

@@ -1,7 +1,7 @@
 #!/bin/sh
-# Runs every benchmark of issue 8, item 1 (and, with FUZZ=1, the 1 M-execution fuzz runs of item 3), one after
-# the other: never two at once, they would skew each other. Each prints its own ratios; the outputs are kept in
-# $BENCH_OUT (default: a new directory under /tmp). Needs root for the sshd boards in network namespaces,
+# Runs every benchmark of bench/README.md (and, with FUZZ=1, the 1 M-execution fuzz runs of its Fuzzing section),
+# one after the other: never two at once, they would skew each other. Each prints its own ratios; the outputs are
+# kept in $BENCH_OUT (default: a new directory under /tmp). Needs root for the sshd boards in network namespaces,
 # openssh-server, and ansible (apt-get install -y ansible). Takes about 40 minutes, plus the fuzzing.
 #
 #   bench/run-all.sh                 everything but fuzzing

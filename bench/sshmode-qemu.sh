@@ -1,6 +1,6 @@
 #!/bin/bash
-# sshmode-qemu.sh: mode ssh (issue 15) on the emulated ARM lab, for bench/README.md section j. Boots qemu-arm64
-# and qemu-armv7 (lab/lab build first), measures the raw ciphers (cpu) and then mode ssh at 16 MiB each way, and
+# sshmode-qemu.sh: mode ssh on the emulated ARM lab, for bench/README.md section k. Boots qemu-arm64 and
+# qemu-armv7 (lab/lab build first), measures the raw ciphers (cpu) and then mode ssh at 16 MiB each way, and
 # prints `fleet compare --modes ssh`; the boards are stopped on every exit. Root, as lab/lab needs.
 #
 #   bench/sshmode-qemu.sh > out.txt 2>&1

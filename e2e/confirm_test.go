@@ -13,8 +13,8 @@ var confirmSweep = []string{"--seconds", "1", "--algorithms", "aes-128-cbc", "--
 // tolerant takes any background load as valid: these tests inject slowness and need it judged, not refused.
 const tolerant = "[boards.local]\nvalidity = { background_peak_pct = 100, background_avg_pct = 100 }\n"
 
-// TestConfirmTransient is issue 12's one-off drop: a hog on every core during one nightly makes it slower;
-// regress --confirm measures the series again without the hog and calls the drop "transient" (exit 0).
+// TestConfirmTransient is a one-off drop: a hog on every core during one nightly makes it slower; regress
+// --confirm measures the series again without the hog and calls the drop "transient" (exit 0).
 func TestConfirmTransient(t *testing.T) {
 	needOpenSSL(t)
 	if testing.Short() {
@@ -51,8 +51,8 @@ func TestConfirmTransient(t *testing.T) {
 	}
 }
 
-// TestConfirmConfirmed is issue 12's real drop: the CPU path loses AES-NI (the board's environment masks it, as a
-// broken OpenSSL build would), and re-measuring keeps it slow: "regressed (confirmed)", exit 1.
+// TestConfirmConfirmed is a real drop: the CPU path loses AES-NI (the board's environment masks it, as a broken
+// OpenSSL build would), and re-measuring keeps it slow: "regressed (confirmed)", exit 1.
 func TestConfirmConfirmed(t *testing.T) {
 	needOpenSSL(t)
 	if testing.Short() {

@@ -17,7 +17,7 @@ import (
 	"github.com/fleetlab/fleet/store"
 )
 
-// Board leases (issue 14): fleet processes sharing one database never measure one board at once.
+// Board leases: fleet processes sharing one database never measure one board at once.
 
 // waitingRE is the progress line of a board that waits for another run's lease; it captures the holder's run.
 var waitingRE = regexp.MustCompile(`(\S+)\s+waiting for run (\d+) \(`)

@@ -18,11 +18,11 @@ import (
 // capture is a real `openssl speed` output from the parser's corpus, imported by the same-output test.
 const capture = "../opensslspeed/testdata/captures/S00_am335x-1.0.0d-sw-and-cryptodev-time-v.txt"
 
-// TestSameOutputSQLiteAndPostgres is issue 14's "done when": the same session — two runs over the three sshd
-// boards, an import of a capture between them, then every query command — gives the same output, byte for
-// byte, with a SQLite file and with a PostgreSQL database. The boards run the well-behaved fake agent
-// (testdata/hostileagent without FLEET_HOSTILE: fixed figures), so that both sessions store the same points;
-// only the times of runs (the wall clock) and the database's name differ, and are normalized.
+// TestSameOutputSQLiteAndPostgres: the same session — two runs over the three sshd boards, an import of a capture
+// between them, then every query command — gives the same output, byte for byte, with a SQLite file and with a
+// PostgreSQL database. The boards run the well-behaved fake agent (testdata/hostileagent without FLEET_HOSTILE:
+// fixed figures), so that both sessions store the same points; only the times of runs (the wall clock) and the
+// database's name differ, and are normalized.
 func TestSameOutputSQLiteAndPostgres(t *testing.T) {
 	_, lab := labWorld(t, sshlab.Options{})
 	dsn := pgtest.NewDatabase(t)

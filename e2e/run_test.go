@@ -77,8 +77,8 @@ func TestBoardsCheckBuildsAgent(t *testing.T) {
 	}
 }
 
-// TestRunThreeBoards is issue 5's "done when": a full run over three real sshd boards stores every (board, mode,
-// algorithm, size) point, and runs, results, history and show return them.
+// TestRunThreeBoards: a full run over three real sshd boards stores every (board, mode, algorithm, size) point,
+// and runs, results, history and show return them.
 func TestRunThreeBoards(t *testing.T) {
 	w, lab := labWorld(t, sshlab.Options{})
 	args := append([]string{"run", "--boards", strings.Join(threeBoards, ","), "--agent", agentBin, "--label", "e2e"}, shortSweep...)

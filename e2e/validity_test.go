@@ -20,9 +20,9 @@ import (
 // validitySweep is short: 2 modes × 2 sizes × 1 s.
 var validitySweep = []string{"--seconds", "1", "--algorithms", "sha256", "--sizes", "1024,16384", "--modes", "soft,cpu"}
 
-// TestValidityLocalEndToEnd is issue 12's end-to-end case on the local board: a quiet run is ok; the same run
-// with a CPU hog on every core is not ok and names the load; regress against the quiet run then exits 4 (not
-// judged: invalid), with a JUnit error, not a failure.
+// TestValidityLocalEndToEnd is validity end to end on the local board: a quiet run is ok; the same run with a CPU
+// hog on every core is not ok and names the load; regress against the quiet run then exits 4 (not judged:
+// invalid), with a JUnit error, not a failure.
 func TestValidityLocalEndToEnd(t *testing.T) {
 	needOpenSSL(t)
 	if testing.Short() {

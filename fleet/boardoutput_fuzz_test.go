@@ -8,9 +8,10 @@ import (
 	"testing"
 )
 
-// FuzzBoardOutput feeds what a board prints to the controller's two parsers of plain board output added for
-// issues 15 and 17: the deploy check's lines (readCheck) and the agent's transfer report (parseTransfer). A
-// hostile or broken board must get an error, never a panic, and what they accept must be usable as it is.
+// FuzzBoardOutput feeds what a board prints to the controller's two parsers of plain board output, added for mode
+// ssh and for the one-session deploy check: the deploy check's lines (readCheck) and the agent's transfer report
+// (parseTransfer). A hostile or broken board must get an error, never a panic, and what they accept must be
+// usable as it is.
 func FuzzBoardOutput(f *testing.F) {
 	for _, s := range []string{
 		"arch aarch64\nhome /root\nabsent\n",

@@ -10,11 +10,11 @@ import (
 	"strings"
 )
 
-// deployScript is the deploy check, in one session (issue 17: each session costs round trips, and the board a
-// shell; with the agent there, the script starts three programs: uname, chmod and stat). It prints the board's
-// `uname -m` and $HOME and makes the private directory $HOME/.cache/fleet (0700); then reads "NAME SHA256" on
-// stdin — sent at once when the controller knows its agent, else after it has read the arch — and describes NAME
-// in that directory: "absent", or its size and its sha256.
+// deployScript is the deploy check, in one session (each session costs round trips, and the board a shell; with
+// the agent there, the script starts three programs: uname, chmod and stat). It prints the board's `uname -m` and
+// $HOME and makes the private directory $HOME/.cache/fleet (0700); then reads "NAME SHA256" on stdin — sent at
+// once when the controller knows its agent, else after it has read the arch — and describes NAME in that
+// directory: "absent", or its size and its sha256.
 //
 // The sha256 of a 3 MiB agent costs a slow board 0.6 s (ARMv5 at ~5 MB/s), every run. So after sha256sum has
 // verified the file, the script writes .NAME.sha256 beside it (hidden: agent-* lists agents only), the checksum

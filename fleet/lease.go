@@ -11,11 +11,10 @@ import (
 	"github.com/fleetlab/fleet/protocol"
 )
 
-// Leaser keeps a board to one run at a time, across the processes and controllers that share a database
-// (issue 14). The store implements it for a run (store.RunWriter), without importing fleet. Run takes a lease
-// per board before it connects to the board and gives it back after the board's cleanup, so nothing of two runs
-// (deploy, probe, governor, sweep) overlaps on one board. Without a Leaser (tests, dry runs, no database) Run
-// takes no lease.
+// Leaser keeps a board to one run at a time, across the processes and controllers that share a database. The
+// store implements it for a run (store.RunWriter), without importing fleet. Run takes a lease per board before it
+// connects to the board and gives it back after the board's cleanup, so nothing of two runs (deploy, probe,
+// governor, sweep) overlaps on one board. Without a Leaser (tests, dry runs, no database) Run takes no lease.
 type Leaser interface {
 	// AcquireLease takes board for ttl when it is free, or its holder's lease has expired; otherwise it returns
 	// false and the lease that holds the board.

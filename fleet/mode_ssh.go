@@ -13,11 +13,11 @@ import (
 	"github.com/fleetlab/fleet/protocol"
 )
 
-// Mode ssh (issue 15): what the board's SSH server does with real traffic, per cipher. For every repeat, cipher
-// and transfer size the controller opens a fresh connection to the board the way the run's own connection was
-// made (same ssh config, ProxyJump chain, host key checks and identities) offering that one cipher, then times an
-// upload (controller → board: the board decrypts) and a download (board → controller: the board encrypts) of
-// the transfer size through the agent (agent/ssh_transfer.go), which samples the board's /proc/stat around it.
+// Mode ssh: what the board's SSH server does with real traffic, per cipher. For every repeat, cipher and transfer
+// size the controller opens a fresh connection to the board the way the run's own connection was made (same ssh
+// config, ProxyJump chain, host key checks and identities) offering that one cipher, then times an upload
+// (controller → board: the board decrypts) and a download (board → controller: the board encrypts) of the
+// transfer size through the agent (agent/ssh_transfer.go), which samples the board's /proc/stat around it.
 //
 // The controller's CPU is that of its whole process (getrusage): other boards' sweeps running at the same time
 // are in it too. To keep that small, and so that two boards never share the controller's cores while one is

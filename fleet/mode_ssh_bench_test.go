@@ -12,10 +12,10 @@ import (
 	"github.com/fleetlab/fleet/protocol"
 )
 
-// BenchmarkSSHCipherCeiling is the controller's own ceiling per cipher (issue 15): x/crypto/ssh at both ends
-// of a loopback TCP connection, in this process, one channel moving 4 MiB per iteration each way. The client
-// side is what the controller does in mode ssh; the server side here is x/crypto too, so on a machine with
-// two cores or more the figure is the slower of the two, and the controller alone is at least this fast.
+// BenchmarkSSHCipherCeiling is the controller's own ceiling per cipher in mode ssh: x/crypto/ssh at both ends of
+// a loopback TCP connection, in this process, one channel moving 4 MiB per iteration each way. The client side is
+// what the controller does in mode ssh; the server side here is x/crypto too, so on a machine with two cores or
+// more the figure is the slower of the two, and the controller alone is at least this fast.
 //
 //	go test ./fleet -run '^$' -bench SSHCipherCeiling -benchtime 20x -count 3
 func BenchmarkSSHCipherCeiling(b *testing.B) {

@@ -29,7 +29,7 @@ type RunOptions struct {
 	Progress Progress
 	Logf     func(format string, args ...any)
 
-	// QuietWait and Governor prepare each board (issue 12) and win over boards.toml: nil and "" leave it to
+	// QuietWait and Governor prepare each board for valid points and win over boards.toml: nil and "" leave it to
 	// each board's and profile's validity table.
 	QuietWait *time.Duration
 	Governor  string
@@ -116,7 +116,7 @@ func Run(ctx context.Context, opts RunOptions, sink Sink) ([]BoardOutcome, error
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
 	}
-	sink = withValidity(sink, opts.Boards, opts.Sweep) // issue 12: every point and board run gets a verdict
+	sink = withValidity(sink, opts.Boards, opts.Sweep) // every point and board run gets a validity verdict
 	// Boards start in order, opts.Concurrency at a time; a board that waits for another run's lease gives its
 	// place to the run's other boards meanwhile (errgroup's limit cannot be given back, hence the channel).
 	places := make(chan struct{}, concurrency(opts.Concurrency))
@@ -258,7 +258,7 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 		facts = f
 		rec.kernel.setFacts(f)
 		out.Summary = factsSummary(facts)
-		addSSHModeFact(facts, plan.Modes, t) // issue 15: mode ssh is the controller's, not the probe's
+		addSSHModeFact(facts, plan.Modes, t) // mode ssh is the controller's, not the probe's
 		if shellWhy != "" {
 			markShellModes(facts, shellWhy)
 			out.Summary += "; shell path: " + shellWhy

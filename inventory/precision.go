@@ -7,7 +7,7 @@ import (
 	"github.com/fleetlab/fleet/precision"
 )
 
-// A profile's adaptive repeats (issue 17):
+// A profile's adaptive repeats (`fleet run --precision` in a profile):
 //
 //	[profiles.nightly]
 //	precision = 2        # repeat each point until its median's 95 % interval is within ±2 %

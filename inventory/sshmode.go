@@ -8,7 +8,7 @@ import (
 	"github.com/fleetlab/fleet/protocol"
 )
 
-// Mode ssh (issue 15) takes SSH cipher names (aes128-ctr, aes128-gcm@openssh.com, …) where the other modes take
+// Mode ssh takes SSH cipher names (aes128-ctr, aes128-gcm@openssh.com, …) where the other modes take
 // openssl algorithms: the two kinds may stand in one list, each going to its modes.
 
 // checkSSHCipherName is checkAlgorithm's answer for a name only an SSH cipher could have ('@' or '.'): known

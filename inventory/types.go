@@ -43,7 +43,7 @@ type Profile struct {
 	Repeats    int      `toml:"repeats"`
 	Agent      string   `toml:"agent"` // AgentGo or AgentShell for the boards that do not say; empty: chosen per board
 
-	// Adaptive repeats (issue 17, precision.go): PrecisionPct > 0 repeats each point until the 95 % interval of
+	// Adaptive repeats (precision.go): PrecisionPct > 0 repeats each point until the 95 % interval of
 	// its median is within ±PrecisionPct %, at most MaxRepeat times (0: precision.DefaultMaxRepeat); Repeats is
 	// then unused. Budget > 0: no repeat starts after that long on a board (the first of every point runs).
 	PrecisionPct float64       `toml:"-"`

@@ -122,7 +122,7 @@ func TestLabEndToEnd(t *testing.T) {
 			t.Errorf("boards check: no line matching %s in\n%s", want, check)
 		}
 	}
-	// No --modes: a run measures every mode the probe finds, accelerators included (issue 18).
+	// No --modes: a run measures every mode the probe finds, accelerators included.
 	cmd := exec.CommandContext(ctx, fleetBin, "--inventory", inv, "--db", db,
 		"run", "--boards", "qemu-arm64,qemu-armv7", "--seconds", "1", "--algorithms", "aes-128-cbc,sha256")
 	cmd.Dir = root
@@ -150,8 +150,8 @@ func TestLabEndToEnd(t *testing.T) {
 	checkDevcrypto(t, ctx, root, runDir, cryptodev)
 }
 
-// checkValidity is issue 12's promise on boards without cpufreq or thermal sysfs (QEMU's virt machine): every
-// point is judged, none is invalid, and the board's evidence names governor and thermal as unknown, not bad.
+// checkValidity: on boards without cpufreq or thermal sysfs (QEMU's virt machine) every point is judged, none is
+// invalid, and the board's evidence names governor and thermal as unknown, not bad.
 func checkValidity(t *testing.T, points []point, showJSON string) {
 	t.Helper()
 	for _, p := range points {
@@ -187,8 +187,8 @@ func checkValidity(t *testing.T, points []point, showJSON string) {
 	}
 }
 
-// checkFitsTerminal is issue 18's promise on the lab's run: `fleet compare` (the same tables `fleet run` ends
-// with) prints nothing wider than 100 columns, and sets the two boards against each other.
+// checkFitsTerminal: on the lab's run, `fleet compare` (the same tables `fleet run` ends with) prints nothing
+// wider than 100 columns, and sets the two boards against each other.
 func checkFitsTerminal(t *testing.T, out string) {
 	t.Helper()
 	for _, line := range strings.Split(out, "\n") {

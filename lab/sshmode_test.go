@@ -12,7 +12,7 @@ import (
 var sshCiphers = []string{"aes128-ctr", "aes256-ctr", "aes128-gcm@openssh.com", "aes256-gcm@openssh.com",
 	"chacha20-poly1305@openssh.com"}
 
-// checkSSHMode is issue 15 on the emulated ARM boards and their Dropbear server: `fleet run --modes ssh` measures
+// checkSSHMode is mode ssh on the emulated ARM boards and their Dropbear server: `fleet run --modes ssh` measures
 // at least one cipher both ways on each board, each default cipher is either measured or skipped because the
 // server does not offer it, and `fleet compare --modes ssh` prints the SSH table.
 func checkSSHMode(t *testing.T, ctx context.Context, root, fleetBin, inv, db string) {

@@ -1,4 +1,4 @@
-// Package precision is the stopping rule of adaptive repeats (issue 17, `fleet run --precision P`): a point is
+// Package precision is the stopping rule of adaptive repeats (`fleet run --precision P`): a point is
 // repeated until the 95 % confidence interval of its median is within ±P % of the median.
 //
 // The interval is distribution-free, from order statistics: for n sorted repeats x(1) ≤ … ≤ x(n), the number

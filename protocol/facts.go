@@ -57,7 +57,7 @@ type Facts struct {
 	// over time is CryptoModules of them, so that a better filter applies to old runs too.
 	Modules []string `json:"modules,omitempty"`
 
-	// Evidence is the board's state before the sweep (validity, issue 12): governor, temperatures, load.
+	// Evidence is the board's state before the sweep (validity evidence): governor, temperatures, load.
 	Evidence *Evidence `json:"evidence,omitempty"`
 	// Prepared says what the agent did to prepare the board (quiet wait, governor) and how it went.
 	Prepared []string `json:"prepared,omitempty"`

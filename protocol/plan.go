@@ -12,14 +12,14 @@ type Plan struct {
 	Repeats    int               `json:"repeats,omitempty"` // at least 1; interleaved across modes; the cap with PrecisionPct
 	Decrypt    bool              `json:"decrypt,omitempty"` // also measure decryption
 
-	// Preparing the board (issue 12). QuietWaitS: wait up to this many seconds before the sweep for background
-	// CPU to fall to QuietLimitPct (0: DefaultBackgroundPeakPct of the board's cores). Governor: set this
-	// cpufreq governor for the sweep where the agent may, and restore the previous one when the sweep ends.
+	// Preparing the board for valid points. QuietWaitS: wait up to this many seconds before the sweep for
+	// background CPU to fall to QuietLimitPct (0: DefaultBackgroundPeakPct of the board's cores). Governor: set
+	// this cpufreq governor for the sweep where the agent may, and restore the previous one when the sweep ends.
 	QuietWaitS    float64 `json:"quiet_wait_s,omitempty"`
 	QuietLimitPct float64 `json:"quiet_limit_pct,omitempty"`
 	Governor      string  `json:"governor,omitempty"`
 
-	// Adaptive repeats (issue 17). PrecisionPct > 0: repeat each point, interleaved as above, until the 95 %
+	// Adaptive repeats (--precision). PrecisionPct > 0: repeat each point, interleaved as above, until the 95 %
 	// confidence interval of its median (package precision) is within ±PrecisionPct % of the median, at most
 	// Repeats times; repeats the agent judges invalid (Limits) or failed do not count. BudgetS > 0: after that
 	// many seconds of sweeping no further repeat starts (the first of every point always runs). An agent that

@@ -79,7 +79,8 @@ type Point struct {
 	RawID  int      `json:"raw_id,omitempty"` // the raw message (command output) this point came from
 	Line   int      `json:"line,omitempty"`   // source line in the raw output or imported file
 
-	// Evidence is what the agent saw around the point (nil from agents before issue 12 and for imports).
+	// Evidence is what the agent saw around the point (nil from agents that predate validity evidence, and for
+	// imports).
 	Evidence *Evidence `json:"evidence,omitempty"`
 	// Validity is the controller's verdict on the point (ValidityOK, ValiditySuspect, ValidityInvalid; "" when
 	// not judged) and ValidityReasons says why in plain words.

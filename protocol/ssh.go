@@ -6,7 +6,7 @@ import (
 	"slices"
 )
 
-// Mode ssh (issue 15) is not measured by the agent's sweep: the controller opens a fresh SSH connection to the
+// Mode ssh is not measured by the agent's sweep: the controller opens a fresh SSH connection to the
 // board per cipher and streams data through it, while the agent only counts bytes and samples /proc/stat on the
 // board. It is not in StandardModes, so a run measures it only when --modes, a profile or the board names it: it
 // moves 2 × 64 MiB per cipher and repeat over the board's link.

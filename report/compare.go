@@ -46,10 +46,10 @@ type Cell struct {
 	CPUTimed bool    `json:"cpu_timed,omitempty"` // throughput estimated from a CPU-timed run
 	Runs     []int64 `json:"runs"`
 	Failed   int     `json:"failed,omitempty"`
-	Suspect  int     `json:"suspect,omitempty"` // points judged suspect (issue 12), marked ‡
+	Suspect  int     `json:"suspect,omitempty"` // points judged suspect, marked ‡
 	Invalid  int     `json:"invalid,omitempty"` // points judged invalid, marked ‡; regress never judges them
 	Wrong    int     `json:"wrong,omitempty"`   // points whose path gave a wrong output, marked ✗; regress fails them
-	// Precision is what a point measured to a precision target reached (issue 17); nil without a target.
+	// Precision is what a point measured to a precision target reached; nil without a target.
 	Precision *Precision `json:"precision,omitempty"`
 }
 

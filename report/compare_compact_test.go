@@ -87,9 +87,9 @@ func TestCompareFourBoardsLayouts(t *testing.T) {
 	}
 }
 
-// TestCompareTextFitsTerminal is issue 18's promise: the default text of `fleet compare` and the end of
-// `fleet run` are no wider than 100 columns for four boards × four modes, in every unit (nor than 80 when the
-// terminal is that wide), while the wide layout of the same data is not (so the fixture is wide enough to tell).
+// TestCompareTextFitsTerminal: the default text of `fleet compare` and the end of `fleet run` are no wider than
+// 100 columns for four boards × four modes, in every unit (nor than 80 when the terminal is that wide), while the
+// wide layout of the same data is not (so the fixture is wide enough to tell).
 func TestCompareTextFitsTerminal(t *testing.T) {
 	ms := fourBoards()
 	for _, unit := range Units {

@@ -39,7 +39,7 @@ type junitTestCase struct {
 	Name      string        `xml:"name,attr"`
 	ClassName string        `xml:"classname,attr"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
-	Error     *junitFailure `xml:"error,omitempty"` // not judged: the run's points were invalid (issue 12)
+	Error     *junitFailure `xml:"error,omitempty"` // not judged: the run's points were invalid
 	Skipped   *junitSkipped `xml:"skipped,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
 }

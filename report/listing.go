@@ -170,7 +170,7 @@ type resultJSON struct {
 	Verification       string `json:"verification"`
 	VerificationDetail string `json:"verification_detail"`
 	// Precision is what the point's sample (its repeats in this listing) reached under a precision target,
-	// the same on each of its repeats; absent without a target (issue 17).
+	// the same on each of its repeats; absent without a target.
 	Precision *Precision `json:"precision,omitempty"`
 }
 

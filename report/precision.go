@@ -9,7 +9,7 @@ import (
 	"github.com/fleetlab/fleet/store"
 )
 
-// Adaptive repeats (issue 17): a point measured with a precision target carries the target in its flags
+// Adaptive repeats (--precision): a point measured with a precision target carries the target in its flags
 // (package precision). Its cell prints the median of the repeats that count (neither failed nor invalid) with
 // the half width of the 95 % confidence interval of that median, "1256 ±0.8 % (n=7)", and a point that stopped
 // before reaching its target is marked §.

@@ -28,7 +28,7 @@ func measuredPoints(board, mode string, bps ...float64) []store.Measurement {
 var tiRun = store.Run{ID: 9, Label: "ti-am64x-sdk-12.00", Source: "TI guide", Status: protocol.StatusReference}
 
 // TestCompareReferenceAccelerator matches afalg and devcrypto with the reference's accelerator figure, cpu with
-// cpu, and prints the line.
+// cpu, and prints each as one line: measured, % of the reference, CPU beside the published CPU, n.
 func TestCompareReferenceAccelerator(t *testing.T) {
 	ref := []store.Measurement{refPoint("am64x-evm", "accelerator", "aes-128-cbc", 16384, 134.93e6, 39),
 		refPoint("am64x-evm", "cpu", "aes-128-cbc", 16384, 727.48e6, 99)}

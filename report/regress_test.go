@@ -199,10 +199,9 @@ func TestRegressS00AgainstItself(t *testing.T) {
 	}
 }
 
-// TestRegressNoBaseline is issue 11's bug 12 in the report: a board of the run without a baseline is not judged
-// (its points are neither "new" nor anything else), and every format lists it as "no baseline" with the reason:
-// a note in text and Markdown, a line in CSV, no_baseline in JSON, a skipped test case in JUnit. The exit code
-// follows the judged boards only.
+// TestRegressNoBaseline: a board of the run without a baseline is not judged (its points are neither "new" nor
+// anything else), and every format lists it as "no baseline" with the reason: a note in text and Markdown, a line
+// in CSV, no_baseline in JSON, a skipped test case in JUnit. The exit code follows the judged boards only.
 func TestRegressNoBaseline(t *testing.T) {
 	other := build(12, "", curStarted, []series{{board: "am335x", mode: "cpu", alg: "aes-128-cbc", op: "encrypt",
 		size: 16384, values: jitter(20e6, 5, 0), cpu: 99}})

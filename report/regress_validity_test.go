@@ -19,8 +19,8 @@ func judged(ms []store.Measurement, mode, alg string, size int, v string, reason
 	return ms
 }
 
-// TestRegressNeverJudgesInvalidPoints guards issue 12's gate: a series whose points are all invalid is "not
-// judged: invalid" with the reasons, never a regression, even though its numbers dropped by a half.
+// TestRegressNeverJudgesInvalidPoints guards validity's gate on regress: a series whose points are all invalid is
+// "not judged: invalid" with the reasons, never a regression, even though its numbers dropped by a half.
 func TestRegressNeverJudgesInvalidPoints(t *testing.T) {
 	cur := current(5, map[string]float64{"cpu/aes-128-cbc/16384": 0.5}, nil)
 	cur = judged(cur, "cpu", "aes-128-cbc", 16384, protocol.ValidityInvalid, "background CPU 38 % (limit 8 %)")

@@ -104,9 +104,8 @@ func TestWriteCompareHTML(t *testing.T) {
 	}
 }
 
-// TestHTMLLeavesOutEmptyRows is issue 18's fourth promise: no table row or column of the report is all "-" (the
-// comparison used to print whole tables of them for the modes a board does not have), and each algorithm leads
-// with its chart.
+// TestHTMLLeavesOutEmptyRows: no table row or column of the report is all "-" (the comparison used to print whole
+// tables of them for the modes a board does not have), and each algorithm leads with its chart.
 func TestHTMLLeavesOutEmptyRows(t *testing.T) {
 	var b bytes.Buffer
 	if err := WriteHTML(&b, htmlFixture()); err != nil {

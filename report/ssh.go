@@ -11,7 +11,7 @@ import (
 	"github.com/fleetlab/fleet/store"
 )
 
-// The SSH table of mode ssh (issue 15), after the OCF port's report: per board and cipher, the upload and download
+// The SSH table of mode ssh, after the OCF port's report: per board and cipher, the upload and download
 // throughput with the board's CPU %, and how much of the raw cipher's speed (openssl speed on the same board) SSH
 // reaches.
 

@@ -97,8 +97,7 @@ type Sample struct {
 	Drivers  []string  // distinct kernel drivers named by the points
 	Errors   []string  // distinct errors of the failed points
 
-	// Validity (issue 12): tables show every point and mark the sample; Regress leaves invalid points out
-	// before it groups.
+	// Validity: tables show every point and mark the sample; Regress leaves invalid points out before it groups.
 	Invalid        int      // points judged invalid, in Values
 	InvalidReasons []string // distinct reasons of the invalid points
 	Suspect        int      // points judged suspect, in Values
@@ -108,7 +107,7 @@ type Sample struct {
 	Wrong        int
 	WrongDetails []string
 
-	// Adaptive repeats (issue 17): the precision target the points carried (nil: none) and the values of the
+	// Adaptive repeats (--precision): the precision target the points carried (nil: none) and the values of the
 	// repeats that count towards it, neither failed nor invalid, sorted ascending.
 	Target  *precision.Target
 	Counted []float64

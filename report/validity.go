@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// markValidity is the footnote mark of a cell with points judged suspect or invalid (issue 12).
+// markValidity is the footnote mark of a cell with points judged suspect or invalid.
 const markValidity = "‡"
 
 // markWrong is the mark of a cell with points whose path gave a wrong output.

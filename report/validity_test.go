@@ -9,8 +9,8 @@ import (
 	"github.com/fleetlab/fleet/protocol"
 )
 
-// TestOutputsMarkInvalidPoints guards the marks of issue 12: the comparison shows a busy board's numbers with ‡
-// and a footnote naming the reason, and results carry the verdict per point.
+// TestOutputsMarkInvalidPoints guards the marks of suspect and invalid points: the comparison shows a busy
+// board's numbers with ‡ and a footnote naming the reason, and results carry the verdict per point.
 func TestOutputsMarkInvalidPoints(t *testing.T) {
 	ms := judged(current(1, nil, nil), "cpu", "aes-128-cbc", 16384, protocol.ValidityInvalid, "background CPU 38 % (limit 8 %)")
 	ms = judged(ms, "cpu", "aes-128-cbc", 1024, protocol.ValiditySuspect, "swapping: 0 pages in, 64 out")

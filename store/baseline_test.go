@@ -73,10 +73,10 @@ func sortedKeysOf(m map[string]string) []string {
 	return keys
 }
 
-// TestResolveBaselinesBoardWithoutLabel is issue 11's bug 12 in the store: the database holds a board added
-// last week (b: a newer run, never labelled nightly) and an old import (c); board a is judged against its last
-// good nightly run (the newest nightly, where all its points failed, is not valid), and b and c are each named
-// as without a baseline, with the reason, instead of failing the whole check.
+// TestResolveBaselinesBoardWithoutLabel is the store's side of judging only the boards that have a baseline: the
+// database holds a board added last week (b: a newer run, never labelled nightly) and an old import (c); board a
+// is judged against its last good nightly run (the newest nightly, where all its points failed, is not valid),
+// and b and c are each named as without a baseline, with the reason, instead of failing the whole check.
 func TestResolveBaselinesBoardWithoutLabel(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()

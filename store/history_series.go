@@ -107,7 +107,7 @@ type BoardRunKey struct {
 // SeriesHistories reads every selected series over its runs in two queries — the board runs with their facts,
 // then their points — whatever the number of series. Failed points are counted, not used.
 //
-// Points judged invalid (issue 12) are left out here too, in one place (usablePoint), for every reader.
+// Points judged invalid are left out here too, in one place (usablePoint), for every reader.
 func (db *DB) SeriesHistories(ctx context.Context, f HistoryFilter) (*Histories, error) {
 	h := &Histories{Runs: map[int64]HistoryRun{}, Boards: map[string]HistoryBoard{}, factsJSON: map[BoardRunKey]string{}}
 	cte, args := boardRunWindow(f)

@@ -8,8 +8,9 @@ import (
 	"github.com/fleetlab/fleet/protocol"
 )
 
-// TestCheckLabelRefusesRunReferencesAndControlCharacters: a label must be selectable as itself (bug 14) and one
-// line of printable text (bug 6); ordinary labels, including ones that merely contain a reference, pass.
+// TestCheckLabelRefusesRunReferencesAndControlCharacters: a label must be selectable as itself (never read as a
+// reference to a run) and one line of printable text (no control characters); ordinary labels, including ones
+// that merely contain a reference, pass.
 func TestCheckLabelRefusesRunReferencesAndControlCharacters(t *testing.T) {
 	for _, tc := range []struct {
 		label string

@@ -11,11 +11,11 @@ import (
 	"github.com/fleetlab/fleet/protocol"
 )
 
-// Board leases keep two runs off one board (issue 14). A lease is a row of the leases table: taken with one
-// atomic INSERT … ON CONFLICT … DO UPDATE … WHERE (the common subset of SQLite and PostgreSQL), renewed by the
-// holder's heartbeat, deleted when the holder is done. A holder that dies stops renewing: once its expires
-// has passed, the next run that asks takes the board over. Whether a lease has expired is judged by one clock,
-// leaseNow, whatever the clocks of the controllers say.
+// Board leases keep two runs off one board. A lease is a row of the leases table: taken with one atomic INSERT …
+// ON CONFLICT … DO UPDATE … WHERE (the common subset of SQLite and PostgreSQL), renewed by the holder's
+// heartbeat, deleted when the holder is done. A holder that dies stops renewing: once its expires has passed, the
+// next run that asks takes the board over. Whether a lease has expired is judged by one clock, leaseNow, whatever
+// the clocks of the controllers say.
 
 // acquireTries bounds how often AcquireLease looks again when the holder it was refused by has gone by the
 // time it reads the row: a release between the INSERT and the SELECT.

@@ -101,9 +101,9 @@ func TestConcurrentOpenMigrates(t *testing.T) {
 	})
 }
 
-// TestOpenRefusesNewerSchema is issue 11's bug 9: a database that records a migration this fleet does not
-// know was written by a newer fleet. Open refuses it with ErrNewerSchema, naming both versions, and writes
-// nothing to it — not even a known migration it seems to lack — whether or not the file can be written.
+// TestOpenRefusesNewerSchema: a database that records a migration this fleet does not know was written by a newer
+// fleet. Open refuses it with ErrNewerSchema, naming both versions, and writes nothing to it — not even a known
+// migration it seems to lack — whether or not the file can be written.
 func TestOpenRefusesNewerSchema(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
 		d := map[string]dialect{"sqlite": dialectSQLite, "postgres": dialectPostgres}[b.name]

@@ -3,8 +3,9 @@ package validity
 import "github.com/fleetlab/fleet/protocol"
 
 // Invalid reports whether Judge would call the point invalid, without building its reasons. The agent counts
-// the repeats of an adaptive sweep with it (issue 17): it links this predicate, not Judge's formatting, and
-// stays under its size budget. TestInvalidAgreesWithJudge keeps the two in step.
+// the repeats of an adaptive sweep with it, since invalid repeats do not count toward the precision target: it
+// links this predicate, not Judge's formatting, and stays under its size budget. TestInvalidAgreesWithJudge keeps
+// the two in step.
 func Invalid(p protocol.Point, o Overrides) bool {
 	ev := p.Evidence
 	if ev == nil {

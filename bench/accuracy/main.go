@@ -1,4 +1,4 @@
-// Command accuracy measures how faithful `fleet run` is to `openssl speed` run by hand (issue 8, item 1a): for
+// Command accuracy measures how faithful `fleet run` is to `openssl speed` run by hand (bench/README.md §a): for
 // every point (algorithm, block size) it alternates, round after round, one `fleet run` of that point alone and
 // the same `openssl speed -elapsed -seconds S -bytes N -evp ALG` typed by hand on the same board (locally for the
 // local board, through the system ssh client for a board of the inventory), and prints fleet ÷ hand per pair,

@@ -1,4 +1,4 @@
-// Command import measures `fleet import` on a large capture (issue 11, bug 7): it writes a capture of -size
+// Command import measures `fleet import` on a large capture (bench/README.md §g): it writes a capture of -size
 // bytes by concatenating real captures from opensslspeed/testdata/captures (a log of many nightly runs pasted
 // into one file), then runs the fleet binary under GNU time and reports its peak RSS (%M) and wall time for
 // `import --dry-run --format json`, `import --dry-run` (table) and a real import into a new database.

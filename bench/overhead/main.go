@@ -1,4 +1,4 @@
-// Command overhead measures the controller's overhead (issue 8, item 1b): the wall time of the real `fleet run`
+// Command overhead measures the controller's overhead (bench/README.md §b): the wall time of the real `fleet run`
 // over N simulated boards minus the sweep duration, and the controller's peak RSS.
 //
 // Each simulated board is an in-process SSH server on 127.0.0.1 (x/crypto/ssh) that answers the deploy commands

@@ -1,11 +1,11 @@
-// Command precision measures what adaptive repeats cost against fixed ones (issue 17): on one board it runs
-// the quick profile side by side, round after round, with `--precision T` for each target T and with
+// Command precision measures what adaptive repeats cost against fixed ones (bench/README.md §m): on one board it
+// runs the quick profile side by side, round after round, with `--precision T` for each target T and with
 // `--repeat 10`, and replays Phoronix Test Suite's rule (3 runs, one more while the relative standard deviation
 // is above 3.5 %, up to the repeats recorded) on the --repeat 10 run's repeats, in the order they were measured.
-// For each scheme it prints the board-seconds (the wall seconds of every openssl run the board did, and the
-// whole fleet run's elapsed time) and, per target, how many points missed it: whose 95 % confidence interval of
-// the median (distribution-free, package precision) is wider than ±T % of the median — a point with fewer than
-// six repeats has no such interval and misses every target.
+// For each scheme it prints the board-seconds (the wall seconds of every openssl run the board did, and the whole
+// fleet run's elapsed time) and, per target, how many points missed it: whose 95 % confidence interval of the
+// median (distribution-free, package precision) is wider than ±T % of the median — a point with fewer than six
+// repeats has no such interval and misses every target.
 //
 // Validity limits are lifted (100 %) for the benchmark: on a shared machine most repeats would otherwise be
 // invalid and none would count, and the benchmark is about the stopping rule.

@@ -16,11 +16,11 @@ import (
 	"github.com/fleetlab/fleet/internal/sshlab"
 )
 
-// TestBenchFixedCost measures fleet's fixed cost per board (issue 17): one 1-s point on three real sshd boards in
-// parallel, `fleet run` against plain parallel `ssh BOARD openssl speed …`, over a link without delay and over one
-// with a round-trip time (sshlab's Options.Delay), rounds interleaved across links and tools (the order rotates
-// each round). Overhead = wall − 1 s. Each fleet is a built CLI with its own agent, so that two versions (main's
-// and a branch's) run side by side in one run:
+// TestBenchFixedCost measures fleet's fixed cost per board (bench/README.md §l): one 1-s point on three real sshd
+// boards in parallel, `fleet run` against plain parallel `ssh BOARD openssl speed …`, over a link without delay
+// and over one with a round-trip time (sshlab's Options.Delay), rounds interleaved across links and tools (the
+// order rotates each round). Overhead = wall − 1 s. Each fleet is a built CLI with its own agent, so that two
+// versions (main's and a branch's) run side by side in one run:
 //
 //	FLEET_BENCH_FLEETS=before=/tmp/main/fleet:/tmp/main/fleet-agent,after=/tmp/new/fleet:/tmp/new/fleet-agent
 //

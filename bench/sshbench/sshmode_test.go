@@ -20,7 +20,7 @@ var sshCiphers = []string{"aes128-ctr", "aes256-ctr", "aes128-gcm@openssh.com", 
 // rawCiphers are the openssl algorithms the SSH table compares them with.
 const rawCiphers = "aes-128-ctr,aes-256-ctr,aes-128-gcm,aes-256-gcm,chacha20-poly1305"
 
-// TestBenchSSHMode prints mode ssh's table (issue 15) twice:
+// TestBenchSSHMode prints mode ssh's table (bench/README.md §k) twice:
 //   - the sshd boards of the test lab (network namespaces as root: each board behind a veth, board4 through
 //     board1 as ProxyJump), 64 MiB each way, once;
 //   - the controller's own ceiling: board3 on a 127.0.0.1 port (Options.Loopback), 64 MiB each way, three

@@ -1,7 +1,7 @@
-// Command store measures the fleet store at scale (issue 8, item 1d): it ingests N points through
+// Command store measures the fleet store at scale (bench/README.md §d and §j): it ingests N points through
 // store.RunWriter exactly as `fleet run` streams them (one goroutine per board, batches of 50), then times
 // latest-per-series and one-series-history queries over the result. -db takes a SQLite file or the URL of an
-// empty PostgreSQL database (issue 14), so both backends are measured by the same code.
+// empty PostgreSQL database, so both backends are measured by the same code.
 //
 //	go run ./bench/store -points 1000000
 //	go run ./bench/store -points 1000000 -db 'postgres://fleet@127.0.0.1/fleetbench?sslmode=disable'

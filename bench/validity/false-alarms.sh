@@ -1,7 +1,7 @@
 #!/bin/sh
-# False alarms of fleet regress over N nightly runs of the local board where nothing changes (issue 12):
-# after each nightly from the second on, `regress --baseline nightly` is run without and then with --confirm,
-# and its exit code counted. Every alarm (exit 1) is false: the code, the machine and OpenSSL stay the same.
+# False alarms of fleet regress over N nightly runs of the local board where nothing changes: after each nightly
+# from the second on, `regress --baseline nightly` is run without and then with --confirm, and its exit code
+# counted. Every alarm (exit 1) is false: the code, the machine and OpenSSL stay the same.
 #
 #   bench/validity/false-alarms.sh FLEET N LIMITS   # LIMITS: default, or tolerant (background limits 100 %)
 #

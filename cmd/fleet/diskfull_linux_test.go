@@ -40,9 +40,9 @@ func fullDisk(t *testing.T, name string, old []byte) string {
 	return path
 }
 
-// TestFileOutputsOnFullDisk is issue 11's bug 11 at the CLI: `report -o existing.html` and `regress --junit
-// existing.xml` on a full disk fail with exit 2 and the cause, never print "wrote", and leave the old file as it
-// was (no truncated report, no temporary file).
+// TestFileOutputsOnFullDisk is the atomic replacement of output files at the CLI: `report -o existing.html` and
+// `regress --junit existing.xml` on a full disk fail with exit 2 and the cause, never print "wrote", and leave
+// the old file as it was (no truncated report, no temporary file).
 func TestFileOutputsOnFullDisk(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "fleet.db")
 	v := map[string]float64{"cpu/16": 300e6, "cpu/16384": 900e6, "devcrypto/16": 20e6, "devcrypto/16384": 400e6}

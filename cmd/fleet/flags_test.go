@@ -35,8 +35,8 @@ func wantUsage(t *testing.T, args []string, wants ...string) {
 	}
 }
 
-// TestTypedGlobalFlagBeatsEnvironment is bug 1: --db and --inventory/-i, before or after the command name, win
-// over FLEET_DB and FLEET_INVENTORY.
+// TestTypedGlobalFlagBeatsEnvironment: --db and --inventory/-i, before or after the command name, win over
+// FLEET_DB and FLEET_INVENTORY.
 func TestTypedGlobalFlagBeatsEnvironment(t *testing.T) {
 	dir := t.TempDir()
 	envDB, typedDB := filepath.Join(dir, "env.db"), filepath.Join(dir, "typed.db")
@@ -75,8 +75,8 @@ func TestTypedGlobalFlagBeatsEnvironment(t *testing.T) {
 	}
 }
 
-// TestRegressRefusesOutOfRangeThresholdAndAlpha is bug 2: non-finite, zero, negative and too large values are
-// refused with the range, never replaced by the defaults.
+// TestRegressRefusesOutOfRangeThresholdAndAlpha: non-finite, zero, negative and too large values are refused with
+// the range, never replaced by the defaults.
 func TestRegressRefusesOutOfRangeThresholdAndAlpha(t *testing.T) {
 	db := seededDB(t)
 	const thRange, alphaRange = "more than 0% and at most 100%", "more than 0 and less than 1"
@@ -124,8 +124,8 @@ func TestRegressRefusesOutOfRangeThresholdAndAlpha(t *testing.T) {
 	}
 }
 
-// TestRunValidatesEveryFlagBeforeMeasuring is bug 3: a bad flag of run is refused before the database is opened
-// or a board is touched (the database file is not even created).
+// TestRunValidatesEveryFlagBeforeMeasuring: a bad flag of run is refused before the database is opened or a board
+// is touched (the database file is not even created).
 func TestRunValidatesEveryFlagBeforeMeasuring(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -154,8 +154,8 @@ func TestRunValidatesEveryFlagBeforeMeasuring(t *testing.T) {
 	}
 }
 
-// TestLabelsWithControlCharactersOrRunReferencesRefused is bug 6 (labels) and bug 14: run and import refuse them
-// before storing anything.
+// TestLabelsWithControlCharactersOrRunReferencesRefused: labels with control characters, and labels that would be
+// read as a reference to a run (latest, previous, a number), are refused by run and import before storing anything.
 func TestLabelsWithControlCharactersOrRunReferencesRefused(t *testing.T) {
 	capture := captureFile(t, "L01_local-3.0-evp-aes128cbc-elapsed.txt")
 	for _, label := range []string{"x\nnightly", "\x1b[31mred", "a\x00b", "tab\there", "del\x7f", "latest", "previous", "7", "007", "+7", "-3",
@@ -182,7 +182,7 @@ func TestLabelsWithControlCharactersOrRunReferencesRefused(t *testing.T) {
 	}
 }
 
-// TestSilentlyIgnoredValuesRefused is bug 15: each value that used to be ignored or replaced is refused.
+// TestSilentlyIgnoredValuesRefused: each value that used to be ignored or replaced is refused.
 func TestSilentlyIgnoredValuesRefused(t *testing.T) {
 	db := seededDB(t)
 	capture := captureFile(t, "L01_local-3.0-evp-aes128cbc-elapsed.txt")
@@ -213,7 +213,7 @@ func TestSilentlyIgnoredValuesRefused(t *testing.T) {
 	}
 }
 
-// TestHelpShowsProfileDefaults is bug 18: the sweep flags that override the profile do not claim a default of 0.
+// TestHelpShowsProfileDefaults: the sweep flags that override the profile do not claim a default of 0.
 func TestHelpShowsProfileDefaults(t *testing.T) {
 	stdout, _, code := runFleet(t, "run", "--help")
 	if code != 0 {

@@ -64,7 +64,7 @@ func storeFourBoards(t *testing.T, path string) {
 	}
 }
 
-// TestCompareFitsTerminal is issue 18's done-when at the CLI: `fleet compare` on four boards × four modes prints
+// TestCompareFitsTerminal is the compact layout at the CLI: `fleet compare` on four boards × four modes prints
 // nothing wider than 100 columns; --wide prints the full tables; --size chooses where boards meet.
 func TestCompareFitsTerminal(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "fleet.db")

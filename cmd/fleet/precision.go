@@ -10,7 +10,7 @@ import (
 	"github.com/fleetlab/fleet/precision"
 )
 
-// precisionFlags are run's flags for adaptive repeats (issue 17).
+// precisionFlags are run's flags for adaptive repeats.
 func precisionFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "precision", Usage: "repeat each point (interleaved across modes) until the 95 % confidence interval of its " +

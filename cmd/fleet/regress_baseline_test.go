@@ -43,10 +43,10 @@ func storeBoardRun(t *testing.T, path, board, label string, started time.Time, b
 	}
 }
 
-// TestRegressJudgesBoardsWithBaseline is issue 11's bug 12: `regress --baseline nightly` on a database that also
-// holds a board never run as nightly — measured once before the first nightly (a board added last week, an old
-// import) or after it — judges every board that has a baseline, lists the others as "no baseline" in text,
-// JSON and JUnit (a skipped test case), and exits on what was judged; with no baseline at all it still exits 2.
+// TestRegressJudgesBoardsWithBaseline: `regress --baseline nightly` on a database that also holds a board never
+// run as nightly — measured once before the first nightly (a board added last week, an old import) or after it —
+// judges every board that has a baseline, lists the others as "no baseline" in text, JSON and JUnit (a skipped
+// test case), and exits on what was judged; with no baseline at all it still exits 2.
 func TestRegressJudgesBoardsWithBaseline(t *testing.T) {
 	now := time.Now().UTC()
 	for _, tc := range []struct {

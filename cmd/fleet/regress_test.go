@@ -53,8 +53,8 @@ func storeSweep(t *testing.T, path, label string, bps map[string]float64) {
 	}
 }
 
-// TestRegressCommand is issue 6's promise at the CLI: a 25 % drop in one series exits 1 and is named in the
-// text and the JUnit file; an unchanged rerun exits 0.
+// TestRegressCommand is regress at the CLI: a 25 % drop in one series exits 1 and is named in the text and the
+// JUnit file; an unchanged rerun exits 0.
 func TestRegressCommand(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "fleet.db")
@@ -97,9 +97,8 @@ func TestRegressCommand(t *testing.T) {
 	}
 }
 
-// TestImportS00Compare is issue 6's first promise: the AM335x capture (OpenSSL 1.0.0d, software vs cryptodev,
-// timed on CPU time) compares on wall time: the accelerator at 8192 B is 0.81× the CPU path, not 240× faster,
-// and it never crosses over.
+// TestImportS00Compare: the AM335x capture (OpenSSL 1.0.0d, software vs cryptodev, timed on CPU time) compares on
+// wall time: the accelerator at 8192 B is 0.81× the CPU path, not 240× faster, and it never crosses over.
 func TestImportS00Compare(t *testing.T) {
 	capture := captureFile(t, "S00_am335x-1.0.0d-sw-and-cryptodev-time-v.txt")
 	db := filepath.Join(t.TempDir(), "fleet.db")

@@ -20,9 +20,9 @@ const mrCapture = `+DT:aes-128-cbc:3:16
 +F:22:aes-128-cbc:728616225.50:785815232.00
 `
 
-// TestEveryCommandRefusesNewerSchema is issue 11's bug 9 at the CLI: every command that opens the database,
-// reading or writing, refuses one a newer fleet wrote, with exit 2 and "written by a newer fleet (schema N > M);
-// upgrade fleet", and leaves it as it was.
+// TestEveryCommandRefusesNewerSchema: every command that opens the database, reading or writing, refuses one a
+// newer fleet wrote, with exit 2 and "written by a newer fleet (schema N > M); upgrade fleet", and leaves it as
+// it was.
 func TestEveryCommandRefusesNewerSchema(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "fleet.db")

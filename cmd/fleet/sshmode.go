@@ -13,7 +13,7 @@ import (
 	"github.com/fleetlab/fleet/store"
 )
 
-// sshSweepFromFlags reads what the command line says of mode ssh (issue 15) and adjusts p:
+// sshSweepFromFlags reads what the command line says of mode ssh and adjusts p:
 //   - --modes ssh alone: --algorithms must be SSH ciphers (did-you-mean otherwise), and without --algorithms the
 //     profile's openssl algorithms are replaced by the default ciphers; --sizes are bytes per transfer (1 MiB to
 //     1 GiB), returned, and p keeps its block sizes (no openssl mode uses them);

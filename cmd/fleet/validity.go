@@ -14,7 +14,7 @@ import (
 	"github.com/fleetlab/fleet/store"
 )
 
-// prepareFlags are run's flags that prepare each board before its sweep (issue 12).
+// prepareFlags are run's flags that prepare each board before its sweep, for valid points.
 func prepareFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "quiet-wait", Usage: "before each board's sweep, wait up to `DURATION` for its background CPU to fall below " +

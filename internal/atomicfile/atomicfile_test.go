@@ -85,9 +85,8 @@ func (f *failing) Close() error {
 	return err
 }
 
-// TestWriteFailureKeepsOldFile is issue 11's bug 11 with a failing writer: whatever fails — the renderer half
-// way, Sync, Close — the old file is intact, no temporary file is left, and the error names the file and the
-// cause.
+// TestWriteFailureKeepsOldFile: with a failing writer, whatever fails — the renderer half way, Sync, Close — the
+// old file is intact, no temporary file is left, and the error names the file and the cause.
 func TestWriteFailureKeepsOldFile(t *testing.T) {
 	errRender := errors.New("render failed")
 	errIO := errors.New("input/output error")

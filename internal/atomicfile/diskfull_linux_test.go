@@ -45,8 +45,8 @@ func fill(t *testing.T, dir string) {
 	}
 }
 
-// TestWriteOnFullDisk is issue 11's bug 11 on a real full disk: replacing a report fails with ENOSPC, the old
-// report is intact and no temporary file is left.
+// TestWriteOnFullDisk: on a real full disk, replacing a report fails with ENOSPC, the old report is intact and no
+// temporary file is left.
 func TestWriteOnFullDisk(t *testing.T) {
 	dir := mountTmpfs(t, "256k")
 	path := filepath.Join(dir, "report.html")

@@ -1,12 +1,11 @@
--- 0005: board leases (issue 14). One row per board while a run measures it, so that two runs — in one process
--- or in several controllers sharing this database — never measure one board at once. A row is taken with an
--- atomic INSERT … ON CONFLICT … DO UPDATE … WHERE the old row has expired, renewed by the holder's heartbeat
--- and deleted when the board's part of the run ends. A holder that died leaves a row whose expires has passed:
--- the next run that wants the board takes it over. Rows are not results: they come and go, and no other table
--- refers to them (nor they to runs, so that a lease never blocks removing a run).
--- Times are UTC text of fixed width as in SQLite, so that both dialects share the DML; they come from the
--- server's clock (now()), never a controller's, so that controllers whose clocks disagree still agree on
--- when a lease expires.
+-- 0005: board leases. One row per board while a run measures it, so that two runs — in one process or in several
+-- controllers sharing this database — never measure one board at once. A row is taken with an atomic INSERT … ON
+-- CONFLICT … DO UPDATE … WHERE the old row has expired, renewed by the holder's heartbeat and deleted when the
+-- board's part of the run ends. A holder that died leaves a row whose expires has passed: the next run that wants
+-- the board takes it over. Rows are not results: they come and go, and no other table refers to them (nor they to
+-- runs, so that a lease never blocks removing a run). Times are UTC text of fixed width as in SQLite, so that
+-- both dialects share the DML; they come from the server's clock (now()), never a controller's, so that
+-- controllers whose clocks disagree still agree on when a lease expires.
 CREATE TABLE leases (
 	board     TEXT   PRIMARY KEY,
 	run_id    BIGINT NOT NULL,

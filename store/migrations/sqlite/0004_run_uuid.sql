@@ -1,6 +1,6 @@
--- 0004: every run gets a UUID besides its id (issue 14), so that runs can move between databases: ids are
--- each database's own, the UUID stays with the run. fleet generates it (a random version 4 UUID) when a run
--- begins or is imported; runs stored before this migration get a random one here, in the same format.
+-- 0004: every run gets a UUID besides its id, so that runs can move between databases: ids are each database's
+-- own, the UUID stays with the run. fleet generates it (a random version 4 UUID) when a run begins or is
+-- imported; runs stored before this migration get a random one here, in the same format.
 ALTER TABLE runs ADD COLUMN uuid TEXT NOT NULL DEFAULT '';
 
 UPDATE runs SET uuid = lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4'
