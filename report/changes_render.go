@@ -5,6 +5,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/fleetlab/fleet/report/stats"
 )
 
 // WriteChanges prints change points as text or Markdown (changes of several sizes of one algorithm at the same
@@ -116,9 +118,15 @@ func (r *ChangeReport) document() document {
 	} else {
 		d.Notes = append(d.Notes, fmt.Sprintf("%d change(s)%s in %d series (%s)", len(r.Changes), window, r.Series, smallest))
 	}
-	d.Notes = append(d.Notes, fmt.Sprintf("t-test splits of the runs' logarithms at α %g (Bonferroni over the splits tried), "+
-		"at least %d runs a side; one sample per run: the median of its repeats; before/after: medians of the runs between neighbouring changes",
-		o.Alpha, o.MinSegment))
+	short := ""
+	if o.MinChange > 0 {
+		short = fmt.Sprintf("; in a series of fewer than %d runs a split that steps by at least %s is kept up to %g × α",
+			stats.ShortRuns, formatPct(o.MinChange), float64(stats.ShortAlphaFactor))
+	}
+	d.Notes = append(d.Notes, fmt.Sprintf("t-test splits of the runs' logarithms at α %g (Bonferroni over the splits tried%s), "+
+		"at least %d runs a side; one sample per run: the median of its repeats; before/after: medians of the runs between neighbouring changes; "+
+		"change: the Hodges–Lehmann step between them (the median ratio of a run after to a run before), which the smallest change is held to",
+		o.Alpha, short, o.MinSegment))
 	if r.Short > 0 {
 		d.Notes = append(d.Notes, fmt.Sprintf("%d series with fewer than %d runs not searched: a change needs %d runs on each side",
 			r.Short, 2*o.MinSegment, o.MinSegment))

@@ -22,8 +22,11 @@ func changesCommand() *cli.Command {
 		Usage: "change points over each series' history: when it stepped, by how much, and what changed on the board",
 		Description: `For every stored series (board, mode, algorithm, op, key bits, block size, threads) each run is one sample
 (the median of its repeats); Student's t-test splits of the runs' logarithms (α 0.01, corrected for the splits
-tried; computed, not sampled: the same history always gives the same bytes) find the runs where the level changed. Steps smaller than --min-change are merged away.
-Each change names the first run after it, the medians before and after, the relative change, its p-value, and
+tried; computed, not sampled: the same history always gives the same bytes) find the runs where the level changed.
+Steps smaller than --min-change are merged away. A history of fewer than 16 runs keeps a split that steps by at
+least --min-change up to 10 × α, so three runs on each side of a clear step are enough.
+Each change names the first run after it, the medians before and after, the step (the median ratio of a run
+after to a run before, which --min-change is held to), its p-value, and
 the board facts that differ between the runs on either side (kernel, OpenSSL, governor, the driver serving
 the algorithm). A change needs 3 runs on each side: one odd night is never a change.
 
