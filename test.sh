@@ -18,6 +18,9 @@ stage() { # stage NAME CMD...: run one stage, count it, keep going so every fail
 stage "go test -race ./..." go test -race -count=1 -timeout 60m ./...
 # Validity's quiet case needs an idle machine, which the parallel suite above is not: run it alone.
 stage "validity on a quiet machine" env FLEET_E2E_REQUIRE_QUIET=1 go test -count=1 -run '^TestValidityLocalEndToEnd$' ./e2e
+# The change search gives the same answer whatever the number of goroutines: its determinism tests at 1, 2 and 8
+# CPUs under the race detector (the suite above runs them at the machine's count only).
+stage "change search at -cpu 1,2,8 under -race" go test -race -count=1 -cpu 1,2,8 -run '^(TestChangePointsDeterministic|TestChangesDeterministic)$' ./report/...
 # regress --confirm's "transient" compares a re-measure with its baseline: both must see the same (idle) machine.
 stage "regress --confirm on a quiet machine" env FLEET_E2E_ALONE=1 go test -count=1 -run '^TestConfirmTransient$' ./e2e
 # Fuzzing by execution count, not duration: Go 1.26's coordinator can fail a target at a -fuzztime deadline on a
