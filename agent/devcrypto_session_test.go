@@ -104,7 +104,8 @@ func hasDriver(procs []protocol.CryptoAlg, name, driver string) bool {
 // /dev/crypto names for a session of its algorithm, without the driver-inferred flag, when the OpenSSL
 // configuration lets the devcrypto engine use it (USE_SOFTDRIVERS = 1); without that setting a driver cryptodev
 // does not mark kernel-driver-only is one the engine refuses, and the points are failed as software, with no
-// driver. openssl is the fake with a devcrypto engine (FAKE_DEVCRYPTO=1), since Debian's OpenSSL 3.0 ships none;
+// driver, unless the engine was built to take it (its help says [default=1], as the lab's lab/devcrypto build's
+// does). openssl is the fake with a devcrypto engine (FAKE_DEVCRYPTO=1), since Debian's OpenSSL 3.0 ships none;
 // the probe, /dev/crypto, the CIOCGSESSION/CIOCGSESSINFO calls and /proc/crypto are the board's.
 func TestSweepDevcryptoDriverDevice(t *testing.T) {
 	requireDevCrypto(t)
@@ -121,12 +122,13 @@ func TestSweepDevcryptoDriverDevice(t *testing.T) {
 	}
 	for _, c := range []struct {
 		conf      string
+		def       string // the engine's built-in USE_SOFTDRIVERS default, as its help names it ("": none)
 		softOK    bool
 		wantError string
-	}{{soft, true, ""}, {empty, false, "engine devcrypto does not use "}} {
+	}{{soft, "", true, ""}, {empty, "", false, "engine devcrypto does not use "}, {empty, "1", true, ""}} {
 		plan := protocol.Plan{
 			OpenSSL:    writeFakeOpenSSL(t),
-			Env:        map[string]string{"FAKE_DEVCRYPTO": "1", "OPENSSL_CONF": c.conf},
+			Env:        map[string]string{"FAKE_DEVCRYPTO": "1", "FAKE_DEVCRYPTO_DEFAULT": c.def, "OPENSSL_CONF": c.conf},
 			Algorithms: []string{"aes-128-cbc", "sha256"},
 			Modes:      []string{"devcrypto"},
 			Sizes:      []int{16, 1024},
@@ -184,6 +186,65 @@ func TestEngineSetting(t *testing.T) {
 	} {
 		if got := engineSetting(parseOpenSSLConf(c.conf), "devcrypto", "USE_SOFTDRIVERS"); got != c.want {
 			t.Errorf("engineSetting(%q) = %q, want %q", c.conf, got, c.want)
+		}
+	}
+}
+
+// TestSoftDriversDefault: the built-in USE_SOFTDRIVERS default is read from `openssl engine -vvv devcrypto` as
+// OpenSSL 3.0's engine prints it: stock (2) and the QEMU lab's build (1, lab/devcrypto), the latter as the lab's
+// qemu-arm64 printed it; an engine without the control (a build without CIOCGSESSINFO) names none.
+func TestSoftDriversDefault(t *testing.T) {
+	lab := "(devcrypto) /dev/crypto engine\n" +
+		"     USE_SOFTDRIVERS: specifies whether to use software (not accelerated) drivers (0=use only accelerated drivers, " +
+		"1=allow all drivers, 2=use if acceleration can't be determined) [default=1]\n" +
+		"          (input flags): NUMERIC\n" +
+		"     CIPHERS: either ALL, NONE, or a comma-separated list of ciphers to enable [default=ALL]\n" +
+		"          (input flags): STRING\n"
+	for _, c := range []struct{ out, want string }{
+		{lab, "1"},
+		{strings.Replace(lab, "[default=1]", "[default=2]", 1), "2"},
+		{"(devcrypto) /dev/crypto engine\n     CIPHERS: either ALL, NONE, or a comma-separated list of ciphers to enable [default=ALL]\n", ""},
+		{"", ""},
+	} {
+		if got := softDriversDefault(c.out); got != c.want {
+			t.Errorf("softDriversDefault(%q) = %q, want %q", c.out, got, c.want)
+		}
+	}
+}
+
+// TestDevcryptoSoftDriversSource: the configuration's USE_SOFTDRIVERS wins; where it sets none the engine's own
+// default counts, asked of the sweep's openssl (the fake, whose help names FAKE_DEVCRYPTO_DEFAULT) with the speed
+// command's environment; an engine that names none leaves "" (the engine's stock 2). Asked once per sweep.
+func TestDevcryptoSoftDriversSource(t *testing.T) {
+	dir := t.TempDir()
+	sets0 := filepath.Join(dir, "sets0.cnf")
+	conf := "openssl_conf = init\n[init]\nengines = eng\n[eng]\ndevcrypto = dc\n[dc]\nUSE_SOFTDRIVERS = 0\n"
+	if err := os.WriteFile(sets0, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty.cnf")
+	if err := os.WriteFile(empty, []byte("# no engines\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fake := writeFakeOpenSSL(t)
+	for _, c := range []struct {
+		conf, def, want, why string
+	}{
+		{sets0, "1", "0", sets0 + " sets 0"},
+		{empty, "1", "1", "does not set it; the engine's default is 1 (openssl engine -vvv devcrypto)"},
+		{empty, "", "", "names no default: engine default 2"},
+		{filepath.Join(dir, "missing.cnf"), "1", "1", "no such file or directory; the engine's default is 1"},
+		{"", "2", "2", "no OpenSSL configuration file known; the engine's default is 2"},
+	} {
+		s := &sweepState{facts: protocol.Facts{OpenSSLConf: c.conf}}
+		cmd := &speedCommand{Argv: []string{fake, "speed"}, Env: []string{"FAKE_DEVCRYPTO=1", "FAKE_DEVCRYPTO_DEFAULT=" + c.def}}
+		if got := s.devcryptoSoftDrivers(context.Background(), cmd); got != c.want || !strings.Contains(s.softDriversWhy, c.why) {
+			t.Errorf("conf %q, engine default %q: %q (%s), want %q (…%s…)", c.conf, c.def, got, s.softDriversWhy, c.want, c.why)
+		}
+		// the answer is kept: a second call asks nothing (an openssl that no longer runs changes nothing)
+		cmd.Argv[0] = filepath.Join(dir, "gone")
+		if got := s.devcryptoSoftDrivers(context.Background(), cmd); got != c.want {
+			t.Errorf("conf %q: second call %q, want the kept %q", c.conf, got, c.want)
 		}
 	}
 }

@@ -9,7 +9,8 @@ import (
 // fakeOpenSSL is a shell stand-in for openssl that answers `version -a`, `engine -t NAME` and `speed` in -mr
 // form, fast, so sweep logic can be tested without waiting on real measurements:
 //   - engine "fake" and "fakeok" are available, "envok" only with FAKE_ENGINE_OK=1, "devcrypto" only with
-//     FAKE_DEVCRYPTO=1 (Debian's OpenSSL has no devcrypto engine), "slow" hangs, others do not exist;
+//     FAKE_DEVCRYPTO=1 (Debian's OpenSSL has no devcrypto engine), "slow" hangs, others do not exist; with
+//     FAKE_DEVCRYPTO_DEFAULT=N devcrypto's help (engine -vvv) names USE_SOFTDRIVERS's default N;
 //   - speed with -engine fake prints "Invalid engine" and runs anyway (the fallback OpenSSL does);
 //   - speed with -engine fakeok (or envok, devcrypto) confirms the engine;
 //   - speed of algorithm "broken-alg" exits 1;
@@ -25,7 +26,9 @@ version)
 engine)
 	case "$3" in
 	fake|fakeok) printf '(%s) fake engine\n     [ available ]\n' "$3"; exit 0 ;;
-	devcrypto) [ "$FAKE_DEVCRYPTO" = 1 ] && { printf '(devcrypto) /dev/crypto engine\n     [ available ]\n'; exit 0; }
+	devcrypto) [ "$FAKE_DEVCRYPTO" = 1 ] && { printf '(devcrypto) /dev/crypto engine\n'
+			[ -n "$FAKE_DEVCRYPTO_DEFAULT" ] && printf '     USE_SOFTDRIVERS: specifies whether to use software (not accelerated) drivers (0=use only accelerated drivers, 1=allow all drivers, 2=use if acceleration can'"'"'t be determined) [default=%s]\n          (input flags): NUMERIC\n' "$FAKE_DEVCRYPTO_DEFAULT"
+			printf '     [ available ]\n'; exit 0; }
 		echo "40A7B1B3727F0000:error:13000074:engine routines:ENGINE_by_id:no such engine:eng_list.c:428:id=$3" >&2; exit 1 ;;
 	envok) [ "$FAKE_ENGINE_OK" = 1 ] && { printf '(envok) needs its env\n     [ available ]\n'; exit 0; } ;;
 	slow) sleep 30; exit 0 ;;

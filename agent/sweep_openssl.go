@@ -112,7 +112,7 @@ func (s *sweepState) runOpenSSL(ctx context.Context, j sweepJob, repeat int) err
 	}
 	var sessionFlag string
 	if j.mode == protocol.ModeDevCrypto {
-		d, note, software := s.devcryptoDriver(j.alg)
+		d, note, software := s.devcryptoDriver(ctx, c, j.alg)
 		switch {
 		case software != "":
 			// the engine left the algorithm to OpenSSL's own code: the numbers are cpu's, not devcrypto's
@@ -171,10 +171,11 @@ func speedTimeout(c *speedCommand) time.Duration {
 
 // devcryptoDriver is the driver cryptodev says serves alg (asked once per algorithm), or "" and a flag saying why
 // the point's driver is /proc/crypto's guess. software is set, saying why, when cryptodev's driver is not a
-// kernel-driver-only one and the board's OpenSSL configuration does not set the devcrypto engine's
-// USE_SOFTDRIVERS to 1: then the engine does not take the algorithm, and openssl runs it in software under
-// -engine devcrypto (it still prints `Engine "devcrypto" set.`).
-func (s *sweepState) devcryptoDriver(alg string) (driver, flag, software string) {
+// kernel-driver-only one and the devcrypto engine's USE_SOFTDRIVERS (the board's OpenSSL configuration's, else
+// the engine's built-in default) is not 1: then the engine does not take the algorithm, and openssl runs it in
+// software under -engine devcrypto (it still prints `Engine "devcrypto" set.`). c is the point's speed command:
+// its openssl and environment are the ones asked for the engine's default.
+func (s *sweepState) devcryptoDriver(ctx context.Context, c *speedCommand, alg string) (driver, flag, software string) {
 	if s.sessionDrivers == nil {
 		s.sessionDrivers = map[string]devcryptoAnswer{}
 	}
@@ -186,7 +187,7 @@ func (s *sweepState) devcryptoDriver(alg string) (driver, flag, software string)
 	switch {
 	case a.err != nil:
 		return "", "driver-inferred: " + a.err.Error() + "; the driver is /proc/crypto's highest priority", ""
-	case !a.session.KernelOnly && s.devcryptoSoftDrivers() != "1":
+	case !a.session.KernelOnly && s.devcryptoSoftDrivers(ctx, c) != "1":
 		return "", "", fmt.Sprintf("engine devcrypto does not use %s for %s: cryptodev does not mark it a kernel-driver-only "+
 			"(hardware) driver, and the engine takes such a driver only with USE_SOFTDRIVERS = 1 (%s): openssl ran in software",
 			a.session.Driver, alg, s.softDriversWhy)
@@ -200,29 +201,62 @@ type devcryptoAnswer struct {
 	err     error
 }
 
-// devcryptoSoftDrivers is the devcrypto engine's USE_SOFTDRIVERS in the board's OpenSSL configuration (read
-// once), "" when it is not set; softDriversWhy says where it looked.
-func (s *sweepState) devcryptoSoftDrivers() string {
+// devcryptoSoftDrivers is the devcrypto engine's USE_SOFTDRIVERS (found once): the board's OpenSSL configuration
+// sets it, or else the engine's built-in default holds, which `openssl engine -vvv devcrypto` prints in the
+// control's help ("[default=2]"). OpenSSL's own builds say 2; one built for a board whose drivers are all
+// software (the QEMU lab's, lab/devcrypto) says 1. Setting it in the configuration is no way to measure such a
+// board: the control registers the engine's algorithms, and OpenSSL then uses the engine for every openssl run,
+// cpu and soft included. "" when neither says; softDriversWhy says where it looked.
+func (s *sweepState) devcryptoSoftDrivers(ctx context.Context, c *speedCommand) string {
 	if s.softDriversWhy != "" {
 		return s.softDrivers
 	}
-	conf := s.facts.OpenSSLConf
-	if conf == "" {
-		s.softDriversWhy = "no OpenSSL configuration file known: engine default 2"
-		return ""
-	}
-	b, err := os.ReadFile(conf)
-	if err != nil {
-		s.softDriversWhy = fmt.Sprintf("%v: engine default 2", err)
-		return ""
-	}
-	s.softDrivers = engineSetting(parseOpenSSLConf(string(b)), "devcrypto", "USE_SOFTDRIVERS")
-	if s.softDrivers == "" {
-		s.softDriversWhy = conf + " does not set it: engine default 2"
-	} else {
+	var why string
+	if conf := s.facts.OpenSSLConf; conf == "" {
+		why = "no OpenSSL configuration file known"
+	} else if b, err := os.ReadFile(conf); err != nil {
+		why = err.Error()
+	} else if s.softDrivers = engineSetting(parseOpenSSLConf(string(b)), "devcrypto", "USE_SOFTDRIVERS"); s.softDrivers != "" {
 		s.softDriversWhy = conf + " sets " + s.softDrivers
+		return s.softDrivers
+	} else {
+		why = conf + " does not set it"
+	}
+	s.softDrivers = s.engineSoftDriversDefault(ctx, c)
+	if s.softDrivers == "" {
+		s.softDriversWhy = why + "; openssl engine -vvv devcrypto names no default: engine default 2"
+	} else {
+		s.softDriversWhy = why + "; the engine's default is " + s.softDrivers + " (openssl engine -vvv devcrypto)"
 	}
 	return s.softDrivers
+}
+
+// engineSoftDriversDefault runs `openssl engine -vvv devcrypto` as the speed command c would run and returns the
+// USE_SOFTDRIVERS default its help names, "" when it names none (or openssl fails).
+func (s *sweepState) engineSoftDriversDefault(ctx context.Context, c *speedCommand) string {
+	if c == nil || len(c.Argv) == 0 {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, verifyChildTimeout)
+	defer cancel()
+	res, _, _ := s.measureChild(ctx, []string{c.Argv[0], "engine", "-vvv", "devcrypto"}, c.Env)
+	if res.Err != nil || res.Exit != 0 {
+		return ""
+	}
+	return softDriversDefault(res.Stdout)
+}
+
+// softDriversRe finds the default in the help of the devcrypto engine's USE_SOFTDRIVERS control, as OpenSSL
+// 1.1.1 and 3.x print it: "USE_SOFTDRIVERS: specifies whether to use software (not accelerated) drivers (0=use
+// only accelerated drivers, 1=allow all drivers, 2=use if acceleration can't be determined) [default=2]".
+var softDriversRe = regexp.MustCompile(`(?m)^\s*USE_SOFTDRIVERS:.*\[default=([0-9]+)\]`)
+
+// softDriversDefault is the USE_SOFTDRIVERS default in `openssl engine -vvv devcrypto`'s output, "" if none.
+func softDriversDefault(out string) string {
+	if m := softDriversRe.FindStringSubmatch(out); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 // engineSetting is key in the section of engine id that the configuration loads (openssl_conf → engines →

@@ -2,7 +2,8 @@
 # e2e.sh: the CI end-to-end test on the emulated ARM lab. Builds the images (cached in $FLEET_LAB_CACHE), boots
 # qemu-arm64 and qemu-armv7 in a private run dir, runs `fleet boards check` and `fleet run` (no --modes: every
 # mode the probe finds) against them, asserts on the stored results (lab/lab_test.go: soft, cpu, afalg and kcapi
-# points on both boards, devcrypto a skip; kcapi:all beside cpu on qemu-arm64's virtio-crypto offload driver),
+# points on both boards; devcrypto a skip, except on qemu-arm64 with its cryptodev module and devcrypto engine,
+# whose devcrypto points must be verified ok; kcapi:all beside cpu on qemu-arm64's virtio-crypto offload driver),
 # proves the GOARM=5 agent on an ARM926 core, compares the agent with the shell path on both boards
 # (lab/shellpath_test.go, a boot of its own), panics qemu-arm64 mid-sweep (lab/kernel_test.go), and stops the boards
 # on every exit, also when `go test` is killed by its timeout.

@@ -141,7 +141,8 @@ func TestLabEndToEnd(t *testing.T) {
 		t.Fatalf("results --format json: %v", err)
 	}
 	show := fleet("show", "latest")
-	checkPoints(t, points)
+	checkPoints(t, points, cryptodev)
+	checkDevcryptoPoints(t, points, cryptodev)
 	checkValidity(t, points, fleet("show", "latest", "--format", "json"))
 	checkShow(t, show, cryptodev)
 	checkFitsTerminal(t, fleet("compare"))
@@ -202,14 +203,14 @@ func checkFitsTerminal(t *testing.T, out string) {
 }
 
 // checkSummary: the line under each board says honestly what was measured and what the board lacks: devcrypto
-// for want of /dev/crypto, or on qemu-arm64 with its cryptodev module for want of OpenSSL's devcrypto engine (a
-// long reason gets lines of its own).
+// for want of /dev/crypto, except on qemu-arm64 with its cryptodev module and the lab's devcrypto engine, which
+// measures it.
 func checkSummary(t *testing.T, stderr, cryptodev string) {
 	t.Helper()
 	for _, board := range []string{"qemu-arm64", "qemu-armv7"} {
 		want := `(?m)^  ` + board + `\s+ok\s.*\n\s+measured soft, cpu, afalg, kcapi; not available: devcrypto \(no /dev/crypto\)$`
-		if r := devcryptoReason(board, cryptodev); r != "no /dev/crypto" {
-			want = `(?m)^  ` + board + `\s+ok\s.*\n\s+measured soft, cpu, afalg, kcapi\n\s+not available:\n\s+devcrypto: ` + r + `$`
+		if hasDevcrypto(board, cryptodev) {
+			want = `(?m)^  ` + board + `\s+ok\s.*\n\s+measured soft, cpu, devcrypto, afalg, kcapi$`
 		}
 		if !regexp.MustCompile(want).MatchString(stderr) {
 			t.Errorf("fleet run: no summary matching %s in\n%s", want, stderr)
@@ -233,7 +234,7 @@ func checkOffloadNamed(t *testing.T, stderr string) {
 // offloads AES-CBC only.
 var notApplicable = map[[2]string]bool{{"afalg", "sha256"}: true}
 
-func checkPoints(t *testing.T, points []point) {
+func checkPoints(t *testing.T, points []point, cryptodev string) {
 	t.Helper()
 	if len(points) == 0 {
 		t.Fatal("results: no points")
@@ -255,7 +256,7 @@ func checkPoints(t *testing.T, points []point) {
 		if notApplicable[[2]string{p.Mode, p.Algorithm}] {
 			t.Errorf("point %s %s %s: want a skip, not a point", p.Board, p.Mode, p.Algorithm)
 		}
-		if p.Mode == "afalg" || p.Mode == "kcapi" {
+		if p.Mode == "afalg" || p.Mode == "kcapi" || p.Mode == "devcrypto" {
 			checkDriver(t, p)
 		}
 		// every path of both boards, the real kernels' drivers included, gives the right answers, also under
@@ -269,7 +270,11 @@ func checkPoints(t *testing.T, points []point) {
 		t.Errorf("results: block sizes %v, want the profile's several sizes", keys(allSizes))
 	}
 	for _, board := range []string{"qemu-arm64", "qemu-armv7"} {
-		for _, mode := range []string{"soft", "cpu", "afalg", "kcapi"} {
+		modes := []string{"soft", "cpu", "afalg", "kcapi"}
+		if hasDevcrypto(board, cryptodev) {
+			modes = append(modes, "devcrypto")
+		}
+		for _, mode := range modes {
 			for _, alg := range []string{"aes-128-cbc", "sha256"} {
 				if notApplicable[[2]string{mode, alg}] {
 					continue
@@ -285,7 +290,40 @@ func checkPoints(t *testing.T, points []point) {
 	}
 }
 
-// checkDriver: the kernel driver that served an AF_ALG point. qemu-arm64 (-cpu max) has the ARMv8 crypto
+// checkDevcryptoPoints: with its cryptodev module and the lab's devcrypto engine (lab/devcrypto), qemu-arm64
+// measures devcrypto, aes-128-cbc and sha256, through /dev/crypto: every point stored with a driver (checkDriver:
+// the one cryptodev names, cbc-aes-ce and sha256-ce), not failed (openssl did not fall back to software), and with
+// the verification of the very path (openssl enc/dgst -engine devcrypto) ok. Without the module no board has a
+// devcrypto point.
+func checkDevcryptoPoints(t *testing.T, points []point, cryptodev string) {
+	t.Helper()
+	n := map[string]int{}
+	for _, p := range points {
+		if p.Mode != "devcrypto" {
+			continue
+		}
+		if !hasDevcrypto(p.Board, cryptodev) {
+			t.Errorf("point %s devcrypto %s %d B: this board has no /dev/crypto", p.Board, p.Algorithm, p.BlockSize)
+			continue
+		}
+		n[p.Algorithm]++
+		if p.Failed || p.Verified != "ok" || p.Driver == "" {
+			t.Errorf("point qemu-arm64 devcrypto %s %d B: failed %v (%s), verification %q (%s), driver %q; "+
+				"want measured through /dev/crypto, verification ok, cryptodev's driver", p.Algorithm, p.BlockSize,
+				p.Failed, p.Error, p.Verified, p.VerifyNote, p.Driver)
+		}
+	}
+	if cryptodev == "" {
+		return
+	}
+	for _, alg := range []string{"aes-128-cbc", "sha256"} {
+		if n[alg] == 0 {
+			t.Errorf("results: qemu-arm64 has no devcrypto %s point (its image has %s and the devcrypto engine)", alg, cryptodev)
+		}
+	}
+}
+
+// checkDriver: the kernel driver that served an AF_ALG or /dev/crypto point. qemu-arm64 (-cpu max) has the ARMv8 crypto
 // extensions; qemu-armv7 (cortex-a15) has none, so a *-ce driver there would be a lie.
 func checkDriver(t *testing.T, p point) {
 	t.Helper()
@@ -322,8 +360,12 @@ func checkShow(t *testing.T, show, cryptodev string) {
 			t.Errorf("show latest: %s: want the skip \"afalg sha256: <reason>\" in\n%s", board, b)
 		}
 		// devcrypto was not named, yet its absence is recorded with the probe's reason
-		if r := devcryptoReason(board, cryptodev); !regexp.MustCompile(`(?m)^\s+devcrypto \(all\): ` + r + `$`).MatchString(b) {
-			t.Errorf("show latest: %s: want the skip \"devcrypto (all): %s\" in\n%s", board, r, b)
+		skip := regexp.MustCompile(`(?m)^\s+devcrypto \(all\): .*$`).FindString(b)
+		switch {
+		case hasDevcrypto(board, cryptodev) && skip != "":
+			t.Errorf("show latest: %s: devcrypto skipped (%s), want it measured", board, strings.TrimSpace(skip))
+		case !hasDevcrypto(board, cryptodev) && !strings.HasSuffix(skip, "devcrypto (all): no /dev/crypto"):
+			t.Errorf("show latest: %s: want the skip \"devcrypto (all): no /dev/crypto\" in\n%s", board, b)
 		}
 	}
 }
