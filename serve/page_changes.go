@@ -226,6 +226,10 @@ func (s *Server) labRegressions(r *http.Request, q changesQuery, boards []string
 			a := alert{When: run.Started, Kind: "regression", Series: seriesName(row.SampleKey), Run: run.ID,
 				Since: in.Runs[row.Board], Baseline: fmt.Sprintf("%s: run %d", ref, in.Runs[row.Board]),
 				Verdict: row.Verdict, Delta: row.Delta, Drop: true, HistoryHref: historyHref(row.SampleKey)}
+			if b := row.Baseline; b != nil && len(b.Runs) > 0 {
+				// what the row was judged against, as regress prints it: a window of the label's runs is not "run N"
+				a.Since, a.Baseline = b.Runs[len(b.Runs)-1], b.String()
+			}
 			if row.Base != nil && row.Cur != nil {
 				a.Levels = report.ChangeLevels(report.Change{Board: row.Board, BlockSize: row.BlockSize,
 					Before: row.Base.Median, After: row.Cur.Median}, report.DefaultUnit)
