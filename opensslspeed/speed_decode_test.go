@@ -1,6 +1,7 @@
 package opensslspeed
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"io"
@@ -131,4 +132,89 @@ func FuzzDecodeText(f *testing.F) {
 			t.Fatalf("DecodeText(%q) = %q, want it unchanged", data, out)
 		}
 	})
+}
+
+// TestDecodedStreamsGiveRunsAsTheyEnd: a capture in UTF-16 or with lone '\r' line ends, written to a pipe one
+// line at a time as a program's output comes, gives each run after reading the same lines as the capture itself
+// read by the parser with no decoder at all: the decoder never waits for bytes past a line end (a byte order
+// mark, a NUL pattern, the '\n' that may follow a '\r'), so every run but the last arrives while the writer is
+// still writing, before it closes.
+func TestDecodedStreamsGiveRunsAsTheyEnd(t *testing.T) {
+	text := strings.ReplaceAll(readSpeedFixture(t, "17"), "\r\n", "\n")
+	var plain []string
+	for _, l := range strings.SplitAfter(text, "\n") {
+		if l != "" {
+			plain = append(plain, l)
+		}
+	}
+	want, wantReads := scanStream(t, plain, false, func(l string, first bool) []byte { return []byte(l) })
+	if len(want) < 3 {
+		t.Fatalf("the capture itself: %d runs, want 3", len(want))
+	}
+	for i := range len(want) - 1 {
+		if wantReads[i] >= len(plain) {
+			t.Fatalf("the capture itself: run %d after all %d lines: the test shows nothing", i+1, len(plain))
+		}
+	}
+	for name, enc := range map[string]func(l string, first bool) []byte{
+		"utf-16le bom": func(l string, first bool) []byte { return encodeUTF16(l, false, first) },
+		"utf-16be":     func(l string, _ bool) []byte { return encodeUTF16(l, true, false) },
+		"cr":           func(l string, _ bool) []byte { return []byte(strings.ReplaceAll(l, "\n", "\r")) },
+		"crlf":         func(l string, _ bool) []byte { return []byte(strings.ReplaceAll(l, "\n", "\r\n")) },
+		"utf-16le cr": func(l string, first bool) []byte {
+			return encodeUTF16(strings.ReplaceAll(l, "\n", "\r"), false, first)
+		},
+	} {
+		got, reads := scanStream(t, plain, true, enc)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %d runs (%d points), want %d runs (%d points) as the capture itself", name, len(got), points(got), len(want), points(want))
+		}
+		if !reflect.DeepEqual(reads, wantReads) {
+			t.Errorf("%s: the runs came after reading %v of %d lines, want %v as the capture itself", name, reads, len(plain), wantReads)
+		}
+	}
+}
+
+// scanStream scans lines, each encoded by enc and written to a pipe on its own, through NewScanner (decode) or
+// the parser with no decoder, and returns the runs and how many lines had been read when each came.
+func scanStream(t *testing.T, lines []string, decode bool, enc func(l string, first bool) []byte) ([]Run, []int) {
+	t.Helper()
+	pr, pw := io.Pipe()
+	defer pr.Close()
+	go func() {
+		for i, l := range lines {
+			if _, err := pw.Write(enc(l, i == 0)); err != nil {
+				return
+			}
+		}
+		pw.Close()
+	}()
+	c := &lineReads{r: pr}
+	s := NewScanner(c, Hint{})
+	if !decode {
+		s.lines = &speedLines{r: bufio.NewReaderSize(c, 32<<10)}
+	}
+	var runs []Run
+	var reads []int
+	for s.Scan() {
+		runs, reads = append(runs, s.Run()), append(reads, c.n)
+	}
+	if err := s.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return runs, reads
+}
+
+// lineReads counts the reads that returned bytes: from a pipe written one line at a time, the lines read.
+type lineReads struct {
+	r io.Reader
+	n int
+}
+
+func (c *lineReads) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if n > 0 {
+		c.n++
+	}
+	return n, err
 }
