@@ -11,18 +11,19 @@ import (
 
 // ErrEncoding means a capture is saved in a text encoding the parser does not read (UTF-32); the error that
 // wraps it names the encoding.
-var ErrEncoding = errors.New("text encoding not read")
+var ErrEncoding = errors.New("an encoding not read")
 
 // DecodeText is r as UTF-8 text with '\n' line ends, whatever a capture was saved as: UTF-16 (with a byte
 // order mark, as Windows PowerShell's `>` and Notepad write it, or without one when the text's every other byte
-// is NUL) is transcoded, a UTF-8 byte order mark is dropped, and every line end, "\r\n" or a lone '\r' (old Mac
-// OS, some terminal loggers), becomes '\n'. Anything else passes through as it is. UTF-32 is refused with an
-// error wrapping ErrEncoding that names it.
+// is NUL) is transcoded, a UTF-8 byte order mark is dropped, and a lone '\r' ending a line (old Mac OS, some
+// terminal loggers) gets its '\n'. Anything else, "\r\n" included, passes through as it is, so that the text
+// kept as a run's raw output is the capture's own. UTF-32 is refused with an error wrapping ErrEncoding that
+// names it.
 //
 // It never waits for more input than a line reader would: the encoding is told from the bytes the first reads
 // returned (a byte order mark, or the NUL pattern of 8 characters, or of fewer when a line end or the end of
-// the text comes first), never from a fixed look-ahead, and a '\r' is a line end at once: a '\n' right after
-// it is dropped when it comes, not waited for. So a capture streamed through a pipe gives each line as soon as
+// the text comes first), never from a fixed look-ahead, and a '\r' is a line end at once: it is given as
+// "\r\n", and a '\n' right after it is dropped when it comes, not waited for. So a capture streamed through a pipe gives each line as soon as
 // its line end is written (TestDecodedStreamsGiveRunsAsTheyEnd).
 func DecodeText(r io.Reader) io.Reader { return &textDecoder{r: r} }
 
@@ -119,7 +120,7 @@ type textDecoder struct {
 	in     []byte // read, not yet decoded: the bytes read while telling the encoding, or part of a character
 	out    []byte // decoded, not yet returned
 	obuf   []byte // what out is decoded into
-	lastCR bool   // the last character decoded was a '\r': a '\n' right after it is dropped
+	lastCR bool   // the last character decoded was a '\r', given as "\r\n": a '\n' right after it is dropped
 	err    error  // r's error, returned once in and out are drained
 }
 
@@ -139,7 +140,7 @@ func (d *textDecoder) Read(p []byte) (int, error) {
 				continue
 			case encUTF32LE, encUTF32BE:
 				d.enc, d.in, d.out = enc, nil, nil
-				d.err = fmt.Errorf("%w: the text is %s; save the capture as UTF-8 (or UTF-16)", ErrEncoding, enc)
+				d.err = fmt.Errorf("the text is %s, %w: save the capture as UTF-8 or UTF-16", enc, ErrEncoding)
 				return 0, d.err
 			}
 			d.enc, d.in = enc, d.in[bom:]
@@ -226,14 +227,14 @@ func (d *textDecoder) unit(b []byte) uint16 {
 }
 
 // char appends one decoded character to out: r, or, in UTF-8, the byte b as it is (a byte of a multi-byte
-// character or an invalid byte passes unchanged); '\r' becomes '\n' and a '\n' right after a '\r' is dropped.
+// character or an invalid byte passes unchanged); '\r' becomes "\r\n" and a '\n' right after a '\r' is dropped.
 func (d *textDecoder) char(r rune, b byte) {
 	cr := d.lastCR
 	d.lastCR = r == '\r'
 	switch {
 	case r == '\n' && cr:
 	case r == '\r':
-		d.out = append(d.out, '\n')
+		d.out = append(d.out, '\r', '\n')
 	case d.enc == encUTF8:
 		d.out = append(d.out, b)
 	default:
