@@ -159,7 +159,7 @@ func (d *textDecoder) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// fill reads once from r after what in holds.
+// fill reads from r, once it returns something, after what in holds.
 func (d *textDecoder) fill() {
 	if d.err != nil {
 		return
@@ -168,9 +168,14 @@ func (d *textDecoder) fill() {
 		d.buf = make([]byte, 32<<10)
 	}
 	n := copy(d.buf, d.in)
-	m, err := d.r.Read(d.buf[n:])
-	d.in = d.buf[:n+m]
-	d.err = err
+	for range 100 { // as bufio.Reader: a reader that keeps returning nothing is broken, not slow
+		m, err := d.r.Read(d.buf[n:])
+		d.in, d.err = d.buf[:n+m], err
+		if m > 0 || err != nil {
+			return
+		}
+	}
+	d.err = io.ErrNoProgress
 }
 
 // decode moves what in holds to out, but for the bytes of a character not read whole yet; final (r ended)
