@@ -13,9 +13,9 @@ import (
 // wraps it names the encoding.
 var ErrEncoding = errors.New("an encoding not read")
 
-// DecodeText is r as UTF-8 text with '\n' line ends, whatever a capture was saved as: UTF-16 (with a byte
-// order mark, as Windows PowerShell's `>` and Notepad write it, or without one when the text's every other byte
-// is NUL) is transcoded, a UTF-8 byte order mark is dropped, and a lone '\r' ending a line (old Mac OS, some
+// DecodeText is r as UTF-8 text with "\n" or "\r\n" line ends, whatever a capture was saved as: UTF-16 (with a
+// byte order mark, as Windows PowerShell's `>` and Notepad write it, or without one when the text's every other
+// byte is NUL) is transcoded, a UTF-8 byte order mark is dropped, and a lone '\r' ending a line (old Mac OS, some
 // terminal loggers) gets its '\n'. Anything else, "\r\n" included, passes through as it is, so that the text
 // kept as a run's raw output is the capture's own. UTF-32 is refused with an error wrapping ErrEncoding that
 // names it.
@@ -23,8 +23,8 @@ var ErrEncoding = errors.New("an encoding not read")
 // It never waits for more input than a line reader would: the encoding is told from the bytes the first reads
 // returned (a byte order mark, or the NUL pattern of 8 characters, or of fewer when a line end or the end of
 // the text comes first), never from a fixed look-ahead, and a '\r' is a line end at once: it is given as
-// "\r\n", and a '\n' right after it is dropped when it comes, not waited for. So a capture streamed through a pipe gives each line as soon as
-// its line end is written (TestDecodedStreamsGiveRunsAsTheyEnd).
+// "\r\n", and a '\n' right after it is dropped when it comes, not waited for. So a capture streamed through a
+// pipe gives each line as soon as its line end is written (TestDecodedStreamsGiveRunsAsTheyEnd).
 func DecodeText(r io.Reader) io.Reader { return &textDecoder{r: r} }
 
 type textEncoding int
