@@ -202,7 +202,9 @@ func (ri *runImport) file(path string) error {
 		return fmt.Errorf("import %s: %w", path, err)
 	}
 	ri.base = ri.raws
-	if ri.chunks, err = importRaw(ctx, sink, f, abs, fi.Size(), ri.base); err != nil {
+	if ri.chunks, err = importRaw(ctx, sink, f, abs, fi.Size(), ri.base); errors.Is(err, opensslspeed.ErrEncoding) {
+		return fmt.Errorf("%s: %w", path, err) // the input's fault, as a parse error's FILE:LINE: no "import"
+	} else if err != nil {
 		return fmt.Errorf("import %s: %w", path, err)
 	}
 	ri.raws += len(ri.chunks)

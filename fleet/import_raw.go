@@ -8,15 +8,19 @@ import (
 	"io"
 	"sort"
 
+	"github.com/fleetlab/fleet/opensslspeed"
 	"github.com/fleetlab/fleet/protocol"
 )
 
 // importRaw keeps a capture's text as the run's raw outputs: one for a capture of up to importRawChunk bytes,
-// else consecutive pieces of about that size, cut after a newline, each naming its byte range. It returns the
+// else consecutive pieces of about that size, cut after a newline, each naming its byte range. The text is the
+// one the parser reads (opensslspeed.DecodeText): a UTF-16 capture is kept as UTF-8, which the store can hold
+// and people can read, and a lone '\r' line end gets its '\n', so that lines count as the parser counts them;
+// the byte ranges are then of that text. A UTF-8 capture is kept byte for byte, "\r\n" included. It returns the
 // first line of each piece, so that a point can name the raw output its line is in (rawIDOf).
 // The pieces are numbered from base+1: a run of several files numbers each file's after the previous ones'.
 func importRaw(ctx context.Context, sink ImportSink, r io.Reader, abs string, size int64, base int) ([]int, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(opensslspeed.DecodeText(r), 64<<10)
 	var firsts []int
 	buf := make([]byte, 0, importRawChunk+64<<10)
 	line, start := 1, int64(0)

@@ -1,149 +1,248 @@
 package opensslspeed
 
 import (
-	"bufio"
 	"bytes"
+	"errors"
+	"fmt"
 	"io"
 	"unicode/utf16"
 	"unicode/utf8"
 )
 
-// decodeText is r as UTF-8 text with '\n' line ends, whatever a capture was saved as: UTF-16 (with a byte
-// order mark, as Windows' Notepad and PowerShell's redirection write, or without one when the text's every
-// other byte is NUL) is transcoded, and a line ended by a lone '\r' (old Mac OS, some serial terminals' logs)
-// gets a '\n'. Anything else passes through as it is. Memory stays bounded: it reads ahead a few hundred bytes.
-func decodeText(r io.Reader) io.Reader {
-	br := bufio.NewReaderSize(r, 4<<10)
-	head, _ := br.Peek(256)
-	var src io.Reader = br
-	switch order := utf16Order(head); order {
-	case littleEndian, bigEndian:
-		if len(head) >= 2 && (head[0] == 0xff && head[1] == 0xfe || head[0] == 0xfe && head[1] == 0xff) {
-			br.Discard(2)
-		}
-		src = &utf16Reader{r: br, big: order == bigEndian}
-	}
-	return &crReader{r: bufio.NewReaderSize(src, 32<<10)}
-}
+// ErrEncoding means a capture is saved in a text encoding the parser does not read (UTF-32); the error that
+// wraps it names the encoding.
+var ErrEncoding = errors.New("an encoding not read")
+
+// DecodeText is r as UTF-8 text with "\n" or "\r\n" line ends, whatever a capture was saved as: UTF-16 (with a
+// byte order mark, as Windows PowerShell's `>` and Notepad write it, or without one when the text's every other
+// byte is NUL) is transcoded, a UTF-8 byte order mark is dropped, and a lone '\r' ending a line (old Mac OS, some
+// terminal loggers) gets its '\n'. Anything else, "\r\n" included, passes through as it is, so that the text
+// kept as a run's raw output is the capture's own. UTF-32 is refused with an error wrapping ErrEncoding that
+// names it.
+//
+// It never waits for more input than a line reader would: the encoding is told from the bytes the first reads
+// returned (a byte order mark, or the NUL pattern of 8 characters, or of fewer when a line end or the end of
+// the text comes first), never from a fixed look-ahead, and a '\r' is a line end at once: it is given as
+// "\r\n", and a '\n' right after it is dropped when it comes, not waited for. So a capture streamed through a
+// pipe gives each line as soon as its line end is written (TestDecodedStreamsGiveRunsAsTheyEnd).
+func DecodeText(r io.Reader) io.Reader { return &textDecoder{r: r} }
+
+type textEncoding int
 
 const (
-	notUTF16 = iota
-	littleEndian
-	bigEndian
+	encUndecided textEncoding = iota
+	encUTF8
+	encUTF16LE
+	encUTF16BE
+	encUTF32LE
+	encUTF32BE
 )
 
-// utf16Order tells UTF-16 by its byte order mark, or, without one, by text whose every other byte is NUL (ASCII
-// in UTF-16): at least 8 characters, all printable or white space.
-func utf16Order(head []byte) int {
-	if len(head) >= 2 {
-		switch {
-		case head[0] == 0xff && head[1] == 0xfe:
-			return littleEndian
-		case head[0] == 0xfe && head[1] == 0xff:
-			return bigEndian
+func (e textEncoding) String() string {
+	return [...]string{"undecided", "UTF-8", "UTF-16LE", "UTF-16BE", "UTF-32LE", "UTF-32BE"}[e]
+}
+
+// textBOMs are the byte order marks told, longest first: FF FE starts both UTF-16LE's and UTF-32LE's.
+var textBOMs = []struct {
+	bom string
+	enc textEncoding
+}{
+	{"\x00\x00\xfe\xff", encUTF32BE},
+	{"\xff\xfe\x00\x00", encUTF32LE},
+	{"\xef\xbb\xbf", encUTF8},
+	{"\xff\xfe", encUTF16LE},
+	{"\xfe\xff", encUTF16BE},
+}
+
+// sniffUnits is how many characters of NUL pattern tell UTF-16 (or UTF-32) without a byte order mark when no
+// line end came before them.
+const sniffUnits = 8
+
+// sniffEncoding tells the encoding of a text from its first bytes, and the length of its byte order mark. It
+// returns encUndecided when head could still be either and more input is worth waiting for: never when final
+// (the text ended) nor once head holds a line end. The decision is the one of head's shortest prefix that
+// decides, so it does not depend on how much each read returned: a text fed one byte at a time decodes as the
+// whole text read at once (FuzzDecodeText). A prefix decides within 32 bytes.
+func sniffEncoding(head []byte, final bool) (textEncoding, int) {
+	for k := range len(head) {
+		if enc, bom := sniffPrefix(head[:k], false); enc != encUndecided {
+			return enc, bom
 		}
 	}
-	n := len(head) &^ 1
-	if n < 16 {
-		return notUTF16
+	return sniffPrefix(head, final)
+}
+
+func sniffPrefix(head []byte, final bool) (textEncoding, int) {
+	for _, m := range textBOMs {
+		if bytes.HasPrefix(head, []byte(m.bom)) {
+			return m.enc, len(m.bom)
+		}
+		if !final && bytes.HasPrefix([]byte(m.bom), head) {
+			return encUndecided, 0
+		}
 	}
-	le, be := true, true
-	for i := 0; i < n; i += 2 {
+	le16, be16, le32, be32 := true, true, true, true
+	for i := 0; i+1 < len(head); i += 2 {
 		lo, hi := head[i], head[i+1]
-		le = le && hi == 0 && asciiText(lo)
-		be = be && lo == 0 && asciiText(hi)
+		le16 = le16 && hi == 0 && asciiText(lo)
+		be16 = be16 && lo == 0 && asciiText(hi)
 	}
+	for i := 0; i+3 < len(head); i += 4 {
+		zero := head[i+1] == 0 && head[i+2] == 0
+		le32 = le32 && zero && head[i+3] == 0 && asciiText(head[i])
+		be32 = be32 && zero && head[i] == 0 && asciiText(head[i+3])
+	}
+	units16, units32 := len(head)/2, len(head)/4
+	// The end of the text or a line end decides with what there is: a line reader would not wait either.
+	decide := final || bytes.ContainsAny(head, "\n\r")
 	switch {
-	case le:
-		return littleEndian
-	case be:
-		return bigEndian
+	case le16 && (units16 >= sniffUnits || decide && units16 > 0):
+		return encUTF16LE, 0
+	case be16 && (units16 >= sniffUnits || decide && units16 > 0):
+		return encUTF16BE, 0
+	case le32 && (units32 >= sniffUnits || decide && units32 > 0):
+		return encUTF32LE, 0
+	case be32 && (units32 >= sniffUnits || decide && units32 > 0):
+		return encUTF32BE, 0
+	case !decide && (le16 || be16 || le32 || be32):
+		return encUndecided, 0
 	}
-	return notUTF16
+	return encUTF8, 0
 }
 
 func asciiText(b byte) bool { return b >= 0x20 && b < 0x7f || b == '\n' || b == '\r' || b == '\t' }
 
-// utf16Reader transcodes UTF-16 to UTF-8; an unpaired surrogate or a lone last byte becomes U+FFFD.
-type utf16Reader struct {
-	r   *bufio.Reader
-	big bool
-	out []byte // transcoded, not yet returned
-	err error
+// textDecoder is DecodeText's reader.
+type textDecoder struct {
+	r      io.Reader
+	enc    textEncoding
+	buf    []byte // what in is read into
+	in     []byte // read, not yet decoded: the bytes read while telling the encoding, or part of a character
+	out    []byte // decoded, not yet returned
+	obuf   []byte // what out is decoded into
+	lastCR bool   // the last character decoded was a '\r', given as "\r\n": a '\n' right after it is dropped
+	err    error  // r's error, returned once in and out are drained
 }
 
-func (u *utf16Reader) unit() (uint16, error) {
-	var b [2]byte
-	n, err := io.ReadFull(u.r, b[:])
-	if n == 1 {
-		return utf8.RuneError, nil // a lone byte: the text was cut; the next read ends it
+func (d *textDecoder) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
 	}
-	if err != nil {
-		return 0, err
-	}
-	if u.big {
-		return uint16(b[0])<<8 | uint16(b[1]), nil
-	}
-	return uint16(b[1])<<8 | uint16(b[0]), nil
-}
-
-func (u *utf16Reader) Read(p []byte) (int, error) {
-	for len(u.out) < len(p) && u.err == nil && len(u.out) < 4<<10 {
-		c, err := u.unit()
-		if err != nil {
-			u.err = err
+	for len(d.out) == 0 {
+		if d.enc == encUTF32LE || d.enc == encUTF32BE {
+			return 0, d.err
+		}
+		if d.enc == encUndecided {
+			enc, bom := sniffEncoding(d.in, d.err != nil)
+			switch enc {
+			case encUndecided:
+				d.fill()
+				continue
+			case encUTF32LE, encUTF32BE:
+				d.enc, d.in, d.out = enc, nil, nil
+				d.err = fmt.Errorf("the text is %s, %w: save the capture as UTF-8 or UTF-16", enc, ErrEncoding)
+				return 0, d.err
+			}
+			d.enc, d.in = enc, d.in[bom:]
+		}
+		d.decode(d.err != nil)
+		if len(d.out) > 0 {
 			break
 		}
-		r := rune(c)
-		if utf16.IsSurrogate(r) {
-			c2, err := u.unit()
-			if err != nil {
-				u.err = err
-				r = utf8.RuneError
-			} else if r = utf16.DecodeRune(r, rune(c2)); r == utf8.RuneError {
-				u.out = utf8.AppendRune(u.out, utf8.RuneError)
-				r = rune(c2)
-				if utf16.IsSurrogate(r) {
-					r = utf8.RuneError
-				}
-			}
+		if d.err != nil {
+			return 0, d.err
 		}
-		u.out = utf8.AppendRune(u.out, r)
+		d.fill()
 	}
-	n := copy(p, u.out)
-	u.out = u.out[n:]
-	if n == 0 && u.err != nil {
-		if u.err == io.ErrUnexpectedEOF {
-			return 0, io.EOF
-		}
-		return 0, u.err
-	}
+	n := copy(p, d.out)
+	d.out = d.out[n:]
 	return n, nil
 }
 
-// crReader turns a '\r' that no '\n' follows into '\n', keeping "\r\n" as it is (the line reader drops the
-// '\r' of a "\r\n").
-type crReader struct {
-	r *bufio.Reader
+// fill reads from r, once it returns something, after what in holds.
+func (d *textDecoder) fill() {
+	if d.err != nil {
+		return
+	}
+	if d.buf == nil {
+		d.buf = make([]byte, 32<<10)
+	}
+	n := copy(d.buf, d.in)
+	for range 100 { // as bufio.Reader: a reader that keeps returning nothing is broken, not slow
+		m, err := d.r.Read(d.buf[n:])
+		d.in, d.err = d.buf[:n+m], err
+		if m > 0 || err != nil {
+			return
+		}
+	}
+	d.err = io.ErrNoProgress
 }
 
-func (c *crReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	for i := bytes.IndexByte(p[:n], '\r'); i >= 0; {
-		next := byte(0)
-		if i+1 < n {
-			next = p[i+1]
-		} else if b, perr := c.r.Peek(1); perr == nil {
-			next = b[0]
+// decode moves what in holds to out, but for the bytes of a character not read whole yet; final (r ended)
+// decodes those too, as U+FFFD.
+func (d *textDecoder) decode(final bool) {
+	d.out = d.obuf[:0]
+	defer func() { d.obuf = d.out[:0] }()
+	if d.enc == encUTF8 {
+		for _, b := range d.in {
+			d.char(rune(b), b)
 		}
-		if next != '\n' {
-			p[i] = '\n'
-		}
-		j := bytes.IndexByte(p[i+1:n], '\r')
-		if j < 0 {
-			break
-		}
-		i += 1 + j
+		d.in = d.in[:0]
+		return
 	}
-	return n, err
+	in := d.in
+	for len(in) >= 2 {
+		u := d.unit(in)
+		switch {
+		case utf16.IsSurrogate(rune(u)) && u < 0xdc00: // a high surrogate: its pair follows
+			if len(in) < 4 {
+				if !final {
+					d.in = in
+					return
+				}
+				d.char(utf8.RuneError, 0)
+				in = in[2:]
+				continue
+			}
+			if r := utf16.DecodeRune(rune(u), rune(d.unit(in[2:]))); r != utf8.RuneError {
+				d.char(r, 0)
+				in = in[4:]
+				continue
+			}
+			d.char(utf8.RuneError, 0) // unpaired: the next unit is read on its own
+		case utf16.IsSurrogate(rune(u)):
+			d.char(utf8.RuneError, 0)
+		default:
+			d.char(rune(u), 0)
+		}
+		in = in[2:]
+	}
+	if len(in) == 1 && final { // a lone last byte: the text was cut
+		d.char(utf8.RuneError, 0)
+		in = in[1:]
+	}
+	d.in = in
+}
+
+func (d *textDecoder) unit(b []byte) uint16 {
+	if d.enc == encUTF16BE {
+		return uint16(b[0])<<8 | uint16(b[1])
+	}
+	return uint16(b[1])<<8 | uint16(b[0])
+}
+
+// char appends one decoded character to out: r, or, in UTF-8, the byte b as it is (a byte of a multi-byte
+// character or an invalid byte passes unchanged); '\r' becomes "\r\n" and a '\n' right after a '\r' is dropped.
+func (d *textDecoder) char(r rune, b byte) {
+	cr := d.lastCR
+	d.lastCR = r == '\r'
+	switch {
+	case r == '\n' && cr:
+	case r == '\r':
+		d.out = append(d.out, '\r', '\n')
+	case d.enc == encUTF8:
+		d.out = append(d.out, b)
+	default:
+		d.out = utf8.AppendRune(d.out, r)
+	}
 }

@@ -25,9 +25,10 @@ const speedMaxJoin = 4
 // stays bounded whatever the input.
 const MaxLineBytes = 64 << 10
 
-// speedLines reads a text as logical lines, one at a time: each physical line cleaned of email quoting ("> "),
-// indentation, tabs and carriage returns, and hard wraps joined (see next). It holds at most speedMaxJoin lines
-// ahead, so a text of any size is read in bounded memory.
+// speedLines reads a text (through DecodeText: UTF-16, and lone '\r' line ends, read as UTF-8 with '\n') as
+// logical lines, one at a time: each physical line cleaned of email quoting ("> "), indentation, tabs and
+// carriage returns, and hard wraps joined (see next). It holds at most speedMaxJoin lines ahead, so a text of
+// any size is read in bounded memory.
 type speedLines struct {
 	r           *bufio.Reader
 	num         int         // physical lines read
@@ -38,8 +39,7 @@ type speedLines struct {
 }
 
 func newSpeedLines(r io.Reader) *speedLines {
-	// Not decodeText yet: its look-ahead blocked captures streamed through a pipe (TestScannerReturnsRunsAsTheyEnd).
-	return &speedLines{r: bufio.NewReaderSize(r, 32<<10)}
+	return &speedLines{r: bufio.NewReaderSize(DecodeText(r), 32<<10)}
 }
 
 // readPhysical reads one physical line, or returns false at the end of the text.

@@ -42,7 +42,9 @@ Runs timed on CPU time (no -elapsed) keep OpenSSL's figure and are re-derived on
 
 An import is all or nothing, in one transaction: a file without any measurement, a value no measurement can
 have (see the bounds in the opensslspeed package), a full disk or Ctrl-C store nothing of any FILE (exit 2,
-or 130 when interrupted). Files of any size are read as streams.
+or 130 when interrupted). Files of any size are read as streams. A FILE may be UTF-8 or UTF-16 (either byte
+order, as Windows PowerShell's > writes it), with \n, \r\n or lone \r line ends; its raw output is kept as
+UTF-8. A UTF-32 FILE is refused, naming its encoding.
 
    fleet import --board am335x --label wiki-2019 am335x-speed.txt
    fleet import --board am335x --mode soft sw.txt                       a capture of OPENSSL_armcap=0 without its command
