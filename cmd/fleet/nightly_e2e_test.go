@@ -80,6 +80,12 @@ func TestNightlyHistoryEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("eight fleet runs on the local board")
 	}
+	// Night 4 must read "unchanged" against nights 1–3: on a machine busy with other tests the AES-NI speed
+	// itself moved by 40 % between nights (564 → 235 MB/s at 16 B beside the race suite), a regression by every
+	// measure. The nights need the same machine, as a lab's do.
+	if os.Getenv("FLEET_E2E_ALONE") != "1" {
+		t.Skip("compares nights measured on this machine, which must be otherwise idle: test.sh runs it alone with FLEET_E2E_ALONE=1")
+	}
 	if runtime.GOARCH != "amd64" && runtime.GOARCH != "386" {
 		t.Skip("OPENSSL_ia32cap masks AES-NI on x86 only")
 	}
