@@ -44,7 +44,9 @@ func TestRemoteConcurrencyJudged(t *testing.T) {
 	in := "/tmp/fleet-sh.1.00000000/in-4096"
 	dgst := "SHA2-256(" + in + ")= " + hex.EncodeToString(expected("sha256", "digest"))
 	wrongDgst := "SHA2-256(" + in + ")= " + strings.Repeat("00", 32)
-	two := func(a, b RemoteWorker) RemoteLoopsRun { return RemoteLoopsRun{Workers: []RemoteWorker{a, b}, Seconds: 2} }
+	two := func(a, b RemoteWorker) RemoteLoopsRun {
+		return RemoteLoopsRun{Workers: []RemoteWorker{a, b}, Seconds: 2}
+	}
 	for _, tc := range []struct {
 		name, alg string
 		run       RemoteLoopsRun
