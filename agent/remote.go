@@ -35,6 +35,46 @@ type Remote interface {
 	Exec(ctx context.Context, e RemoteExec) (RemoteRun, map[string][]byte)
 }
 
+// LoopsRemote is a Remote that runs the verification's concurrency check on the board itself: Workers copies of
+// one command in parallel loops, each in its own process on the board, which a Remote of one command at a time
+// (Exec) cannot.
+type LoopsRemote interface {
+	Remote
+	Loops(ctx context.Context, l RemoteLoops) RemoteLoopsRun
+}
+
+// RemoteLoops is the concurrency check on a remote board: Workers loops of Argv at once for Seconds.
+type RemoteLoops struct {
+	Argv, Env []string
+	// Out is the file under Dir that Argv writes its output to (the word of Argv equal to it is replaced by each
+	// worker's own file), hashed on the board after every run with its openssl's dgst -sha256 -r, so that only
+	// digests cross the session; "" when Argv prints its output (openssl dgst) on stdout, kept line by line.
+	Out     string
+	Workers int
+	Seconds float64 // how long the loops start new runs; the board counts whole seconds (rounded up)
+	// TimeoutS is how long after that a run still in flight is a hang: the board kills it and says so.
+	TimeoutS float64
+	MaxRuns  int // runs per worker at most (what the session's output may hold); 0: no bound
+}
+
+// RemoteLoopsRun is what the workers of a concurrency check did.
+type RemoteLoopsRun struct {
+	Workers  []RemoteWorker
+	Seconds  float64 // how long the loops ran on the board
+	TimedOut bool    // the check did not end within Seconds+TimeoutS
+	Err      error   // it could not be run (the session ended)
+}
+
+// RemoteWorker is one worker of a concurrency check.
+type RemoteWorker struct {
+	// Outputs is one line per run that succeeded: the command's stdout, or the dgst -sha256 -r line of its Out.
+	Outputs []string
+	Exit    int    // the exit status of the run that ended the loop early; 0 when none did
+	Hash    int    // the exit status of the board's hash of Out when that failed; 0 otherwise
+	Stderr  string // that run's stderr
+	Hung    bool   // a run was still in flight at the timeout (and was killed)
+}
+
 // RemoteExec is one command of the verification on a remote board.
 type RemoteExec struct {
 	Argv, Env []string
@@ -189,8 +229,8 @@ type remoteProbed struct {
 }
 
 // unprepared clears what the plan would have the agent do to the board (set the governor, wait for quiet),
-// which the shell path does not, and says so in the facts, with the verification's concurrency check that it
-// cannot run.
+// which the shell path does not, and says so in the facts, with the verification's concurrency check when the
+// board cannot run it (a Remote that is no LoopsRemote).
 func (r *remoteProbed) unprepared(plan *protocol.Plan) []string {
 	var notes []string
 	if plan.Governor != "" {
@@ -201,7 +241,7 @@ func (r *remoteProbed) unprepared(plan *protocol.Plan) []string {
 		notes = append(notes, "quiet wait: not done, the shell path does not prepare boards")
 		plan.QuietWaitS = 0
 	}
-	if plan.Verify && plan.VerifyThreads != 0 && slices.ContainsFunc(plan.Modes, protocol.IsAccelerated) {
+	if _, ok := r.board.(LoopsRemote); !ok && plan.Verify && plan.VerifyThreads != 0 && slices.ContainsFunc(plan.Modes, protocol.IsAccelerated) {
 		notes = append(notes, "verification: no concurrency check of accelerated modes, the shell path runs one command at a time on the board")
 	}
 	return notes

@@ -72,8 +72,9 @@ func verifySizes(plan protocol.Plan) []int {
 // and none after the mode's first verified algorithm (the check is of the driver under load, once per mode: a
 // few seconds each would cost more than the sweep it guards).
 func (s *sweepState) verifyWorkers(mode string) int {
-	if !protocol.IsAccelerated(mode) || s.loaded[mode] || s.remote != nil {
-		// the shell path runs one command at a time on the board: no parallel workers (its facts say so)
+	_, loops := s.remote.(LoopsRemote)
+	if !protocol.IsAccelerated(mode) || s.loaded[mode] || s.remote != nil && !loops {
+		// a Remote of one command at a time cannot run parallel workers (its facts say so)
 		return 0
 	}
 	if s.loaded == nil {
@@ -81,6 +82,9 @@ func (s *sweepState) verifyWorkers(mode string) int {
 	}
 	s.loaded[mode] = true
 	switch n := s.plan.VerifyThreads; {
+	case n < 0 && s.remote != nil:
+		// the board's cores, not the controller's
+		return max(s.facts.CPU.Cores, 1)
 	case n < 0:
 		return runtime.NumCPU()
 	default:

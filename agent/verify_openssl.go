@@ -85,7 +85,11 @@ func (s *sweepState) verifyOpenSSL(ctx context.Context, openssl string, v openss
 	}
 	if workers := s.verifyWorkers(mode); workers > 0 && r.Unknown == "" {
 		size := verifyConcurrencySize(s.plan)
-		r.Concurrency = o.concurrency(ctx, spec, isDigest, workers, s.verifySeconds(), size, files[size])
+		if lr, ok := s.remote.(LoopsRemote); ok {
+			r.Concurrency = o.remoteConcurrency(ctx, lr, spec, isDigest, workers, s.verifySeconds(), size, files[size])
+		} else {
+			r.Concurrency = o.concurrency(ctx, spec, isDigest, workers, s.verifySeconds(), size, files[size])
+		}
 		for w := range workers {
 			written = append(written, "conc-"+strconv.Itoa(w))
 		}

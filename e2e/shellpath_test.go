@@ -308,3 +308,49 @@ func TestShellPathWrongOutput(t *testing.T) {
 		})
 	}
 }
+
+// TestShellPathConcurrencyCheck: over SSH to a board whose /bin/sh is dash (OpenSSH) and one whose sh is BusyBox
+// ash (Dropbear), an accelerated mode measured through the shell path is verified under parallel workers in the
+// one session. board3's openssl is fleet/testdata/shell/openssl-concurrent (right one command at a time, wrong
+// when two encs overlap, with the accelerated mode engine:fleetfake): the run exits 3 naming board, mode,
+// algorithm and the concurrency check, the point is stored wrong, and nothing is left on the board.
+func TestShellPathConcurrencyCheck(t *testing.T) {
+	for _, tc := range []struct {
+		name, board string
+		opts        sshlab.Options
+	}{{"dash", "board3", sshlab.Options{}}, {"busybox", "board5", sshlab.Options{BusyBoxSh: true, Dropbear: true}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, lab := labWorld(t, tc.opts)
+			b := lab.Board(tc.board)
+			script, err := os.ReadFile("../fleet/testdata/shell/openssl-concurrent")
+			if err != nil {
+				t.Fatal(err)
+			}
+			bin := filepath.Join(b.Home, "openssl-concurrent") // its lock is made beside it, by the board's user
+			if err := os.WriteFile(bin, script, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if out, err := b.Exec("sh", "-c", "chown $(stat -c %u:%g "+b.Home+") "+bin); err != nil {
+				t.Fatalf("chown the wrapper: %v %s", err, out)
+			}
+			w.writeInventory(withBoardKeys(lab.BoardsTOML(), tc.board, `agent = "shell"`, fmt.Sprintf("openssl = %q", bin),
+				`env = { FLEET_FAKE = "wrong" }`, strings.TrimSpace(anyValidity)))
+			r := w.fleet("run", "--boards", tc.board, "--seconds", "0.2", "--algorithms", "aes-128-cbc", "--sizes", "4096",
+				"--modes", "engine:fleetfake", "--verify-threads", "2")
+			if r.code != 3 {
+				t.Fatalf("exit %d, want 3\n%s", r.code, r)
+			}
+			if want := tc.board + ": wrong output: engine:fleetfake aes-128-cbc: concurrency (2 workers, 2 s): "; !strings.Contains(r.stderr, want) {
+				t.Errorf("the run's output does not say %q\n%s", want, r)
+			}
+			ps := w.verifiedPoints(t)
+			if len(ps) != 1 || ps[0].Verdict != protocol.VerificationWrong || !strings.Contains(ps[0].Detail, "concurrency") {
+				t.Errorf("points %+v: want the one point wrong by the concurrency check", ps)
+			}
+			if out, _ := b.Exec("sh", "-c", "ls -A /tmp"); strings.TrimSpace(string(out)) != "" {
+				t.Errorf("the shell board's /tmp keeps %q, want nothing", out)
+			}
+			waitIdle(t, b, 10*time.Second)
+		})
+	}
+}

@@ -98,3 +98,43 @@ func FuzzShellReadBack(f *testing.F) {
 		}
 	})
 }
+
+// FuzzShellLoops feeds the parser of a concurrency check's records (loopsRun) what a hostile board could print.
+// It may not panic; a run it accepts has no more workers than were started, each output one line, and a hung
+// worker no exit of its own (its loop's exit is the kill's).
+func FuzzShellLoops(f *testing.F) {
+	m := "@@" + testNonce + " "
+	d := "/tmp/fleet-sh.1.00112233"
+	f.Add([]byte("\n" + m + "R\n\n" + m + "X 0\n\n" + m + "E\n\n" + m + "W 0\n\n" + m + "V " + d + "/cw0.rc\n0\n" + m + "F " + d + "/cw0.out\n" +
+		strings.Repeat("ab", 32) + " *" + d + "/cw0.o\n\n" + m + "W 1\n\n" + m + "V " + d + "/cw1.pid\n123\n" + m + "Q\n"))
+	f.Add([]byte("\n" + m + "X 137\n\n" + m + "W 0\n\n" + m + "V " + d + "/cw0.rc\nhash 1\n" + m + "F " + d + "/cw0.err\nboom\n" + m + "W 3\n" + m + "Q\n"))
+	f.Fuzz(func(t *testing.T, out []byte) {
+		fr := newFrameReader(bytes.NewReader(out), testNonce)
+		var recs []shellRecord
+		for {
+			r, err := fr.next()
+			if err != nil {
+				break
+			}
+			recs = append(recs, r)
+		}
+		s := &shellSession{board: "fuzz", dir: d}
+		run := s.loopsRun(recs, 2, 2)
+		if run.Err != nil {
+			return
+		}
+		if len(run.Workers) > 2 {
+			t.Fatalf("%d workers of 2", len(run.Workers))
+		}
+		for _, w := range run.Workers {
+			if w.Hung && w.Exit != 0 {
+				t.Fatalf("a hung worker with exit %d", w.Exit)
+			}
+			for _, l := range w.Outputs {
+				if l == "" || strings.ContainsAny(l, "\r\n") {
+					t.Fatalf("output line %q", l)
+				}
+			}
+		}
+	})
+}

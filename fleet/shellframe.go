@@ -29,6 +29,7 @@ const (
 	recPath    = "P" // command -v openssl: ARG "-" when not found, the content the path
 	recDevice  = "D" // /dev/crypto exists
 	recBase64  = "B" // a file read back: ARG is its path, the content its base64 (openssl base64, 64 columns)
+	recWorker  = "W" // the files of a concurrency check's worker follow: ARG is its number (shellloops.go)
 	recDone    = "Q" // the request is complete
 	recUnknown = ""
 )
@@ -133,7 +134,7 @@ func (f *frameReader) startRecord(line []byte) (shellRecord, bool, error) {
 	body := strings.TrimRight(string(line[len(f.marker):]), "\r\n")
 	kind, arg, _ := strings.Cut(body, " ")
 	switch kind {
-	case recFile, recValue, recTimes, recSample, recSampled, recRun, recExit, recStderr, recPath, recDevice, recBase64, recDone:
+	case recFile, recValue, recTimes, recSample, recSampled, recRun, recExit, recStderr, recPath, recDevice, recBase64, recWorker, recDone:
 	default:
 		return shellRecord{}, false, fmt.Errorf("%w: unknown marker %q", errFrame, truncate(body, 80))
 	}

@@ -44,7 +44,7 @@ func TestFrameReader(t *testing.T) {
 		t.Errorf("records\n got %q\nwant %q", got, want)
 	}
 	for _, bad := range []string{
-		m + "W what\n", // unknown kind
+		m + "J what\n", // unknown kind
 		m + "X zero\n", // exit status not a number
 		m + "F /x\n" + strings.Repeat("y", maxRecordBytes+10) + "\n", // too long
 	} {

@@ -150,3 +150,29 @@ func TestJudgeConcurrency(t *testing.T) {
 		}
 	}
 }
+
+// TestJudgeConcurrencyPadded: a concurrency check whose size fills no whole block (4097 B, the largest size up to
+// 16 KiB of a sweep of 4096-byte blocks, with the edge sizes) ran padded, and is judged against the padded
+// oracle: its right outputs are ok, a wrong one is wrong (it was passed as ok when the oracle was asked for an
+// unpadded 4097 B, which it has none of).
+func TestJudgeConcurrencyPadded(t *testing.T) {
+	alg := "aes-128-cbc"
+	cases := []protocol.VerifyCase{outputCase(t, alg, protocol.VerifyCase{Op: "encrypt", Size: 16})}
+	want, err := Expected(alg, protocol.VerifyCase{Op: "encrypt", Size: 4097, Padded: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, bad := sha256.Sum256(want), sha256.Sum256([]byte("wrong"))
+	for _, tc := range []struct {
+		outputs map[string]int
+		verdict string
+	}{
+		{map[string]int{hex.EncodeToString(good[:]): 10}, protocol.VerificationOK},
+		{map[string]int{hex.EncodeToString(good[:]): 9, hex.EncodeToString(bad[:]): 1}, protocol.VerificationWrong},
+	} {
+		c := protocol.VerifyConcurrency{Workers: 2, Seconds: 2, Op: "encrypt", Size: 4097, Ops: 10, Outputs: tc.outputs}
+		if r := Judge(protocol.VerifyReport{Mode: "afalg", Algorithm: alg, Cases: cases, Concurrency: &c}); r.Verdict != tc.verdict {
+			t.Errorf("outputs %v: %s %q, want %s", tc.outputs, r.Verdict, r.Detail, tc.verdict)
+		}
+	}
+}
