@@ -55,6 +55,7 @@ fuzz_targets=(
 	"FuzzParseVerifyAnswer ./agent 20000"
 	"FuzzShellOutput ./fleet 20000"
 	"FuzzShellReadBack ./fleet 20000"
+	"FuzzShellLoops ./fleet 20000"
 )
 for target in "${fuzz_targets[@]}"; do
   set -- $target
