@@ -127,6 +127,7 @@ func TestNightlyHistoryEndToEnd(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &changes); err != nil {
 		t.Fatalf("changes JSON: %v\n%s", err, stdout)
 	}
+	t.Logf("fleet changes --format json:\n%s", stdout)
 	for _, size := range []string{"16", "16384"} {
 		out, _, _ := runFleet(t, "history", "--db", db, "--board", "local", "--algorithm", "aes-128-cbc", "--size", size)
 		t.Logf("fleet history --size %s:\n%s", size, out)
