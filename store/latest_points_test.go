@@ -28,7 +28,7 @@ func TestLatestPointsMatchesHistory(t *testing.T) {
 				db.BatchSize = 5
 				rng := rand.New(rand.NewPCG(seed, 28))
 				for i := range 16 {
-					writeRandomRun(t, db, rng, i)
+					writeRandomRun(t, db, rng, i, dropBoard)
 					if i%4 == 3 {
 						checkLatestPoints(t, db, fmt.Sprint("after run ", i))
 					}
@@ -50,8 +50,17 @@ var (
 	randomSizes  = []int{16, 1024}
 )
 
-// writeRandomRun writes run i of a randomized history, or a vendor reference now and then.
-func writeRandomRun(t *testing.T, db *DB, rng *rand.Rand, i int) {
+// dropBoard drops a board of a finished run with DropBoards.
+func dropBoard(t *testing.T, w *RunWriter, board string) {
+	t.Helper()
+	if _, err := w.DropBoards(context.Background(), []string{board}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeRandomRun writes run i of a randomized history, or a vendor reference now and then; drop drops a board
+// of a third of the runs after they finish.
+func writeRandomRun(t *testing.T, db *DB, rng *rand.Rand, i int, drop func(*testing.T, *RunWriter, string)) {
 	t.Helper()
 	ctx := context.Background()
 	if rng.IntN(8) == 0 {
@@ -112,10 +121,7 @@ func writeRandomRun(t *testing.T, db *DB, rng *rand.Rand, i int) {
 	}
 	must(t, w.Finish(ctx, []protocol.Status{protocol.StatusOK, protocol.StatusPartial}[rng.IntN(2)]))
 	if len(measured) > 0 && rng.IntN(3) == 0 { // a board refused after all, with what it had measured
-		drop := measured[rng.IntN(len(measured))]
-		if _, err := w.DropBoards(ctx, []string{drop}); err != nil {
-			t.Fatal(err)
-		}
+		drop(t, w, measured[rng.IntN(len(measured))])
 	}
 }
 
@@ -127,14 +133,7 @@ func checkLatestPoints(t *testing.T, db *DB, when string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs, err := db.Runs(ctx, RunFilter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reference := map[int64]bool{}
-	for _, r := range runs {
-		reference[r.ID] = r.Status == protocol.StatusReference
-	}
+	reference := referenceRuns(t, db)
 	for _, f := range []Filter{{}, {Board: "a"}, {Mode: "soft"}, {Algorithm: "sha256", Size: 1024, SizeSet: true}} {
 		want := searchLatest(all, reference, f)
 		got, err := db.LatestPoints(ctx, f)
@@ -189,4 +188,79 @@ func pointIDs(ms []Measurement) []int64 {
 		ids = append(ids, m.ID)
 	}
 	return ids
+}
+
+// TestMigrationRebuildsLatest: a database at schema 9 whose boards were dropped as DropBoards did before
+// migration 10 (their series' latest rows deleted and not given back to older runs, their point counts kept)
+// answers "latest per series" as a search of every point does once the migration has run, and counts only the
+// points it has.
+func TestMigrationRebuildsLatest(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		dsn := b.newDSN(t)
+		old := openAtSchema(t, dsn, 9)
+		old.Now = newClock().now
+		rng := rand.New(rand.NewPCG(7, 28))
+		dropped := 0
+		oldDrop := func(t *testing.T, w *RunWriter, board string) {
+			for _, table := range []string{"measurements", "skips", "raw_outputs", "latest", "leases", "board_runs"} {
+				if _, err := old.db.ExecContext(ctx, `DELETE FROM `+table+` WHERE run_id = ? AND board = ?`, w.RunID(),
+					board); err != nil {
+					t.Fatal(err)
+				}
+			}
+			dropped++
+		}
+		for i := range 16 {
+			writeRandomRun(t, old, rng, i, oldDrop)
+		}
+		if dropped == 0 {
+			t.Fatal("no board dropped: the history does not test the migration")
+		}
+		all, err := old.Measurements(ctx, Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		before, err := old.LatestPoints(ctx, Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if reflect.DeepEqual(pointIDs(before), pointIDs(searchLatest(all, referenceRuns(t, old), Filter{}))) {
+			t.Fatal("the old drops left latest right: the history does not test the migration")
+		}
+		old.Close()
+
+		db := openAt(t, dsn)
+		if got := db.Migrated(); !slices.Contains(got, "0010_latest_after_drops") {
+			t.Errorf("Open of a schema 9 database applied %q, want 0010_latest_after_drops", got)
+		}
+		checkLatestPoints(t, db, "after the migration")
+		runs, err := db.Runs(ctx, RunFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		points := map[int64]int{}
+		for _, m := range all {
+			points[m.RunID]++
+		}
+		for _, r := range runs {
+			if r.Points != points[r.ID] {
+				t.Errorf("run %d counts %d points after the migration, has %d", r.ID, r.Points, points[r.ID])
+			}
+		}
+	})
+}
+
+// referenceRuns tells which runs of db are vendor references.
+func referenceRuns(t *testing.T, db *DB) map[int64]bool {
+	t.Helper()
+	runs, err := db.Runs(context.Background(), RunFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reference := map[int64]bool{}
+	for _, r := range runs {
+		reference[r.ID] = r.Status == protocol.StatusReference
+	}
+	return reference
 }
