@@ -18,27 +18,52 @@ import (
 //     of the query's time on the 1 M-point store), and SQLite's scan of latest already yields this order.
 func (db *DB) latestPoints(ctx context.Context, f Filter) ([]Measurement, error) {
 	w := pointWhere(f, "l")
-	rows, err := db.db.QueryContext(ctx, `SELECT `+pointCols+` FROM latest l
+	out, err := db.queryPoints(ctx, "read latest points", `SELECT `+pointCols+` FROM latest l
 		CROSS JOIN measurements m ON m.run_id = l.run_id AND `+sameSeries+w.sql(), w.args...)
 	if err != nil {
-		return nil, fmt.Errorf("read latest points in %s: %w", db.Path, classify(err))
+		return nil, err
+	}
+	if out, err = db.withRuns(ctx, out); err != nil {
+		return nil, fmt.Errorf("read latest points in %s: %w", db.Path, err)
+	}
+	slices.SortFunc(out, compareSeriesPoints)
+	return out, nil
+}
+
+// runPoints is Measurements of one run (f.RunID, no label): its points in arrival order, the run's columns
+// read once instead of joined onto each of its thousands of points (the run, compare and regress pages read
+// whole runs).
+func (db *DB) runPoints(ctx context.Context, f Filter) ([]Measurement, error) {
+	w := pointWhere(f, "m")
+	w.add("m.run_id = ?", f.RunID)
+	out, err := db.queryPoints(ctx, "read measurements", `SELECT `+pointCols+` FROM measurements m`+w.sql()+`
+		ORDER BY m.id`, w.args...)
+	if err != nil {
+		return nil, err
+	}
+	if out, err = db.withRuns(ctx, out); err != nil {
+		return nil, fmt.Errorf("read measurements in %s: %w", db.Path, err)
+	}
+	return out, nil
+}
+
+// queryPoints reads rows of pointCols; their runs' columns are left to withRuns.
+func (db *DB) queryPoints(ctx context.Context, op, query string, args ...any) ([]Measurement, error) {
+	rows, err := db.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s in %s: %w", op, db.Path, classify(err))
 	}
 	defer rows.Close()
 	var out []Measurement
 	for rows.Next() {
 		out = append(out, Measurement{})
 		if err := scanPoint(rows, &out[len(out)-1]); err != nil {
-			return nil, fmt.Errorf("read latest points in %s: %w", db.Path, err)
+			return nil, fmt.Errorf("%s in %s: %w", op, db.Path, err)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read latest points in %s: %w", db.Path, classify(err))
+		return nil, fmt.Errorf("%s in %s: %w", op, db.Path, classify(err))
 	}
-	rows.Close()
-	if out, err = db.withRuns(ctx, out); err != nil {
-		return nil, fmt.Errorf("read latest points in %s: %w", db.Path, err)
-	}
-	slices.SortFunc(out, compareSeriesPoints)
 	return out, nil
 }
 

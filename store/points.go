@@ -24,6 +24,9 @@ const (
 // With f.Latest it reads, per board, the newest run that has points of that board (with f.Label, the newest
 // such run with that label).
 func (db *DB) Measurements(ctx context.Context, f Filter) ([]Measurement, error) {
+	if !f.Latest && f.RunID != 0 && f.Label == "" {
+		return db.runPoints(ctx, f)
+	}
 	if !f.Latest {
 		w := pointWhere(f, "m")
 		if f.RunID != 0 {
