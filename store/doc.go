@@ -32,7 +32,8 @@
 //
 // Results are never updated in place (triggers refuse it); only the status, error, facts and finished time of
 // runs and board runs change. A small table holds the newest point of every series, kept on insert, so
-// LatestPoints never scans history.
+// LatestPoints never scans history; DropBoards gives a dropped board's series back to their newest run left
+// (migration 0010 rebuilt the table where earlier versions had not).
 //
 // Errors: ErrReadOnly (read-only file, directory or file system), ErrFull (disk full) and ErrCannotOpen mean
 // the database cannot be used for writing; ErrNewerSchema means a newer fleet migrated it and Open refuses it,

@@ -2,7 +2,11 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
+
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // DropBoards removes boards' parts of a run that refused them before measuring (an algorithm their openssl
@@ -22,10 +26,18 @@ func (w *RunWriter) DropBoards(ctx context.Context, boards []string) (dropped bo
 		}
 	}()
 	for _, b := range boards {
-		for _, table := range []string{"measurements", "skips", "raw_outputs", "latest", "leases", "board_runs"} {
+		claimed, err := claimedSeries(ctx, tx, w.id, b)
+		if err != nil {
+			return false, fmt.Errorf("drop board %s of run %d: %w", b, w.id, err)
+		}
+		for _, table := range []string{"measurements", "skips", "raw_outputs", "latest", "leases", "point_counts",
+			"board_runs"} {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE run_id = ? AND board = ?`, w.id, b); err != nil {
 				return false, fmt.Errorf("drop board %s of run %d: %w", b, w.id, classify(err))
 			}
+		}
+		if err := repointLatest(ctx, tx, claimed); err != nil {
+			return false, fmt.Errorf("drop board %s of run %d: %w", b, w.id, err)
 		}
 	}
 	var left int
@@ -41,4 +53,54 @@ func (w *RunWriter) DropBoards(ctx context.Context, boards []string) (dropped bo
 		return false, fmt.Errorf("drop refused boards of run %d: %w", w.id, classify(err))
 	}
 	return left == 0, nil
+}
+
+// claimedSeries are the series whose latest row names the board's part of run id.
+func claimedSeries(ctx context.Context, tx *sqlTx, id int64, board string) ([]series, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT mode, algorithm, op, block_size, key_bits, curve, threads FROM latest
+		WHERE run_id = ? AND board = ?`, id, board)
+	if err != nil {
+		return nil, fmt.Errorf("read latest points: %w", classify(err))
+	}
+	defer rows.Close()
+	var ss []series
+	for rows.Next() {
+		k := series{board: board}
+		if err := rows.Scan(&k.mode, &k.algorithm, &k.op, &k.blockSize, &k.keyBits, &k.curve, &k.threads); err != nil {
+			return nil, fmt.Errorf("read latest points: %w", err)
+		}
+		ss = append(ss, k)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read latest points: %w", classify(err))
+	}
+	return ss, nil
+}
+
+// repointLatest gives each series whose latest row went with a dropped board back to the newest run left that
+// measured it (walking the board's runs newest first, a seek in measurements_run_series each), so that latest
+// stays what a search of every point would give; a series no run measures any more has no row. Dropped boards
+// have seldom measured anything, so this is seldom more than the query of claimedSeries.
+func repointLatest(ctx context.Context, tx *sqlTx, ss []series) error {
+	for _, k := range ss {
+		var id int64
+		var started string
+		err := tx.QueryRowContext(ctx, `SELECT r.id, r.started FROM board_runs b CROSS JOIN runs r ON r.id = b.run_id
+			WHERE b.board = ? AND r.status <> ? AND EXISTS (SELECT 1 FROM measurements m WHERE m.run_id = b.run_id
+				AND m.board = b.board AND m.mode = ? AND m.algorithm = ? AND m.op = ? AND m.block_size = ?
+				AND m.key_bits = ? AND m.curve = ? AND m.threads = ?)
+			ORDER BY r.started DESC, r.id DESC LIMIT 1`, k.board, protocol.StatusReference, k.mode, k.algorithm, k.op,
+			k.blockSize, k.keyBits, k.curve, k.threads).Scan(&id, &started)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("find the latest run of a series: %w", classify(err))
+		}
+		if _, err := tx.ExecContext(ctx, upsertLatest(1), k.board, k.mode, k.algorithm, k.op, k.blockSize, k.keyBits,
+			k.curve, k.threads, id, started); err != nil {
+			return fmt.Errorf("update latest points: %w", classify(err))
+		}
+	}
+	return nil
 }

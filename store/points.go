@@ -6,20 +6,27 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 )
 
-// measurementCols are read by scanMeasurement, in this order; m is measurements, r its run.
-const measurementCols = `m.id, m.run_id, r.label, r.started, r.tool_version, m.board, m.mode, m.algorithm, m.op, m.block_size,
+// measurementCols are read by scanMeasurement, in this order; m is measurements, r its run. pointCols, the
+// same without the run's columns, are read by scanPoint.
+const (
+	measurementCols = `m.id, m.run_id, r.label, r.started, r.tool_version, ` + pointOwnCols
+	pointCols       = `m.id, m.run_id, ` + pointOwnCols
+	pointOwnCols    = `m.board, m.mode, m.algorithm, m.op, m.block_size,
 	m.key_bits, m.curve, m.threads, m.repeat, m.engine, m.driver, m.count, m.seconds, m.timing, m.wall_est_s,
 	m.bytes_per_sec, m.ops_per_sec, m.wall_s, m.user_s, m.sys_s, m.cpu_pct, m.sys_busy_pct, m.irq_delta, m.failed,
 	m.error, m.flags, m.raw_id, m.line, m.validity, m.validity_reasons, m.evidence, m.published_min, m.published_max, m.verification, m.verification_detail`
+)
 
 // Measurements returns the points matching f, oldest run first, each run's points in arrival order.
 // With f.Latest it reads, per board, the newest run that has points of that board (with f.Label, the newest
 // such run with that label).
 func (db *DB) Measurements(ctx context.Context, f Filter) ([]Measurement, error) {
+	if !f.Latest && f.RunID != 0 && f.Label == "" {
+		return db.runPoints(ctx, f)
+	}
 	if !f.Latest {
 		w := pointWhere(f, "m")
 		if f.RunID != 0 {
@@ -66,14 +73,7 @@ func (db *DB) LatestPoints(ctx context.Context, f Filter) ([]Measurement, error)
 		return nil, fmt.Errorf("read latest points: a run id or latest flag does not apply")
 	}
 	if f.Label == "" {
-		// Ordered here, not by the query: PostgreSQL sorts the wide rows after its joins (a third of the query's
-		// time on the 1 M-point store), and SQLite's scan of latest already yields this order.
-		w := pointWhere(f, "l")
-		ms, err := db.queryMeasurements(ctx, "read latest points", `SELECT `+measurementCols+` FROM latest l
-			CROSS JOIN measurements m ON m.run_id = l.run_id AND `+sameSeries+`
-			JOIN runs r ON r.id = m.run_id`+w.sql(), w.args...)
-		slices.SortFunc(ms, compareSeriesPoints)
-		return ms, err
+		return db.latestPoints(ctx, f)
 	}
 	// Every series ever measured has a row in latest; for each, walk the runs with the label newest first
 	// (index runs_label) until one has the series (a seek in measurements_run_series).
@@ -170,28 +170,44 @@ func (db *DB) queryMeasurements(ctx context.Context, op, query string, args ...a
 
 func scanMeasurement(rows *sql.Rows) (Measurement, error) {
 	var m Measurement
-	var started, flags, reasons, evidence sql.NullString
-	p := &m.Point
-	if err := rows.Scan(&m.ID, &m.RunID, &m.RunLabel, &started, &m.RunTool, &m.Board, &p.Mode, &p.Algorithm, &p.Op,
-		&p.BlockSize, &p.KeyBits, &p.Curve, &p.Threads, &p.Repeat, &p.Engine, &p.Driver, &p.Count, &p.Seconds,
-		&p.Timing, &p.WallEst, &p.BytesPerSec, &p.OpsPerSec, &p.WallS, &p.UserS, &p.SysS, &p.CPUPct,
-		&p.SysBusyPct, &p.IRQDelta, &p.Failed, &p.Error, &flags, &p.RawID, &p.Line, &p.Validity,
-		&reasons, &evidence, &p.PublishedMin, &p.PublishedMax, &p.Verification, &p.VerificationDetail); err != nil {
+	var started sql.NullString
+	if err := scanInto(rows, &m, &m.RunLabel, &started, &m.RunTool); err != nil {
 		return m, err
 	}
 	var err error
 	if m.RunStarted, err = parseTime(started); err != nil {
 		return m, err
 	}
+	return m, nil
+}
+
+// scanPoint reads the pointCols of one row into m, whose run's columns stay as they are.
+func scanPoint(rows *sql.Rows, m *Measurement) error {
+	return scanInto(rows, m)
+}
+
+// scanInto reads a row of m.id, m.run_id, the run's columns given as run (none for pointCols) and a
+// measurement's own columns into m.
+func scanInto(rows *sql.Rows, m *Measurement, run ...any) error {
+	var flags, reasons, evidence sql.NullString
+	p := &m.Point
+	dest := make([]any, 0, 40)
+	dest = append(dest, &m.ID, &m.RunID)
+	dest = append(dest, run...)
+	dest = append(dest, &m.Board, &p.Mode, &p.Algorithm, &p.Op,
+		&p.BlockSize, &p.KeyBits, &p.Curve, &p.Threads, &p.Repeat, &p.Engine, &p.Driver, &p.Count, &p.Seconds,
+		&p.Timing, &p.WallEst, &p.BytesPerSec, &p.OpsPerSec, &p.WallS, &p.UserS, &p.SysS, &p.CPUPct,
+		&p.SysBusyPct, &p.IRQDelta, &p.Failed, &p.Error, &flags, &p.RawID, &p.Line, &p.Validity,
+		&reasons, &evidence, &p.PublishedMin, &p.PublishedMax, &p.Verification, &p.VerificationDetail)
+	if err := rows.Scan(dest...); err != nil {
+		return err
+	}
 	if flags.Valid {
 		if err := json.Unmarshal([]byte(flags.String), &p.Flags); err != nil {
-			return m, fmt.Errorf("measurement %d flags: %w", m.ID, err)
+			return fmt.Errorf("measurement %d flags: %w", m.ID, err)
 		}
 	}
-	if err := scanValidity(m.ID, p, reasons, evidence); err != nil {
-		return m, err
-	}
-	return m, nil
+	return scanValidity(m.ID, p, reasons, evidence)
 }
 
 // compareSeriesPoints orders measurements by their series' key in the latest table, then by id.

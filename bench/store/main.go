@@ -166,20 +166,21 @@ func run(ctx context.Context, path string, total, boards, batch, reps int, query
 		if !strings.Contains(q.name, only) {
 			continue
 		}
-		var times []time.Duration
+		var times, cpus []time.Duration
 		var rows int
 		for range reps {
-			t0 := time.Now()
+			t0, c0 := time.Now(), cpuTime()
 			n, err := q.f()
 			if err != nil {
 				return fmt.Errorf("%s: %w", q.name, err)
 			}
-			times = append(times, time.Since(t0))
+			times, cpus = append(times, time.Since(t0)), append(cpus, cpuTime()-c0)
 			rows = n
 		}
 		slices.Sort(times)
-		fmt.Printf("query: %-36s %5d rows  median %7.2f ms  min %7.2f ms  max %7.2f ms\n", q.name, rows,
-			ms(times[len(times)/2]), ms(times[0]), ms(times[len(times)-1]))
+		slices.Sort(cpus)
+		fmt.Printf("query: %-36s %5d rows  median %7.2f ms  min %7.2f ms  max %7.2f ms  cpu median %7.2f ms\n",
+			q.name, rows, ms(times[len(times)/2]), ms(times[0]), ms(times[len(times)-1]), ms(cpus[len(cpus)/2]))
 	}
 	return nil
 }

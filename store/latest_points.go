@@ -1,0 +1,127 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// latestPoints is LatestPoints without a label: for each matching row of latest, the points of its series in
+// the run it names (a seek in measurements_run_series each). Two decisions keep the ~3000 rows of "all
+// series" cheap, where reading and converting columns, not finding the rows, is most of the cost:
+//   - the runs' label, start and tool version are read once per run (latest names a few runs: a run claims
+//     every series it measures), not joined onto every point and parsed again for each;
+//   - the points are ordered here, not by the query: PostgreSQL sorted the wide rows after its joins (a third
+//     of the query's time on the 1 M-point store), and SQLite's scan of latest already yields this order.
+func (db *DB) latestPoints(ctx context.Context, f Filter) ([]Measurement, error) {
+	w := pointWhere(f, "l")
+	out, err := db.queryPoints(ctx, "read latest points", `SELECT `+pointCols+` FROM latest l
+		CROSS JOIN measurements m ON m.run_id = l.run_id AND `+sameSeries+w.sql(), w.args...)
+	if err != nil {
+		return nil, err
+	}
+	if out, err = db.withRuns(ctx, out); err != nil {
+		return nil, fmt.Errorf("read latest points in %s: %w", db.Path, err)
+	}
+	slices.SortFunc(out, compareSeriesPoints)
+	return out, nil
+}
+
+// runPoints is Measurements of one run (f.RunID, no label): its points in arrival order, the run's columns
+// read once instead of joined onto each of its thousands of points (the run, compare and regress pages read
+// whole runs).
+func (db *DB) runPoints(ctx context.Context, f Filter) ([]Measurement, error) {
+	w := pointWhere(f, "m")
+	w.add("m.run_id = ?", f.RunID)
+	out, err := db.queryPoints(ctx, "read measurements", `SELECT `+pointCols+` FROM measurements m`+w.sql()+`
+		ORDER BY m.id`, w.args...)
+	if err != nil {
+		return nil, err
+	}
+	if out, err = db.withRuns(ctx, out); err != nil {
+		return nil, fmt.Errorf("read measurements in %s: %w", db.Path, err)
+	}
+	return out, nil
+}
+
+// queryPoints reads rows of pointCols; their runs' columns are left to withRuns.
+func (db *DB) queryPoints(ctx context.Context, op, query string, args ...any) ([]Measurement, error) {
+	rows, err := db.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s in %s: %w", op, db.Path, classify(err))
+	}
+	defer rows.Close()
+	var out []Measurement
+	for rows.Next() {
+		out = append(out, Measurement{})
+		if err := scanPoint(rows, &out[len(out)-1]); err != nil {
+			return nil, fmt.Errorf("%s in %s: %w", op, db.Path, err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s in %s: %w", op, db.Path, classify(err))
+	}
+	return out, nil
+}
+
+// maxRunIDs bounds the run ids of one IN list.
+const maxRunIDs = 500
+
+// withRuns fills in the label, start and tool version of each measurement's run, reading each run once. A
+// point whose run is gone (dropped between the two reads by DropBoards) is left out, as a read after the drop
+// would.
+func (db *DB) withRuns(ctx context.Context, ms []Measurement) ([]Measurement, error) {
+	type runCols struct {
+		label, tool string
+		started     time.Time
+	}
+	runs := map[int64]*runCols{}
+	var ids []any
+	for i := range ms {
+		if _, ok := runs[ms[i].RunID]; !ok {
+			runs[ms[i].RunID] = nil
+			ids = append(ids, ms[i].RunID)
+		}
+	}
+	for len(ids) > 0 {
+		n := min(len(ids), maxRunIDs)
+		rows, err := db.db.QueryContext(ctx, `SELECT id, label, started, tool_version FROM runs WHERE id IN (?`+
+			strings.Repeat(", ?", n-1)+`)`, ids[:n]...)
+		if err != nil {
+			return nil, fmt.Errorf("read runs: %w", classify(err))
+		}
+		for rows.Next() {
+			var id int64
+			var r runCols
+			var started sql.NullString
+			err := rows.Scan(&id, &r.label, &started, &r.tool)
+			if err == nil {
+				r.started, err = parseTime(started)
+			}
+			if err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("read runs: %w", err)
+			}
+			runs[id] = &r
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("read runs: %w", classify(err))
+		}
+		ids = ids[n:]
+	}
+	kept := ms[:0]
+	for i := range ms {
+		r := runs[ms[i].RunID]
+		if r == nil {
+			continue
+		}
+		ms[i].RunLabel, ms[i].RunStarted, ms[i].RunTool = r.label, r.started, r.tool
+		kept = append(kept, ms[i])
+	}
+	return kept, nil
+}
