@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // DropBoards removes boards' parts of a run that refused them before measuring (an algorithm their openssl
@@ -22,8 +24,12 @@ func (w *RunWriter) DropBoards(ctx context.Context, boards []string) (dropped bo
 		}
 	}()
 	for _, b := range boards {
-		for _, table := range []string{"measurements", "skips", "raw_outputs", "latest", "leases", "board_runs"} {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE run_id = ? AND board = ?`, w.id, b); err != nil {
+		for _, table := range []string{"measurements", "point_counts", "skips", "raw_outputs", "latest", "leases", "board_runs"} {
+			key := b
+			if table == "leases" {
+				key = protocol.LeaseKey(b, w.host) // local's lease is its host's
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE run_id = ? AND board = ?`, w.id, key); err != nil {
 				return false, fmt.Errorf("drop board %s of run %d: %w", b, w.id, classify(err))
 			}
 		}
