@@ -14,6 +14,11 @@ type RunRecord interface {
 	RunID() int64
 	// Finish ends the run with status and gives back the leases it still holds.
 	Finish(ctx context.Context, status protocol.Status) error
+	// DropBoards removes, after Finish, boards' parts of the run that refused them before measuring (an
+	// algorithm their openssl lacks: a usage error, not a result), and the run itself when no board is left;
+	// dropped says whether the run went too. It is the record's so that every backend does it, not only the
+	// one a caller could type-assert.
+	DropBoards(ctx context.Context, boards []string) (dropped bool, err error)
 }
 
 // RecordOptions is a run kept in a record from its beginning to its end, as fleet run and regress --confirm

@@ -106,6 +106,7 @@ func parse(name string, data []byte, home func() (string, error)) (*Inventory, e
 			inv.profiles[name] = p
 		}
 	}
+	b.checkValidityLayers(doc.Boards, doc.Profiles)
 	if err := ps.err(); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package inventory
 import (
 	"time"
 
+	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/validity"
 )
 
@@ -57,7 +58,7 @@ type Profile struct {
 }
 
 // LocalBoard is the name of the built-in board that is the host itself.
-const LocalBoard = "local"
+const LocalBoard = protocol.LocalBoard
 
 // localBoard is the built-in local board when boards.toml does not list it. It has no modes of its own, like
 // any board: software, the CPU path and the kernel's accelerators where the host has them (the others are

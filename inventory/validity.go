@@ -3,8 +3,10 @@ package inventory
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"time"
 
+	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/validity"
 )
 
@@ -138,4 +140,71 @@ func ValidityFor(board Board, profile Profile) validity.Overrides {
 		o.ThrottlePct = board.Validity.ThrottlePct
 	}
 	return o
+}
+
+// maxDefaultPeakPct is the largest default peak limit, a 1-core board's (protocol.DefaultBackgroundPeakPct):
+// an average limit above it is above the peak limit on every board that keeps the default peak.
+var maxDefaultPeakPct = protocol.DefaultBackgroundPeakPct(1)
+
+// checkValidityLayers refuses an average limit above the peak limit that applies with it where the two come
+// from different places, which validityLimits cannot see in one table: a board's average over a profile's peak
+// (ValidityFor takes the board's own limits over the profile's), a board's peak under a profile's average, and
+// an average set alone above every default peak. Under such a pair the average limit never applies. The
+// message is at the board's key (the default's case: at the key) and names the other key's line and value.
+func (b *builder) checkValidityLayers(boards map[string]boardDoc, profiles map[string]profileDoc) {
+	value := func(v *float64) (float64, bool) {
+		if v == nil || validity.CheckPercent("", *v) != nil {
+			return 0, false // absent, or refused already
+		}
+		return *v, true
+	}
+	where := func(path ...string) string {
+		line, _ := b.ps.pos.lineCol(b.ps.pos.valueAt(path...))
+		return b.ps.file + ":" + strconv.Itoa(line)
+	}
+	alone := func(base []string, d *validityDoc) {
+		if d == nil {
+			return
+		}
+		avg, okAvg := value(d.BackgroundAvgPct)
+		if _, okPeak := value(d.BackgroundPeakPct); okAvg && !okPeak && avg > maxDefaultPeakPct {
+			b.ps.add(b.ps.pos.valueAt(appendPath(base, "validity", "background_avg_pct")...), context(base),
+				"validity.background_avg_pct %g is above the default validity.background_peak_pct, at most %g (16 %%/cores) "+
+					"(expected an average limit at most the peak limit: set background_peak_pct too, or lower the average)", avg, maxDefaultPeakPct)
+		}
+	}
+	for _, name := range sortedKeys(boards) {
+		alone([]string{"boards", name}, boards[name].Validity)
+	}
+	for _, name := range sortedKeys(profiles) {
+		alone([]string{"profiles", name}, profiles[name].Validity)
+	}
+	for _, bname := range sortedKeys(boards) {
+		bd := boards[bname].Validity
+		if bd == nil {
+			continue
+		}
+		base := []string{"boards", bname}
+		bAvg, okBAvg := value(bd.BackgroundAvgPct)
+		bPeak, okBPeak := value(bd.BackgroundPeakPct)
+		for _, pname := range sortedKeys(profiles) {
+			pd := profiles[pname].Validity
+			if pd == nil {
+				continue
+			}
+			pbase := []string{"profiles", pname}
+			pAvg, okPAvg := value(pd.BackgroundAvgPct)
+			pPeak, okPPeak := value(pd.BackgroundPeakPct)
+			switch {
+			case okBAvg && !okBPeak && okPPeak && bAvg > pPeak:
+				b.ps.add(b.ps.pos.valueAt(appendPath(base, "validity", "background_avg_pct")...), context(base),
+					"validity.background_avg_pct %g is above profile %q's validity.background_peak_pct %g (%s), which applies with it under that profile "+
+						"(expected an average limit at most the peak limit)", bAvg, pname, pPeak, where(appendPath(pbase, "validity", "background_peak_pct")...))
+			case okBPeak && !okBAvg && okPAvg && pAvg > bPeak:
+				b.ps.add(b.ps.pos.valueAt(appendPath(base, "validity", "background_peak_pct")...), context(base),
+					"validity.background_peak_pct %g is below profile %q's validity.background_avg_pct %g (%s), which applies with it under that profile "+
+						"(expected an average limit at most the peak limit)", bPeak, pname, pAvg, where(appendPath(pbase, "validity", "background_avg_pct")...))
+			}
+		}
+	}
 }

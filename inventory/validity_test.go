@@ -61,6 +61,14 @@ func TestValidityLimitsRefused(t *testing.T) {
 			`boards.toml:3:25: board "b": validity.governor "../x" is invalid (expected a cpufreq governor name such as performance: lower-case letters, digits and _)`},
 		{"average above peak", board + "validity = { background_peak_pct = 4, background_avg_pct = 8 }\n",
 			`boards.toml:3:60: board "b": validity.background_avg_pct 8 is above validity.background_peak_pct 4 (expected an average limit at most the peak limit)`},
+		{"average above peak in a profile", "[profiles.p]\nalgorithms = [\"sha256\"]\n[profiles.p.validity]\nbackground_peak_pct = 2\nbackground_avg_pct = 3\n",
+			`boards.toml:5:22: profile "p": validity.background_avg_pct 3 is above validity.background_peak_pct 2 (expected an average limit at most the peak limit)`},
+		{"board's average above a profile's peak", board + "validity = { background_avg_pct = 6 }\n[profiles.p]\nalgorithms = [\"sha256\"]\n[profiles.p.validity]\nbackground_peak_pct = 4\n",
+			`boards.toml:3:35: board "b": validity.background_avg_pct 6 is above profile "p"'s validity.background_peak_pct 4 (boards.toml:7), which applies with it under that profile (expected an average limit at most the peak limit)`},
+		{"board's peak below a profile's average", board + "validity = { background_peak_pct = 1 }\n[profiles.p]\nalgorithms = [\"sha256\"]\nvalidity = { background_avg_pct = 2.5 }\n",
+			`boards.toml:3:36: board "b": validity.background_peak_pct 1 is below profile "p"'s validity.background_avg_pct 2.5 (boards.toml:6), which applies with it under that profile (expected an average limit at most the peak limit)`},
+		{"average alone above every default peak", board + "validity = { background_avg_pct = 20 }\n",
+			`boards.toml:3:35: board "b": validity.background_avg_pct 20 is above the default validity.background_peak_pct, at most 16 (16 %/cores) (expected an average limit at most the peak limit: set background_peak_pct too, or lower the average)`},
 		{"1e400 and another mistake", board + "validity = { background_peak_pct = 1e400 }\n[boards.c]\nhost = 5\n",
 			`boards.toml:3:36: board "b": validity.background_peak_pct: 1e400 is out of range for a number` + "\n" +
 				`boards.toml:4:1: board "c": missing host (expected host = "NAME-OR-ADDRESS", or an alias from ~/.ssh/config)` + "\n" +

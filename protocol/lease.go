@@ -16,3 +16,18 @@ type Lease struct {
 	Expires   time.Time // after it, the holder is taken for dead and another run may take the board
 	Expired   bool      // Expires had passed when the lease was read, by the database's clock
 }
+
+// LocalBoard is the name of the built-in board that is the controller's host itself (inventory.LocalBoard).
+const LocalBoard = "local"
+
+// LeaseKey is what a board's lease is kept under: the board's name, but for the built-in board local, which is
+// a different machine for every controller, "local@<host>" (host: the controller's host name). Two hosts'
+// own boards sharing one database do not wait for each other then, and two runs on one host still do. Without
+// a host it is "local": runs that cannot tell their hosts apart wait for each other, the safe side. Board
+// names cannot hold '@' (inventory's name rule), so no other board's key can look like a local one.
+func LeaseKey(board, host string) string {
+	if board == LocalBoard && host != "" {
+		return LocalBoard + "@" + host
+	}
+	return board
+}

@@ -62,6 +62,13 @@ func NewCompareView(ms, raw []store.Measurement, opts CompareOptions, format str
 
 // WriteCompareView prints the view: the sweep comparison in layout, then, after a blank line, the SSH table.
 func WriteCompareView(w io.Writer, v *CompareView, format string, layout Layout) error {
+	if f, _ := ViewCompare.CheckFormat(format); f == FormatHTML {
+		// One page: the sweep's charts and tables, then the SSH table, as fleet report draws them.
+		if err := WriteHTML(w, HTMLReport{Title: "fleet compare", Comparison: v.Sweep, SSH: v.SSH, Size: layout.Size}); err != nil {
+			return fmt.Errorf("write comparison: %w", err)
+		}
+		return nil
+	}
 	if v.Sweep != nil {
 		if err := WriteCompareLayout(w, v.Sweep, format, layout); err != nil {
 			return err
@@ -78,6 +85,12 @@ func WriteCompareView(w io.Writer, v *CompareView, format string, layout Layout)
 	return nil
 }
 
+// writeSSHHTML draws mode ssh's table as every HTML page shows it: in full (the transfer size, controller CPU and
+// negotiated cipher as columns), with its notes.
+func writeSSHHTML(ew *errWriter, c *SSHComparison) {
+	writeDocumentHTML(ew, c.document(true))
+}
+
 // CompareViewHTML is the view as the dashboard draws it: ComparisonHTML, then mode ssh's table in full (the
 // transfer size, controller CPU and negotiated cipher as columns).
 func CompareViewHTML(v *CompareView, l Links) template.HTML {
@@ -88,7 +101,7 @@ func CompareViewHTML(v *CompareView, l Links) template.HTML {
 	if v.SSH != nil {
 		out += linkedFragment(l, func(ew *errWriter) {
 			ew.printf("<h3>mode ssh</h3>\n")
-			writeDocumentHTML(ew, v.SSH.document(true))
+			writeSSHHTML(ew, v.SSH)
 		})
 	}
 	return out

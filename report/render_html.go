@@ -17,22 +17,26 @@ type HTMLReport struct {
 	Measurements []store.Measurement
 	BoardRuns    []store.BoardRun
 	History      map[string][]store.Measurement
-	Unit         string      // throughput unit, MB/s by default
-	Comparison   *Comparison // optional: computed from Measurements when nil
-	Changes      []Change    // change points, marked on the history charts they fall on
-	Size         int         // block size of the board-against-board tables; 0 = the largest per algorithm
+	Unit         string              // throughput unit, MB/s by default
+	Comparison   *Comparison         // optional: computed from Measurements when nil (with SSH)
+	SSH          *SSHComparison      // mode ssh's table; computed from Measurements when Comparison is nil
+	Raw          []store.Measurement // the raw cipher points SSH's table sets its points against (store.DB.RawCipherPoints)
+	Changes      []Change            // change points, marked on the history charts they fall on
+	Size         int                 // block size of the board-against-board tables; 0 = the largest per algorithm
 }
 
 // WriteHTML renders one self-contained HTML file: inline CSS and inline SVG, no script, no font, no request to
 // any network when it is viewed.
 func WriteHTML(w io.Writer, data HTMLReport) error {
-	c := data.Comparison
-	if c == nil && len(data.Measurements) > 0 {
-		var err error
-		c, err = Compare(data.Measurements, CompareOptions{Unit: data.Unit})
+	c, ssh := data.Comparison, data.SSH
+	if c == nil && ssh == nil && len(data.Measurements) > 0 {
+		// One division of the points between the sweep comparison and mode ssh's table, the one of compare and
+		// the dashboard: mode ssh's points drawn as an openssl chart would be a 67108864 B "aes128-ctr".
+		v, err := NewCompareView(data.Measurements, data.Raw, CompareOptions{Unit: data.Unit}, FormatHTML)
 		if err != nil {
 			return fmt.Errorf("write html: %w", err)
 		}
+		c, ssh = v.Sweep, v.SSH
 	}
 	title := data.Title
 	if title == "" {
@@ -51,6 +55,10 @@ func WriteHTML(w io.Writer, data HTMLReport) error {
 		if err := writeComparisonHTML(ew, c, data.Size); err != nil {
 			return fmt.Errorf("write html: %w", err)
 		}
+	}
+	if ssh != nil {
+		ew.printf("<h2>SSH throughput</h2>\n")
+		writeSSHHTML(ew, ssh)
 	}
 	if len(data.History) > 0 {
 		ew.printf("<h2>History</h2>\n")

@@ -12,7 +12,8 @@ import (
 	"github.com/fleetlab/fleet/protocol"
 )
 
-// WriteSSH prints the SSH table in one of the compare view's formats; html is not rendered for it yet.
+// WriteSSH prints the SSH table in one of the compare view's formats; html is a page of it alone, as WriteHTML
+// draws it.
 func WriteSSH(w io.Writer, c *SSHComparison, format string) error {
 	f, err := ViewCompare.CheckFormat(format)
 	if err != nil {
@@ -27,8 +28,10 @@ func WriteSSH(w io.Writer, c *SSHComparison, format string) error {
 		err = writeSSHCSV(w, c)
 	case FormatJSON:
 		err = writeJSON(w, c)
+	case FormatHTML:
+		err = WriteHTML(w, HTMLReport{Title: "fleet compare", SSH: c})
 	default:
-		return fmt.Errorf("compare: the SSH table (mode ssh) is not rendered as %s yet: use text, markdown, csv or json", f)
+		return fmt.Errorf("compare: the SSH table (mode ssh) is not rendered as %s yet: use text, markdown, csv, json or html", f)
 	}
 	if err != nil {
 		return fmt.Errorf("write ssh table: %w", err)

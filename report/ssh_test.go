@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -112,5 +113,42 @@ func TestSSHTableNothing(t *testing.T) {
 	_, raw := sshFixture()
 	if _, err := CompareSSH(raw, nil, CompareOptions{}); !errors.Is(err, ErrNoMeasurements) {
 		t.Errorf("CompareSSH without ssh points: %v, want ErrNoMeasurements", err)
+	}
+}
+
+// TestSSHInHTMLReport: the report page draws mode ssh's points as the SSH table (the one of compare and the
+// dashboard, in full), set against the raw cipher points, and not as an openssl chart of a 67108864 B
+// "aes128-ctr"; the other points keep their comparison.
+func TestSSHInHTMLReport(t *testing.T) {
+	ssh, raw := sshFixture()
+	var b bytes.Buffer
+	if err := WriteHTML(&b, HTMLReport{Title: "t", Measurements: append(slices.Clone(raw), ssh...), Raw: raw}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	golden.Check(t, "ssh_report.html.golden", b.Bytes())
+	for _, want := range []string{"<h2>SSH throughput</h2>", "<caption>SSH throughput per cipher (MB/s median; board CPU % of one core)</caption>",
+		"<td>aes128-gcm@openssh.com</td>", "SSH reaches 10 % uploading and 13 % downloading of aes-128-ctr",
+		"through the jump host(s) root@10.0.0.1:22", "<h2>Comparison</h2>", "<h3>aes-128-ctr</h3>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"<h3>aes128-ctr</h3>", "<h3>chacha20-poly1305@openssh.com</h3>"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("report draws ssh points as an openssl sweep: has %q", bad)
+		}
+	}
+	// compare --format html: one page with both, as the report has them.
+	v, err := NewCompareView(append(slices.Clone(raw), ssh...), raw, CompareOptions{}, FormatHTML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	if err := WriteCompareView(&b, v, FormatHTML, Layout{}); err != nil {
+		t.Fatal(err)
+	}
+	if page := b.String(); strings.Count(page, "<html") != 1 || !strings.Contains(page, "SSH throughput per cipher") || !strings.Contains(page, "<h3>aes-128-ctr</h3>") {
+		t.Errorf("compare --format html: want one page with both tables:\n%s", page)
 	}
 }

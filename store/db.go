@@ -63,6 +63,7 @@ type DB struct {
 	db       *conn
 	stmts    statements
 	server   string   // PostgreSQL: host:port/database, for messages
+	role     string   // PostgreSQL: the role connected as, for messages of refused privileges
 	migrated []string // what Open applied, for `fleet db migrate`
 }
 

@@ -32,7 +32,11 @@ func (w *RunWriter) DropBoards(ctx context.Context, boards []string) (dropped bo
 		}
 		for _, table := range []string{"measurements", "skips", "raw_outputs", "latest", "leases", "point_counts",
 			"board_runs"} {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE run_id = ? AND board = ?`, w.id, b); err != nil {
+			key := b
+			if table == "leases" {
+				key = protocol.LeaseKey(b, w.host) // local's lease is its host's
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE run_id = ? AND board = ?`, w.id, key); err != nil {
 				return false, fmt.Errorf("drop board %s of run %d: %w", b, w.id, classify(err))
 			}
 		}

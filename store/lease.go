@@ -176,17 +176,24 @@ func (db *DB) leaseNow(ctx context.Context) (time.Time, error) {
 }
 
 // AcquireLease takes board for this run (fleet.Leaser): see DB.AcquireLease. The run's label and host, and
-// this process's id, are shown to runs that wait for the board.
+// this process's id, are shown to runs that wait for the board. The lease is kept under protocol.LeaseKey
+// (local's is its host's: local@ci-3), and the holder returned names the board as asked: "local is leased by
+// run 41 (nightly, host ci-3 …)", the host being the holder's, which for local is this run's host too.
 func (w *RunWriter) AcquireLease(ctx context.Context, board string, ttl time.Duration) (protocol.Lease, bool, error) {
-	return w.db.AcquireLease(ctx, protocol.Lease{Board: board, RunID: w.id, Label: w.label, Host: w.host, PID: os.Getpid()}, ttl)
+	l, ok, err := w.db.AcquireLease(ctx, protocol.Lease{Board: protocol.LeaseKey(board, w.host), RunID: w.id, Label: w.label,
+		Host: w.host, PID: os.Getpid()}, ttl)
+	if err == nil {
+		l.Board = board
+	}
+	return l, ok, err
 }
 
 // RenewLease is this run's heartbeat on board's lease: see DB.RenewLease.
 func (w *RunWriter) RenewLease(ctx context.Context, board string, ttl time.Duration) (bool, error) {
-	return w.db.RenewLease(ctx, board, w.id, ttl)
+	return w.db.RenewLease(ctx, protocol.LeaseKey(board, w.host), w.id, ttl)
 }
 
 // ReleaseLease gives board back: see DB.ReleaseLease.
 func (w *RunWriter) ReleaseLease(ctx context.Context, board string) error {
-	return w.db.ReleaseLease(ctx, board, w.id)
+	return w.db.ReleaseLease(ctx, protocol.LeaseKey(board, w.host), w.id)
 }

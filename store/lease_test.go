@@ -246,3 +246,43 @@ func TestLeaseServerClock(t *testing.T) {
 		t.Errorf("AcquireLease by a controller with the right clock = %+v, %v; want lab1 still held by run %d", holder, ok, a.RunID())
 	}
 }
+
+// TestLocalLeasePerHost: the board local is each controller's own host, so two hosts' runs on one database
+// hold their local boards at once (leases local@ci-3 and local@pc-7), while a second run on one host still
+// waits for the first, told that local is held by it; renewal and release find the host's lease.
+func TestLocalLeasePerHost(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, be backend) {
+		ctx := context.Background()
+		db := be.open(t)
+		a, b, c := beginLeaseRun(t, db, "nightly", "ci-3"), beginLeaseRun(t, db, "desk", "pc-7"), beginLeaseRun(t, db, "again", "ci-3")
+		if _, ok := acquire(t, a, "local", time.Hour); !ok {
+			t.Fatal("ci-3 could not take its local board")
+		}
+		if holder, ok := acquire(t, b, "local", time.Hour); !ok {
+			t.Fatalf("pc-7 waits for ci-3's local board: held by %+v", holder)
+		}
+		holder, ok := acquire(t, c, "local", time.Hour)
+		if ok {
+			t.Fatal("a second run on ci-3 took local while the first held it")
+		}
+		if holder.Board != "local" || holder.RunID != a.RunID() || holder.Host != "ci-3" {
+			t.Errorf("holder = %+v, want local held by run %d on ci-3", holder, a.RunID())
+		}
+		ls, err := db.Leases(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ls) != 2 || ls[0].Board != "local@ci-3" || ls[0].RunID != a.RunID() || ls[1].Board != "local@pc-7" || ls[1].RunID != b.RunID() {
+			t.Errorf("Leases = %+v; want local@ci-3 of run %d and local@pc-7 of run %d", ls, a.RunID(), b.RunID())
+		}
+		if ok, err := a.RenewLease(ctx, "local", time.Hour); err != nil || !ok {
+			t.Errorf("RenewLease(local) on ci-3 = %v, %v; want renewed", ok, err)
+		}
+		if err := a.ReleaseLease(ctx, "local"); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := acquire(t, c, "local", time.Hour); !ok {
+			t.Error("after ci-3's first run released local, its second run could not take it")
+		}
+	})
+}

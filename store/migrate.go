@@ -66,14 +66,14 @@ func (db *DB) migrate(ctx context.Context) ([]string, error) {
 	}
 	tables, err := db.tables(ctx)
 	if err != nil {
-		return nil, err
+		return nil, db.explainPermission(ctx, err, accessRead)
 	}
 	if err := db.checkFleetSchema(ctx, tables); err != nil {
-		return nil, err
+		return nil, db.explainPermission(ctx, err, accessRead)
 	}
 	applied, err := db.appliedMigrations(ctx)
 	if err != nil {
-		return nil, err
+		return nil, db.explainPermission(ctx, err, accessRead)
 	}
 	if err := checkKnown(applied, ms); err != nil {
 		return nil, err
@@ -85,7 +85,7 @@ func (db *DB) migrate(ctx context.Context) ([]string, error) {
 		}
 		done, err := db.applyMigration(ctx, m)
 		if err != nil {
-			return names, err
+			return names, db.explainPermission(ctx, err, accessWrite)
 		}
 		if done {
 			names = append(names, strings.TrimSuffix(m.name, ".sql"))

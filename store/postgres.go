@@ -116,7 +116,7 @@ func openPostgres(ctx context.Context, dsn string, readOnly bool) (*DB, error) {
 		cfg.RuntimeParams["default_transaction_read_only"] = "on"
 	}
 	sdb := stdlib.OpenDB(*cfg)
-	db := &DB{Path: shown, Now: time.Now, db: &conn{DB: sdb, dialect: dialectPostgres}, server: serverName(cfg)}
+	db := &DB{Path: shown, Now: time.Now, db: &conn{DB: sdb, dialect: dialectPostgres}, server: serverName(cfg), role: cfg.User}
 	if err := sdb.PingContext(ctx); err != nil {
 		sdb.Close()
 		return nil, fmt.Errorf("open database %s: %w", shown, db.connectError(err))

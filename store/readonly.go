@@ -30,6 +30,7 @@ func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 			return nil, err
 		}
 		if err := db.checkSchemaReadOnly(ctx); err != nil {
+			err = db.explainPermission(ctx, err, accessRead)
 			db.db.Close()
 			return nil, fmt.Errorf("open database %s read-only: %w", db.Path, err)
 		}

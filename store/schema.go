@@ -17,7 +17,11 @@ func (s tableSet) has(name string) bool { return s[name] }
 func (db *DB) tables(ctx context.Context) (tableSet, error) {
 	query := `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\'`
 	if db.db.dialect == dialectPostgres {
-		query = `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`
+		// pg_catalog, not information_schema: information_schema shows a role only the tables it has a
+		// privilege on, so to a role without SELECT fleet's database would look empty (and Open would try
+		// to create it) where it is the role that lacks a grant.
+		query = `SELECT c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+			WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'v', 'm', 'f')`
 	}
 	rows, err := db.db.QueryContext(ctx, query)
 	if err != nil {
@@ -51,8 +55,9 @@ func (db *DB) hasTable(ctx context.Context, name string) (bool, error) {
 func (db *DB) columns(ctx context.Context, table string) ([]string, error) {
 	query := `SELECT name FROM pragma_table_info(?)`
 	if db.db.dialect == dialectPostgres {
-		query = `SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema()
-			AND table_name = ?`
+		query = `SELECT a.attname FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
+			JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+			WHERE n.nspname = current_schema() AND c.relname = ? AND a.attnum > 0 AND NOT a.attisdropped`
 	}
 	rows, err := db.db.QueryContext(ctx, query, table)
 	if err != nil {

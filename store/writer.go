@@ -105,7 +105,7 @@ func (db *DB) BeginRun(ctx context.Context, info RunInfo) (*RunWriter, error) {
 		RETURNING id`, w.uuid, w.started, info.Label, info.ToolVersion, info.Host, info.CommandLine, info.Source,
 		protocol.StatusRunning).Scan(&w.id)
 	if err != nil {
-		return nil, fmt.Errorf("begin run in %s: %w", db.Path, classify(err))
+		return nil, fmt.Errorf("begin run in %s: %w", db.Path, db.explainPermission(ctx, classify(err), accessWrite))
 	}
 	w.life, w.endLife = Outlive(ctx, FinalWriteGrace)
 	return w, nil

@@ -217,6 +217,9 @@ func reportCommand() *cli.Command {
 				return err
 			}
 			data := report.HTMLReport{Title: "fleet report", Measurements: ms, History: map[string][]store.Measurement{}}
+			if data.Raw, err = db.RawCipherPoints(c.Context, ms); err != nil { // mode ssh's table sets its points against them
+				return err
+			}
 			byBoard := store.RunsByBoard(ms)
 			for _, board := range slices.Sorted(maps.Keys(byBoard)) { // by name: a map's order would change per run
 				id := byBoard[board]

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -89,12 +90,13 @@ func boardsList(c *cli.Context) error {
 		if leases, err = db.Leases(c.Context); err != nil {
 			return usageErr("%w", err)
 		}
+		host, _ := os.Hostname() // local's lease is this host's (local@host); other hosts' show in the leases table
 		for i := range listing {
 			if f, at, err := db.LatestFacts(c.Context, listing[i].Name); err == nil && f != nil {
 				listing[i].Facts, listing[i].Seen = f, at
 			}
 			for j := range leases {
-				if leases[j].Board == listing[i].Name {
+				if leases[j].Board == protocol.LeaseKey(listing[i].Name, host) {
 					listing[i].Lease = &leases[j]
 				}
 			}

@@ -18,13 +18,19 @@ import (
 // holdLease records a run labelled nightly from host ci-3 in the database at path, holding board for an hour.
 func holdLease(t *testing.T, path, board string) int64 {
 	t.Helper()
+	return holdLeaseOn(t, path, board, "ci-3")
+}
+
+// holdLeaseOn is holdLease from host: the board local is leased per host.
+func holdLeaseOn(t *testing.T, path, board, host string) int64 {
+	t.Helper()
 	ctx := context.Background()
 	db, err := store.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	w, err := db.BeginRun(ctx, store.RunInfo{Label: "nightly", Host: "ci-3"})
+	w, err := db.BeginRun(ctx, store.RunInfo{Label: "nightly", Host: host})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,8 +62,13 @@ func TestLeaseFlagsRefused(t *testing.T) {
 }
 
 // TestRunLeasedBoardFails: a board another run holds is waited for, with a line naming the holder, up to
-// --lease-wait; then it fails with exit 3 and a cause naming the holder, and is stored as failed.
+// --lease-wait; then it fails with exit 3 and a cause naming the holder, and is stored as failed. The board is
+// local, held by another run on this host (local is leased per host).
 func TestRunLeasedBoardFails(t *testing.T) {
+	host, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		backend dbBackend
 		wait    string
@@ -67,17 +78,17 @@ func TestRunLeasedBoardFails(t *testing.T) {
 		wait := tc.wait
 		t.Run(tc.backend.name+"/"+wait, func(t *testing.T) {
 			path := tc.backend.newDSN(t)
-			holder := holdLease(t, path, "local")
+			holder := holdLeaseOn(t, path, "local", host)
 			start := time.Now()
 			_, stderr, code := runFleet(t, "run", "--boards", "local", "--db", path, "--lease-wait", wait)
 			if code != exitBoardFailed {
 				t.Fatalf("exit %d, want %d\n%s", code, exitBoardFailed, stderr)
 			}
-			cause := regexp.MustCompile(`cause: local is leased by run ` + itoa(holder) + ` \(nightly, host ci-3 pid \d+, since [0-9:]+\), expires [0-9:]+; `)
+			cause := regexp.MustCompile(`cause: local is leased by run ` + itoa(holder) + ` \(nightly, host ` + regexp.QuoteMeta(host) + ` pid \d+, since [0-9:]+\), expires [0-9:]+; `)
 			if !cause.MatchString(stderr) {
 				t.Errorf("stderr does not name the holder as the cause:\n%s", stderr)
 			}
-			waiting := strings.Contains(stderr, "local        waiting for run "+itoa(holder)+" (nightly, host ci-3, since ")
+			waiting := strings.Contains(stderr, "local        waiting for run "+itoa(holder)+" (nightly, host "+host+", since ")
 			if wait == "1s" && (!waiting || time.Since(start) < time.Second) {
 				t.Errorf("with --lease-wait 1s: waited %v, waiting line shown %v\n%s", time.Since(start), waiting, stderr)
 			}
@@ -170,3 +181,44 @@ func boardRow(out, board string) string {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestLocalLeasePerHost: the board local is each controller's own host. A run on another host (ci-3) holding
+// its local board does not keep this host's run of local waiting: it measures at once, on SQLite and on
+// PostgreSQL; boards list shows local free here and ci-3's lease as local@ci-3, then this host's own lease on
+// local's row once a run here holds it.
+func TestLocalLeasePerHost(t *testing.T) {
+	needOpenSSL(t)
+	if testing.Short() {
+		t.Skip("builds the agent and measures")
+	}
+	host, err := os.Hostname()
+	if err != nil || host == "ci-3" {
+		t.Skipf("host name %q, %v: the test needs one other than ci-3", host, err)
+	}
+	for _, be := range dbBackends {
+		t.Run(be.name, func(t *testing.T) {
+			path := be.newDSN(t)
+			other := holdLeaseOn(t, path, "local", "ci-3")
+			_, stderr, code := runFleet(t, "run", "--boards", "local", "--db", path, "--lease-wait", "0s",
+				"--seconds", "0.2", "--modes", "soft", "--algorithms", "sha256", "--sizes", "16")
+			if code != 0 || strings.Contains(stderr, "leased by") {
+				t.Fatalf("exit %d: this host's local waited for ci-3's (run %d)?\n%s", code, other, stderr)
+			}
+			stdout, stderr, code := runFleet(t, "boards", "list", "--db", path)
+			if code != 0 {
+				t.Fatalf("boards list: exit %d: %s", code, stderr)
+			}
+			if l := boardRow(stdout, "local"); strings.Contains(l, "run ") {
+				t.Errorf("local is free on this host, but its row says %q\n%s", l, stdout)
+			}
+			if !regexp.MustCompile(`(?m)^local@ci-3\s+` + itoa(other) + `\s+nightly\s+ci-3\s`).MatchString(stdout) {
+				t.Errorf("no leases row local@ci-3 of run %d:\n%s", other, stdout)
+			}
+			mine := holdLeaseOn(t, path, "local", host)
+			stdout, _, _ = runFleet(t, "boards", "list", "--db", path)
+			if l := boardRow(stdout, "local"); !strings.Contains(l, "run "+itoa(mine)) {
+				t.Errorf("local's row %q does not name this host's run %d\n%s", l, mine, stdout)
+			}
+		})
+	}
+}

@@ -119,13 +119,19 @@ func TestShowUnknownClock(t *testing.T) {
 }
 
 // TestRunRefusesUnknownAlgorithm: `run --algorithms aes128cbc` is refused after the probe and before anything
-// is measured, exit 2, with the nearest name the board's openssl has; nothing of it is left in the history.
+// is measured, exit 2, with the nearest name the board's openssl has; nothing of it is left in the history, on
+// SQLite and on PostgreSQL (the run's record drops the refused board and the run, whatever its backend).
 func TestRunRefusesUnknownAlgorithm(t *testing.T) {
 	needOpenSSL(t)
 	if testing.Short() {
 		t.Skip("builds the agent")
 	}
-	db := filepath.Join(t.TempDir(), "fleet.db")
+	for _, be := range dbBackends {
+		t.Run(be.name, func(t *testing.T) { testRunRefusesUnknownAlgorithm(t, be.newDSN(t)) })
+	}
+}
+
+func testRunRefusesUnknownAlgorithm(t *testing.T, db string) {
 	stdout, stderr, code := runFleet(t, "run", "--boards", "local", "--db", db, "--seconds", "0.2", "--modes", "soft",
 		"--algorithms", "aes128cbc,sha256", "--sizes", "16")
 	if code != exitUsage {

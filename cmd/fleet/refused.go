@@ -6,14 +6,13 @@ import (
 	"strings"
 
 	"github.com/fleetlab/fleet/fleet"
-	"github.com/fleetlab/fleet/store"
 )
 
 // dropRefused takes out of the run, after its end, the boards refused before measuring for an algorithm their
 // openssl lacks, and the run itself when every board was refused: a misspelt --algorithms is a usage error,
 // not a failed run in the history. refused is that usage error (nil when none was refused), outcomes the boards
 // that stay, and gone whether the run went too.
-func dropRefused(ctx context.Context, w *store.RunWriter, outcomes []fleet.BoardOutcome) (kept []fleet.BoardOutcome, gone bool, refused error) {
+func dropRefused(ctx context.Context, w fleet.RunRecord, outcomes []fleet.BoardOutcome) (kept []fleet.BoardOutcome, gone bool, refused error) {
 	var boards, why []string
 	for _, o := range outcomes {
 		if errors.Is(o.Err, fleet.ErrUnknownAlgorithm) {

@@ -158,8 +158,7 @@ func runAction(c *cli.Context) error {
 	}
 	defer trace.Phase("run", "print the run's tables")()
 	runErr := run.Err
-	w, _ := run.Record.(*store.RunWriter)
-	outcomes, gone, refused := dropRefused(final, w, run.Outcomes)
+	outcomes, gone, refused := dropRefused(final, run.Record, run.Outcomes)
 	if gone || refused != nil && len(outcomes) == 0 {
 		return refused
 	}

@@ -113,3 +113,23 @@ func TestCompareModesSSH(t *testing.T) {
 		t.Errorf("--modes ssh --format csv: exit %d:\n%s", code, stdout)
 	}
 }
+
+// TestReportModeSSH: fleet report draws a run's mode ssh points as the SSH table, with SSH's share of the raw
+// cipher read from the store, beside the comparison of its other points; not as an openssl chart per cipher.
+func TestReportModeSSH(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "fleet.db")
+	storeSSHRun(t, db)
+	page, stderr, code := runFleet(t, "--db", db, "report", "--output", "-")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{"<h2>SSH throughput</h2>", "SSH throughput per cipher", "<td>chacha20-poly1305@openssh.com</td>",
+		"SSH reaches 8 % uploading and 11 % downloading", "<h3>aes-128-ctr</h3>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "<h3>aes128-ctr</h3>") {
+		t.Error("report draws the ssh points as an openssl chart of aes128-ctr")
+	}
+}

@@ -1,0 +1,90 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/fleetlab/fleet/internal/pgtest"
+)
+
+// restrictedRole creates a login role on the shared server that may connect to a fresh database but not create
+// tables in its schema public, and returns the owner's URL, the role's URL (with a password) and its name.
+func restrictedRole(t *testing.T) (ownerDSN, roleDSN, role string) {
+	t.Helper()
+	ctx := context.Background()
+	ownerDSN = pgtest.NewDatabase(t)
+	srv := pgtest.Shared(t)
+	name := ownerDSN[strings.LastIndex(ownerDSN, "/")+1 : strings.Index(ownerDSN, "?")]
+	role = "ro_" + name
+	if err := srv.Exec(ctx, name, `CREATE ROLE `+role+` LOGIN PASSWORD 'Sekrit-42'; REVOKE CREATE ON SCHEMA public FROM PUBLIC`); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Exec(context.Background(), name, `DROP OWNED BY `+role+`; DROP ROLE `+role) })
+	return ownerDSN, strings.Replace(ownerDSN, pgtest.User+":"+pgtest.Password, role+":Sekrit-42", 1), role
+}
+
+// wantPermission checks err is the explained refusal: exit-2 kind, the database redacted, the role and what to
+// grant named, no password, no bare SQL error first.
+func wantPermission(t *testing.T, what string, err error, wants ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("%s: no error", what)
+	}
+	msg := err.Error()
+	t.Logf("%s: %s", what, msg)
+	if !errors.Is(err, ErrReadOnly) {
+		t.Errorf("%s: %v does not wrap ErrReadOnly", what, err)
+	}
+	if strings.Contains(msg, "Sekrit-42") || strings.Contains(msg, pgtest.Password) {
+		t.Errorf("%s: the message shows a password: %s", what, msg)
+	}
+	if strings.Contains(msg, "database is read-only") {
+		t.Errorf("%s: says read-only where a role lacks a grant: %s", what, msg)
+	}
+	for _, w := range wants {
+		if !strings.Contains(msg, w) {
+			t.Errorf("%s: message lacks %q:\n%s", what, w, msg)
+		}
+	}
+}
+
+// TestPermissionDeniedExplained: a PostgreSQL role without the privileges fleet needs gets a message naming
+// the role, the database (its password hidden), what it may not do and what to grant, not "create
+// schema_migrations: permission denied": without CREATE on a new database, without SELECT on a migrated one
+// (read-only too, which used to call it "not a fleet database"), and without INSERT when a run begins.
+func TestPermissionDeniedExplained(t *testing.T) {
+	ctx := context.Background()
+	owner, dsn, role := restrictedRole(t)
+	shown := "postgres://" + role + ":***@"
+
+	_, err := Open(ctx, dsn)
+	wantPermission(t, "new database", err, "open database "+shown, `role "`+role+`" may not create tables in schema public`,
+		"grant it CREATE", `GRANT CREATE ON SCHEMA "public" TO "`+role+`"`, `run fleet db migrate as the owner, "`+pgtest.User+`"`)
+
+	db, err := Open(ctx, owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	_, err = Open(ctx, dsn)
+	wantPermission(t, "no SELECT", err, "open database "+shown, `role "`+role+`" may not read table schema_migrations`,
+		`GRANT SELECT ON ALL TABLES IN SCHEMA "public" TO "`+role+`"`, `use the owner's role, "`+pgtest.User+`"`)
+	_, err = OpenReadOnly(ctx, dsn)
+	wantPermission(t, "no SELECT, read-only", err, `role "`+role+`" may not read table schema_migrations`)
+
+	srv := pgtest.Shared(t)
+	name := owner[strings.LastIndex(owner, "/")+1 : strings.Index(owner, "?")]
+	if err := srv.Exec(ctx, name, `GRANT SELECT ON ALL TABLES IN SCHEMA public TO `+role); err != nil {
+		t.Fatal(err)
+	}
+	db, err = Open(ctx, dsn)
+	if err != nil {
+		t.Fatalf("with SELECT: %v", err)
+	}
+	defer db.Close()
+	_, err = db.BeginRun(ctx, RunInfo{})
+	wantPermission(t, "no INSERT", err, "begin run in "+shown, `role "`+role+`" may not write table runs`,
+		`GRANT INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "public" TO "`+role+`"`, "GRANT USAGE ON ALL SEQUENCES")
+}
