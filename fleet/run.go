@@ -150,7 +150,7 @@ func Run(ctx context.Context, opts RunOptions, sink Sink) ([]BoardOutcome, error
 func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink, p *place) BoardOutcome {
 	out := BoardOutcome{Board: b.Name}
 	var lease *heldLease
-	rec := &recorder{sink: sink, board: b.Name, kernel: newKernelJudge(b.KernelPatterns)}
+	rec := &recorder{sink: sink, board: b.Name, kernel: newKernelJudge(b.KernelPatterns), trace: opts.Trace}
 	ev := func(e Event) { e.Board = b.Name; opts.Progress.Event(e) }
 	var modes func() ModeReport // set once the probe has spoken
 	finish := func(err error) BoardOutcome {
@@ -412,6 +412,9 @@ type recorder struct {
 	verdicts      map[verdictKey]verify.Result // per mode and algorithm
 	wrong         []string                     // the wrong paths, for the board's error
 	verifySeconds float64                      // the board's time spent verifying
+
+	trace       Tracer     // fleet run --trace: each verification and point too (trace.go)
+	tracePoints pointTimer // when the agent began the point in flight, and sent the last
 }
 
 // storedKey is one point of a sweep.

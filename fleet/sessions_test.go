@@ -94,11 +94,31 @@ func TestRunSessionsPerBoard(t *testing.T) {
 			t.Errorf("run %d: %d agent sessions, want 1", i+1, agentSessions)
 		}
 		if i == 1 {
-			// --trace names every phase and session, in the order they end
+			// --trace names every phase and session, in the order they end, and inside the sweep each path's
+			// verification and each point (its child's wall time and openssl's own), which the phases leave out
+			var phases, points, verifies []string
+			for _, l := range traced {
+				switch {
+				case strings.HasPrefix(l, "am64x point "):
+					points = append(points, l)
+				case strings.HasPrefix(l, "am64x verify "):
+					verifies = append(verifies, l)
+				default:
+					phases = append(phases, l)
+				}
+			}
 			want := "am64x connect|am64x deploy|am64x probe|" +
 				"am64x session sh -c (deploy check, then the agent)|am64x sweep|am64x close"
-			if got := strings.Join(traced, "|"); got != want {
+			if got := strings.Join(phases, "|"); got != want {
 				t.Errorf("run %d traced\n%s\nwant\n%s", i+1, got, want)
+			}
+			if len(points) != len(sink.points["am64x"]) || len(points) == 0 ||
+				!strings.HasPrefix(points[0], "am64x point cpu sha256 64 B ") || !strings.Contains(points[0], "openssl measured") {
+				t.Errorf("run %d: point lines %q for %d points, want one each (`point cpu sha256 64 B digest #N: child …`)",
+					i+1, points, len(sink.points["am64x"]))
+			}
+			if len(verifies) != 1 || !strings.HasPrefix(verifies[0], "am64x verify cpu sha256") {
+				t.Errorf("run %d: verification lines %q, want one for cpu sha256", i+1, verifies)
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/fleetlab/fleet/inventory"
 	"github.com/fleetlab/fleet/opensslspeed"
@@ -163,6 +164,7 @@ func consume(ctx context.Context, dec *protocol.Decoder, plan protocol.Plan, rec
 		switch m.Type {
 		case protocol.TypeBegin:
 			rec.kernel.begin(*m.Begin)
+			rec.tracePoints.begin(time.Now())
 		case protocol.TypeKernel:
 			rec.kernel.report(*m.Kernel)
 		case protocol.TypePoint:
@@ -175,6 +177,7 @@ func consume(ctx context.Context, dec *protocol.Decoder, plan protocol.Plan, rec
 				*agentErrs = append(*agentErrs, fmt.Sprintf("line %d: point for mode %q, which the plan does not have: refused", dec.Line(), m.Point.Mode))
 				continue
 			}
+			rec.tracePoints.point(rec.trace, rec.board, *m.Point, time.Now())
 			if err := rec.point(ctx, *m.Point, plan, onPoint); err != nil {
 				return err
 			}
@@ -192,6 +195,7 @@ func consume(ctx context.Context, dec *protocol.Decoder, plan protocol.Plan, rec
 				continue
 			}
 			rec.verified(*m.Verify)
+			traceVerify(rec.trace, rec.board, *m.Verify, time.Now())
 		case protocol.TypeRaw:
 			m.Raw.ID += rec.rawBase
 			rec.rawMax = max(rec.rawMax, m.Raw.ID)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // Tracer receives the timings of a board's run: each phase (connect, deploy, measure) and each command or file
@@ -86,4 +88,45 @@ func sessionName(args []string) string {
 		name += " " + a
 	}
 	return name
+}
+
+// pointTimer times the points of a sweep as the controller receives them, for --trace: from the agent's Begin of a
+// command to each of its points, with the openssl child's own wall time and what openssl says it measured, and
+// the time since the previous point arrived (the agent's work between two points: evidence, the kernel watch,
+// the raw output). bench/README.md §l ("Where a sweep's time goes") reads a sweep's per-point overhead from it.
+type pointTimer struct{ began, last time.Time }
+
+func (pt *pointTimer) begin(now time.Time) { pt.began = now }
+
+// point reports p, arrived at now, to tr (nil: nothing).
+func (pt *pointTimer) point(tr Tracer, board string, p protocol.Point, now time.Time) {
+	defer func() { pt.last = now }()
+	if tr == nil {
+		return
+	}
+	start := pt.began
+	if start.IsZero() {
+		start = now
+	}
+	what := fmt.Sprintf("point %s %s", p.Mode, p.Algorithm)
+	if p.BlockSize > 0 {
+		what += fmt.Sprintf(" %d B", p.BlockSize)
+	}
+	if p.Op != "" {
+		what += " " + p.Op
+	}
+	what += fmt.Sprintf(" #%d: child %.3f s, openssl measured %.2f s", p.Repeat, p.WallS, p.Seconds)
+	if !pt.last.IsZero() && pt.last.Before(start) {
+		what += fmt.Sprintf(", %.1f ms after the previous point", float64(start.Sub(pt.last).Microseconds())/1000)
+	}
+	tr(board, what, start, now.Sub(start))
+}
+
+// traceVerify reports one path's verification, which the agent timed on the board (it arrives when it ended).
+func traceVerify(tr Tracer, board string, v protocol.VerifyReport, now time.Time) {
+	if tr == nil {
+		return
+	}
+	took := time.Duration(v.Seconds * float64(time.Second))
+	tr(board, fmt.Sprintf("verify %s %s (on the board)", v.Mode, v.Algorithm), now.Add(-took), took)
 }

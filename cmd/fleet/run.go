@@ -88,7 +88,7 @@ points of one board are measured at a time. fleet compare --modes ssh prints the
 					return nil
 				}},
 			&cli.BoolFlag{Name: "trace", EnvVars: []string{"FLEET_TRACE"},
-				Usage: "print on stderr how long each phase of each board took (connect, deploy, probe, sweep) and each SSH session in it"},
+				Usage: "print on stderr how long each phase of each board took (connect, deploy, probe, sweep), each SSH session in it, and in the sweep each path's verification and each point (its openssl child's wall time, openssl's own seconds, the time since the previous point)"},
 		), append(append(append(append(layoutFlags("at-size"), prepareFlags()...), leaseFlags()...), precisionFlags()...), reconnectFlags()...)...),
 		Action: runAction,
 	}
