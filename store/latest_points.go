@@ -49,22 +49,7 @@ func (db *DB) runPoints(ctx context.Context, f Filter) ([]Measurement, error) {
 
 // queryPoints reads rows of pointCols; their runs' columns are left to withRuns.
 func (db *DB) queryPoints(ctx context.Context, op, query string, args ...any) ([]Measurement, error) {
-	rows, err := db.db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("%s in %s: %w", op, db.Path, classify(err))
-	}
-	defer rows.Close()
-	var out []Measurement
-	for rows.Next() {
-		out = append(out, Measurement{})
-		if err := scanPoint(rows, &out[len(out)-1]); err != nil {
-			return nil, fmt.Errorf("%s in %s: %w", op, db.Path, err)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("%s in %s: %w", op, db.Path, classify(err))
-	}
-	return out, nil
+	return db.queryRows(ctx, op, scanPoint, query, args...)
 }
 
 // maxRunIDs bounds the run ids of one IN list.

@@ -148,7 +148,13 @@ func pointWhere(f Filter, alias string) where {
 	return w
 }
 
+// queryMeasurements reads rows of measurementCols, the run's columns with them.
 func (db *DB) queryMeasurements(ctx context.Context, op, query string, args ...any) ([]Measurement, error) {
+	return db.queryRows(ctx, op, scanMeasurementInto, query, args...)
+}
+
+// queryRows reads the rows of query, each into a Measurement by scan (in place: a row is about 500 bytes).
+func (db *DB) queryRows(ctx context.Context, op string, scan func(*sql.Rows, *Measurement) error, query string, args ...any) ([]Measurement, error) {
 	rows, err := db.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("%s in %s: %w", op, db.Path, classify(err))
@@ -156,11 +162,10 @@ func (db *DB) queryMeasurements(ctx context.Context, op, query string, args ...a
 	defer rows.Close()
 	var out []Measurement
 	for rows.Next() {
-		m, err := scanMeasurement(rows)
-		if err != nil {
+		out = append(out, Measurement{})
+		if err := scan(rows, &out[len(out)-1]); err != nil {
 			return nil, fmt.Errorf("%s in %s: %w", op, db.Path, err)
 		}
-		out = append(out, m)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("%s in %s: %w", op, db.Path, classify(err))
@@ -170,15 +175,19 @@ func (db *DB) queryMeasurements(ctx context.Context, op, query string, args ...a
 
 func scanMeasurement(rows *sql.Rows) (Measurement, error) {
 	var m Measurement
+	err := scanMeasurementInto(rows, &m)
+	return m, err
+}
+
+// scanMeasurementInto reads the measurementCols of one row into m.
+func scanMeasurementInto(rows *sql.Rows, m *Measurement) error {
 	var started sql.NullString
-	if err := scanInto(rows, &m, &m.RunLabel, &started, &m.RunTool); err != nil {
-		return m, err
+	if err := scanInto(rows, m, &m.RunLabel, &started, &m.RunTool); err != nil {
+		return err
 	}
 	var err error
-	if m.RunStarted, err = parseTime(started); err != nil {
-		return m, err
-	}
-	return m, nil
+	m.RunStarted, err = parseTime(started)
+	return err
 }
 
 // scanPoint reads the pointCols of one row into m, whose run's columns stay as they are.
