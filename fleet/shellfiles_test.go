@@ -162,26 +162,9 @@ func TestShellWatchdogLeavesNoSleep(t *testing.T) {
 			if err := s.close(); err != nil {
 				t.Fatal(err)
 			}
-			want := "sleep\x00" + strconv.Itoa(secs) + "\x00"
-			var left []string
-			for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-				left = left[:0]
-				procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-				for _, p := range procs {
-					if b, err := os.ReadFile(p); err == nil && string(b) == want {
-						left = append(left, filepath.Base(filepath.Dir(p)))
-					}
-				}
-				if len(left) == 0 {
-					return
-				}
+			if left := killLeftProcesses("sleep\x00"+strconv.Itoa(secs)+"\x00", 2*time.Second); len(left) > 0 {
+				t.Errorf("%d watchdog sleeps left after 150 commands (pids %v)", len(left), left)
 			}
-			for _, pid := range left {
-				if n, err := strconv.Atoi(pid); err == nil {
-					syscall.Kill(n, syscall.SIGKILL)
-				}
-			}
-			t.Errorf("%d watchdog sleeps left after 150 commands (pids %v)", len(left), left)
 		})
 	}
 }
@@ -236,4 +219,28 @@ func TestShellSessionKeepsItsDirectory(t *testing.T) {
 			}
 		})
 	}
+}
+
+// killLeftProcesses waits up to wait for every process whose /proc/PID/cmdline is cmdline to end, then kills
+// those left with SIGKILL and returns their pids (none: every one ended).
+func killLeftProcesses(cmdline string, wait time.Duration) []string {
+	var left []string
+	for deadline := time.Now().Add(wait); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		left = left[:0]
+		procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+		for _, p := range procs {
+			if b, err := os.ReadFile(p); err == nil && string(b) == cmdline {
+				left = append(left, filepath.Base(filepath.Dir(p)))
+			}
+		}
+		if len(left) == 0 {
+			return nil
+		}
+	}
+	for _, pid := range left {
+		if n, err := strconv.Atoi(pid); err == nil {
+			syscall.Kill(n, syscall.SIGKILL)
+		}
+	}
+	return left
 }

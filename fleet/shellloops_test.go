@@ -1,7 +1,6 @@
 package fleet
 
 import (
-	"bytes"
 	"context"
 	"crypto/aes"
 	"crypto/cipher"
@@ -11,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -192,26 +190,9 @@ func TestShellLoopsHang(t *testing.T) {
 			if r, _ := s.Exec(ctx, agent.RemoteExec{Argv: []string{"true"}}); r.Err != nil || r.Exit != 0 {
 				t.Errorf("the next request: exit %d, %v", r.Exit, r.Err)
 			}
-			want := "sleep\x00" + strconv.Itoa(secs) + "\x00"
-			var left []string
-			for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-				left = left[:0]
-				procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-				for _, p := range procs {
-					if b, err := os.ReadFile(p); err == nil && bytes.Equal(b, []byte(want)) {
-						left = append(left, filepath.Base(filepath.Dir(p)))
-					}
-				}
-				if len(left) == 0 {
-					return
-				}
+			if left := killLeftProcesses("sleep\x00"+strconv.Itoa(secs)+"\x00", 5*time.Second); len(left) > 0 {
+				t.Errorf("the hung openssl is left running on the board (pids %v)", left)
 			}
-			for _, pid := range left {
-				if n, err := strconv.Atoi(pid); err == nil {
-					syscall.Kill(n, syscall.SIGKILL)
-				}
-			}
-			t.Errorf("the hung openssl is left running on the board (pids %v)", left)
 		})
 	}
 }
