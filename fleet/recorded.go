@@ -30,9 +30,12 @@ type RecordOptions struct {
 	Begin func(ctx context.Context) (RunRecord, error)
 	// AgentPath is the agent binary for every board (--agent); "" builds one per arch from the embedded source.
 	AgentPath string
-	// Final is the context of the run's end, not cancelled with the run's (store.Outlive bounds it to a grace
-	// period after an interrupt); nil is context.WithoutCancel of the run's.
-	Final context.Context
+	// Final makes the context of the run's end once every board has stopped: not cancelled with the run's
+	// (store.Outlive bounds it to a grace period after an interrupt). It is made then and not at the start, so
+	// that the grace bounds the database's answer to the final writes rather than the boards' stopping: a push
+	// cut over a slow link took longer than the 5 s grace on a busy machine, and a healthy database's run was
+	// left "running". nil is context.WithoutCancel of the run's.
+	Final func() (context.Context, context.CancelFunc)
 }
 
 // RecordedRun is how a recorded run ended.
@@ -69,9 +72,11 @@ func RunRecorded(ctx context.Context, opts RecordOptions) (RecordedRun, error) {
 	}
 	defer opts.Trace.Phase("run", "finish the run")()
 	// The run's end must not depend on the cancelled context.
-	final := opts.Final
-	if final == nil {
-		final = context.WithoutCancel(ctx)
+	final := context.WithoutCancel(ctx)
+	if opts.Final != nil {
+		var end context.CancelFunc
+		final, end = opts.Final()
+		defer end()
 	}
 	return res, rec.Finish(final, res.Status)
 }

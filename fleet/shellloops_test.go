@@ -139,7 +139,7 @@ func TestShellLoops(t *testing.T) {
 			}
 
 			fake := concurrentOpenSSL(t)
-			s2, l2 := loopsFor(t, ctx, board, fake, "FLEET_FAKE=wrong")
+			s2, l2 := loopsFor(t, ctx, board, fake, "FLEET_FAKE=wrong", "FLEET_FAKE_WAIT=5")
 			// one at a time the fake is right: the verification's single runs would pass it
 			r, files := s2.Exec(ctx, agent.RemoteExec{Argv: l2.Argv, Env: l2.Env, Read: []string{l2.Out}})
 			if sum := sha256.Sum256(files[l2.Out]); r.Exit != 0 || hex.EncodeToString(sum[:]) != want {
@@ -172,7 +172,8 @@ func TestShellLoopsHang(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			secs := 7000 + os.Getpid()%1000*3 + i // a sleep no other test makes: its processes are this test's
-			s, l := loopsFor(t, ctx, board, concurrentOpenSSL(t), "FLEET_FAKE=hang", "FLEET_FAKE_SLEEP="+strconv.Itoa(secs))
+			s, l := loopsFor(t, ctx, board, concurrentOpenSSL(t), "FLEET_FAKE=hang", "FLEET_FAKE_SLEEP="+strconv.Itoa(secs),
+				"FLEET_FAKE_WAIT=10")
 			l.TimeoutS = 3
 			run := s.Loops(ctx, l)
 			if run.Err != nil || len(run.Workers) != 2 {

@@ -37,9 +37,9 @@ type RunWriter struct {
 	// pointer, so that "latest" and everything built on it only ever see measurements.
 	reference bool
 
-	// life is the context of every write: not cancelled with BeginRun's ctx, but FinalWriteGrace after it.
-	life    context.Context
-	endLife context.CancelFunc
+	// life is BeginRun's ctx: a write is not cancelled with it, but FinalWriteGrace after it or after the write
+	// began, whichever is later (writeCtx). nil for a writer of an import or a copy.
+	life context.Context
 
 	mu     sync.Mutex
 	batch  batch
@@ -107,7 +107,7 @@ func (db *DB) BeginRun(ctx context.Context, info RunInfo) (*RunWriter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("begin run in %s: %w", db.Path, db.explainPermission(ctx, classify(err), accessWrite))
 	}
-	w.life, w.endLife = Outlive(ctx, FinalWriteGrace)
+	w.life = ctx
 	return w, nil
 }
 
@@ -214,7 +214,6 @@ func (w *RunWriter) Finish(ctx context.Context, status protocol.Status) error {
 	if w.err != nil && !w.done {
 		defer w.mu.Unlock()
 		w.done = true
-		defer w.end()
 		err := fmt.Errorf("run %d in %s: an earlier write failed: %w", w.id, w.db.Path, w.err)
 		if errors.Is(w.err, ErrWritesStuck) {
 			return err // the grace is over: nothing more can be written
@@ -241,7 +240,6 @@ func (w *RunWriter) Finish(ctx context.Context, status protocol.Status) error {
 	defer w.mu.Unlock()
 	if err == nil {
 		w.done = true
-		w.end()
 	}
 	return err
 }
@@ -275,7 +273,7 @@ func (w *RunWriter) flushTimer() {
 	if w.usableLocked() != nil || w.batch.empty() {
 		return
 	}
-	w.flushLocked(w.writeCtx(), "store batch", nil) // sets w.err on failure
+	w.flushLocked(context.Background(), "store batch", nil) // sets w.err on failure
 }
 
 // commitWith commits the pending batch together with extra statements in one transaction.
@@ -307,7 +305,9 @@ func (w *RunWriter) flushLocked(ctx context.Context, op string, extra func(*txWr
 	}
 	b := w.batch
 	w.batch = batch{}
-	t, err := w.writeTx(w.writeCtx(), b, extra)
+	wctx, end := w.writeCtx()
+	defer end()
+	t, err := w.writeTx(wctx, b, extra)
 	if err != nil {
 		w.err = fmt.Errorf("%s: %w", op, err)
 		return fmt.Errorf("run %d in %s: %w", w.id, w.db.Path, w.err)
@@ -321,17 +321,16 @@ func (w *RunWriter) flushLocked(ctx context.Context, op string, extra func(*txWr
 	return nil
 }
 
-// writeCtx is the context of the writer's writes: its life when begun by BeginRun, else (a writer of an import or
-// a copy, which writes in the caller's transaction) one that is never cancelled.
-func (w *RunWriter) writeCtx() context.Context {
+// writeCtx is the context of one write of the writer's: not cancelled with BeginRun's ctx but FinalWriteGrace
+// after it, or after the write began when that is later. The grace bounds how long a database that stopped
+// answering keeps an interrupted fleet, and it is the database's: a run whose boards took longer than the grace
+// to stop after Ctrl-C (a push cut over a slow link on a busy machine) had its final write refused by a clock
+// started at the interrupt, and stayed "running" in a healthy database. A write that is stuck sets the writer's
+// error, so every later one is refused at once: the grace is spent once, not once a write. A writer of an
+// import or a copy writes in the caller's transaction: never cancelled.
+func (w *RunWriter) writeCtx() (context.Context, context.CancelFunc) {
 	if w.life == nil {
-		return context.Background()
+		return context.Background(), func() {}
 	}
-	return w.life
-}
-
-func (w *RunWriter) end() {
-	if w.endLife != nil {
-		w.endLife()
-	}
+	return Outlive(w.life, FinalWriteGrace)
 }

@@ -113,7 +113,9 @@ func (w *RunWriter) failRunLocked(status protocol.Status) error {
 		status = protocol.StatusFailed
 	}
 	cause := "the run's results could not be stored: " + w.err.Error()
-	_, err := w.writeTx(w.writeCtx(), batch{}, func(t *txWriter) error {
+	wctx, end := w.writeCtx()
+	defer end()
+	_, err := w.writeTx(wctx, batch{}, func(t *txWriter) error {
 		now := formatTime(w.db.now())
 		if err := t.exec(`UPDATE board_runs SET status = ?, error = ?, finished = ? WHERE run_id = ? AND status = ?`,
 			protocol.StatusFailed, cause, now, w.id, protocol.StatusRunning); err != nil {

@@ -146,16 +146,17 @@ func runAction(c *cli.Context) error {
 	if c.IsSet("verify-threads") {
 		opts.VerifyThreads = c.Int("verify-threads")
 	}
-	// The run's end and its tables are read and written after an interrupt too, but within one grace
-	// period: a database that stopped answering must not keep an interrupted fleet from exiting.
-	final, endFinal := store.Outlive(c.Context, store.FinalWriteGrace)
-	defer endFinal()
-	opts.Final = final
+	// The run's end and its tables are read and written after an interrupt too, but each within a grace
+	// period from when it starts: a database that stopped answering must not keep an interrupted fleet from
+	// exiting, and boards that take a while to stop must not use up the database's grace.
+	opts.Final = func() (context.Context, context.CancelFunc) { return store.Outlive(c.Context, store.FinalWriteGrace) }
 	run, err := fleet.RunRecorded(c.Context, opts)
 	progress.Wait()
 	if err != nil {
 		return usageErr("%w", err)
 	}
+	final, endFinal := store.Outlive(c.Context, store.FinalWriteGrace)
+	defer endFinal()
 	defer trace.Phase("run", "print the run's tables")()
 	runErr := run.Err
 	outcomes, gone, refused := dropRefused(final, run.Record, run.Outcomes)
