@@ -97,6 +97,27 @@ func WriteJUnit(w io.Writer, r *Regression) error {
 		s.Tests++
 		all.Tests++
 	}
+	// A series every baseline point of which was invalid is not judged: an error of type invalid of its own
+	// test case, beside the board's judged series (it used to be left out of the JUnit file when another series of
+	// the board was judged, so a CI job saw only "unchanged").
+	for _, k := range r.BaselineInvalidSeries {
+		i, ok := index[k.Board]
+		if !ok {
+			i = len(all.Suites)
+			index[k.Board] = i
+			all.Suites = append(all.Suites, junitSuite{Name: k.Board})
+		}
+		s := &all.Suites[i]
+		row := RegressRow{SampleKey: k}
+		msg := fmt.Sprintf("%s %s %s: not judged, every baseline point invalid", algoLabel(k.Algorithm, k.Op, k.Threads),
+			row.Size(), k.Mode)
+		s.Cases = append(s.Cases, junitTestCase{Name: row.caseName(), ClassName: "fleet.regress." + k.Board,
+			SystemOut: VerdictInvalid, Error: &junitFailure{Message: msg, Type: "invalid", Text: msg}})
+		s.Tests++
+		s.Errors++
+		all.Tests++
+		all.Errors++
+	}
 	for _, nb := range r.NoBaseline {
 		if nb.Invalid { // not judged for the board's state: an error, as an invalid series is, and exit 4
 			msg := "not judged, baseline runs invalid: " + nb.Reason

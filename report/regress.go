@@ -98,6 +98,8 @@ type Regression struct {
 	NoBaseline  []NoBaseline `json:"no_baseline,omitempty"` // boards not judged, by name; absent when all were
 	// BaselineInvalid counts the series not judged because every baseline point of theirs was invalid.
 	BaselineInvalid int `json:"baseline_invalid,omitempty"`
+	// BaselineInvalidSeries are those series, so that JUnit and JSON name each (a CI job lists them).
+	BaselineInvalidSeries []SampleKey `json:"baseline_invalid_series,omitempty"`
 }
 
 // HasRegression reports whether any series regressed, regressed unconfirmed, or went missing.
@@ -218,6 +220,7 @@ func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*prot
 		if !baseValid[b.Key] {
 			seen[b.Key] = true
 			r.BaselineInvalid++
+			r.BaselineInvalidSeries = append(r.BaselineInvalidSeries, b.Key)
 			r.Notes = append(r.Notes, fmt.Sprintf("%s: all %d baseline points invalid; not judged", b.Key.Label(), b.Invalid))
 		}
 	}

@@ -68,6 +68,18 @@ func TestRegressLeavesOutInvalidBaselinePoints(t *testing.T) {
 	if got := strings.Join(r.Notes, "\n"); !strings.Contains(got, "all 5 baseline points invalid; not judged") {
 		t.Errorf("notes %q do not say the baseline was invalid", got)
 	}
+	// JUnit names that series as an error of its own beside the judged ones (it was left out, so a CI job saw
+	// only the board's other series, unchanged)
+	var junit bytes.Buffer
+	if err := WriteJUnit(&junit, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<testcase name="cpu/aes-128-cbc/16384"`,
+		`<error message="aes-128-cbc 16384 B cpu: not judged, every baseline point invalid" type="invalid">`} {
+		if !strings.Contains(junit.String(), want) {
+			t.Errorf("JUnit lacks %s:\n%s", want, junit.String())
+		}
+	}
 	// suspect points are judged, as they are
 	cur := judged(current(5, map[string]float64{"cpu/aes-128-cbc/16384": 0.5}, nil), "cpu", "aes-128-cbc", 16384,
 		protocol.ValiditySuspect, "background CPU 3 % (suspect above 2 %)")
