@@ -23,6 +23,8 @@ stage "validity on a quiet machine" env FLEET_E2E_REQUIRE_QUIET=1 go test -count
 stage "change search at -cpu 1,2,8 under -race" go test -race -count=1 -cpu 1,2,8 -run '^(TestChangePointsDeterministic|TestChangesDeterministic)$' ./report/...
 # regress --confirm's "transient" compares a re-measure with its baseline: both must see the same (idle) machine.
 stage "regress --confirm on a quiet machine" env FLEET_E2E_ALONE=1 go test -count=1 -run '^TestConfirmTransient$' ./e2e
+# The shell path's numbers against the agent's, both boards on this host at once: judged only when nothing else runs.
+stage "shell path parity on a quiet machine" env FLEET_E2E_ALONE=1 go test -count=1 -run '^(TestShellPathParity|TestShellPathBusyBox)$' ./e2e
 # A lab's first week on the local board: its nights are compared with each other, so nothing else may run.
 stage "nightly history on a quiet machine" env FLEET_E2E_ALONE=1 go test -count=1 -run '^TestNightlyHistoryEndToEnd$' ./cmd/fleet
 # Fuzzing by execution count, not duration: Go 1.26's coordinator can fail a target at a -fuzztime deadline on a

@@ -127,9 +127,16 @@ func runParity(t *testing.T, w *world, agentBoard, shellBoard string) {
 	if want := 2 * 2 * 3; len(ag) != want || len(sh) != want {
 		t.Fatalf("medians: agent %d points, shell path %d, want %d each\n%s", len(ag), len(sh), want, r)
 	}
-	// The two boards are the same host measured at the same time: the same numbers within the noise of a busy
-	// 2-core machine (8 test binaries at once), which a factor of 2 either way covers with room.
+	// The two boards are the same host measured at the same time: the same numbers within the run's noise. A
+	// factor of 2 either way covers that on a quiet machine with room; beside the race suite (8 test binaries on
+	// 2 cores) one 16 B point came out 2.2× apart, noise and not the shell path. So the numbers are judged where
+	// nothing else runs (test.sh's quiet stage, FLEET_E2E_ALONE=1) and only printed in the parallel suite; the
+	// rest (facts, skips, verification, CPU evidence) is judged everywhere.
 	const tolerance = 2.0
+	judgeNumbers := os.Getenv("FLEET_E2E_ALONE") == "1"
+	if !judgeNumbers {
+		t.Log("ratios printed, not judged: test.sh's quiet stage judges them (FLEET_E2E_ALONE=1)")
+	}
 	for k, a := range ag {
 		s, ok := sh[k]
 		if !ok {
@@ -138,7 +145,7 @@ func runParity(t *testing.T, w *world, agentBoard, shellBoard string) {
 		}
 		ratio := s / a
 		t.Logf("%-5s %-12s %6d B  agent %10.1f MB/s  shell %10.1f MB/s  ratio %.2f", k.mode, k.alg, k.size, a/1e6, s/1e6, ratio)
-		if math.Abs(math.Log(ratio)) > math.Log(tolerance) {
+		if judgeNumbers && math.Abs(math.Log(ratio)) > math.Log(tolerance) {
 			t.Errorf("%v: shell path %.1f MB/s, agent %.1f MB/s: more than a factor %.0f apart", k, s/1e6, a/1e6, tolerance)
 		}
 	}
