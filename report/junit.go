@@ -64,14 +64,17 @@ type junitFailure struct {
 func WriteJUnit(w io.Writer, r *Regression) error {
 	all := junitSuites{Name: "fleet regress"}
 	index := map[string]int{}
-	for _, row := range r.Rows {
-		i, ok := index[row.Board]
+	suite := func(board string) *junitSuite { // the board's suite, made on first use
+		i, ok := index[board]
 		if !ok {
 			i = len(all.Suites)
-			index[row.Board] = i
-			all.Suites = append(all.Suites, junitSuite{Name: row.Board})
+			index[board] = i
+			all.Suites = append(all.Suites, junitSuite{Name: board})
 		}
-		s := &all.Suites[i]
+		return &all.Suites[i]
+	}
+	for _, row := range r.Rows {
+		s := suite(row.Board)
 		tc := junitTestCase{Name: row.caseName(), ClassName: "fleet.regress." + row.Board}
 		tc.SystemOut = row.Verdict
 		if row.Baseline != nil {
@@ -101,13 +104,7 @@ func WriteJUnit(w io.Writer, r *Regression) error {
 	// test case, beside the board's judged series (it used to be left out of the JUnit file when another series of
 	// the board was judged, so a CI job saw only "unchanged").
 	for _, k := range r.BaselineInvalidSeries {
-		i, ok := index[k.Board]
-		if !ok {
-			i = len(all.Suites)
-			index[k.Board] = i
-			all.Suites = append(all.Suites, junitSuite{Name: k.Board})
-		}
-		s := &all.Suites[i]
+		s := suite(k.Board)
 		row := RegressRow{SampleKey: k}
 		msg := fmt.Sprintf("%s %s %s: not judged, every baseline point invalid", algoLabel(k.Algorithm, k.Op, k.Threads),
 			row.Size(), k.Mode)
