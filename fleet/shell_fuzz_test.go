@@ -74,15 +74,7 @@ func FuzzShellReadBack(f *testing.F) {
 				t.Fatalf("decodeBase64Lines(%q) = %d bytes, which encode as %q", out, len(b), got)
 			}
 		}
-		fr := newFrameReader(bytes.NewReader(out), testNonce)
-		var recs []shellRecord
-		for {
-			r, err := fr.next()
-			if err != nil {
-				break
-			}
-			recs = append(recs, r)
-		}
+		recs := framesOf(out)
 		asked := []string{"/tmp/fleet-sh.1.00112233/out"}
 		files, err := readBackFiles(recs, asked)
 		if err != nil {
@@ -109,15 +101,7 @@ func FuzzShellLoops(f *testing.F) {
 		strings.Repeat("ab", 32) + " *" + d + "/cw0.o\n\n" + m + "W 1\n\n" + m + "V " + d + "/cw1.pid\n123\n" + m + "Q\n"))
 	f.Add([]byte("\n" + m + "X 137\n\n" + m + "W 0\n\n" + m + "V " + d + "/cw0.rc\nhash 1\n" + m + "F " + d + "/cw0.err\nboom\n" + m + "W 3\n" + m + "Q\n"))
 	f.Fuzz(func(t *testing.T, out []byte) {
-		fr := newFrameReader(bytes.NewReader(out), testNonce)
-		var recs []shellRecord
-		for {
-			r, err := fr.next()
-			if err != nil {
-				break
-			}
-			recs = append(recs, r)
-		}
+		recs := framesOf(out)
 		s := &shellSession{board: "fuzz", dir: d}
 		run := s.loopsRun(recs, 2, 2)
 		if run.Err != nil {
@@ -137,4 +121,17 @@ func FuzzShellLoops(f *testing.F) {
 			}
 		}
 	})
+}
+
+// framesOf is every record the frame reader takes from out before its first error (a fuzzed board's output).
+func framesOf(out []byte) []shellRecord {
+	fr := newFrameReader(bytes.NewReader(out), testNonce)
+	var recs []shellRecord
+	for {
+		r, err := fr.next()
+		if err != nil {
+			return recs
+		}
+		recs = append(recs, r)
+	}
 }
