@@ -100,6 +100,7 @@ func FuzzShellLoops(f *testing.F) {
 	f.Add([]byte("\n" + m + "R\n\n" + m + "X 0\n\n" + m + "E\n\n" + m + "W 0\n\n" + m + "V " + d + "/cw0.rc\n0\n" + m + "F " + d + "/cw0.out\n" +
 		strings.Repeat("ab", 32) + " *" + d + "/cw0.o\n\n" + m + "W 1\n\n" + m + "V " + d + "/cw1.pid\n123\n" + m + "Q\n"))
 	f.Add([]byte("\n" + m + "X 137\n\n" + m + "W 0\n\n" + m + "V " + d + "/cw0.rc\nhash 1\n" + m + "F " + d + "/cw0.err\nboom\n" + m + "W 3\n" + m + "Q\n"))
+	f.Add([]byte("\n" + m + "X 0\n\n" + m + "W 0\n\n" + m + "V " + d + "/cw0.rc\n0\n" + m + "F " + d + "/cw0.out\n@\r0\n" + m + "Q\n"))
 	f.Fuzz(func(t *testing.T, out []byte) {
 		recs := framesOf(out)
 		s := &shellSession{board: "fuzz", dir: d}

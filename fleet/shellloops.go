@@ -166,11 +166,8 @@ func (s *shellSession) loopsRun(recs []shellRecord, workers, seconds int) agent.
 					cur.Exit = n
 				}
 			case ".out":
-				for _, line := range strings.Split(string(r.content), "\n") {
-					if line = strings.TrimRight(line, "\r"); line != "" {
-						cur.Outputs = append(cur.Outputs, line)
-					}
-				}
+				// a lone CR ends a line too: no output line carries one into the judge
+				cur.Outputs = append(cur.Outputs, strings.FieldsFunc(string(r.content), func(c rune) bool { return c == '\n' || c == '\r' })...)
 			case ".err":
 				cur.Stderr = string(r.content)
 			}

@@ -29,10 +29,11 @@ func FuzzParseSpeed(f *testing.F) {
 	f.Add("+F2:0:2048:0.000000:0.500000\n+F5:3:256:0:0\n+F6:0:253:Ed25519:1e308:1e308\n", "")
 	f.Add("Got: +F:25:evp:1.00:2.00 from 65535\nForked child 99999\n", "openssl speed -multi 0 -evp ''")
 	f.Add("type 16 bytes\nrsa 0.00k\nmd5 1e400k\n", "")
+	f.Add(string(utf32("Doing md5 for 3s on 16 size blocks: 5 md5's in 3.00s\n", false, true)), "") // refused by name, ErrEncoding
 	f.Fuzz(func(t *testing.T, text, cmd string) {
 		runs, err := Parse(text, Hint{Command: strings.Fields(cmd), Seconds: 1})
 		if err != nil {
-			if !errors.Is(err, ErrNotFound) || runs != nil {
+			if !(errors.Is(err, ErrNotFound) || errors.Is(err, ErrEncoding)) || runs != nil {
 				t.Fatalf("Parse = %d runs, %v", len(runs), err)
 			}
 			return
