@@ -14,19 +14,43 @@ stage() { # stage NAME CMD...: run one stage, count it, keep going so every fail
   echo "== $name"
   if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "== FAILED: $name"; fi
 }
+# wait_idle: before a stage that judges this machine's own numbers, wait until the machine is idle by the test's
+# own measure (background CPU over 5 s below half the default peak limit, 8 %/cores of the machine), for at most
+# FLEET_IDLE_WAIT seconds (default 2400: a `go test ./...` beside CI ends within it), saying each minute what it
+# waits for. If the machine stays busy the stage runs anyway and fails with the test's own message.
+wait_idle() {
+  local max=${FLEET_IDLE_WAIT:-2400} cores waited=0 b0 t0 b1 t1
+  case $max in '' | *[!0-9]*) echo "test.sh: FLEET_IDLE_WAIT=$max is not a number of seconds" >&2; exit 2 ;; esac
+  cores=$(getconf _NPROCESSORS_ONLN)
+  cpu() { # busy and total jiffies of all CPUs: user nice system idle iowait irq softirq steal
+    local _ u n s i w q sq st
+    read -r _ u n s i w q sq st _ </proc/stat
+    echo "$((u + n + s + q + sq + st)) $((u + n + s + i + w + q + sq + st))"
+  }
+  while :; do
+    read -r b0 t0 <<<"$(cpu)"; sleep 5; read -r b1 t1 <<<"$(cpu)"
+    if [ $((t1 - t0)) -gt 0 ] && [ $(((b1 - b0) * 100 * cores)) -lt $((8 * (t1 - t0))) ]; then
+      [ "$waited" = 0 ] || echo "   idle after ${waited} s"
+      return 0
+    fi
+    waited=$((waited + 5))
+    if [ "$waited" -ge "$max" ]; then echo "   still busy after ${max} s (load $(cut -d' ' -f1-3 /proc/loadavg)): running anyway"; return 0; fi
+    if [ $((waited % 60)) = 0 ] || [ "$waited" = 5 ]; then
+      echo "   waiting for an idle machine: background CPU $(((b1 - b0) * 100 / (t1 - t0))) % (needs below $((8 / cores)) %), load $(cut -d' ' -f1-3 /proc/loadavg), ${waited} s of ${max} s"
+    fi
+  done
+}
+quiet_stage() { # quiet_stage NAME CMD...: a stage that needs an idle machine
+  local name=$1; shift
+  echo "== $name"
+  wait_idle
+  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "== FAILED: $name"; fi
+}
 
 stage "go test -race ./..." go test -race -count=1 -timeout 60m ./...
-# Validity's quiet case needs an idle machine, which the parallel suite above is not: run it alone.
-stage "validity on a quiet machine" env FLEET_E2E_REQUIRE_QUIET=1 go test -count=1 -run '^TestValidityLocalEndToEnd$' ./e2e
 # The change search gives the same answer whatever the number of goroutines: its determinism tests at 1, 2 and 8
 # CPUs under the race detector (the suite above runs them at the machine's count only).
 stage "change search at -cpu 1,2,8 under -race" go test -race -count=1 -cpu 1,2,8 -run '^(TestChangePointsDeterministic|TestChangesDeterministic)$' ./report/...
-# regress --confirm's "transient" compares a re-measure with its baseline: both must see the same (idle) machine.
-stage "regress --confirm on a quiet machine" env FLEET_E2E_ALONE=1 go test -count=1 -run '^TestConfirmTransient$' ./e2e
-# The shell path's numbers against the agent's, both boards on this host at once: judged only when nothing else runs.
-stage "shell path parity on a quiet machine" env FLEET_E2E_ALONE=1 go test -count=1 -run '^(TestShellPathParity|TestShellPathBusyBox)$' ./e2e
-# A lab's first week on the local board: its nights are compared with each other, so nothing else may run.
-stage "nightly history on a quiet machine" env FLEET_E2E_ALONE=1 go test -count=1 -run '^TestNightlyHistoryEndToEnd$' ./cmd/fleet
 # Fuzzing by execution count, not duration: Go 1.26's coordinator can fail a target at a -fuzztime deadline on a
 # loaded machine (golang/go#75804). FLEET_FUZZ_SCALE multiplies every count (0.1 for a quick pass).
 scale=${FLEET_FUZZ_SCALE:-1}
@@ -88,5 +112,14 @@ elif ! dpkg --print-foreign-architectures | grep -qx arm64; then
 else
   stage "emulated ARM lab end to end" lab/e2e.sh
 fi
+# The stages that judge this machine's own numbers come last, each after waiting for an idle machine (wait_idle).
+# Validity's quiet case needs an idle machine, which the parallel suite above is not: run it alone.
+quiet_stage "validity on a quiet machine" env FLEET_E2E_REQUIRE_QUIET=1 go test -count=1 -run '^TestValidityLocalEndToEnd$' ./e2e
+# regress --confirm's "transient" compares a re-measure with its baseline: both must see the same (idle) machine.
+quiet_stage "regress --confirm on a quiet machine" env FLEET_E2E_ALONE=1 go test -count=1 -run '^TestConfirmTransient$' ./e2e
+# The shell path's numbers against the agent's, both boards on this host at once: judged only when nothing else runs.
+quiet_stage "shell path parity on a quiet machine" env FLEET_E2E_ALONE=1 go test -count=1 -run '^(TestShellPathParity|TestShellPathBusyBox)$' ./e2e
+# A lab's first week on the local board: its nights are compared with each other, so nothing else may run.
+quiet_stage "nightly history on a quiet machine" env FLEET_E2E_ALONE=1 go test -count=1 -run '^TestNightlyHistoryEndToEnd$' ./cmd/fleet
 echo "test.sh: $passed passed, $failed failed"
 [ "$failed" = 0 ]
