@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // hostTransport runs commands on the host with HOME set to a temp dir: a board whose behaviour tests can bend.
@@ -37,6 +38,9 @@ func (h *hostTransport) Run(ctx context.Context, cmd Command) error {
 		}
 	}
 	c := exec.CommandContext(ctx, prog, cmd.Args[1:]...)
+	// as the transports stop a command: SIGTERM first (a shell session's EXIT trap then removes its directory)
+	c.Cancel = func() error { return c.Process.Signal(syscall.SIGTERM) }
+	c.WaitDelay = 2 * time.Second
 	c.Stdin, c.Stdout, c.Stderr = cmd.Stdin, cmd.Stdout, cmd.Stderr
 	c.Env = append(os.Environ(), "HOME="+h.home)
 	if h.path != "" {

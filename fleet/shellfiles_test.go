@@ -244,3 +244,78 @@ func killLeftProcesses(cmdline string, wait time.Duration) []string {
 	}
 	return left
 }
+
+// TestShellSessionSweepsStaleDirs: a session killed with SIGKILL (or a board that lost power) runs no EXIT trap and
+// leaves its /tmp/fleet-sh.PID.NONCE behind; the next session removes those whose PID is gone, keeps one whose PID
+// lives, and leaves anything else under /tmp alone. A test session killed by its context left one each time.
+func TestShellSessionSweepsStaleDirs(t *testing.T) {
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := gone.Process.Pid
+	if _, err := os.Stat(fmt.Sprintf("/proc/%d", dead)); err == nil {
+		t.Skipf("pid %d was reused at once", dead)
+	}
+	for i, shell := range posixShells {
+		t.Run(shell[0], func(t *testing.T) {
+			board := shellBoardAs(t, shell)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			t.Cleanup(cancel)
+			stale := fmt.Sprintf("/tmp/fleet-sh.%d.5a1e%04x", dead, i)
+			live := fmt.Sprintf("/tmp/fleet-sh.%d.11fe%04x", os.Getpid(), i)
+			odd := fmt.Sprintf("/tmp/fleet-sh.x%d.0dd0%04x", dead, i)
+			file := fmt.Sprintf("/tmp/fleet-sh.%d.f11e%04x", dead, i)
+			for _, d := range []string{stale, live, odd} {
+				if err := os.MkdirAll(filepath.Join(d, "sub"), 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(d, "sub", "err"), []byte("x"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { os.RemoveAll(d) })
+			}
+			if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.Remove(file) })
+
+			s, err := startShell(ctx, board, "test")
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := s.dir
+			if err := s.close(); err != nil {
+				t.Fatal(err)
+			}
+			for path, want := range map[string]bool{stale: false, live: true, odd: true, file: true, dir: false} {
+				_, err := os.Stat(path)
+				if got := err == nil; got != want {
+					t.Errorf("%s after a session: exists %v, want %v (%v)", path, got, want, err)
+				}
+			}
+		})
+	}
+}
+
+// TestShellSessionCancelledLeavesNoDir: a session whose context ends (Ctrl-C, a deadline) is stopped with SIGTERM,
+// as the transports do, so its EXIT trap removes its directory.
+func TestShellSessionCancelledLeavesNoDir(t *testing.T) {
+	for _, shell := range posixShells {
+		t.Run(shell[0], func(t *testing.T) {
+			board := shellBoardAs(t, shell)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			s, err := startShell(ctx, board, "test")
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := s.dir
+			cancel()
+			t.Logf("close: %v", s.close())
+			if _, err := os.Stat(dir); !os.IsNotExist(err) {
+				t.Errorf("%s after the session's context ended: %v, want it removed", dir, err)
+			}
+		})
+	}
+}

@@ -42,7 +42,16 @@ import (
 //	                   guard it removed the directory under the session's next command (whose 2>"$fleet_d/err"
 //	                   then failed, exit 1, no output). $$ is the session's pid in every subshell; the pid of
 //	                   the shell running the trap is the parent of a process it starts (sh -c, POSIX: no
-//	                   $BASHPID in dash or ash).
+//	                   $BASHPID in dash or ash). The signal traps call it themselves: a signal that comes while
+//	                   the shell waits for its next request is handled when the input ends, and an exit in a trap
+//	                   run then skips the EXIT trap (dash, BusyBox ash and bash alike), which left the directory
+//	                   of every session stopped with SIGTERM and its stdin closed, as the transports stop one.
+//
+// Before it makes its directory the prelude removes those of earlier sessions whose shell is gone (no
+// /proc/PID; kill -0 where there is no /proc): a session killed with SIGKILL, a board that lost power or an
+// SSH server that killed its children runs no EXIT trap, and each such session left a directory behind. A
+// directory whose PID lives again is kept (it may be that session's), and so is one that is not ours to
+// remove (rm fails quietly).
 const shellPrelude = `umask 077
 fleet_n=%[1]s
 fleet_d=/tmp/fleet-sh.$$.%[2]s
@@ -99,10 +108,17 @@ fleet_w() {
 }
 fleet_x() { sh -c '[ "$PPID" = "$1" ]' fleet_x "$$" && rm -rf "$fleet_d"; }
 trap fleet_x EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
-trap 'exit 141' PIPE
+trap 'fleet_x; exit 129' HUP
+trap 'fleet_x; exit 130' INT
+trap 'fleet_x; exit 143' TERM
+trap 'fleet_x; exit 141' PIPE
+for fleet_q in /tmp/fleet-sh.*.*; do
+	fleet_p=${fleet_q#/tmp/fleet-sh.}; fleet_p=${fleet_p%%%%.*}
+	case $fleet_p in ''|*[!0-9]*) continue;; esac
+	[ -d "$fleet_q" ] && [ ! -L "$fleet_q" ] && [ "$fleet_p" != "$$" ] || continue
+	if [ -d /proc/self ]; then [ -d "/proc/$fleet_p" ] && continue; else kill -0 "$fleet_p" 2>/dev/null && continue; fi
+	rm -rf "$fleet_q" 2>/dev/null
+done
 if ! mkdir -m 700 "$fleet_d" 2>/dev/null; then fleet_m V error; printf 'cannot make %%s' "$fleet_d"; fleet_m Q; exit 1; fi
 fleet_m V dir
 printf '%%s' "$fleet_d"
