@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"os"
 
 	"github.com/fleetlab/fleet/protocol"
@@ -77,4 +78,14 @@ func nonNegative(v float64) float64 {
 		return 0
 	}
 	return v
+}
+
+// kernelWork says, for a point of a mode that runs OpenSSL's own code (cpu, soft), that most of its CPU time was
+// the kernel's: OpenSSL's ciphers and digests run in user space, so a system time above the user time (and not a
+// trace of it: at least 50 ms) is an engine handing the work to the kernel (afalg, devcrypto), "" otherwise.
+func kernelWork(p *protocol.Point) string {
+	if p.SysS < 0.05 || p.SysS <= p.UserS {
+		return ""
+	}
+	return fmt.Sprintf("system CPU %.2f s above user %.2f s: the kernel did most of the work", p.SysS, p.UserS)
 }

@@ -59,7 +59,9 @@ func probeEnvironment(f *protocol.Facts, opts ProbeOptions, addErr func(string, 
 		addErr("read openssl config: %v", err)
 		return
 	}
-	f.OpenSSLConfDigest = confDigest(parseOpenSSLConf(string(b)))
+	c := parseOpenSSLConf(string(b))
+	f.OpenSSLConfDigest = confDigest(c)
+	f.OpenSSLConfRoutes = confRoutes(c)
 }
 
 // opensslEnv is the environment every openssl process of the probe and the sweep inherits, as far as it

@@ -185,6 +185,7 @@ func FuzzParseProcModules(f *testing.F) {
 
 func FuzzParseOpenSSLConf(f *testing.F) {
 	f.Add(confWithEngine)
+	f.Add("openssl_conf = i\n[i]\nengines = e\nproviders = p\nalg_section = a\n[e]\nafalg = s\n[s]\ndefault_algorithms = CIPHERS\n[p]\nx = k\n[k]\nactivate = 1\n[a]\ndefault_properties = ?provider=x\n")
 	f.Add("openssl_conf = a\n[a]\nengines = a\n[ a ]\n'k' = \"v # not a comment\"\n.include /etc/x\n\\")
 	f.Fuzz(func(t *testing.T, in string) {
 		c := parseOpenSSLConf(in)
@@ -193,6 +194,15 @@ func FuzzParseOpenSSLConf(f *testing.F) {
 		}
 		if d := confDigest(c); d != "none" && len(d) != 16 {
 			t.Errorf("digest %q", d)
+		}
+		routes := confRoutes(c)
+		if len(routes) > maxConfRoutes {
+			t.Errorf("%d routes", len(routes))
+		}
+		for _, alg := range []string{"aes-128-cbc", "sha256", "rsa2048", "ecdsap256"} {
+			if f := routedFlag("c", routes, alg); f != "" && len(routes) == 0 {
+				t.Errorf("%s: flag %q without a route", alg, f)
+			}
 		}
 	})
 }

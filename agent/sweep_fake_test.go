@@ -14,6 +14,8 @@ import (
 //   - speed with -engine fake prints "Invalid engine" and runs anyway (the fallback OpenSSL does);
 //   - speed with -engine fakeok (or envok, devcrypto) confirms the engine;
 //   - speed of algorithm "broken-alg" exits 1;
+//   - speed spends system CPU with $FAKE_SYS MiB read from /dev/zero when set (as an engine handing the work to
+//     the kernel does);
 //   - speed sleeps $FAKE_SLEEP seconds when set; without -bytes it measures 16 and 64 bytes in one run;
 //   - `version` prints $FAKE_VERSION when set (e.g. 1.0.2k: no -seconds, no -bytes);
 //   - every speed run appends its mode markers to $FAKE_LOG so tests can check the order of runs.
@@ -53,6 +55,7 @@ done
 [ -n "$OPENSSL_armcap$OPENSSL_ia32cap" ] && mode=soft
 [ -n "$FAKE_LOG" ] && echo "$mode $alg $bytes" >> "$FAKE_LOG"
 [ -n "$FAKE_SLEEP" ] && sleep "$FAKE_SLEEP"
+[ -n "$FAKE_SYS" ] && dd if=/dev/zero of=/dev/null bs=1M count="$FAKE_SYS" 2>/dev/null
 [ "$alg" = "broken-alg" ] && { echo "speed: Unknown algorithm broken-alg" >&2; exit 1; }
 case "$engine" in
 "") ;;

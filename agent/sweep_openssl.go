@@ -126,6 +126,12 @@ func (s *sweepState) runOpenSSL(ctx context.Context, j sweepJob, repeat int) err
 			sessionFlag = note
 		}
 	}
+	// cpu and soft name no engine: the board's configuration may still hand their algorithm to one
+	cpuLike := c.Engine == "" && (j.mode == protocol.ModeCPU || j.mode == protocol.ModeSoft)
+	routed := ""
+	if cpuLike {
+		routed = routedFlag(s.facts.OpenSSLConf, s.facts.OpenSSLConfRoutes, j.alg)
+	}
 	for i := range points {
 		p := &points[i]
 		p.Mode, p.Repeat, p.Threads, p.Engine, p.RawID = j.mode, repeat, s.threads, c.Engine, raw.ID
@@ -148,9 +154,23 @@ func (s *sweepState) runOpenSSL(ctx context.Context, j sweepJob, repeat int) err
 		} else {
 			setAccounting(p, res.WallS, res.UserS, res.SysS, before, after)
 		}
-		if failure != "" && !p.Failed {
+		if routed != "" {
+			p.Flags = append(p.Flags, routed)
+		}
+		pointFailure := failure
+		if cpuLike {
+			if k := kernelWork(p); k != "" {
+				if routed != "" && pointFailure == "" {
+					// the configuration hands the algorithm to an engine and the kernel did the work: not the CPU's numbers
+					pointFailure = k + ", and the board's OpenSSL configuration routes it to an engine: openssl did not run it on the CPU"
+				} else {
+					p.Flags = append(p.Flags, k)
+				}
+			}
+		}
+		if pointFailure != "" && !p.Failed {
 			p.Failed = true
-			p.Error = failure
+			p.Error = pointFailure
 		}
 		if err := s.point(p); err != nil {
 			return err

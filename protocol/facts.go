@@ -46,7 +46,11 @@ type Facts struct {
 	// engines or providers: "none" when it names none, "" when the file could not be read (the reason in Errors).
 	OpenSSLConf       string `json:"openssl_conf,omitempty"`
 	OpenSSLConfDigest string `json:"openssl_conf_digest,omitempty"`
-	OpenSSLSHA256     string `json:"openssl_sha256,omitempty"` // of the openssl binary at OpenSSLPath, hex
+	// OpenSSLConfRoutes is what in that configuration hands openssl runs without -engine (cpu, soft) to an engine
+	// or a provider other than OpenSSL's own, each "where: what" ("engine afalg [afalg_sect]: default_algorithms =
+	// ALL"); the points of those modes it concerns carry a flag naming it.
+	OpenSSLConfRoutes []string `json:"openssl_conf_routes,omitempty"`
+	OpenSSLSHA256     string   `json:"openssl_sha256,omitempty"` // of the openssl binary at OpenSSLPath, hex
 	// ProbeCache says where the openssl facts (version, engines, providers, the binary's sha256) came from: "hit"
 	// the agent's cache of an earlier probe whose stamp still holds, "miss" the commands ran (and were cached),
 	// "" no cache asked for.

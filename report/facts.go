@@ -83,6 +83,9 @@ func boardFacts(br store.BoardRun) []fact {
 		conf += " (engine/provider sections " + f.OpenSSLConfDigest + ")"
 	}
 	add("OpenSSL config", conf)
+	if len(f.OpenSSLConfRoutes) > 0 {
+		add("runs without -engine go to", strings.Join(f.OpenSSLConfRoutes, "; "))
+	}
 	add("openssl sha256", f.OpenSSLSHA256)
 	add("kernel command line", f.KernelCmdline)
 	if f.Modules != nil {

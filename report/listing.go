@@ -162,6 +162,9 @@ type resultJSON struct {
 	Error        string  `json:"error,omitempty"`
 	Driver       string  `json:"driver,omitempty"`
 	Engine       string  `json:"engine,omitempty"`
+	// Flags are what the agent or the parser said of the point ("single-thread: …", an OpenSSL configuration
+	// that routes the algorithm to an engine, a re-derived rate); absent when none.
+	Flags []string `json:"flags,omitempty"`
 	// Validity is ok, suspect or invalid, or "unknown" for points judged by nobody (imports, older agents).
 	Validity        string   `json:"validity"`
 	ValidityReasons []string `json:"validity_reasons"`
@@ -237,7 +240,7 @@ func WriteResults(w io.Writer, ms []store.Measurement, format string) error {
 				Repeat: m.Repeat, BytesPerSec: m.BytesPerSec, OpsPerSec: m.OpsPerSec,
 				WallS: m.WallS, UserS: m.UserS, SysS: m.SysS, CPUPct: m.CPUPct, PublishedMin: m.PublishedMin,
 				PublishedMax: m.PublishedMax, Timing: m.Timing, Failed: m.Failed,
-				Error: m.Error, Driver: m.Driver, Engine: m.Engine, Validity: v, ValidityReasons: reasons,
+				Error: m.Error, Driver: m.Driver, Engine: m.Engine, Flags: m.Flags, Validity: v, ValidityReasons: reasons,
 				Precision: prec[keyOf(m)]})
 			out[len(out)-1].Verification, out[len(out)-1].VerificationDetail = VerificationOf(m.Point)
 		}
