@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/fleetlab/fleet/opensslspeed"
 	"github.com/fleetlab/fleet/reftable"
 )
 
@@ -108,19 +110,24 @@ func sizeText(size, bits int, curve string) string {
 	return strings.TrimSpace(fmt.Sprintf("%d bits %s", bits, curve))
 }
 
-// readBounded reads a whole file of at most max bytes.
+// readBounded reads a whole file of at most max bytes (counted as stored), as UTF-8 text: a table saved as UTF-16
+// (Notepad, PowerShell) or with lone CR line ends is decoded as an openssl capture is (opensslspeed.DecodeText),
+// and UTF-32 is refused naming it.
 func readBounded(path string, max int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read reference table: %w", err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if st, err := f.Stat(); err == nil && st.Size() > max {
+		return nil, fmt.Errorf("%s: more than %d bytes: no published table is that long", path, max)
+	}
+	data, err := io.ReadAll(opensslspeed.DecodeText(io.LimitReader(f, max+1)))
+	if errors.Is(err, opensslspeed.ErrEncoding) {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read reference table %s: %w", path, err)
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%s: more than %d bytes: no published table is that long", path, max)
 	}
 	return data, nil
 }

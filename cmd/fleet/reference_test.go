@@ -217,3 +217,56 @@ func TestCompareReferenceLocalEndToEnd(t *testing.T) {
 		t.Errorf("compare (latest) shows the reference:\n%s", out)
 	}
 }
+
+// TestImportReferenceInOtherEncodings: a published table saved as UTF-16 (byte order mark, CRLF: Notepad,
+// PowerShell) or with lone CR line ends is read as the UTF-8 original, the same figures; a UTF-32 one is refused
+// naming the encoding, exit 2. Before, both were refused as "line 1: bytes that are not UTF-8" / one long line.
+func TestImportReferenceInOtherEncodings(t *testing.T) {
+	text, err := os.ReadFile(tiSDK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	utf16 := []byte{0xff, 0xfe}
+	for _, r := range strings.ReplaceAll(string(text), "\n", "\r\n") {
+		if r > 0xffff {
+			t.Fatalf("the table has a character outside the BMP: %q", r)
+		}
+		utf16 = append(utf16, byte(r), byte(r>>8))
+	}
+	utf32 := []byte{0xff, 0xfe, 0, 0}
+	for _, r := range string(text) {
+		utf32 = append(utf32, byte(r), byte(r>>8), byte(r>>16), byte(r>>24))
+	}
+	files := map[string][]byte{"utf16.txt": utf16, "cr.txt": []byte(strings.ReplaceAll(string(text), "\n", "\r")), "utf32.txt": utf32}
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := resultRows(t, "--db", func() string {
+		db := filepath.Join(dir, "utf8.db")
+		importReference(t, db, "--reference", "ti", "--board", "am64x-evm", tiSDK)
+		return db
+	}(), "--run", "ti")
+	for _, name := range []string{"utf16.txt", "cr.txt"} {
+		db := filepath.Join(dir, name+".db")
+		msg := importReference(t, db, "--reference", "ti", "--board", "am64x-evm", filepath.Join(dir, name))
+		if !strings.Contains(msg, "126 figures of am64x-evm") {
+			t.Errorf("%s: import said %q", name, msg)
+		}
+		got := resultRows(t, "--db", db, "--run", "ti")
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d rows, want the UTF-8 table's %d", name, len(got), len(want))
+		}
+		for i := range got {
+			if got[i].Mode != want[i].Mode || got[i].Algorithm != want[i].Algorithm || got[i].BytesPerSec != want[i].BytesPerSec || got[i].CPUPct != want[i].CPUPct {
+				t.Errorf("%s: row %d %+v, want %+v", name, i, got[i], want[i])
+			}
+		}
+	}
+	_, stderr, code := runFleet(t, "import", "--db", filepath.Join(dir, "utf32.db"), "--reference", "ti", "--board", "am64x-evm", filepath.Join(dir, "utf32.txt"))
+	if code != 2 || !strings.Contains(stderr, "UTF-32LE") {
+		t.Errorf("UTF-32 table: exit %d, %q: want 2 naming UTF-32LE", code, stderr)
+	}
+}
