@@ -116,7 +116,7 @@ func Run(ctx context.Context, opts RunOptions, sink Sink) ([]BoardOutcome, error
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
 	}
-	sink = withValidity(sink, opts.Boards, opts.Sweep) // every point and board run gets a validity verdict
+	sink = withValidity(sink, opts.Boards, opts.Sweep, opts.Logf) // every point and board run gets a validity verdict
 	// Boards start in order, opts.Concurrency at a time; a board that waits for another run's lease gives its
 	// place to the run's other boards meanwhile (errgroup's limit cannot be given back, hence the channel).
 	places := make(chan struct{}, concurrency(opts.Concurrency))

@@ -20,20 +20,41 @@ type ValidityRecorder interface {
 type judgingSink struct {
 	Sink
 	limits map[string]validity.Overrides // board → the limits boards.toml sets for it under the profile
+	logf   func(format string, args ...any)
 
 	mu      sync.Mutex
 	tallies map[string]*validity.Tally
+	warned  map[string]bool // boards whose limits warning was said (facts come again after a reconnect)
 }
 
 var _ Sink = (*judgingSink)(nil)
 
 // withValidity wraps sink so that points and board runs are judged with the limits of each board and profile.
-func withValidity(sink Sink, boards []inventory.Board, profile inventory.Profile) *judgingSink {
-	j := &judgingSink{Sink: sink, limits: map[string]validity.Overrides{}, tallies: map[string]*validity.Tally{}}
+func withValidity(sink Sink, boards []inventory.Board, profile inventory.Profile, logf func(string, ...any)) *judgingSink {
+	j := &judgingSink{Sink: sink, limits: map[string]validity.Overrides{}, tallies: map[string]*validity.Tally{}, logf: logf}
 	for _, b := range boards {
 		j.limits[b.Name] = inventory.ValidityFor(b, profile)
 	}
 	return j
+}
+
+// BoardFacts says, once the board's cores are known, when the average limit it is judged with is above the peak
+// limit (boards.toml set the average, and the default peak for these cores, 16 %/cores, is lower): a point is
+// then invalid before it can be suspect, which is not what the setting asked for. The limits are applied as set.
+func (j *judgingSink) BoardFacts(ctx context.Context, board string, f protocol.Facts) error {
+	if w := validity.LimitsWarning(f.CPU.Cores, j.limits[board]); w != "" && j.logf != nil {
+		j.mu.Lock()
+		said := j.warned[board]
+		if j.warned == nil {
+			j.warned = map[string]bool{}
+		}
+		j.warned[board] = true
+		j.mu.Unlock()
+		if !said {
+			j.logf("%s: %s", board, w)
+		}
+	}
+	return j.Sink.BoardFacts(ctx, board, f)
 }
 
 func (j *judgingSink) Point(ctx context.Context, board string, p protocol.Point) error {

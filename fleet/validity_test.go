@@ -2,6 +2,8 @@ package fleet
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/fleetlab/fleet/inventory"
@@ -24,7 +26,7 @@ func TestRunJudgesPointsAndBoardRuns(t *testing.T) {
 	peak := 50.0
 	boards := []inventory.Board{{Name: "busy"}, {Name: "tolerant"}}
 	boards[1].Validity.BackgroundPeakPct = &peak
-	s := withValidity(inner, boards, inventory.Profile{Name: "quick"})
+	s := withValidity(inner, boards, inventory.Profile{Name: "quick"}, nil)
 	ctx := context.Background()
 	bg := 30.0
 	for _, b := range []string{"busy", "tolerant"} {
@@ -55,5 +57,32 @@ func TestRunJudgesPointsAndBoardRuns(t *testing.T) {
 	}
 	if inner.finished["busy"][0] != "ok" {
 		t.Errorf("BoardFinished did not reach the inner sink: %v", inner.finished)
+	}
+}
+
+// TestRunWarnsOfAverageAbovePeak: a board whose boards.toml average limit is above the default peak for the cores
+// its facts report is told so once (facts come again after a reconnect); a consistent one is not.
+func TestRunWarnsOfAverageAbovePeak(t *testing.T) {
+	avg := 10.0
+	boards := []inventory.Board{{Name: "two"}, {Name: "one"}}
+	boards[0].Validity.BackgroundAvgPct = &avg
+	boards[1].Validity.BackgroundAvgPct = &avg
+	var said []string
+	s := withValidity(newMemSink(), boards, inventory.Profile{Name: "quick"}, func(format string, args ...any) {
+		said = append(said, fmt.Sprintf(format, args...))
+	})
+	ctx := context.Background()
+	for range 2 {
+		for b, cores := range map[string]int{"two": 2, "one": 1} {
+			var f protocol.Facts
+			f.CPU.Cores = cores
+			if err := s.BoardFacts(ctx, b, f); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if len(said) != 1 || !strings.HasPrefix(said[0], "two: validity.background_avg_pct 10 % is above the peak limit") ||
+		!strings.Contains(said[0], "2 cores") {
+		t.Errorf("said %q: want one warning for the 2-core board (its default peak is 8 %%), none for the 1-core one (16 %%)", said)
 	}
 }

@@ -64,3 +64,20 @@ func CheckPercent(key string, v float64) error {
 }
 
 func round2(v float64) float64 { return math.Round(v*100) / 100 }
+
+// LimitsWarning is a sentence when the limits o gives a board of cores cores hold its average above its peak
+// (an average set in boards.toml above the default peak for these cores, or above a peak set beside it, which
+// inventory refuses when both are in one table): "" when they are consistent.
+func LimitsWarning(cores int, o Overrides) string {
+	l := DefaultLimits(cores).Apply(o)
+	if l.BackgroundAvgPct <= l.BackgroundPeakPct {
+		return ""
+	}
+	peak := fmt.Sprintf("the default peak limit for %d cores (16 %%/cores) is %s %%", max(cores, 1), pct(l.BackgroundPeakPct))
+	if o.BackgroundPeakPct != nil {
+		peak = fmt.Sprintf("its background_peak_pct is %s %%", pct(l.BackgroundPeakPct))
+	}
+	return fmt.Sprintf("validity.background_avg_pct %s %% is above the peak limit: %s, so a point is invalid above %s %% "+
+		"before it can be suspect above %s %%; set background_peak_pct too, or lower the average",
+		pct(l.BackgroundAvgPct), peak, pct(l.BackgroundPeakPct), pct(l.BackgroundAvgPct))
+}
