@@ -132,3 +132,34 @@ func TestPartialSelectGrantExplained(t *testing.T) {
 	err = tx.StartRun(ctx, "b1", "imported")
 	wantPermission(t, "import without INSERT", err, `role "`+role+`" may not write table runs`, "GRANT INSERT, UPDATE, DELETE")
 }
+
+// TestRunWriteWithoutGrantExplained: a role that may begin a run (INSERT on runs) but not write the run's other
+// tables gets the explained refusal when the run's first board is stored, not the server's bare "permission
+// denied for table board_runs".
+func TestRunWriteWithoutGrantExplained(t *testing.T) {
+	ctx := context.Background()
+	owner, dsn, role := restrictedRole(t)
+	db, err := Open(ctx, owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	srv := pgtest.Shared(t)
+	name := owner[strings.LastIndex(owner, "/")+1 : strings.Index(owner, "?")]
+	if err := srv.Exec(ctx, name, `GRANT SELECT ON ALL TABLES IN SCHEMA public TO `+role+`;
+		GRANT INSERT, UPDATE ON runs TO `+role+`; GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO `+role); err != nil {
+		t.Fatal(err)
+	}
+	db, err = Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	w, err := db.BeginRun(ctx, RunInfo{})
+	if err != nil {
+		t.Fatalf("begin run with INSERT on runs: %v", err)
+	}
+	err = w.BoardStarted(ctx, "b1")
+	wantPermission(t, "board without INSERT on board_runs", err, `role "`+role+`" may not write table board_runs`,
+		"GRANT INSERT, UPDATE, DELETE")
+}
