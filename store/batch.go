@@ -75,11 +75,11 @@ func (w *RunWriter) writeTxOnce(ctx context.Context, b batch, extra func(*txWrit
 	}()
 	t := &txWriter{ctx: ctx, tx: tx, w: w}
 	if err := t.writeBatch(b); err != nil {
-		return nil, err
+		return nil, w.db.explainPermission(ctx, err, accessWrite)
 	}
 	if extra != nil {
 		if err := extra(t); err != nil {
-			return nil, err
+			return nil, w.db.explainPermission(ctx, err, accessWrite)
 		}
 	}
 	if err := tx.Commit(); err != nil {

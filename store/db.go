@@ -78,7 +78,10 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		if err != nil {
 			return nil, err
 		}
-		if db.migrated, err = db.migrate(ctx); err != nil {
+		if db.migrated, err = db.migrate(ctx); err == nil {
+			err = db.checkReadable(ctx)
+		}
+		if err != nil {
 			db.db.Close()
 			return nil, fmt.Errorf("open database %s: %w", db.Path, err)
 		}

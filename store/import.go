@@ -69,7 +69,7 @@ func (t *ImportTx) StartRun(ctx context.Context, board, source string) error {
 		source, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`, w.uuid, w.started, t.info.Label,
 		t.info.ToolVersion, t.info.Host, t.info.CommandLine, source, protocol.StatusRunning).Scan(&w.id)
 	if err != nil {
-		return t.fail(fmt.Errorf("begin run: %w", classify(err)))
+		return t.fail(fmt.Errorf("begin run: %w", t.db.explainPermission(t.ctx, classify(err), accessWrite)))
 	}
 	t.run, t.brd = w, board
 	return t.write(nil, func(tw *txWriter) error { return tw.ensureBoard(board) })

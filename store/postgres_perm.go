@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -105,4 +106,53 @@ func (db *DB) ownerOf(ctx context.Context, kind, object, schema string) string {
 		return ""
 	}
 	return owner
+}
+
+// checkReadable refuses a PostgreSQL role that may not read every table and view of fleet's schema (those
+// owned by schema_migrations' owner, who created them: a lab's own tables beside them are not fleet's), naming
+// them and the grant: a role granted SELECT on only some tables would otherwise pass the schema check and
+// then fail each command on its own table with the server's bare "permission denied for table board_runs".
+func (db *DB) checkReadable(ctx context.Context) error {
+	if db.db.dialect != dialectPostgres {
+		return nil
+	}
+	rows, err := db.db.QueryContext(ctx, `SELECT c.relname FROM pg_catalog.pg_class c
+		JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'v', 'm', 'p')
+			AND c.relowner = (SELECT relowner FROM pg_catalog.pg_class WHERE oid = to_regclass('schema_migrations'))
+			AND NOT has_table_privilege(c.oid, 'SELECT')
+		ORDER BY c.relname`)
+	if err != nil {
+		return db.explainPermission(ctx, classify(err), accessRead)
+	}
+	defer rows.Close()
+	var denied []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return classify(err)
+		}
+		denied = append(denied, name)
+	}
+	if err := rows.Err(); err != nil {
+		return classify(err)
+	}
+	if len(denied) == 0 {
+		return nil
+	}
+	schema := db.schemaName(ctx)
+	asOwner := "use the owner's role"
+	if owner := db.ownerOf(ctx, "table", denied[0], schema); owner != "" {
+		asOwner = fmt.Sprintf("use the owner's role, %q", owner)
+	}
+	noun := "table"
+	if len(denied) > 1 {
+		noun = "tables"
+	}
+	list := strings.Join(denied, ", ")
+	return &permissionError{
+		msg: fmt.Sprintf("role %q may not read %s %s: grant it SELECT on fleet's tables (GRANT SELECT ON ALL TABLES IN SCHEMA %s TO %s), or %s",
+			db.role, noun, list, pgx.Identifier{schema}.Sanitize(), pgx.Identifier{db.role}.Sanitize(), asOwner),
+		err: fmt.Errorf("no SELECT privilege on %s", list),
+	}
 }

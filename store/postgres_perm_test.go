@@ -88,3 +88,78 @@ func TestPermissionDeniedExplained(t *testing.T) {
 	wantPermission(t, "no INSERT", err, "begin run in "+shown, `role "`+role+`" may not write table runs`,
 		`GRANT INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "public" TO "`+role+`"`, "GRANT USAGE ON ALL SEQUENCES")
 }
+
+// TestPartialSelectGrantExplained: a role that may read schema_migrations and runs but not fleet's other
+// tables is refused when the database is opened, naming the tables it may not read and the grant, instead of
+// every command later failing on its own table with "database is read-only: ERROR: permission denied for
+// table board_runs (SQLSTATE 42501)". With SELECT but no INSERT, an import's run is refused explained too.
+func TestPartialSelectGrantExplained(t *testing.T) {
+	ctx := context.Background()
+	owner, dsn, role := restrictedRole(t)
+	db, err := Open(ctx, owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	srv := pgtest.Shared(t)
+	name := owner[strings.LastIndex(owner, "/")+1 : strings.Index(owner, "?")]
+	if err := srv.Exec(ctx, name, `GRANT SELECT ON schema_migrations, runs TO `+role); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`role "` + role + `" may not read tables `, "board_runs", "measurements",
+		`GRANT SELECT ON ALL TABLES IN SCHEMA "public" TO "` + role + `"`}
+	_, err = OpenReadOnly(ctx, dsn)
+	wantPermission(t, "SELECT on two tables, read-only", err, want...)
+	if err != nil && strings.Contains(err.Error(), "SQLSTATE") {
+		t.Errorf("the server's raw error shown: %v", err)
+	}
+	_, err = Open(ctx, dsn)
+	wantPermission(t, "SELECT on two tables", err, want...)
+
+	if err := srv.Exec(ctx, name, `GRANT SELECT ON ALL TABLES IN SCHEMA public TO `+role); err != nil {
+		t.Fatal(err)
+	}
+	db, err = Open(ctx, dsn)
+	if err != nil {
+		t.Fatalf("with SELECT on every table: %v", err)
+	}
+	defer db.Close()
+	tx, err := db.BeginImport(ctx, RunInfo{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	err = tx.StartRun(ctx, "b1", "imported")
+	wantPermission(t, "import without INSERT", err, `role "`+role+`" may not write table runs`, "GRANT INSERT, UPDATE, DELETE")
+}
+
+// TestRunWriteWithoutGrantExplained: a role that may begin a run (INSERT on runs) but not write the run's other
+// tables gets the explained refusal when the run's first board is stored, not the server's bare "permission
+// denied for table board_runs".
+func TestRunWriteWithoutGrantExplained(t *testing.T) {
+	ctx := context.Background()
+	owner, dsn, role := restrictedRole(t)
+	db, err := Open(ctx, owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	srv := pgtest.Shared(t)
+	name := owner[strings.LastIndex(owner, "/")+1 : strings.Index(owner, "?")]
+	if err := srv.Exec(ctx, name, `GRANT SELECT ON ALL TABLES IN SCHEMA public TO `+role+`;
+		GRANT INSERT, UPDATE ON runs TO `+role+`; GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO `+role); err != nil {
+		t.Fatal(err)
+	}
+	db, err = Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	w, err := db.BeginRun(ctx, RunInfo{})
+	if err != nil {
+		t.Fatalf("begin run with INSERT on runs: %v", err)
+	}
+	err = w.BoardStarted(ctx, "b1")
+	wantPermission(t, "board without INSERT on board_runs", err, `role "`+role+`" may not write table board_runs`,
+		"GRANT INSERT, UPDATE, DELETE")
+}

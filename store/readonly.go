@@ -29,7 +29,11 @@ func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := db.checkSchemaReadOnly(ctx); err != nil {
+		err = db.checkSchemaReadOnly(ctx)
+		if err == nil {
+			err = db.checkReadable(ctx)
+		}
+		if err != nil {
 			err = db.explainPermission(ctx, err, accessRead)
 			db.db.Close()
 			return nil, fmt.Errorf("open database %s read-only: %w", db.Path, err)

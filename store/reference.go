@@ -83,7 +83,7 @@ func (db *DB) importReferenceOnce(ctx context.Context, info RunInfo, points []Bo
 	if err := tx.QueryRowContext(ctx, `INSERT INTO runs (uuid, started, finished, label, tool_version, host,
 		command_line, source, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`, w.uuid, w.started, now,
 		info.Label, info.ToolVersion, info.Host, info.CommandLine, info.Source, protocol.StatusReference).Scan(&w.id); err != nil {
-		return 0, fmt.Errorf("begin run: %w", classify(err))
+		return 0, fmt.Errorf("begin run: %w", db.explainPermission(ctx, classify(err), accessWrite))
 	}
 	t := &txWriter{ctx: ctx, tx: tx, w: w}
 	var b batch
