@@ -21,6 +21,29 @@ const (
 	m.error, m.flags, m.raw_id, m.line, m.validity, m.validity_reasons, m.evidence, m.published_min, m.published_max, m.verification, m.verification_detail`
 )
 
+// regressionCols are read by scanRegression, in this order, with Filter.ForRegression: of pointCols, those a
+// regression check reads (report.Regress, Group, currentSegment, Confirm).
+const regressionCols = `m.id, m.run_id, m.board, m.mode, m.algorithm, m.op, m.block_size, m.key_bits, m.curve, m.threads,
+	m.driver, m.timing, m.bytes_per_sec, m.ops_per_sec, m.cpu_pct, m.failed, m.error, m.flags, m.validity,
+	m.validity_reasons, m.verification, m.verification_detail`
+
+// scanRegression reads the regressionCols of one row into m.
+func scanRegression(rows *sql.Rows, m *Measurement) error {
+	var flags, reasons sql.NullString
+	p := &m.Point
+	if err := rows.Scan(&m.ID, &m.RunID, &m.Board, &p.Mode, &p.Algorithm, &p.Op, &p.BlockSize, &p.KeyBits, &p.Curve,
+		&p.Threads, &p.Driver, &p.Timing, &p.BytesPerSec, &p.OpsPerSec, &p.CPUPct, &p.Failed, &p.Error, &flags,
+		&p.Validity, &reasons, &p.Verification, &p.VerificationDetail); err != nil {
+		return err
+	}
+	if flags.Valid {
+		if err := json.Unmarshal([]byte(flags.String), &p.Flags); err != nil {
+			return fmt.Errorf("measurement %d flags: %w", m.ID, err)
+		}
+	}
+	return scanValidity(m.ID, p, reasons, sql.NullString{})
+}
+
 // Measurements returns the points matching f, oldest run first, each run's points in arrival order.
 // With f.Latest it reads, per board, the newest run that has points of that board (with f.Label, the newest
 // such run with that label).

@@ -37,8 +37,8 @@ func (db *DB) ReadRegressionInput(ctx context.Context, ref string, cur []Measure
 
 // ReadRegressionWindow resolves ref (see ResolveBaselineWindow; a label pools its last runs valid runs per board)
 // for the boards of the judged points cur and reads what `fleet regress` and the dashboard judge them against:
-// the points of every baseline run, oldest run first, and the facts of each board's newest baseline run.
-// Errors are ResolveBaselineWindow's.
+// the points of every baseline run, oldest run first (only what a regression check judges by:
+// Filter.ForRegression), and the facts of each board's newest baseline run. Errors are ResolveBaselineWindow's.
 func (db *DB) ReadRegressionWindow(ctx context.Context, ref string, runs int, cur []Measurement) (in RegressionInput, err error) {
 	curRuns := RunsByBoard(cur)
 	in = RegressionInput{BaseFacts: map[string]*protocol.Facts{}, CurFacts: map[string]*protocol.Facts{}}
@@ -57,7 +57,7 @@ func (db *DB) ReadRegressionWindow(ctx context.Context, ref string, runs int, cu
 	for _, board := range sortedKeys(in.Runs) {
 		id := in.Runs[board]
 		for _, w := range in.Window[board] {
-			ms, err := db.Measurements(ctx, Filter{RunID: w, Board: board})
+			ms, err := db.Measurements(ctx, Filter{RunID: w, Board: board, ForRegression: true})
 			if err != nil {
 				return in, err
 			}
