@@ -76,7 +76,7 @@ func currentSegment(base []store.Measurement, windows map[string]BaselineWindow)
 		}
 	}
 	info := map[SampleKey]*BaselineInfo{}
-	kept := make([]store.Measurement, 0, len(base))
+	kept := make([]int, 0, len(base)) // indexes into base
 	for _, k := range order {
 		s := bySeries[k]
 		w := windows[k.Board]
@@ -104,7 +104,7 @@ func currentSegment(base []store.Measurement, windows map[string]BaselineWindow)
 			if !m.Failed {
 				bi.Samples++
 			}
-			kept = append(kept, *m)
+			kept = append(kept, i)
 		}
 		if len(w.Runs) == 0 { // no window given: every run of the points, as they come
 			bi.Runs = nil
@@ -117,7 +117,16 @@ func currentSegment(base []store.Measurement, windows map[string]BaselineWindow)
 		}
 		info[k] = bi
 	}
-	return kept, info
+	if len(kept) == len(base) {
+		// Nothing cut: base as it is. Its points are in another order than kept's (by series), but every
+		// reader groups them by series, and each series' points are in the same order either way.
+		return base, info
+	}
+	out := make([]store.Measurement, len(kept))
+	for j, i := range kept {
+		out[j] = base[i]
+	}
+	return out, info
 }
 
 // value is the throughput of m: bytes/s, or ops/s for an asymmetric series.
