@@ -106,8 +106,7 @@ type Filter struct {
 	// judges by (regressionCols: the series, throughput, CPU share, timing, driver, failure, flags, validity,
 	// verification) and the run's label, start and tool: the point's timings, counts, repeat, engine,
 	// evidence and provenance stay zero. The dashboard's regress page reads thousands of points each time,
-	// and with modernc's SQLite every column read costs.
-	// Other reads ignore it and read every column.
+	// and with modernc's SQLite every column read costs. Other reads ignore it and read every column.
 	ForRegression bool
 }
 
