@@ -61,8 +61,9 @@ func currentSegment(base []store.Measurement, windows map[string]BaselineWindow)
 	}
 	bySeries := map[SampleKey]*series{}
 	var order []SampleKey
-	for i, m := range base {
-		k := keyOf(m)
+	for i := range base {
+		m := &base[i]
+		k := keyOf(*m)
 		s := bySeries[k]
 		if s == nil {
 			s = &series{byRun: map[int64][]float64{}}
@@ -75,7 +76,7 @@ func currentSegment(base []store.Measurement, windows map[string]BaselineWindow)
 		}
 	}
 	info := map[SampleKey]*BaselineInfo{}
-	var kept []store.Measurement
+	kept := make([]int, 0, len(base)) // indexes into base
 	for _, k := range order {
 		s := bySeries[k]
 		w := windows[k.Board]
@@ -96,14 +97,14 @@ func currentSegment(base []store.Measurement, windows map[string]BaselineWindow)
 		bi.Runs = runs[from:]
 		cut := slices.Index(w.Runs, bi.Since) // −1 when no change point cut the window
 		for _, i := range s.ms {
-			m := base[i]
+			m := &base[i]
 			if cut >= 0 && slices.Index(w.Runs, m.RunID) < cut {
 				continue // a run before the change
 			}
 			if !m.Failed {
 				bi.Samples++
 			}
-			kept = append(kept, m)
+			kept = append(kept, i)
 		}
 		if len(w.Runs) == 0 { // no window given: every run of the points, as they come
 			bi.Runs = nil
@@ -116,11 +117,20 @@ func currentSegment(base []store.Measurement, windows map[string]BaselineWindow)
 		}
 		info[k] = bi
 	}
-	return kept, info
+	if len(kept) == len(base) {
+		// Nothing cut: base as it is. Its points are in another order than kept's (by series), but every
+		// reader groups them by series, and each series' points are in the same order either way.
+		return base, info
+	}
+	out := make([]store.Measurement, len(kept))
+	for j, i := range kept {
+		out[j] = base[i]
+	}
+	return out, info
 }
 
 // value is the throughput of m: bytes/s, or ops/s for an asymmetric series.
-func value(m store.Measurement, k SampleKey) float64 {
+func value(m *store.Measurement, k SampleKey) float64 {
 	if k.Asym() {
 		return m.OpsPerSec
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"testing"
@@ -20,7 +21,8 @@ import (
 //	go run ./bench/store -points 1000000 -db /tmp/fleet-1m.db
 //	FLEET_SERVE_BENCH_DB=/tmp/fleet-1m.db go test -run '^$' -bench Pages -benchtime 20x ./serve
 //
-// Without it, on the small test fixture.
+// Without it, on the small test fixture. With FLEET_SERVE_BENCH_OUT set to a directory, each page's last body is
+// written there as NAME.out, so that two builds' pages over the same store can be compared byte for byte.
 func BenchmarkPages(b *testing.B) {
 	path := os.Getenv("FLEET_SERVE_BENCH_DB")
 	if path == "" {
@@ -73,6 +75,7 @@ func BenchmarkPages(b *testing.B) {
 			if p.name == "history_page_3" && os.Getenv("FLEET_SERVE_BENCH_DB") == "" {
 				b.Skip("the fixture's history has one page")
 			}
+			var last []byte
 			cpu0 := cpuTime()
 			for b.Loop() {
 				rec := httptest.NewRecorder()
@@ -81,9 +84,15 @@ func BenchmarkPages(b *testing.B) {
 					b.Fatalf("GET %s: %d\n%.400s", p.path, rec.Code, rec.Body)
 				}
 				b.SetBytes(int64(rec.Body.Len()))
+				last = rec.Body.Bytes()
 			}
 			// On a shared machine the wall time follows the load; the CPU time this process spent does not.
 			b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+			if dir := os.Getenv("FLEET_SERVE_BENCH_OUT"); dir != "" {
+				if err := os.WriteFile(filepath.Join(dir, p.name+".out"), last, 0o644); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }

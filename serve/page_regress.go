@@ -34,7 +34,7 @@ func (s *Server) regression(r *http.Request, q regressQuery) (*report.Regression
 	if q.Baseline == "" {
 		return nil, nil
 	}
-	cur, err := s.DB.SelectRun(r.Context(), q.Run)
+	cur, err := s.DB.SelectRunFor(r.Context(), q.Run, store.Filter{ForRegression: true}) // the columns a verdict reads, not all
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, notFound("run %q: no such run or label", q.Run)
 	} else if err != nil {

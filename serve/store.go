@@ -19,6 +19,7 @@ type Store interface {
 	HistoryPage(ctx context.Context, k store.SeriesKey, offset, limit int) ([]store.Measurement, bool, error)
 	SeriesRuns(ctx context.Context, ms []store.Measurement) ([]store.Run, []store.BoardRun, error)
 	SelectRun(ctx context.Context, ref string) ([]store.Measurement, error)
+	SelectRunFor(ctx context.Context, ref string, f store.Filter) ([]store.Measurement, error)
 	ReadRegressionInput(ctx context.Context, ref string, cur []store.Measurement) (store.RegressionInput, error)
 	ExpectedPoints(ctx context.Context, run store.Run) (map[string]store.ExpectedCount, error)
 	SeriesKeys(ctx context.Context) ([]store.SeriesKey, error)

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -19,6 +20,29 @@ const (
 	m.bytes_per_sec, m.ops_per_sec, m.wall_s, m.user_s, m.sys_s, m.cpu_pct, m.sys_busy_pct, m.irq_delta, m.failed,
 	m.error, m.flags, m.raw_id, m.line, m.validity, m.validity_reasons, m.evidence, m.published_min, m.published_max, m.verification, m.verification_detail`
 )
+
+// regressionCols are read by scanRegression, in this order, with Filter.ForRegression: of pointCols, those a
+// regression check reads (report.Regress, Group, currentSegment, Confirm).
+const regressionCols = `m.id, m.run_id, m.board, m.mode, m.algorithm, m.op, m.block_size, m.key_bits, m.curve, m.threads,
+	m.driver, m.timing, m.bytes_per_sec, m.ops_per_sec, m.cpu_pct, m.failed, m.error, m.flags, m.validity,
+	m.validity_reasons, m.verification, m.verification_detail`
+
+// scanRegression reads the regressionCols of one row into m.
+func scanRegression(rows *sql.Rows, m *Measurement) error {
+	var flags, reasons sql.NullString
+	p := &m.Point
+	if err := rows.Scan(&m.ID, &m.RunID, &m.Board, &p.Mode, &p.Algorithm, &p.Op, &p.BlockSize, &p.KeyBits, &p.Curve,
+		&p.Threads, &p.Driver, &p.Timing, &p.BytesPerSec, &p.OpsPerSec, &p.CPUPct, &p.Failed, &p.Error, &flags,
+		&p.Validity, &reasons, &p.Verification, &p.VerificationDetail); err != nil {
+		return err
+	}
+	if flags.Valid {
+		if err := json.Unmarshal([]byte(flags.String), &p.Flags); err != nil {
+			return fmt.Errorf("measurement %d flags: %w", m.ID, err)
+		}
+	}
+	return scanValidity(m.ID, p, reasons, sql.NullString{})
+}
 
 // Measurements returns the points matching f, oldest run first, each run's points in arrival order.
 // With f.Latest it reads, per board, the newest run that has points of that board (with f.Label, the newest
@@ -50,7 +74,7 @@ func (db *DB) Measurements(ctx context.Context, f Filter) ([]Measurement, error)
 	if err != nil {
 		return nil, fmt.Errorf("read latest measurements in %s: %w", db.Path, err)
 	}
-	var out []Measurement
+	var parts [][]Measurement
 	for _, board := range sortedKeys(newest) {
 		g := f
 		g.Latest, g.Label, g.Board, g.RunID = false, "", board, newest[board]
@@ -58,9 +82,9 @@ func (db *DB) Measurements(ctx context.Context, f Filter) ([]Measurement, error)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, ms...)
+		parts = append(parts, ms)
 	}
-	return out, nil
+	return slices.Concat(parts...), nil
 }
 
 // LatestPoints returns, for every series (board, mode, algorithm, op, size, key bits, curve, threads) matching
@@ -150,17 +174,22 @@ func pointWhere(f Filter, alias string) where {
 
 // queryMeasurements reads rows of measurementCols, the run's columns with them.
 func (db *DB) queryMeasurements(ctx context.Context, op, query string, args ...any) ([]Measurement, error) {
-	return db.queryRows(ctx, op, scanMeasurementInto, query, args...)
+	return db.queryRows(ctx, op, 0, scanMeasurementInto, query, args...)
 }
 
 // queryRows reads the rows of query, each into a Measurement by scan (in place: a row is about 500 bytes).
-func (db *DB) queryRows(ctx context.Context, op string, scan func(*sql.Rows, *Measurement) error, query string, args ...any) ([]Measurement, error) {
+// rowsHint, when not 0, is how many rows are expected: the result is allocated once for them instead of grown
+// (and copied) a quarter at a time.
+func (db *DB) queryRows(ctx context.Context, op string, rowsHint int, scan func(*sql.Rows, *Measurement) error, query string, args ...any) ([]Measurement, error) {
 	rows, err := db.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("%s in %s: %w", op, db.Path, classify(err))
 	}
 	defer rows.Close()
 	var out []Measurement
+	if rowsHint > 0 {
+		out = make([]Measurement, 0, rowsHint)
+	}
 	for rows.Next() {
 		out = append(out, Measurement{})
 		if err := scan(rows, &out[len(out)-1]); err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/fleetlab/fleet/protocol"
 )
@@ -36,11 +37,11 @@ func (db *DB) ReadRegressionInput(ctx context.Context, ref string, cur []Measure
 
 // ReadRegressionWindow resolves ref (see ResolveBaselineWindow; a label pools its last runs valid runs per board)
 // for the boards of the judged points cur and reads what `fleet regress` and the dashboard judge them against:
-// the points of every baseline run, oldest run first, and the facts of each board's newest baseline run.
-// Errors are ResolveBaselineWindow's.
-func (db *DB) ReadRegressionWindow(ctx context.Context, ref string, runs int, cur []Measurement) (RegressionInput, error) {
+// the points of every baseline run, oldest run first (only what a regression check judges by:
+// Filter.ForRegression), and the facts of each board's newest baseline run. Errors are ResolveBaselineWindow's.
+func (db *DB) ReadRegressionWindow(ctx context.Context, ref string, runs int, cur []Measurement) (in RegressionInput, err error) {
 	curRuns := RunsByBoard(cur)
-	in := RegressionInput{BaseFacts: map[string]*protocol.Facts{}, CurFacts: map[string]*protocol.Facts{}}
+	in = RegressionInput{BaseFacts: map[string]*protocol.Facts{}, CurFacts: map[string]*protocol.Facts{}}
 	for _, board := range sortedKeys(curRuns) {
 		if _, st, err := db.boardFacts(ctx, curRuns[board], board); err != nil {
 			return in, err
@@ -48,18 +49,19 @@ func (db *DB) ReadRegressionWindow(ctx context.Context, ref string, runs int, cu
 			return in, fmt.Errorf("judge run %d: %w", curRuns[board], ErrReferenceRun)
 		}
 	}
-	var err error
 	if in.Baselines, err = db.ResolveBaselineWindow(ctx, ref, runs, curRuns); err != nil {
 		return in, err
 	}
+	var base [][]Measurement // joined once at the end: thousands of 500-byte points
+	defer func() { in.Base = slices.Concat(base...) }()
 	for _, board := range sortedKeys(in.Runs) {
 		id := in.Runs[board]
 		for _, w := range in.Window[board] {
-			ms, err := db.Measurements(ctx, Filter{RunID: w, Board: board})
+			ms, err := db.Measurements(ctx, Filter{RunID: w, Board: board, ForRegression: true})
 			if err != nil {
 				return in, err
 			}
-			in.Base = append(in.Base, ms...)
+			base = append(base, ms)
 		}
 		if in.BaseFacts[board], _, err = db.boardFacts(ctx, id, board); err != nil {
 			return in, err

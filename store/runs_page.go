@@ -176,7 +176,13 @@ func sortedKeysOfLists(m map[string][]int64) []string {
 // (store.Filter.Latest), anything else is resolved with ResolveRun (an id or a label's newest run). An unknown
 // reference wraps ErrNotFound; a run without points gives none and no error.
 func (db *DB) SelectRun(ctx context.Context, ref string) ([]Measurement, error) {
-	f := Filter{Latest: ref == "latest" || ref == ""}
+	return db.SelectRunFor(ctx, ref, Filter{})
+}
+
+// SelectRunFor is SelectRun with the other fields of f (Board, Mode, Algorithm, Size, ForRegression); its RunID,
+// Latest and Label are set from ref.
+func (db *DB) SelectRunFor(ctx context.Context, ref string, f Filter) ([]Measurement, error) {
+	f.RunID, f.Label, f.Latest = 0, "", ref == "latest" || ref == ""
 	if !f.Latest {
 		id, err := db.ResolveRun(ctx, ref)
 		if err != nil {

@@ -102,6 +102,12 @@ type Filter struct {
 	Size      int // -1 or 0 with SizeSet false: any
 	SizeSet   bool
 	Label     string
+	// ForRegression reads, of one run's points (RunID or Latest, no Label), only what a regression check
+	// judges by (regressionCols: the series, throughput, CPU share, timing, driver, failure, flags, validity,
+	// verification) and the run's label, start and tool: the point's timings, counts, repeat, engine,
+	// evidence and provenance stay zero. The dashboard's regress page reads thousands of points each time,
+	// and with modernc's SQLite every column read costs. Other reads ignore it and read every column.
+	ForRegression bool
 }
 
 // SeriesKey names one series over time.
