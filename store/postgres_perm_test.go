@@ -89,11 +89,10 @@ func TestPermissionDeniedExplained(t *testing.T) {
 		`GRANT INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "public" TO "`+role+`"`, "GRANT USAGE ON ALL SEQUENCES")
 }
 
-// TestPartialSelectGrantExplained: a role that may read schema_migrations and runs but not fleet's other
-// tables is refused when the database is opened, naming the tables it may not read and the grant, instead of
-// every command later failing on its own table with "database is read-only: ERROR: permission denied for
-// table board_runs (SQLSTATE 42501)". With SELECT but no INSERT, an import's run is refused explained too.
-func TestPartialSelectGrantExplained(t *testing.T) {
+// migratedRestrictedRole is restrictedRole's database migrated by its owner, the restricted role's URL and
+// name, and grant, which runs SQL (GRANTs) in that database as the server's superuser.
+func migratedRestrictedRole(t *testing.T) (dsn, role string, grant func(sql string) error) {
+	t.Helper()
 	ctx := context.Background()
 	owner, dsn, role := restrictedRole(t)
 	db, err := Open(ctx, owner)
@@ -103,12 +102,22 @@ func TestPartialSelectGrantExplained(t *testing.T) {
 	db.Close()
 	srv := pgtest.Shared(t)
 	name := owner[strings.LastIndex(owner, "/")+1 : strings.Index(owner, "?")]
-	if err := srv.Exec(ctx, name, `GRANT SELECT ON schema_migrations, runs TO `+role); err != nil {
+	return dsn, role, func(sql string) error { return srv.Exec(ctx, name, sql) }
+}
+
+// TestPartialSelectGrantExplained: a role that may read schema_migrations and runs but not fleet's other
+// tables is refused when the database is opened, naming the tables it may not read and the grant, instead of
+// every command later failing on its own table with "database is read-only: ERROR: permission denied for
+// table board_runs (SQLSTATE 42501)". With SELECT but no INSERT, an import's run is refused explained too.
+func TestPartialSelectGrantExplained(t *testing.T) {
+	ctx := context.Background()
+	dsn, role, grant := migratedRestrictedRole(t)
+	if err := grant(`GRANT SELECT ON schema_migrations, runs TO ` + role); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{`role "` + role + `" may not read tables `, "board_runs", "measurements",
 		`GRANT SELECT ON ALL TABLES IN SCHEMA "public" TO "` + role + `"`}
-	_, err = OpenReadOnly(ctx, dsn)
+	_, err := OpenReadOnly(ctx, dsn)
 	wantPermission(t, "SELECT on two tables, read-only", err, want...)
 	if err != nil && strings.Contains(err.Error(), "SQLSTATE") {
 		t.Errorf("the server's raw error shown: %v", err)
@@ -116,10 +125,10 @@ func TestPartialSelectGrantExplained(t *testing.T) {
 	_, err = Open(ctx, dsn)
 	wantPermission(t, "SELECT on two tables", err, want...)
 
-	if err := srv.Exec(ctx, name, `GRANT SELECT ON ALL TABLES IN SCHEMA public TO `+role); err != nil {
+	if err := grant(`GRANT SELECT ON ALL TABLES IN SCHEMA public TO ` + role); err != nil {
 		t.Fatal(err)
 	}
-	db, err = Open(ctx, dsn)
+	db, err := Open(ctx, dsn)
 	if err != nil {
 		t.Fatalf("with SELECT on every table: %v", err)
 	}
@@ -138,19 +147,12 @@ func TestPartialSelectGrantExplained(t *testing.T) {
 // denied for table board_runs".
 func TestRunWriteWithoutGrantExplained(t *testing.T) {
 	ctx := context.Background()
-	owner, dsn, role := restrictedRole(t)
-	db, err := Open(ctx, owner)
-	if err != nil {
+	dsn, role, grant := migratedRestrictedRole(t)
+	if err := grant(`GRANT SELECT ON ALL TABLES IN SCHEMA public TO ` + role + `;
+		GRANT INSERT, UPDATE ON runs TO ` + role + `; GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ` + role); err != nil {
 		t.Fatal(err)
 	}
-	db.Close()
-	srv := pgtest.Shared(t)
-	name := owner[strings.LastIndex(owner, "/")+1 : strings.Index(owner, "?")]
-	if err := srv.Exec(ctx, name, `GRANT SELECT ON ALL TABLES IN SCHEMA public TO `+role+`;
-		GRANT INSERT, UPDATE ON runs TO `+role+`; GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO `+role); err != nil {
-		t.Fatal(err)
-	}
-	db, err = Open(ctx, dsn)
+	db, err := Open(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
