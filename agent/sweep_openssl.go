@@ -162,7 +162,9 @@ func (s *sweepState) runOpenSSL(ctx context.Context, j sweepJob, repeat int) err
 			if k := kernelWork(p); k != "" {
 				if routed != "" && pointFailure == "" {
 					// the configuration hands the algorithm to an engine and the kernel did the work: not the CPU's numbers
-					pointFailure = k + ", and the board's OpenSSL configuration routes it to an engine: openssl did not run it on the CPU"
+					pointFailure = fmt.Sprintf("%s, and the board's OpenSSL configuration %s routes %s to an engine: openssl did not run it "+
+						"on the CPU (measure the engine as its own mode; for cpu and soft, give the board an OPENSSL_CONF without it)",
+						k, s.facts.OpenSSLConf, j.alg)
 				} else {
 					p.Flags = append(p.Flags, k)
 				}
