@@ -15,13 +15,13 @@ var ErrEncoding = errors.New("an encoding not read")
 
 // DecodeText is r as UTF-8 text with "\n" or "\r\n" line ends, whatever a capture was saved as: UTF-16 (with a
 // byte order mark, as Windows PowerShell's `>` and Notepad write it, or without one when the text's every other
-// byte is NUL) is transcoded, a UTF-8 byte order mark is dropped, and a lone '\r' ending a line (old Mac OS, some
+// byte is NUL, or most of its first characters are ASCII with a NUL byte) is transcoded, a UTF-8 byte order mark is dropped, and a lone '\r' ending a line (old Mac OS, some
 // terminal loggers) gets its '\n'. Anything else, "\r\n" included, passes through as it is, so that the text
 // kept as a run's raw output is the capture's own. UTF-32 is refused with an error wrapping ErrEncoding that
 // names it.
 //
 // It never waits for more input than a line reader would: the encoding is told from the bytes the first reads
-// returned (a byte order mark, or the NUL pattern of 8 characters, or of fewer when a line end or the end of
+// returned (a byte order mark, or the NUL pattern of 8 ASCII characters or 16 mixed ones, or of fewer when a line end or the end of
 // the text comes first), never from a fixed look-ahead, and a '\r' is a line end at once: it is given as
 // "\r\n", and a '\n' right after it is dropped when it comes, not waited for. So a capture streamed through a
 // pipe gives each line as soon as its line end is written (TestDecodedStreamsGiveRunsAsTheyEnd).
@@ -82,10 +82,13 @@ func sniffPrefix(head []byte, final bool) (textEncoding, int) {
 		}
 	}
 	le16, be16, le32, be32 := true, true, true, true
+	var le, be unitTally
 	for i := 0; i+1 < len(head); i += 2 {
 		lo, hi := head[i], head[i+1]
 		le16 = le16 && hi == 0 && asciiText(lo)
 		be16 = be16 && lo == 0 && asciiText(hi)
+		le.add(lo, hi)
+		be.add(hi, lo)
 	}
 	for i := 0; i+3 < len(head); i += 4 {
 		zero := head[i+1] == 0 && head[i+2] == 0
@@ -93,8 +96,9 @@ func sniffPrefix(head []byte, final bool) (textEncoding, int) {
 		be32 = be32 && zero && head[i] == 0 && asciiText(head[i+3])
 	}
 	units16, units32 := len(head)/2, len(head)/4
-	// The end of the text or a line end decides with what there is: a line reader would not wait either.
-	decide := final || bytes.ContainsAny(head, "\n\r")
+	// The end of the text or a line end decides with what there is: a line reader would not wait either (but
+	// for the NUL of what may be a UTF-16LE line end, see settledLineEnd).
+	decide := final || settledLineEnd(head)
 	switch {
 	case le16 && (units16 >= sniffUnits || decide && units16 > 0):
 		return encUTF16LE, 0
@@ -107,7 +111,60 @@ func sniffPrefix(head []byte, final bool) (textEncoding, int) {
 	case !decide && (le16 || be16 || le32 || be32):
 		return encUndecided, 0
 	}
+	// UTF-16 whose first characters are not all ASCII (a prompt with box drawing or CJK, a bullet, an accented
+	// name): told by its ASCII characters, each with a NUL byte that UTF-8 text never has, once they are the
+	// majority of mixedUnits characters or one of them is a line end. A line end read with its NUL tells the byte
+	// order of a text both could be ("─────\n" is "%%%%%" and a line end in the other byte order).
+	decide16 := decide || units16 >= mixedUnits
+	switch {
+	case decide16 && le.utf16() && (le.line || !be.line || !be.utf16()):
+		return encUTF16LE, 0
+	case decide16 && be.utf16():
+		return encUTF16BE, 0
+	case !decide16 && (!le.bad || !be.bad):
+		return encUndecided, 0
+	}
 	return encUTF8, 0
+}
+
+// mixedUnits is how many characters tell UTF-16 without a byte order mark when not all of them are ASCII and no
+// line end came before them.
+const mixedUnits = 16
+
+// unitTally counts a text's 16-bit units read in one byte order.
+type unitTally struct {
+	ascii, other int  // ASCII text characters (their other byte NUL), and any other characters
+	line         bool // one of the ASCII ones is '\n' or '\r'
+	bad          bool // a unit that is no text character: NUL, or a control character other than tab, line ends and ESC
+}
+
+func (t *unitTally) add(lo, hi byte) {
+	switch {
+	case hi != 0 || lo >= 0xa0 || lo == 0x1b:
+		t.other++
+	case asciiText(lo):
+		t.ascii++
+		t.line = t.line || lo == '\n' || lo == '\r'
+	default:
+		t.bad = true
+	}
+}
+
+// utf16 reports whether the units read are UTF-16 text: no unit that is not a character, and a line end or a
+// majority of ASCII characters, each with its NUL byte.
+func (t unitTally) utf16() bool { return !t.bad && t.ascii > 0 && (t.line || t.ascii > t.other) }
+
+// settledLineEnd reports whether head holds a '\n' or '\r' that is not its last byte at an even offset: that
+// one could be the first byte of a UTF-16LE line end, and its next byte (NUL or not) tells the byte order of
+// a text such as "─────\n" (U+2500 is 00 25 in UTF-16LE, "%" in UTF-16BE). So a line end waits for one more
+// byte at most.
+func settledLineEnd(head []byte) bool {
+	for i, b := range head {
+		if (b == '\n' || b == '\r') && !(i%2 == 0 && i == len(head)-1) {
+			return true
+		}
+	}
+	return false
 }
 
 func asciiText(b byte) bool { return b >= 0x20 && b < 0x7f || b == '\n' || b == '\r' || b == '\t' }

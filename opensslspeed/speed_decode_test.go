@@ -228,3 +228,48 @@ func (c *lineReads) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// TestBOMlessUTF16StartingWithNonASCII: a capture saved as UTF-16 without a byte order mark whose first line
+// is not ASCII (a terminal's prompt with box drawing or CJK, a bullet, an accented host name) is told as UTF-16
+// from its majority of ASCII characters with a NUL byte, and gives the runs of the same text saved as UTF-8;
+// the UTF-8 text itself is still read as UTF-8.
+func TestBOMlessUTF16StartingWithNonASCII(t *testing.T) {
+	raw, err := os.ReadFile("testdata/captures/01_rpi1-armv6-raspbian-1.0.1e-full.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := strings.ReplaceAll(string(raw), "\r\n", "\n")
+	for _, prefix := range []string{
+		"┌──(kali㉿kali)-[~]\n└─$ ",
+		"用户@主机:~$ ",
+		"➜  ~ ",
+		"• ",
+		"é\n",
+		"Ünïcödé höst: ",
+		"λ ",
+		"🚀 ",
+		"─────\n",
+	} {
+		text := prefix + body
+		want, err := Parse(text, Hint{})
+		if err != nil || len(want) == 0 || len(want[0].Points) == 0 {
+			t.Fatalf("%q as UTF-8: %d runs, %v", prefix, len(want), err)
+		}
+		for _, big := range []bool{false, true} {
+			data := encodeUTF16(text, big, false)
+			got, err := Parse(string(data), Hint{})
+			if err != nil {
+				t.Errorf("%q as UTF-16 (big endian %v) without a byte order mark: %v", prefix, big, err)
+				continue
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%q as UTF-16 (big endian %v) without a byte order mark: %d runs (%d points), want %d runs (%d points)", prefix, big, len(got), points(got), len(want), points(want))
+			}
+		}
+	}
+	for _, utf8Text := range []string{"┌──(kali㉿kali)-[~]\n", "用户@主机:~$ openssl speed\n", "ab\n", "é", "abcdefghijklmnopqrstuvwxyz0123456789"} {
+		if enc, _ := sniffEncoding([]byte(utf8Text), true); enc != encUTF8 {
+			t.Errorf("%q: told as %v, want UTF-8", utf8Text, enc)
+		}
+	}
+}
