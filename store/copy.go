@@ -123,7 +123,7 @@ func (db *DB) copyCandidates(ctx context.Context, f CopyFilter) ([]copyRun, erro
 			AND (? = '' OR EXISTS (SELECT 1 FROM board_runs b WHERE b.run_id = r.id AND b.board = ?))
 		ORDER BY r.started, r.id`, since, f.Board, f.Board)
 	if err != nil {
-		return nil, fmt.Errorf("list runs to copy from %s: %w", db.Path, classify(err))
+		return nil, fmt.Errorf("list runs to copy from %s: %w", db.Path, db.explainPermission(ctx, classify(err), accessRead))
 	}
 	defer rows.Close()
 	uuids := make([]string, len(f.RunUUIDs))
@@ -143,7 +143,7 @@ func (db *DB) copyCandidates(ctx context.Context, f CopyFilter) ([]copyRun, erro
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list runs to copy from %s: %w", db.Path, classify(err))
+		return nil, fmt.Errorf("list runs to copy from %s: %w", db.Path, db.explainPermission(ctx, classify(err), accessRead))
 	}
 	return out, nil
 }
@@ -152,7 +152,7 @@ func (db *DB) copyCandidates(ctx context.Context, f CopyFilter) ([]copyRun, erro
 func (db *DB) runUUIDs(ctx context.Context) (map[string]bool, error) {
 	rows, err := db.db.QueryContext(ctx, `SELECT uuid FROM runs`)
 	if err != nil {
-		return nil, fmt.Errorf("list runs of %s: %w", db.Path, classify(err))
+		return nil, fmt.Errorf("list runs of %s: %w", db.Path, db.explainPermission(ctx, classify(err), accessRead))
 	}
 	defer rows.Close()
 	have := map[string]bool{}
@@ -164,7 +164,7 @@ func (db *DB) runUUIDs(ctx context.Context) (map[string]bool, error) {
 		have[u] = true
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list runs of %s: %w", db.Path, classify(err))
+		return nil, fmt.Errorf("list runs of %s: %w", db.Path, db.explainPermission(ctx, classify(err), accessRead))
 	}
 	return have, nil
 }
@@ -186,7 +186,7 @@ func copyOneRun(ctx context.Context, src, dst *DB, r copyRun, stored func(points
 	}()
 	var n int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM runs WHERE uuid = ?`, r.uuid).Scan(&n); err != nil {
-		return false, fmt.Errorf("look up uuid: %w", classify(err))
+		return false, fmt.Errorf("look up uuid: %w", dst.explainPermission(ctx, classify(err), accessRead))
 	}
 	if n > 0 {
 		return false, nil
@@ -202,7 +202,7 @@ func copyOneRun(ctx context.Context, src, dst *DB, r copyRun, stored func(points
 		if have, herr := dst.runUUIDs(ctx); herr == nil && have[r.uuid] {
 			return false, nil
 		}
-		return false, fmt.Errorf("insert run: %w", classify(err))
+		return false, fmt.Errorf("insert run: %w", dst.explainPermission(ctx, classify(err), accessWrite))
 	}
 	t := &txWriter{ctx: ctx, tx: tx, w: w}
 	if err := copyBoardRuns(ctx, src, t, r.id); err != nil {
@@ -218,7 +218,7 @@ func copyOneRun(ctx context.Context, src, dst *DB, r copyRun, stored func(points
 		return false, err
 	}
 	if err := tx.Commit(); err != nil {
-		return false, fmt.Errorf("commit: %w", classify(err))
+		return false, fmt.Errorf("commit: %w", dst.explainPermission(ctx, classify(err), accessWrite))
 	}
 	return true, nil
 }

@@ -28,7 +28,7 @@ func (w *RunWriter) DropBoards(ctx context.Context, boards []string) (dropped bo
 	for _, b := range boards {
 		claimed, err := claimedSeries(ctx, tx, w.id, b)
 		if err != nil {
-			return false, fmt.Errorf("drop board %s of run %d: %w", b, w.id, err)
+			return false, fmt.Errorf("drop board %s of run %d: %w", b, w.id, w.db.explainPermission(ctx, err, accessRead))
 		}
 		for _, table := range []string{"measurements", "skips", "raw_outputs", "latest", "leases", "point_counts",
 			"board_runs"} {
@@ -37,24 +37,24 @@ func (w *RunWriter) DropBoards(ctx context.Context, boards []string) (dropped bo
 				key = protocol.LeaseKey(b, w.host) // local's lease is its host's
 			}
 			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE run_id = ? AND board = ?`, w.id, key); err != nil {
-				return false, fmt.Errorf("drop board %s of run %d: %w", b, w.id, classify(err))
+				return false, fmt.Errorf("drop board %s of run %d: %w", b, w.id, w.db.explainPermission(ctx, classify(err), accessWrite))
 			}
 		}
 		if err := repointLatest(ctx, tx, claimed); err != nil {
-			return false, fmt.Errorf("drop board %s of run %d: %w", b, w.id, err)
+			return false, fmt.Errorf("drop board %s of run %d: %w", b, w.id, w.db.explainPermission(ctx, err, accessWrite))
 		}
 	}
 	var left int
 	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM board_runs WHERE run_id = ?`, w.id).Scan(&left); err != nil {
-		return false, fmt.Errorf("drop refused boards of run %d: %w", w.id, classify(err))
+		return false, fmt.Errorf("drop refused boards of run %d: %w", w.id, w.db.explainPermission(ctx, classify(err), accessRead))
 	}
 	if left == 0 {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM runs WHERE id = ?`, w.id); err != nil {
-			return false, fmt.Errorf("drop run %d: %w", w.id, classify(err))
+			return false, fmt.Errorf("drop run %d: %w", w.id, w.db.explainPermission(ctx, classify(err), accessWrite))
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return false, fmt.Errorf("drop refused boards of run %d: %w", w.id, classify(err))
+		return false, fmt.Errorf("drop refused boards of run %d: %w", w.id, w.db.explainPermission(ctx, classify(err), accessWrite))
 	}
 	return left == 0, nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fleetlab/fleet/internal/pgtest"
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // restrictedRole creates a login role on the shared server that may connect to a fresh database but not create
@@ -164,4 +165,44 @@ func TestRunWriteWithoutGrantExplained(t *testing.T) {
 	err = w.BoardStarted(ctx, "b1")
 	wantPermission(t, "board without INSERT on board_runs", err, `role "`+role+`" may not write table board_runs`,
 		"GRANT INSERT, UPDATE, DELETE")
+}
+
+// TestCopyAndDropWithoutGrantExplained: `fleet db copy --to` a PostgreSQL database whose role may read but not
+// write fleet's tables, and the removal of a refused board's part of a run by a role that may insert but not
+// delete, name the role and the grant instead of printing the server's bare "permission denied".
+func TestCopyAndDropWithoutGrantExplained(t *testing.T) {
+	ctx := context.Background()
+	dsn, role, grant := migratedRestrictedRole(t)
+	if err := grant(`GRANT SELECT ON ALL TABLES IN SCHEMA public TO ` + role); err != nil {
+		t.Fatal(err)
+	}
+	src := openTest(t)
+	seedCopySource(t, src)
+	dst, err := Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	_, err = Copy(ctx, src, dst, CopyFilter{}, nil)
+	wantPermission(t, "copy without INSERT", err, `role "`+role+`" may not write table runs`, "GRANT INSERT, UPDATE, DELETE")
+
+	if err := grant(`GRANT INSERT, UPDATE ON ALL TABLES IN SCHEMA public TO ` + role + `; GRANT DELETE ON leases TO ` + role + `;
+		GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ` + role); err != nil {
+		t.Fatal(err)
+	}
+	w, err := dst.BeginRun(ctx, RunInfo{})
+	if err != nil {
+		t.Fatalf("begin run with INSERT: %v", err)
+	}
+	if err := w.Point(ctx, "b1", pt("cpu", "sha256", 16, 0, 1e6)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.BoardFinished(ctx, "b1", protocol.StatusOK, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Finish(ctx, protocol.StatusOK); err != nil {
+		t.Fatal(err)
+	}
+	_, err = w.DropBoards(ctx, []string{"b1"})
+	wantPermission(t, "drop without DELETE", err, `role "`+role+`" may not write table measurements`, "GRANT INSERT, UPDATE, DELETE")
 }
