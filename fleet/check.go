@@ -63,9 +63,19 @@ func checkBoard(ctx context.Context, opts RunOptions, b inventory.Board) CheckRe
 		shellWhy = shellChosenReason(b)
 	}
 	if shellWhy == "" {
-		d, err := deployAgent(ctx, opts, b, t)
-		if why := shellPathReason(err); why != "" && agentChoice(opts, b) == "" {
-			shellWhy, err = why, nil
+		// The session a run's start would open (measureWarm): on a board that has the agent, the deploy check
+		// execs the agent's probe, which ends at the empty plan; the first check pushes it first. The probe
+		// tests the engines of the board's own modes, and reads and refreshes the probe cache a run uses.
+		deployedOK := false
+		d, err := measureWarm(ctx, opts, b, t, protocol.Plan{OpenSSL: b.OpenSSL, Env: b.Env, Modes: b.Modes},
+			func(deployed) { deployedOK = true }, func(facts *protocol.Facts) (protocol.Plan, error) {
+				f = facts
+				return protocol.Plan{}, nil
+			}, nil, nil)
+		if !deployedOK {
+			if why := shellPathReason(err); why != "" && agentChoice(opts, b) == "" {
+				shellWhy, err = why, nil
+			}
 		}
 		if err != nil {
 			r.Err = err
@@ -76,10 +86,6 @@ func checkBoard(ctx context.Context, opts RunOptions, b inventory.Board) CheckRe
 			r.Deploy = fmt.Sprintf("pushed %d bytes", d.pushed)
 			if d.pushed == 0 {
 				r.Deploy = "agent already there, pushed 0 bytes"
-			}
-			if f, err = probe(ctx, t, d.remote, b, b.Modes); err != nil {
-				r.Err = fmt.Errorf("probe %s: %w", b.Name, err)
-				return r
 			}
 		}
 	}

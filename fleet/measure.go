@@ -26,7 +26,7 @@ func measure(ctx context.Context, t Transport, remote string, b inventory.Board,
 	args := append(append([]string{remote, "measure"}, probeArgs(b, plan.Modes)...), algorithmsArgs(plan)...)
 	args = append(args, "--probe-cache", path.Dir(remote)) // the agent's private directory (deployScript)
 	s := startSession(ctx, t, Command{Args: args, Env: plan.Env})
-	early := len(plan.Modes) > 0
+	early := len(plan.Modes) > 0 && rec != nil // without a recorder (boards check) the plan only names what to probe
 	if early {
 		if err := s.sendPlan(plan); err != nil {
 			s.end()

@@ -52,7 +52,7 @@ func measureWarm(ctx context.Context, opts RunOptions, b inventory.Board, t Tran
 	args := append([]string{"sh", "-c", warmScript, "sh", "measure"}, probeArgs(b, plan.Modes)...)
 	args = append(args, algorithmsArgs(plan)...)
 	s := startSession(ctx, t, Command{Args: args, Env: plan.Env})
-	early := len(plan.Modes) > 0
+	early := len(plan.Modes) > 0 && rec != nil // without a recorder (boards check) the plan only names what to probe
 	sendAll := func(req string) error {
 		s.send(req)
 		if early {
