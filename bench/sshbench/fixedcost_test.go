@@ -88,36 +88,38 @@ func TestBenchFixedCost(t *testing.T) {
 
 	type tool struct {
 		name string
-		run  func(l link) (time.Duration, error)
+		run  func(l link) (time.Duration, float64, error) // wall, and fleet's slowest board's verification (s)
 	}
 	var tools []tool
-	// runFleet runs one fleet over link l; with trace, FLEET_TRACE=1 and its stderr (trace lines) go there.
-	runFleet := func(f fleetBuild, l link, trace *bytes.Buffer) (time.Duration, error) {
+	// runFleet runs one fleet over link l, traced (FLEET_TRACE=1: a line on stderr per phase, session, path
+	// verified and point), and returns its wall time and the longest of the boards' verification times (the
+	// time the boards, in parallel, spent verifying the path before measuring it); with trace, the trace lines
+	// go there too.
+	runFleet := func(f fleetBuild, l link, trace *bytes.Buffer) (time.Duration, float64, error) {
 		db := filepath.Join(dir, fmt.Sprintf("%s-%v.db", f.name, l.rtt))
 		cmd := exec.Command(f.bin, "--inventory", l.inv, "--db", db, "run", "--boards", strings.Join(boards, ","),
 			"--seconds", "1", "--sizes", "1024", "--algorithms", "aes-128-cbc", "--modes", "cpu", "--agent", f.agent)
-		cmd.Env = env
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if trace != nil {
-			cmd.Env = append(cmd.Env, "FLEET_TRACE=1")
-			cmd.Stderr = trace
-		}
+		cmd.Env = append(env, "FLEET_TRACE=1")
+		var out, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &stderr
 		start := time.Now()
 		err := cmd.Run()
 		d := time.Since(start)
-		if err == nil && trace == nil && strings.Count(out.String(), " ok ") < len(boards) {
+		if err == nil && strings.Count(out.String(), " ok ") < len(boards) {
 			err = fmt.Errorf("not every board ok")
 		}
-		if err != nil {
-			return d, fmt.Errorf("%w\n%s", err, out.String())
+		if trace != nil {
+			trace.Write(stderr.Bytes())
 		}
-		return d, nil
+		if err != nil {
+			return d, 0, fmt.Errorf("%w\n%s%s", err, out.String(), stderr.String())
+		}
+		return d, slowestVerification(stderr.String()), nil
 	}
 	for _, f := range fleets {
-		tools = append(tools, tool{f.name, func(l link) (time.Duration, error) { return runFleet(f, l, nil) }})
+		tools = append(tools, tool{f.name, func(l link) (time.Duration, float64, error) { return runFleet(f, l, nil) }})
 	}
-	tools = append(tools, tool{"ssh", func(l link) (time.Duration, error) {
+	tools = append(tools, tool{"ssh", func(l link) (time.Duration, float64, error) {
 		var wg sync.WaitGroup
 		errs := make([]error, len(boards))
 		start := time.Now()
@@ -138,10 +140,10 @@ func TestBenchFixedCost(t *testing.T) {
 		d := time.Since(start)
 		for _, err := range errs {
 			if err != nil {
-				return d, err
+				return d, 0, err
 			}
 		}
-		return d, nil
+		return d, 0, nil
 	}})
 
 	fmt.Println(machine.Describe())
@@ -154,7 +156,7 @@ func TestBenchFixedCost(t *testing.T) {
 	fmt.Printf("ssh: in parallel, ssh -F <lab ssh_config> BOARD %s\n\n", speedCmd)
 	for _, l := range links {
 		for _, tl := range tools {
-			d, err := tl.run(l)
+			d, _, err := tl.run(l)
 			if err != nil {
 				t.Fatalf("warm-up %s rtt %v: %v", tl.name, l.rtt, err)
 			}
@@ -162,7 +164,7 @@ func TestBenchFixedCost(t *testing.T) {
 		}
 		for _, f := range fleets {
 			var trace bytes.Buffer
-			if _, err := runFleet(f, l, &trace); err != nil {
+			if _, _, err := runFleet(f, l, &trace); err != nil {
 				t.Fatalf("traced run of %s rtt %v: %v", f.name, l.rtt, err)
 			}
 			var lines []string
@@ -174,20 +176,24 @@ func TestBenchFixedCost(t *testing.T) {
 			fmt.Printf("trace of %s, rtt %v (FLEET_TRACE=1, not counted):\n%s\n", f.name, l.rtt, strings.Join(lines, "\n"))
 		}
 	}
-	fmt.Printf("\n%-5s %-6s %-8s %8s %10s\n", "round", "rtt", "tool", "wall_s", "overhead_s")
-	over := map[string][]float64{}
+	fmt.Printf("\n%-5s %-6s %-8s %8s %10s %8s %10s  %s\n", "round", "rtt", "tool", "wall_s", "overhead_s", "verify_s",
+		"less_ver_s", "load")
+	over, lessVer := map[string][]float64{}, map[string][]float64{}
 	key := func(rtt time.Duration, tool string) string { return fmt.Sprintf("%v %s", rtt, tool) }
 	for r := 0; r < rounds; r++ {
 		for li := range links {
 			l := links[(li+r)%len(links)]
 			for i := range tools {
 				tl := tools[(i+r)%len(tools)]
-				d, err := tl.run(l)
+				d, ver, err := tl.run(l)
 				if err != nil {
 					t.Fatalf("round %d %s rtt %v: %v", r+1, tl.name, l.rtt, err)
 				}
-				over[key(l.rtt, tl.name)] = append(over[key(l.rtt, tl.name)], secs(d)-1)
-				fmt.Printf("%-5d %-6v %-8s %8.3f %10.3f\n", r+1, l.rtt, tl.name, secs(d), secs(d)-1)
+				k := key(l.rtt, tl.name)
+				over[k] = append(over[k], secs(d)-1)
+				lessVer[k] = append(lessVer[k], secs(d)-1-ver)
+				fmt.Printf("%-5d %-6v %-8s %8.3f %10.3f %8.3f %10.3f  %s\n", r+1, l.rtt, tl.name, secs(d), secs(d)-1, ver,
+					secs(d)-1-ver, loadavg())
 			}
 		}
 	}
@@ -197,8 +203,37 @@ func TestBenchFixedCost(t *testing.T) {
 		line := fmt.Sprintf("  rtt %-6v ssh %.3f s", l.rtt, s)
 		for _, f := range fleets {
 			m := median(over[key(l.rtt, f.name)])
-			line += fmt.Sprintf(", %s %.3f s (%.2f× ssh)", f.name, m, m/s)
+			v := median(lessVer[key(l.rtt, f.name)])
+			line += fmt.Sprintf(", %s %.3f s (%.2f× ssh; less its slowest board's verification %.3f s, %.2f× ssh)", f.name, m, m/s, v, v/s)
 		}
 		fmt.Println(line)
 	}
+}
+
+// slowestVerification is the longest of the boards' summed `verify …` phases in a fleet trace, in seconds.
+func slowestVerification(trace string) float64 {
+	per := map[string]float64{}
+	for _, line := range strings.Split(trace, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 5 || f[0] != "trace" || f[4] != "verify" || !strings.HasSuffix(f[3], "ms") {
+			continue
+		}
+		if ms, err := strconv.ParseFloat(strings.TrimSuffix(f[3], "ms"), 64); err == nil {
+			per[f[1]] += ms / 1000
+		}
+	}
+	var most float64
+	for _, v := range per {
+		most = max(most, v)
+	}
+	return most
+}
+
+// loadavg is /proc/loadavg's three averages, "?" where it cannot be read.
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "?"
 }

@@ -1,0 +1,49 @@
+# bench/nightly-analyse.py TRACE: where a traced `fleet run --trace` (stderr) spent each board's wall time: the
+# phases (connect, deploy, probe, sweep, close), and inside the sweep the verification of each path, the
+# openssl children (their wall time, and the seconds openssl says it measured) and the agent between points
+# (bench/README.md, "The nightly accounted for").
+import re, sys
+from collections import defaultdict
+
+line = re.compile(r'^trace (\S+)\s+\+([\d.]+)s\s+([\d.]+)ms\s+(.*)$')
+point = re.compile(r'^point (\S+) .*: child ([\d.]+) s, openssl measured ([\d.]+) s, ([\d.]+) ms after the previous point')
+b = defaultdict(lambda: defaultdict(float))
+span = {}
+for l in open(sys.argv[1]):
+    m = line.match(l.strip())
+    if not m:
+        continue
+    board, start, dur, what = m.group(1), float(m.group(2)), float(m.group(3)) / 1000, m.group(4)
+    if board == 'run':
+        continue
+    lo, hi = span.get(board, (start, start + dur))
+    span[board] = (min(lo, start), max(hi, start + dur))
+    d = b[board]
+    p = point.match(what)
+    if p:
+        d['points'] += 1
+        d['child'] += float(p.group(2))
+        d['measured'] += float(p.group(3))
+        d['gap'] += float(p.group(4)) / 1000
+        d['mode child ' + p.group(1)] += float(p.group(2))
+    elif what.startswith('verify '):
+        d['verify'] += dur
+        d['verifies'] += 1
+    elif what.split()[0] in ('connect', 'deploy', 'probe', 'sweep', 'close'):
+        d[what.split()[0]] += dur
+for board in sorted(b):
+    d = b[board]
+    wall = span[board][1] - span[board][0]
+    fixed = d['connect'] + d['deploy'] + d['probe'] + d['close']
+    start = d['child'] - d['measured']
+    agent = d['sweep'] - d['verify'] - d['child']
+    rest = wall - fixed - d['sweep']
+    print(f"{board}: wall {wall:.1f} s, {int(d['points'])} points, openssl measured {d['measured']:.1f} s "
+          f"({100 * d['measured'] / wall:.1f} % of the wall)")
+    for name, v in [('connect, deploy, probe, close', fixed), ('verification (%d paths)' % d['verifies'], d['verify']),
+                    ('openssl start and exit (child wall - measured)', start),
+                    ('agent between points (sweep - verification - child wall)', agent),
+                    ('  of which "after the previous point"', d['gap']), ('outside the phases', rest)]:
+        print(f"  {name:58s} {v:8.1f} s  {100 * v / wall:5.1f} %")
+    for k in sorted(k for k in d if k.startswith('mode child ')):
+        print(f"  child wall, mode {k[11:]:40s} {d[k]:8.1f} s")
