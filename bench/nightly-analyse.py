@@ -22,6 +22,7 @@ for l in open(sys.argv[1]):
     p = point.match(what)
     if p:
         d['points'] += 1
+        d['pointdur'] += dur
         d['child'] += float(p.group(2))
         d['measured'] += float(p.group(3))
         d['gap'] += float(p.group(4)) / 1000
@@ -43,7 +44,10 @@ for board in sorted(b):
     for name, v in [('connect, deploy, probe, close', fixed), ('verification (%d paths)' % d['verifies'], d['verify']),
                     ('openssl start and exit (child wall - measured)', start),
                     ('agent between points (sweep - verification - child wall)', agent),
-                    ('  of which "after the previous point"', d['gap']), ('outside the phases', rest)]:
+                    ('  of which around each child (point line - child wall)', d['pointdur'] - d['child']),
+                    ('  of which "after the previous point"', d['gap']),
+                    ('  the rest (between the verifications and points)', agent - (d['pointdur'] - d['child']) - d['gap']),
+                    ('outside the phases', rest)]:
         print(f"  {name:58s} {v:8.1f} s  {100 * v / wall:5.1f} %")
     for k in sorted(k for k in d if k.startswith('mode child ')):
         print(f"  child wall, mode {k[11:]:40s} {d[k]:8.1f} s")
