@@ -6,9 +6,12 @@ import re, sys
 from collections import defaultdict
 
 line = re.compile(r'^trace (\S+)\s+\+([\d.]+)s\s+([\d.]+)ms\s+(.*)$')
-point = re.compile(r'^point (\S+) .*: child ([\d.]+) s, openssl measured ([\d.]+) s, ([\d.]+) ms after the previous point')
+# A public-key point pair (sign, then verify: one openssl child) is two lines with the same start and duration,
+# each with its share of the child; the second has no "after the previous point".
+point = re.compile(r'^point (\S+) .*: child ([\d.]+) s, openssl measured ([\d.]+) s(?:, ([\d.]+) ms after the previous point)?')
 b = defaultdict(lambda: defaultdict(float))
 span = {}
+last = {}
 for l in open(sys.argv[1]):
     m = line.match(l.strip())
     if not m:
@@ -22,10 +25,12 @@ for l in open(sys.argv[1]):
     p = point.match(what)
     if p:
         d['points'] += 1
-        d['pointdur'] += dur
+        if (board, start) != last.get(board):
+            d['pointdur'] += dur
+        last[board] = (board, start)
         d['child'] += float(p.group(2))
         d['measured'] += float(p.group(3))
-        d['gap'] += float(p.group(4)) / 1000
+        d['gap'] += float(p.group(4) or 0) / 1000
         d['mode child ' + p.group(1)] += float(p.group(2))
     elif what.startswith('verify '):
         d['verify'] += dur
