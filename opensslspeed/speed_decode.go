@@ -15,14 +15,15 @@ var ErrEncoding = errors.New("an encoding not read")
 
 // DecodeText is r as UTF-8 text with "\n" or "\r\n" line ends, whatever a capture was saved as: UTF-16 (with a
 // byte order mark, as Windows PowerShell's `>` and Notepad write it, or without one when the text's every other
-// byte is NUL, or most of its first characters are ASCII with a NUL byte) is transcoded, a UTF-8 byte order mark is dropped, and a lone '\r' ending a line (old Mac OS, some
-// terminal loggers) gets its '\n'. Anything else, "\r\n" included, passes through as it is, so that the text
+// byte is NUL, or its ASCII characters, each with a NUL byte, are most of its first ones or end its first line)
+// is transcoded, a UTF-8 byte order mark is dropped, and a lone '\r' ending a line (old Mac OS, some terminal
+// loggers) gets its '\n'. Anything else, "\r\n" included, passes through as it is, so that the text
 // kept as a run's raw output is the capture's own. UTF-32 is refused with an error wrapping ErrEncoding that
 // names it.
 //
 // It never waits for more input than a line reader would: the encoding is told from the bytes the first reads
-// returned (a byte order mark, or the NUL pattern of 8 ASCII characters or 16 mixed ones, or of fewer when a line end or the end of
-// the text comes first), never from a fixed look-ahead, and a '\r' is a line end at once: it is given as
+// returned (a byte order mark, or the NUL pattern of 8 ASCII characters or of 16 mixed ones, or of fewer when a
+// line end or the end of the text comes first), never from a fixed look-ahead, and a '\r' is a line end at once: it is given as
 // "\r\n", and a '\n' right after it is dropped when it comes, not waited for. So a capture streamed through a
 // pipe gives each line as soon as its line end is written (TestDecodedStreamsGiveRunsAsTheyEnd).
 func DecodeText(r io.Reader) io.Reader { return &textDecoder{r: r} }
@@ -62,7 +63,7 @@ const sniffUnits = 8
 // returns encUndecided when head could still be either and more input is worth waiting for: never when final
 // (the text ended) nor once head holds a line end. The decision is the one of head's shortest prefix that
 // decides, so it does not depend on how much each read returned: a text fed one byte at a time decodes as the
-// whole text read at once (FuzzDecodeText). A prefix decides within 32 bytes.
+// whole text read at once (FuzzDecodeText). A prefix decides within 256 bytes.
 func sniffEncoding(head []byte, final bool) (textEncoding, int) {
 	for k := range len(head) {
 		if enc, bom := sniffPrefix(head[:k], false); enc != encUndecided {
@@ -115,7 +116,9 @@ func sniffPrefix(head []byte, final bool) (textEncoding, int) {
 	// name): told by its ASCII characters, each with a NUL byte that UTF-8 text never has, once they are the
 	// majority of mixedUnits characters or one of them is a line end. A line end read with its NUL tells the byte
 	// order of a text both could be ("─────\n" is "%%%%%" and a line end in the other byte order).
-	decide16 := decide || units16 >= mixedUnits
+	// Characters too few of which are ASCII (a CJK line) say nothing yet: wait for the line end, up to
+	// maxMixedUnits characters.
+	decide16 := decide || units16 >= mixedUnits && (le.utf16() || be.utf16()) || units16 >= maxMixedUnits
 	switch {
 	case decide16 && le.utf16() && (le.line || !be.line || !be.utf16()):
 		return encUTF16LE, 0
@@ -130,6 +133,10 @@ func sniffPrefix(head []byte, final bool) (textEncoding, int) {
 // mixedUnits is how many characters tell UTF-16 without a byte order mark when not all of them are ASCII and no
 // line end came before them.
 const mixedUnits = 16
+
+// maxMixedUnits is how many characters at most are read waiting for a line end when too few of those read are
+// ASCII to tell.
+const maxMixedUnits = 128
 
 // unitTally counts a text's 16-bit units read in one byte order.
 type unitTally struct {

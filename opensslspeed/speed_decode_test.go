@@ -249,6 +249,7 @@ func TestBOMlessUTF16StartingWithNonASCII(t *testing.T) {
 		"λ ",
 		"🚀 ",
 		"─────\n",
+		"测试板的加密性能报告，一夜之间的所有结果都在这里了\n",
 	} {
 		text := prefix + body
 		want, err := Parse(text, Hint{})
@@ -267,7 +268,8 @@ func TestBOMlessUTF16StartingWithNonASCII(t *testing.T) {
 			}
 		}
 	}
-	for _, utf8Text := range []string{"┌──(kali㉿kali)-[~]\n", "用户@主机:~$ openssl speed\n", "ab\n", "é", "abcdefghijklmnopqrstuvwxyz0123456789"} {
+	for _, utf8Text := range []string{"┌──(kali㉿kali)-[~]\n", "用户@主机:~$ openssl speed\n", "ab\n", "é", "abcdefghijklmnopqrstuvwxyz0123456789",
+		strings.Repeat("─", 60) + "\n", strings.Repeat("x", 300)} {
 		if enc, _ := sniffEncoding([]byte(utf8Text), true); enc != encUTF8 {
 			t.Errorf("%q: told as %v, want UTF-8", utf8Text, enc)
 		}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -99,7 +100,7 @@ func TestBenchFixedCost(t *testing.T) {
 		db := filepath.Join(dir, fmt.Sprintf("%s-%v.db", f.name, l.rtt))
 		cmd := exec.Command(f.bin, "--inventory", l.inv, "--db", db, "run", "--boards", strings.Join(boards, ","),
 			"--seconds", "1", "--sizes", "1024", "--algorithms", "aes-128-cbc", "--modes", "cpu", "--agent", f.agent)
-		cmd.Env = append(env, "FLEET_TRACE=1")
+		cmd.Env = append(slices.Clip(env), "FLEET_TRACE=1")
 		var out, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &stderr
 		start := time.Now()
