@@ -33,6 +33,7 @@ type sweepState struct {
 	softDriversWhy string                     // where softDrivers comes from; "" until read
 	loaded         map[string]bool            // modes whose concurrency check has run (once per mode, verify.go)
 	remote         Remote                     // the board the controller drives through its shell (remote.go); nil: this one
+	direct         directRequest              // the verification's one-piece requests (verify_direct.go); nil: the kernel's
 }
 
 // Sweep measures plan and streams facts, raw, point, skip, log and error lines to enc. A mode or algorithm that

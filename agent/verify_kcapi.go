@@ -57,8 +57,12 @@ func (s *sweepState) verifyKcapi(ctx context.Context, alg, bind string) protocol
 // the kernel's own sealing of the pattern, opened again), at offset off in its buffers; chain splits the input
 // in two requests on one socket, the second continuing with the IV the first left.
 func kcapiVerifyCase(spec kcapiSpec, bind, op string, n, off int, chain bool) protocol.VerifyCase {
+	req := n // one sendmsg and one read: one request of the whole input
+	if chain {
+		req = n / 2
+	}
 	fail := func(err error) protocol.VerifyCase {
-		return protocol.VerifyCase{Op: op, Size: n, Offset: off, Chain: chain, Err: err.Error()}
+		return protocol.VerifyCase{Op: op, Size: n, Offset: off, Chain: chain, Err: err.Error(), Request: req}
 	}
 	key := protocol.VerifyPattern(spec.KeyLen, protocol.VerifySeedKey)
 	iv := protocol.VerifyPattern(spec.IVLen, protocol.VerifySeedIV)
@@ -96,7 +100,7 @@ func kcapiVerifyCase(spec kcapiSpec, bind, op string, n, off int, chain bool) pr
 		return fail(err)
 	}
 	c := newVerifyCase(op, n, out)
-	c.Offset, c.Chain = off, chain
+	c.Offset, c.Chain, c.Request = off, chain, req
 	return c
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -76,12 +75,16 @@ func (s *sweepState) verifyOpenSSL(ctx context.Context, openssl string, v openss
 
 	if isDigest {
 		r.Cases, r.Unknown = o.digests(ctx, sizes, files)
+		if r.Unknown == "" {
+			r.Cases = append(r.Cases, s.directCases(mode, alg, sizes, true, 1, opensslDgstChunk)...)
+		}
 	} else {
 		var err string
 		r.Cases, err = o.ciphers(ctx, spec, sizes, files, &written)
 		if err != "" {
 			return protocol.VerifyReport{Path: r.Path, Unknown: err}
 		}
+		r.Cases = append(r.Cases, s.directCases(mode, alg, sizes, false, spec.Block, opensslEncChunk)...)
 	}
 	if workers := s.verifyWorkers(mode); workers > 0 && r.Unknown == "" {
 		size := verifyConcurrencySize(s.plan)
@@ -114,57 +117,53 @@ func (o *opensslVerifier) encArgv(spec protocol.VerifyCipherSpec, in, out string
 	return append(argv, o.opts...)
 }
 
-// opensslEncChunk is how many bytes `openssl enc` hands the cipher at a time: it reads its input in 8 KiB and
-// writes it through its cipher BIO, which calls EVP_CipherUpdate with at most ENC_BLOCK_SIZE (4 KiB) at once, in
-// every OpenSSL since 0.9.
+// opensslEncChunk is the largest request `openssl enc` hands the cipher (and so an engine's driver): it reads its
+// input in -bufsize pieces (8 KiB by default) and writes them through its cipher BIO, whose enc_write calls
+// EVP_CipherUpdate with at most ENC_BLOCK_SIZE (4 KiB) at once, in every OpenSSL from 0.9 to 3.x (crypto/evp/
+// bio_enc.c). -bufsize changes the read, not the update: on this machine's 3.0.19, a 64 KiB input reached
+// EVP_CipherUpdate as 16 updates of 4096 B at -bufsize 8192 and at -bufsize 65536 alike (gdb, a breakpoint on
+// EVP_CipherUpdate), so the verification does not pass it. A size above 4 KiB reaches the path in one piece only
+// through the agent's own requests (verify_direct.go).
 const opensslEncChunk = 4096
 
+// opensslDgstChunk is the largest update `openssl dgst` hands a digest: it reads each file through its digest BIO
+// in BUFSIZE (8 KiB) reads, one EVP_DigestUpdate per read (apps/dgst.c, 1.0.x to 3.x; 3.0.19 here: a 64 KiB file
+// is 8 updates of 8192 B). dgst has no -bufsize.
+const opensslDgstChunk = 8192
+
 // ciphers runs every input through `openssl enc`, both ways (decryption of whole blocks only: unpadded), one
-// openssl per input (OpenSSL 3 has no interactive mode that could take them all, and each size must reach the
-// path as its own message), as many at once as the board has cores. Inputs that fill whole blocks go unpadded,
-// as `openssl speed` runs them; others are padded (PKCS#7). An engine that did not load returns its reason and
-// no cases.
+// openssl per input and direction, as many at once as the board has cores. Inputs that fill whole blocks go
+// unpadded, as `openssl speed` runs them; others are padded (PKCS#7). An engine that did not load returns its
+// reason and no cases.
 //
-// An unpadded size that is a multiple of opensslEncChunk, below the largest such size, is not run again: the
-// path saw exactly its requests (its 4 KiB updates from the same key and IV, in the same order) as the first
-// ones of the largest size's run, and CBC, ECB and CTR output what those requests are due before any later
-// request comes, so its output is the prefix of that run's. That saves three of the 21 runs of the default sizes
-// each way (4096, 8192 and 16384 B, inside 65536 B's).
+// What each run verifies: the path's answer to an input of exactly that size, from a fresh key and IV, with its
+// own final call: a size up to 4 KiB as one request of that size, a larger one as a chain of 4 KiB requests
+// (opensslEncChunk). Each size is its own run, never the prefix of a longer run's output, so a path wrong only
+// for one input length shows at that length; OpenSSL 3 has no batch mode that could take several messages in one
+// process. That is 21 runs for the default sizes (13 encrypt, 8 decrypt), each an openssl start of a few
+// milliseconds on a board, beside a sweep of 6 sizes × 3 s per mode and algorithm.
 func (o *opensslVerifier) ciphers(ctx context.Context, spec protocol.VerifyCipherSpec, sizes []int, files map[int]string, written *[]string) ([]protocol.VerifyCase, string) {
 	var cases []protocol.VerifyCase
 	var argvs [][]string
 	var outs []string
-	var runOf []int    // index in argvs of the run whose output (or prefix of it) is the case's
-	var derived []bool // the case's output is the prefix of a longer run's
 	for _, dec := range []bool{false, true} {
-		longest := -1 // the run of the largest unpadded multiple of the chunk, this direction
-		for i := len(sizes) - 1; i >= 0; i-- {
-			n := sizes[i]
+		for _, n := range sizes {
 			if dec && n%spec.Block != 0 {
 				continue
 			}
-			c := protocol.VerifyCase{Op: "encrypt", Size: n, Padded: n%spec.Block != 0}
+			c := protocol.VerifyCase{Op: "encrypt", Size: n, Padded: n%spec.Block != 0, Request: min(n, opensslEncChunk)}
 			if dec {
 				c.Op = "decrypt"
 			}
 			cases = append(cases, c)
-			derived = append(derived, !c.Padded && n%opensslEncChunk == 0 && longest >= 0)
-			if derived[len(derived)-1] {
-				runOf = append(runOf, longest)
-				continue
-			}
 			out := filepath.Join(o.dir, "out-"+strconv.Itoa(len(argvs)))
 			*written = append(*written, filepath.Base(out))
 			o.host.remove(out)
-			if !c.Padded && n%opensslEncChunk == 0 {
-				longest = len(argvs)
-			}
-			runOf = append(runOf, len(argvs))
 			outs = append(outs, out)
 			argvs = append(argvs, o.encArgv(spec, files[n], out, dec, c.Padded))
 		}
 	}
-	results := o.runAll(ctx, argvs)
+	results, outputs, readErrs := o.runAndRead(ctx, argvs, outs)
 	whys := make([]string, len(results))
 	for i, res := range results {
 		whys[i] = o.failed(res)
@@ -172,40 +171,34 @@ func (o *opensslVerifier) ciphers(ctx context.Context, spec protocol.VerifyCiphe
 			return nil, whys[i]
 		}
 	}
-	outputs := make([][]byte, len(outs))
-	readErrs := make([]error, len(outs))
-	for i, f := range outs {
-		outputs[i], readErrs[i] = o.host.readFile(f)
-	}
 	for i := range cases {
-		c, run := &cases[i], runOf[i]
-		b := outputs[run]
+		c := &cases[i]
 		switch {
-		case whys[run] != "":
-			c.Err = whys[run]
-		case readErrs[run] != nil:
-			c.Err = fmt.Sprintf("read the output of openssl enc: %v", readErrs[run])
-		case derived[i] && len(b) >= c.Size:
-			b = b[:c.Size]
-			fallthrough
+		case whys[i] != "":
+			c.Err = whys[i]
+		case readErrs[i] != nil:
+			c.Err = fmt.Sprintf("read the output of openssl enc: %v", readErrs[i])
 		default:
-			padded := c.Padded
-			*c = newVerifyCase(c.Op, c.Size, b)
-			c.Padded = padded
+			padded, req := c.Padded, c.Request
+			*c = newVerifyCase(c.Op, c.Size, outputs[i])
+			c.Padded, c.Request = padded, req
 		}
 	}
-	slices.SortStableFunc(cases, func(a, b protocol.VerifyCase) int {
-		if a.Op != b.Op {
-			return strings.Compare(b.Op, a.Op) // encrypt first
-		}
-		return a.Size - b.Size
-	})
 	return cases, ""
 }
 
 // runAll runs every command, o.workers at once (at least one), and returns their results in order.
 func (o *opensslVerifier) runAll(ctx context.Context, argvs [][]string) []childResult {
+	results, _, _ := o.runAndRead(ctx, argvs, nil)
+	return results
+}
+
+// runAndRead is runAll that also reads back outs[i] (when outs is not nil) right after command i ends: on the
+// shell path the command's own request brings its -out file back, so reading it now costs no round trip.
+func (o *opensslVerifier) runAndRead(ctx context.Context, argvs [][]string, outs []string) ([]childResult, [][]byte, []error) {
 	results := make([]childResult, len(argvs))
+	read := make([][]byte, len(argvs))
+	readErrs := make([]error, len(argvs))
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range max(1, min(o.workers, len(argvs))) {
@@ -214,6 +207,9 @@ func (o *opensslVerifier) runAll(ctx context.Context, argvs [][]string) []childR
 			defer wg.Done()
 			for i := range next {
 				results[i] = o.run(ctx, argvs[i], "")
+				if outs != nil {
+					read[i], readErrs[i] = o.host.readFile(outs[i])
+				}
 			}
 		}()
 	}
@@ -222,10 +218,12 @@ func (o *opensslVerifier) runAll(ctx context.Context, argvs [][]string) []childR
 	}
 	close(next)
 	wg.Wait()
-	return results
+	return results, read, readErrs
 }
 
-// digests runs every input through one `openssl dgst` and returns a case per size.
+// digests runs every input through one `openssl dgst` and returns a case per size. One process is enough: dgst
+// starts a fresh digest for each file it names, so each size is its own message, up to 8 KiB in one update of
+// that size and above it in 8 KiB updates (opensslDgstChunk).
 func (o *opensslVerifier) digests(ctx context.Context, sizes []int, files map[int]string) ([]protocol.VerifyCase, string) {
 	argv := append([]string{o.argv0, "dgst", "-" + o.alg}, o.opts...)
 	for _, n := range sizes {
@@ -241,7 +239,9 @@ func (o *opensslVerifier) digests(ctx context.Context, sizes []int, files map[in
 		d, ok := got[files[n]]
 		switch {
 		case ok:
-			cases = append(cases, newVerifyCase("digest", n, d))
+			c := newVerifyCase("digest", n, d)
+			c.Request = min(n, opensslDgstChunk)
+			cases = append(cases, c)
 		case res.Exit != 0 || res.Err != nil:
 			cases = append(cases, protocol.VerifyCase{Op: "digest", Size: n, Err: o.failed(res)})
 		default:

@@ -126,3 +126,27 @@ func TestVerifyLocalWrongOutput(t *testing.T) {
 		t.Errorf("compare does not say wrong output:\n%s", cmp)
 	}
 }
+
+// TestVerifyLocalWrongAtOneSize: an openssl wrong only for an 8192-byte input (testdata/openssl-corrupt-8192,
+// right at 65536 B) fails a run that measures 8192 B: exit 3, naming the mode, algorithm and size. A
+// verification that took the 8192 B output from the prefix of the 65536 B run said ok.
+func TestVerifyLocalWrongAtOneSize(t *testing.T) {
+	needOpenSSL(t)
+	w := newWorld(t)
+	bin := filepath.Join(t.TempDir(), "openssl-corrupt-8192")
+	script, err := os.ReadFile("testdata/openssl-corrupt-8192")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, script, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w.writeInventory("[boards.local]\nopenssl = \"" + bin + "\"\n" + anyValidity)
+	bad := w.fleet("run", "--boards", "local", "--seconds", "1", "--algorithms", "aes-128-cbc", "--sizes", "8192", "--modes", "cpu")
+	if bad.code != 3 {
+		t.Fatalf("run with an openssl wrong at 8192 B: exit %d, want 3\n%s", bad.code, bad)
+	}
+	if !strings.Contains(bad.stderr, "local: wrong output: cpu aes-128-cbc: encrypt 8192 B in requests of 4096 B: ") {
+		t.Errorf("the run's output does not name the 8192 B input:\n%s", bad.stderr)
+	}
+}

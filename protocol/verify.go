@@ -69,6 +69,12 @@ type VerifyCase struct {
 	Chunks []string `json:"chunks,omitempty"` // otherwise the first 8 bytes of the SHA-256 of each VerifyChunkBytes chunk, in hex
 	Err    string   `json:"err,omitempty"`    // the path failed on this input
 	Answer string   `json:"answer,omitempty"` // verify and reject: what the path said of the signature, VerifyAccepted or VerifyRejected
+	// Request is the largest request the input reached the path in: Size when in one piece, 4096 for openssl
+	// enc's updates, 8192 for dgst's; 0 when the agent does not say (agents before it did).
+	Request int `json:"request,omitempty"`
+	// Via names the way the input went when it is not the report's Path: the agent's own AF_ALG or /dev/crypto
+	// request to the kernel driver the mode's engine uses, in one piece ("af_alg skcipher cbc(aes)").
+	Via string `json:"via,omitempty"`
 }
 
 // VerifyConcurrency is the same path under N parallel workers for a few seconds: every distinct output of the
@@ -97,6 +103,9 @@ func (r *VerifyReport) Validate() error {
 		return fmt.Errorf("verify %s %s: %d cases", r.Mode, r.Algorithm, len(r.Cases))
 	}
 	for i, c := range r.Cases {
+		if c.Request < 0 || c.Request > c.Size || len(c.Via) > 200 {
+			return fmt.Errorf("verify %s %s case %d: request size or path out of range", r.Mode, r.Algorithm, i)
+		}
 		if c.Size < 0 || c.Size > 1<<24 || c.Offset < 0 || c.Offset > 4096 || c.OutLen < 0 || c.OutLen > 1<<25 {
 			return fmt.Errorf("verify %s %s case %d: size, offset or output length out of range", r.Mode, r.Algorithm, i)
 		}

@@ -17,6 +17,10 @@ type Result struct {
 	Size    int    // wrong: the input size of the first wrong case (0 for a concurrency failure)
 	Op      string // wrong: the operation of the first wrong case
 	Cases   int    // cases judged
+	// Chunked are the input sizes the path saw only in smaller requests, never whole, by the largest request it
+	// got: openssl enc hands a cipher 4 KiB at a time and dgst a digest 8 KiB, so without a one-piece request of
+	// the agent's own a point of such a block size measured requests no verification input made.
+	Chunked map[int]int
 }
 
 // Judge compares every case of r with the oracle. One wrong case makes the path wrong; a report without cases
@@ -66,12 +70,13 @@ func Judge(r protocol.VerifyReport) Result {
 	if sign != nil && len(wrong) == 0 {
 		unknown = missingSignOps(r.Cases)
 	}
+	chunked := chunkedSizes(r.Cases)
 	switch {
 	case len(wrong) == 0 && unknown != "":
 		// a wrong case elsewhere wins: one input the oracle cannot check proves nothing about the others
 		return Result{Verdict: protocol.VerificationUnknown, Detail: unknown, Cases: len(r.Cases)}
 	case len(wrong) == 0:
-		return Result{Verdict: protocol.VerificationOK, Cases: len(r.Cases)}
+		return Result{Verdict: protocol.VerificationOK, Cases: len(r.Cases), Chunked: chunked}
 	}
 	first := wrong[0]
 	first.Cases = len(r.Cases)
@@ -79,6 +84,29 @@ func Judge(r protocol.VerifyReport) Result {
 		first.Detail += fmt.Sprintf(" (%d of %d checks wrong)", len(wrong), len(r.Cases)+btoi(r.Concurrency != nil))
 	}
 	return first
+}
+
+// chunkedSizes are the sizes of cases whose every case reached the path in smaller requests, by the largest; nil
+// when there are none. A case that does not say its request (an older agent's) counts as whole.
+func chunkedSizes(cases []protocol.VerifyCase) map[int]int {
+	largest := map[int]int{}
+	for _, c := range cases {
+		req := c.Request
+		if req == 0 {
+			req = c.Size
+		}
+		largest[c.Size] = max(largest[c.Size], req)
+	}
+	var out map[int]int
+	for size, req := range largest {
+		if req < size {
+			if out == nil {
+				out = map[int]int{}
+			}
+			out[size] = req
+		}
+	}
+	return out
 }
 
 // caseName is "decrypt 4096 B at offset 1" and the like.
@@ -90,8 +118,13 @@ func caseName(c protocol.VerifyCase) string {
 	if c.Offset > 0 {
 		s += fmt.Sprintf(" at offset %d", c.Offset)
 	}
-	if c.Chain {
+	switch {
+	case c.Chain:
 		s += " in two requests (output IV chained)"
+	case c.Via != "":
+		s += " in one request through " + c.Via
+	case c.Request > 0 && c.Request < c.Size:
+		s += fmt.Sprintf(" in requests of %d B", c.Request)
 	}
 	return s
 }
