@@ -18,6 +18,7 @@ import (
 	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/report"
 	"github.com/fleetlab/fleet/store"
+	"github.com/fleetlab/fleet/validity"
 )
 
 // store.ImportTx is the sink of a real import: one transaction for all its files.
@@ -94,6 +95,11 @@ func importAction(c *cli.Context) error {
 	if err := inventory.CheckBoardName(opts.Board); err != nil {
 		return usageErr("import --board: %w", err)
 	}
+	limits, err := importLimits(c, opts.Board)
+	if err != nil {
+		return err
+	}
+	opts.Validity = limits
 	var started time.Time
 	if d := c.String("date"); d != "" {
 		t, err := parseWhen(d, time.Now())
@@ -144,6 +150,22 @@ func importAction(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "%s: run %d, %d points from %d openssl command(s)\n", r.File, r.RunID, r.Points, r.Commands)
 	}
 	return nil
+}
+
+// importLimits are the validity limits boards.toml gives the board ([boards.NAME.validity]; no profile applies to
+// an import), which judge its CPU-timed captures' CPU share: the defaults when the board is not in it or there is
+// no boards.toml. A boards.toml that does not load is refused, as every command that reads it does.
+func importLimits(c *cli.Context, board string) (validity.Overrides, error) {
+	inv, err := inventory.LoadOrDefault(globalString(c, "inventory"), inventoryExplicit(c))
+	if err != nil {
+		return validity.Overrides{}, usageErr("import: %w", err)
+	}
+	for _, b := range inv.Boards() {
+		if b.Name == board {
+			return inventory.ValidityFor(b, inventory.Profile{}), nil
+		}
+	}
+	return validity.Overrides{}, nil
 }
 
 // importSizes reads --sizes: block sizes in bytes, 1 B to opensslspeed.MaxBlockSize, each once. An empty value
