@@ -176,3 +176,84 @@ func TestChangesOnBusyPastedHistory(t *testing.T) {
 		}
 	}
 }
+
+// TestChangesSeeAPastedPartialMask is a known truth: eight pasted -elapsed sessions of an x86 board (fixture L01,
+// OpenSSL 3.0.19, aes-128-cbc), and from night 4 the lab pasted `OPENSSL_ia32cap=~0x200000000000000 openssl
+// speed …`: AES-NI off, PCLMULQDQ left on, so not mode soft but the cpu path run with a mask, 4 × slower. The
+// change must be found in the cpu series at night 4 with the mask among what changed; no soft series may
+// appear. Wall-timed captures carry no CPU share: their validity is unknown, and they are still judged.
+func TestChangesSeeAPastedPartialMask(t *testing.T) {
+	text, err := os.ReadFile(capturePath(t, "L01"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const mask = "~0x200000000000000"
+	rng := rand.New(rand.NewPCG(4, 57))
+	var texts []string
+	for night := 1; night <= 8; night++ {
+		n := pastedNight{speed: 1, shareMin: 1, shareMax: 1}
+		capture := string(text)
+		if night >= 4 {
+			n.speed = 0.25
+			capture = "root@x86:~# OPENSSL_ia32cap=" + mask + " openssl speed -elapsed -seconds 1 -evp aes-128-cbc\n" +
+				regexp.MustCompile(`(?m)^(CPUINFO: \S+)$`).ReplaceAllString(capture, "${1} env:"+mask)
+		}
+		texts = append(texts, pastedCapture(capture, n, []string{"AES-128-CBC"}, rng))
+	}
+	if !strings.Contains(texts[3], "CPUINFO: OPENSSL_ia32cap=0xfed83203178bffff:0x18005f42f1bb03a9 env:"+mask) {
+		t.Fatalf("night 4 lacks the CPUINFO env: line:\n%s", texts[3])
+	}
+	db := filepath.Join(t.TempDir(), "fleet.db")
+	ids := importPasted(t, db, "x86", texts)
+
+	cs := fleetChanges(t, db)
+	sizes := map[int]bool{}
+	for _, c := range cs {
+		if c.Mode != "cpu" || c.Algorithm != "aes-128-cbc" || c.Run != ids[3] {
+			t.Errorf("change %s at run %d, want only cpu aes-128-cbc at night 4 (run %d)", c.Key().Label(), c.Run, ids[3])
+			continue
+		}
+		sizes[c.BlockSize] = true
+		if !slices.Contains(c.FactsChanged, "OPENSSL_ia32cap: unset → "+mask) {
+			t.Errorf("%s: facts changed %q, want the mask", c.Key().Label(), c.FactsChanged)
+		}
+		if c.Delta > -0.7 || c.Delta < -0.8 {
+			t.Errorf("%s: step %+.1f %%, want about −75 %%", c.Key().Label(), 100*c.Delta)
+		}
+	}
+	if len(sizes) != 6 {
+		t.Errorf("changes at sizes %v, want all six", sizes)
+	}
+	stdout, stderr, code := runFleet(t, "runs", "--db", db, "--format", "json")
+	if code != 0 {
+		t.Fatalf("runs: exit %d: %s", code, stderr)
+	}
+	if got := strings.Count(stdout, `"verdict": "unknown"`); got != len(ids) {
+		t.Errorf("%d of %d runs with validity unknown:\n%s", got, len(ids), stdout)
+	}
+}
+
+// TestImportRefusesGarbageMask: a mask OpenSSL would read as something else (~0x2zz is ~0x2 to it) is refused,
+// naming the file and line, and nothing is stored.
+func TestImportRefusesGarbageMask(t *testing.T) {
+	text, err := os.ReadFile(capturePath(t, "L01"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, text, at string }{
+		{"command line", "$ OPENSSL_ia32cap=~0x2zz openssl speed -elapsed -seconds 1 -evp aes-128-cbc\n" + string(text), "cmd.txt:1: "},
+		{"CPUINFO", regexp.MustCompile(`(?m)^(CPUINFO: \S+)$`).ReplaceAllString(string(text), "${1} env:0x1:0x2:0x3:0x4:0x5:0x6"),
+			"cpuinfo.txt:13: "},
+	} {
+		file := writeCapture(t, dir, strings.SplitN(tc.at, ":", 2)[0], tc.text)
+		db := filepath.Join(t.TempDir(), "fleet.db")
+		_, stderr, code := runFleet(t, "import", "--db", db, "--board", "x86", file)
+		if code != exitUsage || !strings.Contains(stderr, tc.at) || !strings.Contains(stderr, "not an OPENSSL_ia32cap value") {
+			t.Errorf("%s: exit %d, stderr %q; want 2 naming %s", tc.name, code, stderr, tc.at)
+		}
+		if runs := storedRuns(t, db); len(runs) != 0 {
+			t.Errorf("%s: stored %d runs", tc.name, len(runs))
+		}
+	}
+}
