@@ -11,11 +11,9 @@ import (
 	"github.com/fleetlab/fleet/protocol"
 )
 
-// ia32capSoftMask turns off, for OpenSSL on x86, AES-NI (CPUID.1:ECX bit 25 → bit 57 of the first word) and
-// PCLMULQDQ (CPUID.1:ECX bit 1 → bit 33), SHA (CPUID.7:EBX bit 29 → bit 29 of the second word), and VAES and
-// VPCLMULQDQ (CPUID.7:ECX bits 9 and 10 → bits 41 and 42), so that AES, GHASH and SHA run in plain software.
-// "~" clears the bits from what the CPU reports instead of replacing the whole vector.
-const ia32capSoftMask = "OPENSSL_ia32cap=~0x200000200000000:~0x60020000000"
+// ia32capSoftMask turns off, for OpenSSL on x86, AES-NI, PCLMULQDQ, SHA, VAES and VPCLMULQDQ (the bits are named
+// beside opensslspeed.IA32CapSoftMask, which also decides when a capture's own mask is soft).
+const ia32capSoftMask = "OPENSSL_ia32cap=" + opensslspeed.IA32CapSoftMask
 
 // armcapSoftMask turns off NEON and the ARMv8 crypto extensions.
 const armcapSoftMask = "OPENSSL_armcap=0"

@@ -5,14 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/fleetlab/fleet/opensslspeed"
 	"github.com/fleetlab/fleet/protocol"
+	"github.com/fleetlab/fleet/validity"
 )
 
 // ImportSink stores what Import reads, run by run, and ends with Commit or Rollback. store.ImportTx implements
@@ -48,6 +47,9 @@ type ImportOptions struct {
 	Sizes []int
 	// Parsed, when set, sees each openssl command of a file as it is read, before it is stored.
 	Parsed func(file string, r opensslspeed.Run)
+	// Validity are the limits boards.toml sets for the board (inventory.ValidityFor), which judge the CPU share
+	// of its CPU-timed captures as they judge a measured point's background CPU; zero: the defaults.
+	Validity validity.Overrides
 }
 
 // ImportedRun is one run Import stored.
@@ -276,6 +278,7 @@ func (ri *runImport) run(path string, r opensslspeed.Run) error {
 		ri.seen[k] = n + 1
 		p.Repeat = n
 		p.RawID = ri.base + rawIDOf(ri.chunks, p.Line)
+		judgeImported(&p, ri.opts.Validity)
 		if err := ri.sink.Point(ctx, p); err != nil {
 			return err
 		}
@@ -283,57 +286,6 @@ func (ri *runImport) run(path string, r opensslspeed.Run) error {
 		ri.points++
 	}
 	return nil
-}
-
-// withMode gives r mode when its capture does not decide one, and refuses a capture that decides another.
-func withMode(path string, r opensslspeed.Run, mode string) (opensslspeed.Run, error) {
-	switch {
-	case mode == "" || r.Mode == mode:
-		return r, nil
-	case r.ModeFrom != "":
-		return r, fmt.Errorf("%s:%d: the capture says mode %s (from its %s), --mode says %s", path, r.Line, r.Mode, r.ModeFrom, mode)
-	}
-	r.Mode = mode
-	r.Points = slices.Clone(r.Points)
-	for i := range r.Points {
-		r.Points[i].Mode = mode
-	}
-	return r, nil
-}
-
-// environment keeps the OpenSSL environment a command shows, refusing one that differs from the run's: the
-// capability mask of a soft command is its mode, not its environment.
-func (ri *runImport) environment(path string, r opensslspeed.Run) error {
-	if !r.EnvKnown {
-		return nil
-	}
-	env := maps.Clone(r.Env)
-	if r.Mode == protocol.ModeSoft && r.ModeFrom == "environment" {
-		delete(env, "OPENSSL_armcap")
-		delete(env, "OPENSSL_ia32cap")
-	}
-	at := fmt.Sprintf("%s:%d", path, r.Line)
-	if !ri.envKnown {
-		ri.env, ri.envAt, ri.envKnown = env, at, true
-		return nil
-	}
-	if !maps.Equal(ri.env, env) {
-		return fmt.Errorf("%s: openssl ran with %s, but at %s with %s: %w; import them as separate runs (--run-per-file, --split)",
-			at, envWords(env), ri.envAt, envWords(ri.env), ErrMixedEnvironment)
-	}
-	return nil
-}
-
-// envWords lists an environment as NAME=value, sorted, or "no OPENSSL_* variable".
-func envWords(env map[string]string) string {
-	if len(env) == 0 {
-		return "no OPENSSL_* variable"
-	}
-	var kv []string
-	for _, k := range slices.Sorted(maps.Keys(env)) {
-		kv = append(kv, k+"="+env[k])
-	}
-	return strings.Join(kv, " ")
 }
 
 // end ends the sink's current run, with the environment its captures showed as the board's facts: ok with

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/fleetlab/fleet/opensslspeed"
 )
 
 // builder turns a decoded document into boards and profiles, recording every problem it finds.
@@ -140,7 +142,26 @@ func (b *builder) checkEnv(base []string, ctx string, env map[string]string) {
 		}
 		if strings.ContainsAny(env[k], "\x00\n\r") {
 			b.ps.add(b.ps.pos.valueAt(path...), ctx, "env.%s: value %q contains a newline, carriage return or NUL (expected one line)", k, env[k])
+			continue
 		}
+		if k == "OPENSSL_ia32cap" {
+			b.checkIA32Cap(path, ctx, env[k])
+		}
+	}
+}
+
+// checkIA32Cap refuses an OPENSSL_ia32cap that OpenSSL would read as another mask (it stops at the first
+// character it does not expect), and one that turns off all that mode soft does: every mode of the board would
+// then measure software, and its cpu points would be soft's numbers under cpu's name. A partial mask (SHA-NI
+// off, say) is the environment of mode cpu, recorded with each run.
+func (b *builder) checkIA32Cap(path []string, ctx, v string) {
+	m, err := opensslspeed.ParseIA32Cap(v)
+	switch {
+	case err != nil:
+		b.ps.add(b.ps.pos.valueAt(path...), ctx, "env.OPENSSL_ia32cap: %v", err)
+	case m.Soft():
+		b.ps.add(b.ps.pos.valueAt(path...), ctx, "env.OPENSSL_ia32cap: %q turns off all that mode soft does (AES-NI, "+
+			"PCLMULQDQ, SHA, VAES, VPCLMULQDQ): the board's cpu points would be software; leave it out and measure mode soft", v)
 	}
 }
 

@@ -234,3 +234,21 @@ func errString(err error) string {
 	}
 	return err.Error()
 }
+
+// TestIA32CapPartialMaskIsEnvironment: a partial OPENSSL_ia32cap (SHA-NI off, AES-NI off but PCLMULQDQ on) is
+// accepted as the board's environment, which its mode cpu runs with and each run records.
+func TestIA32CapPartialMaskIsEnvironment(t *testing.T) {
+	for _, mask := range []string{":~0x20000000", "~0x200000000000000", "~0x200000200000000:~0x0"} {
+		inv, err := Parse("boards.toml", []byte("[boards.x86]\nhost = \"10.0.0.9\"\nenv = { OPENSSL_ia32cap = \""+mask+"\" }\n"))
+		if err != nil {
+			t.Fatalf("%s: %v", mask, err)
+		}
+		sel, err := inv.Select([]string{"x86"}, nil, false)
+		if err != nil || len(sel) != 1 {
+			t.Fatalf("%s: select x86: %v %v", mask, sel, err)
+		}
+		if got := sel[0].Env["OPENSSL_ia32cap"]; got != mask {
+			t.Errorf("%s: env OPENSSL_ia32cap = %q", mask, got)
+		}
+	}
+}

@@ -17,7 +17,7 @@ type Run struct {
 	Engine  string   // engine set ("engine \"devcrypto\" set."), if any
 	Mode    string   // mode from the command line or engine line: cpu, soft, devcrypto, afalg, engine:NAME, ...
 	// ModeFrom says what decided Mode: "command line" (-engine, -provider), "environment" (OPENSSL_armcap=0 or
-	// an OPENSSL_ia32cap mask, on the command line or in CPUINFO's env:), "engine line" (engine "x" set), or ""
+	// an OPENSSL_ia32cap mask that is soft, on the command line or in CPUINFO's env:), "engine line" (engine "x" set), or ""
 	// when nothing did and Mode is the default, cpu.
 	ModeFrom string
 	// Env is the OpenSSL environment the text shows openssl ran with: the OPENSSL_* assignments of its command
@@ -83,7 +83,8 @@ func (p Problem) String() string { return "line " + strconv.Itoa(p.Line) + ": " 
 // not load, or reported errors, is Failed and so is each of its points; a usage error is a Failed run without
 // points. Modes follow design.md: the engine of -engine or of an "engine ... set." line (devcrypto and
 // cryptodev are "devcrypto", afalg and af_alg "afalg", others "engine:NAME"), -provider NAME, soft when
-// OPENSSL_armcap=0 (or an OPENSSL_ia32cap mask) is in the command's or hint's environment, else cpu.
+// OPENSSL_armcap=0 (or an OPENSSL_ia32cap mask that turns off what IA32CapSoftMask does) is in the command's or
+// hint's environment, else cpu. A CPU-timed line that names its duration gives its point Evidence.CPUSharePct.
 func Parse(text string, hint Hint) ([]Run, error) {
 	s := NewScanner(strings.NewReader(text), hint)
 	var runs []Run

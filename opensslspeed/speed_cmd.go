@@ -59,7 +59,12 @@ func parseSpeedCmd(argv []string, env []string) *speedCmd {
 	for _, t := range argv[:start] {
 		if speedEnvRE.MatchString(t) {
 			k, v, _ := strings.Cut(t, "=")
-			c.env[k] = v
+			c.env[k] = shellUnquote(v)
+		}
+	}
+	if v, ok := c.env["OPENSSL_ia32cap"]; ok {
+		if _, err := ParseIA32Cap(v); err != nil {
+			c.bad = err.Error() + ": refused"
 		}
 	}
 	c.args = argv[start:]
@@ -154,9 +159,28 @@ func (c *speedCmd) mode(cpuCap string) (string, string, []string) {
 				continue
 			}
 		}
+		if name == "OPENSSL_ia32cap" {
+			m, err := ParseIA32Cap(v)
+			if err != nil { // refused where it was read (the command line, CPUINFO's env:)
+				continue
+			}
+			if on := m.LeftOn(); len(on) > 0 {
+				notes = append(notes, "OPENSSL_ia32cap="+v+" is a partial mask, not soft: it leaves "+strings.Join(on, ", ")+" on")
+				continue
+			}
+		}
 		return protocol.ModeSoft, "environment", notes
 	}
 	return "", "", notes
+}
+
+// shellUnquote removes the quotes a shell would from a pasted assignment's value (OPENSSL_ia32cap=':~0x2000'):
+// one pair of matching single or double quotes around the whole of it.
+func shellUnquote(v string) string {
+	if len(v) >= 2 && (v[0] == '\'' || v[0] == '"') && v[len(v)-1] == v[0] {
+		return v[1 : len(v)-1]
+	}
+	return v
 }
 
 // openSSLEnv is the OPENSSL_* part of the command's environment.

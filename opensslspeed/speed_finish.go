@@ -109,6 +109,7 @@ func (b *speedRunBuilder) point(s *speedSlot, r Run, nominal float64) (protocol.
 	if s.nominal > 0 {
 		nominal = s.nominal
 	}
+	nominalKnown := nominal > 0
 	if nominal <= 0 {
 		nominal = speedDefaultSymSeconds
 		if asym {
@@ -193,6 +194,9 @@ func (b *speedRunBuilder) point(s *speedSlot, r Run, nominal float64) (protocol.
 	} else {
 		pt.BytesPerSec = rate
 	}
+	if r.Timing == "cpu" && s.hasCount && s.count > 0 && nominalKnown && !pt.Failed {
+		pt.Evidence = cpuShareEvidence(s.seconds, nominal)
+	}
 	if b.multi {
 		pt.Flags = append(pt.Flags, "multi: total of "+strconv.Itoa(r.Threads)+" processes timed on wall clock")
 	}
@@ -204,6 +208,20 @@ func (b *speedRunBuilder) point(s *speedSlot, r Run, nominal float64) (protocol.
 		pt.Flags = append(pt.Flags, "cpu accounting from time -v of the whole command")
 	}
 	return pt, true
+}
+
+// cpuShareEvidence is what a CPU-timed line says about its run: OpenSSL counted user CPU seconds ("in 1.35s") over
+// a run of nominal wall seconds ("for 3s"), so their ratio is the share of the time the process had a CPU (45 %).
+// Only a line that names its duration (a "Doing … for Ns" or +DT line, -seconds) gives it: a duration assumed
+// from OpenSSL's default could be wrong by a factor. A count that ran past the alarm ("in 3.05s" of 3 s) had it
+// all the time: 100 %.
+func cpuShareEvidence(cpu, nominal float64) *protocol.Evidence {
+	share := math.Min(cpu/nominal, 1) * 100
+	if math.IsNaN(share) || share < 0 {
+		return nil
+	}
+	share = math.Round(share*10) / 10
+	return &protocol.Evidence{CPUSharePct: &share}
 }
 
 // speedWallBasis says what a CPU-timed rate was re-derived on: the nominal duration, or the CPU seconds when

@@ -176,6 +176,11 @@ func (p *speedParser) line(l speedLine) {
 		if strings.Contains(t, " env:") { // OpenSSL prints env: with the variable's value when it is set
 			v := m[2]
 			a.cpuEnv = &v
+			if m[1] == "OPENSSL_ia32cap" {
+				if _, err := ParseIA32Cap(v); err != nil {
+					p.cur(l.num).problem(l.num, "CPUINFO env: "+err.Error()+": refused")
+				}
+			}
 		}
 		return
 	}

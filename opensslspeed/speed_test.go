@@ -55,7 +55,9 @@ func TestSpeedCmdMode(t *testing.T) {
 		{"openssl speed -provider default -evp aes-128-cbc", nil, "", ""},
 		{"OPENSSL_armcap=0 openssl speed -evp aes-128-cbc", nil, "OPENSSL_armcap", "soft"},
 		{"openssl speed -evp aes-128-cbc", []string{"OPENSSL_armcap=0"}, "", "soft"},
-		{"openssl speed -evp aes-128-cbc", []string{"OPENSSL_ia32cap=~0x200000200000000:~0x0"}, "OPENSSL_ia32cap", "soft"},
+		{"openssl speed -evp aes-128-cbc", []string{"OPENSSL_ia32cap=" + IA32CapSoftMask}, "OPENSSL_ia32cap", "soft"},
+		// ":~0x0" keeps SHA, VAES and VPCLMULQDQ on: a partial mask, mode cpu
+		{"openssl speed -evp aes-128-cbc", []string{"OPENSSL_ia32cap=~0x200000200000000:~0x0"}, "OPENSSL_ia32cap", ""},
 		{"env OPENSSL_armcap=0 openssl speed -evp aes-128-cbc", nil, "OPENSSL_ia32cap", ""},
 		{"openssl speed -evp aes-128-cbc", []string{"OPENSSL_armcap=0x3d"}, "", ""},
 	} {
@@ -504,9 +506,14 @@ func TestParseSpeedEnvironment(t *testing.T) {
 	}{
 		{"armcap prefix", "$ OPENSSL_armcap=0x0 openssl speed -elapsed -evp aes-128-cbc\n", "", "soft", "environment",
 			map[string]string{"OPENSSL_armcap": "0x0"}, true},
-		{"ia32cap prefix on x86", "root@pc:~# OPENSSL_ia32cap=~0x200000000000000 openssl speed -elapsed -evp aes-128-cbc\n",
-			"CPUINFO: OPENSSL_ia32cap=0x7ffaf3bfffebffff:0x40069c219c97a9 env:~0x200000000000000\n", "soft", "environment",
+		{"ia32cap soft mask on x86", "root@pc:~# OPENSSL_ia32cap=0 openssl speed -elapsed -evp aes-128-cbc\n",
+			"CPUINFO: OPENSSL_ia32cap=0x0:0x0 env:0\n", "soft", "environment", map[string]string{"OPENSSL_ia32cap": "0"}, true},
+		// AES-NI off, PCLMULQDQ still on: partial, so cpu with the mask as its environment
+		{"ia32cap partial mask on x86", "root@pc:~# OPENSSL_ia32cap=~0x200000000000000 openssl speed -elapsed -evp aes-128-cbc\n",
+			"CPUINFO: OPENSSL_ia32cap=0x7ffaf3bfffebffff:0x40069c219c97a9 env:~0x200000000000000\n", "cpu", "",
 			map[string]string{"OPENSSL_ia32cap": "~0x200000000000000"}, true},
+		{"shell-quoted ia32cap mask", "$ OPENSSL_ia32cap=':~0x20000000' openssl speed -elapsed -evp aes-128-cbc\n", "", "cpu", "",
+			map[string]string{"OPENSSL_ia32cap": ":~0x20000000"}, true},
 		{"partial armcap mask", "OPENSSL_armcap=0x3d OPENSSL_CONF=/etc/ssl/dev.cnf openssl speed -elapsed -evp aes-128-cbc\n", "",
 			"cpu", "", map[string]string{"OPENSSL_armcap": "0x3d", "OPENSSL_CONF": "/etc/ssl/dev.cnf"}, true},
 		{"cpuinfo env only", "", "CPUINFO: OPENSSL_armcap=0x0 env:0\n", "soft", "environment", map[string]string{"OPENSSL_armcap": "0"}, true},

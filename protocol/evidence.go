@@ -19,7 +19,11 @@ type Evidence struct {
 	// CoreBusyPct is each core's busy share over the point (agent included; /proc/stat has no per-process split).
 	CoreBusyPct []float64 `json:"core_busy_pct,omitempty"`
 	StealPct    *float64  `json:"steal_pct,omitempty"` // hypervisor steal over the point, share of all cores
-	LoadAvg1    *float64  `json:"loadavg1,omitempty"`  // /proc/loadavg before the point
+	// CPUSharePct is the share of the point's time its openssl process had a CPU, as a CPU-timed capture (no
+	// -elapsed) reports it: its user CPU seconds over the run's nominal seconds ("in 1.35s" of "for 3s": 45).
+	// Only imported points have it; the agent measures background CPU instead.
+	CPUSharePct *float64 `json:"cpu_share_pct,omitempty"`
+	LoadAvg1    *float64 `json:"loadavg1,omitempty"` // /proc/loadavg before the point
 
 	SwapIn  *int64 `json:"pswpin,omitempty"` // /proc/vmstat pages swapped in over the point
 	SwapOut *int64 `json:"pswpout,omitempty"`
@@ -82,7 +86,8 @@ func (e *Evidence) Validate() error {
 		}
 		return nil
 	}
-	errs := []error{share("background_pct", e.BackgroundPct), share("steal_pct", e.StealPct)}
+	errs := []error{share("background_pct", e.BackgroundPct), share("steal_pct", e.StealPct),
+		share("cpu_share_pct", e.CPUSharePct)}
 	for _, c := range e.CoreBusyPct {
 		errs = append(errs, share("core_busy_pct", &c))
 	}

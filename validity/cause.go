@@ -11,6 +11,7 @@ func Cause(reason string) string {
 		{"background CPU", "background CPU"},
 		{"mean background CPU", "background CPU"},
 		{"steal", "steal time"},
+		{"had the CPU", "CPU share"},
 		{"throttled", "throttled"},
 		{"governor powersave", "governor powersave"},
 		{"scaling_max_freq", "clock capped"},

@@ -12,6 +12,7 @@ func TestCause(t *testing.T) {
 		{"background CPU 45 % (limit 10 %)", "background CPU"},
 		{"mean background CPU 12 % over 24 points (suspect above 5 %)", "background CPU"},
 		{"steal 3 % (limit 2 %)", "steal time"},
+		{"had the CPU 45 % of the time: the machine was busy (invalid below 84 %)", "CPU share"},
 		{"throttled: 40 % of the time below 1500 MHz (limit 5 %)", "throttled"},
 		{"governor powersave (policy0)", "governor powersave"},
 		{"scaling_max_freq 800 MHz below the CPU's 1500 MHz (policy0)", "clock capped"},
@@ -30,9 +31,11 @@ func TestCause(t *testing.T) {
 // TestCauseOfJudge: every reason Judge writes has a cause of its own, not the fallback.
 func TestCauseOfJudge(t *testing.T) {
 	bg, steal := 60.0, 50.0
-	p := protocol.Point{Mode: protocol.ModeCPU, Evidence: &protocol.Evidence{Cores: 2, BackgroundPct: &bg, StealPct: &steal}}
+	share := 40.0
+	p := protocol.Point{Mode: protocol.ModeCPU, Evidence: &protocol.Evidence{Cores: 2, BackgroundPct: &bg, StealPct: &steal,
+		CPUSharePct: &share}}
 	v := Judge(p, Overrides{})
-	if got, want := Causes(v.Reasons), []string{"background CPU", "steal time"}; !slices.Equal(got, want) {
+	if got, want := Causes(v.Reasons), []string{"background CPU", "steal time", "CPU share"}; !slices.Equal(got, want) {
 		t.Errorf("causes of %q = %q, want %q", v.Reasons, got, want)
 	}
 }

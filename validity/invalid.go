@@ -18,6 +18,9 @@ func Invalid(p protocol.Point, o Overrides) bool {
 	if st := ev.StealPct; st != nil && *st > l.BackgroundPeakPct {
 		return true
 	}
+	if limit, _, ok := cpuShareLimits(p.Mode, ev, l); ok && *ev.CPUSharePct < limit {
+		return true
+	}
 	var best *protocol.FreqPolicy
 	for i := range ev.CPUFreq {
 		fp := &ev.CPUFreq[i]

@@ -20,10 +20,11 @@ func TestInvalidAgreesWithJudge(t *testing.T) {
 	}
 	govs := []string{"", "performance", "powersave", "schedutil"}
 	drivers := []string{"", "cpufreq-dt", "intel_pstate", "amd-pstate-epp"}
-	modes := []string{"cpu", "soft", "afalg", "devcrypto", "kcapi", "engine:x"}
+	modes := []string{"cpu", "soft", "afalg", "devcrypto", "kcapi", "engine:x", "provider:y"}
 	invalid := 0
 	for n := 0; n < 20000; n++ {
-		ev := &protocol.Evidence{Cores: rng.IntN(9), BackgroundPct: maybe(rng.Float64() * 20), StealPct: maybe(rng.Float64() * 20)}
+		ev := &protocol.Evidence{Cores: rng.IntN(9), BackgroundPct: maybe(rng.Float64() * 20), StealPct: maybe(rng.Float64() * 20),
+			CPUSharePct: maybe(70 + rng.Float64()*30)}
 		for range rng.IntN(3) {
 			ev.CPUFreq = append(ev.CPUFreq, protocol.FreqPolicy{Governor: govs[rng.IntN(len(govs))],
 				Driver: drivers[rng.IntN(len(drivers))], BelowMaxPct: maybe(rng.Float64() * 30)})

@@ -46,6 +46,11 @@ func Worse(a, b string) bool { return rank(a) > rank(b) }
 //     to the kernel (devcrypto, afalg, kcapi, kcapi:DRIVER whatever the driver, engines) the kernel's crypto
 //     workers (cryptd, crypto_engine) count as background, so there it is at most suspect;
 //   - steal time above BackgroundPeakPct: invalid; above BackgroundAvgPct: suspect;
+//   - a CPU-timed capture's CPU share (an import's only evidence), in soft and cpu, whose work is all user time:
+//     the share of its one core the process lacked is background CPU in one core's terms, so it is held to the
+//     background limits times the cores (a capture names none: 1). Below 100 − BackgroundPeakPct (84 % by
+//     default): invalid; below 100 − BackgroundAvgPct (96 %): suspect. Modes whose work is the kernel's or a
+//     device's (devcrypto, afalg, kcapi, engines, providers) spend little user time by design: not judged;
 //   - more than ThrottlePct of the point's time below the CPU's maximum frequency, in the policy that was
 //     least below it (the one that most likely ran the point): invalid;
 //   - governor powersave (except intel_pstate and amd-pstate, whose powersave still scales up): invalid;
@@ -82,6 +87,7 @@ func Judge(p protocol.Point, o Overrides) Verdict {
 			v.worse(protocol.ValiditySuspect, fmt.Sprintf("steal %s %% (suspect above %s %%)", pct(*st), pct(l.BackgroundAvgPct)))
 		}
 	}
+	judgeCPUShare(&v, p.Mode, ev, l)
 	judgeFreq(&v, ev.CPUFreq, l)
 	for _, t := range ev.Thermal {
 		if t.AfterMC != nil && t.TripMC != nil && *t.AfterMC >= *t.TripMC {
@@ -100,6 +106,31 @@ func Judge(p protocol.Point, o Overrides) Verdict {
 		v.worse(protocol.ValiditySuspect, "CPUs "+ev.OfflineCPUs+" offline")
 	}
 	return v
+}
+
+// cpuShareLimits are the CPU shares below which a point of mode is invalid and suspect (see Judge), and false when
+// the CPU share does not judge mode.
+func cpuShareLimits(mode string, ev *protocol.Evidence, l Limits) (invalid, suspect float64, ok bool) {
+	if ev.CPUSharePct == nil || protocol.IsAccelerated(mode) || protocol.IsKCAPIMode(mode) {
+		return 0, 0, false
+	}
+	cores := float64(max(ev.Cores, 1))
+	return 100 - math.Min(l.BackgroundPeakPct*cores, 100), 100 - math.Min(l.BackgroundAvgPct*cores, 100), true
+}
+
+// judgeCPUShare judges a CPU-timed capture's CPU share: the process did not have the CPU because others did.
+func judgeCPUShare(v *Verdict, mode string, ev *protocol.Evidence, l Limits) {
+	invalid, suspect, ok := cpuShareLimits(mode, ev, l)
+	if !ok {
+		return
+	}
+	switch share := *ev.CPUSharePct; {
+	case share < invalid:
+		v.worse(protocol.ValidityInvalid, fmt.Sprintf("had the CPU %s %% of the time: the machine was busy (invalid below %s %%)",
+			pct(share), pct(invalid)))
+	case share < suspect:
+		v.worse(protocol.ValiditySuspect, fmt.Sprintf("had the CPU %s %% of the time (suspect below %s %%)", pct(share), pct(suspect)))
+	}
 }
 
 // judgeFreq judges governors, capped maxima and throttling.

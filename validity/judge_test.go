@@ -79,6 +79,19 @@ func TestJudge(t *testing.T) {
 		{"swapping", "cpu", with(func(e *protocol.Evidence) { e.SwapOut = i(64) }), "suspect",
 			[]string{"swapping: 0 pages in, 64 out"}},
 		{"offline", "cpu", with(func(e *protocol.Evidence) { e.OfflineCPUs = "2-3" }), "suspect", []string{"CPUs 2-3 offline"}},
+		// an import's CPU-timed capture: the CPU share it reports, its core count unknown
+		{"had the CPU 45 %", "cpu", &protocol.Evidence{CPUSharePct: f(45)}, "invalid",
+			[]string{"had the CPU 45 % of the time: the machine was busy (invalid below 84 %)"}},
+		{"soft had the CPU 83.9 %", "soft", &protocol.Evidence{CPUSharePct: f(83.9)}, "invalid",
+			[]string{"had the CPU 83.9 % of the time: the machine was busy (invalid below 84 %)"}},
+		{"had the CPU 93 %", "cpu", &protocol.Evidence{CPUSharePct: f(93)}, "suspect",
+			[]string{"had the CPU 93 % of the time (suspect below 96 %)"}},
+		{"had the CPU 99.7 %", "cpu", &protocol.Evidence{CPUSharePct: f(99.7)}, "ok", nil},
+		{"2 cores: one core's 16 %", "cpu", &protocol.Evidence{Cores: 2, CPUSharePct: f(85)}, "suspect",
+			[]string{"had the CPU 85 % of the time (suspect below 96 %)"}},
+		{"devcrypto: user time is not its work", "devcrypto", &protocol.Evidence{CPUSharePct: f(5)}, "ok", nil},
+		{"engine: not judged by CPU share", "engine:kae", &protocol.Evidence{CPUSharePct: f(5)}, "ok", nil},
+		{"provider: not judged by CPU share", "provider:legacy", &protocol.Evidence{CPUSharePct: f(5)}, "ok", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := Judge(protocol.Point{Mode: tc.mode, Algorithm: "aes-128-cbc", Evidence: tc.ev}, Overrides{})
@@ -97,6 +110,18 @@ func TestJudgeOverrides(t *testing.T) {
 	got := Judge(p, Overrides{BackgroundPeakPct: f(20), BackgroundAvgPct: f(15)})
 	if got.Validity != "ok" {
 		t.Errorf("peak 20 %%, avg 15 %%: %q %q, want ok", got.Validity, got.Reasons)
+	}
+}
+
+// TestJudgeCPUShareOverrides: the board's background limits, in one core's terms, set the CPU share's.
+func TestJudgeCPUShareOverrides(t *testing.T) {
+	p := protocol.Point{Mode: "cpu", Algorithm: "sha256", Evidence: &protocol.Evidence{CPUSharePct: f(95)}}
+	if got := Judge(p, Overrides{BackgroundPeakPct: f(4), BackgroundAvgPct: f(1)}); got.Validity != "invalid" ||
+		!reflect.DeepEqual(got.Reasons, []string{"had the CPU 95 % of the time: the machine was busy (invalid below 96 %)"}) {
+		t.Errorf("peak 4 %%: %q %q, want invalid below 96 %%", got.Validity, got.Reasons)
+	}
+	if got := Judge(p, Overrides{BackgroundPeakPct: f(100), BackgroundAvgPct: f(100)}); got.Validity != "ok" {
+		t.Errorf("peak 100 %%: %q %q, want ok", got.Validity, got.Reasons)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/report"
 	"github.com/fleetlab/fleet/store"
+	"github.com/fleetlab/fleet/validity"
 )
 
 // store.ImportTx is the sink of a real import: one transaction for all its files.
@@ -33,12 +34,14 @@ shows all of it) and never against itself (regress --baseline previous). --run-p
 run of its own (every run then has the same --date), --split one run per openssl command.
 
 Every openssl command found in the text contributes its points, with the mode taken from its command line
-(-engine, -provider, an OPENSSL_armcap=0 or OPENSSL_ia32cap prefix), its CPUINFO line's env: or its
-"engine ... set" line; --mode MODE names the mode of the commands that show none (cpu when not given), and a
+(-engine, -provider, an OPENSSL_armcap=0 or OPENSSL_ia32cap prefix that turns off what mode soft does), its
+CPUINFO line's env: or its "engine ... set" line; --mode MODE names the mode of the commands that show none (cpu when not given), and a
 command that shows another is refused. The OPENSSL_* environment the text shows (a partial mask such as
 OPENSSL_armcap=0x3d, OPENSSL_CONF) is stored as the board's facts, which show, history and changes compare;
 commands of one run that ran with different environments are refused (import them as separate runs).
-Runs timed on CPU time (no -elapsed) keep OpenSSL's figure and are re-derived on wall time, marked timing=cpu.
+Runs timed on CPU time (no -elapsed) keep OpenSSL's figure and are re-derived on wall time, marked timing=cpu;
+each soft or cpu point is judged by its CPU share ("in 1.35s" of "for 3s": 45 %) with the board's validity
+limits from boards.toml, invalid below 84 % by default. Other captures' validity is unknown.
 
 An import is all or nothing, in one transaction: a file without any measurement, a value no measurement can
 have (see the bounds in the opensslspeed package), a full disk or Ctrl-C store nothing of any FILE (exit 2,
@@ -91,9 +94,11 @@ func importAction(c *cli.Context) error {
 			return usageErr("import --mode %s: not a mode of openssl speed (want soft, cpu, devcrypto, afalg, engine:NAME or provider:NAME)", m)
 		}
 	}
-	if err := inventory.CheckBoardName(opts.Board); err != nil {
-		return usageErr("import --board: %w", err)
+	limits, err := importBoard(c, opts.Board)
+	if err != nil {
+		return err
 	}
+	opts.Validity = limits
 	var started time.Time
 	if d := c.String("date"); d != "" {
 		t, err := parseWhen(d, time.Now())
@@ -144,6 +149,26 @@ func importAction(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "%s: run %d, %d points from %d openssl command(s)\n", r.File, r.RunID, r.Points, r.Commands)
 	}
 	return nil
+}
+
+// importBoard checks --board and returns the validity limits boards.toml gives the board
+// ([boards.NAME.validity]; no profile applies to an import), which judge its CPU-timed captures' CPU share: the
+// defaults when the board is not in it or there is no boards.toml. A boards.toml that does not load is refused,
+// as every command that reads it does.
+func importBoard(c *cli.Context, board string) (validity.Overrides, error) {
+	if err := inventory.CheckBoardName(board); err != nil {
+		return validity.Overrides{}, usageErr("import --board: %w", err)
+	}
+	inv, err := inventory.LoadOrDefault(globalString(c, "inventory"), inventoryExplicit(c))
+	if err != nil {
+		return validity.Overrides{}, usageErr("import: %w", err)
+	}
+	for _, b := range inv.Boards() {
+		if b.Name == board {
+			return inventory.ValidityFor(b, inventory.Profile{}), nil
+		}
+	}
+	return validity.Overrides{}, nil
 }
 
 // importSizes reads --sizes: block sizes in bytes, 1 B to opensslspeed.MaxBlockSize, each once. An empty value
