@@ -207,6 +207,7 @@ func consume(ctx context.Context, dec *protocol.Decoder, plan protocol.Plan, rec
 			if rec.resumed {
 				continue // a sweep after a reboot: the board run keeps the facts of its start
 			}
+			capFacts(m.Facts)
 			if err := rec.facts(ctx, *m.Facts); err != nil {
 				return err
 			}
