@@ -245,6 +245,7 @@ func (r *recorder) point(ctx context.Context, p protocol.Point, plan protocol.Pl
 	r.points++
 	if p.Failed {
 		r.failed++
+		r.failures = append(r.failures, pointFailure{what: p.Mode + " " + p.Algorithm, reason: p.Error})
 	} else {
 		if r.good == nil {
 			r.good = map[string]int{}

@@ -193,6 +193,9 @@ func printOutcomes(w io.Writer, runID int64, outs []fleet.BoardOutcome) {
 		if o.Cause != "" {
 			line += "\n      cause: " + report.Printable(o.Cause)
 		}
+		if o.FailedWhy != "" && !strings.Contains(o.Cause, o.FailedWhy) { // the cause says it when nothing was measured
+			line += "\n      " + report.Printable(o.FailedWhy)
+		}
 		if o.Summary != "" { // the probe spoke: say what became of every mode
 			line += "\n" + strings.Join(modeSummary(o.Modes, true, "      "), "\n")
 		}
