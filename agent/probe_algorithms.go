@@ -98,7 +98,7 @@ func suggest(alg, name string, names map[string]bool) string {
 			same = append(same, n)
 			continue
 		}
-		if d := editDistance(n, name); d < bestD || d == bestD && n < best {
+		if d := opensslspeed.EditDistance(n, name); d < bestD || d == bestD && n < best {
 			best, bestD = n, d
 		}
 	}
@@ -115,32 +115,6 @@ func suggest(alg, name string, names map[string]bool) string {
 		return ""
 	}
 	return prefix + best
-}
-
-// editDistance is the edit distance between a and b counting a swap of neighbours as one edit (sha265 is one
-// from sha256, two from sha224), in bytes: algorithm names are ASCII.
-func editDistance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
 }
 
 // probeAlgorithms checks the plan's algorithms against what openssl lists, on this machine.

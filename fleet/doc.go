@@ -9,7 +9,8 @@
 // only when missing), then `agent measure`, the probe and the sweep in one session (measure.go, sweep.go), with
 // the plan's precision target (precision.go) and each board's validity verdict (validity.go). Progress events
 // (progress.go) and phase timings (trace.go) are for people. A board that fails never stops the others; its
-// BoardOutcome carries the cause, and ModeReport (modes.go) says what became of every mode.
+// BoardOutcome carries the cause, and ModeReport (modes.go) says what became of every mode; failures.go says
+// which points failed and why, in one line. facts_cap.go caps every fact string as it is received.
 //
 // Boards going wrong: kernel.go and kernel_patterns.go judge the kernel's log lines during a sweep; reboot.go
 // tells a board that died under it (and waits for it to answer again with ReconnectWait); verify.go fails a board
@@ -37,7 +38,8 @@
 // shellpath.go wires it into a run and `boards check`, shellsession.go is the one `sh -s` session (agent.Remote),
 // shellscript.go the POSIX sh it is sent, shellframe.go and shelltimes.go the parsers of what it prints back,
 // shellprobe.go the probe, shellfiles.go the verification's files on the board (base64 through the board's
-// openssl). warm.go runs a warm board's deploy check, probe and sweep in one session.
+// openssl), shellmirror.go the controller's mirror of the board's files (swept when its controller is gone).
+// warm.go runs a warm board's deploy check, probe and sweep in one session.
 //
 // Without boards: Check is `fleet boards check` (check.go). Import reads `openssl speed` captures into an
 // ImportSink (import.go, import_raw.go keeps the text as raw outputs); ReadReference reads vendors' published

@@ -183,6 +183,7 @@ func readFacts(dec *protocol.Decoder) (*protocol.Facts, error) {
 			return nil, err
 		}
 		if m.Facts != nil {
+			capFacts(m.Facts)
 			return m.Facts, nil
 		}
 		if m.Type == protocol.TypeError {

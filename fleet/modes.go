@@ -115,7 +115,7 @@ func nothingAvailable(r ModeReport, modes []string) error {
 }
 
 // nothingMeasured is ErrNothingMeasured with the reasons, when a sweep that asked for something got no good point.
-func nothingMeasured(plan protocol.Plan, good map[string]int, failed int, skipped []protocol.Skip) error {
+func nothingMeasured(plan protocol.Plan, good map[string]int, failed []pointFailure, skipped []protocol.Skip) error {
 	for _, n := range good {
 		if n > 0 {
 			return nil
@@ -141,8 +141,8 @@ func nothingMeasured(plan protocol.Plan, good map[string]int, failed int, skippe
 	for _, reason := range order {
 		why = append(why, strings.Join(byReason[reason], ", ")+": "+reason)
 	}
-	if failed > 0 {
-		why = append(why, fmt.Sprintf("%d point(s) failed", failed))
+	if len(failed) > 0 {
+		why = append(why, failedClause(failed)) // what failed and why: "point(s) failed" alone sent people to results
 	}
 	if len(why) == 0 {
 		why = append(why, "the agent sent no point and no reason")

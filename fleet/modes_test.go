@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/fleetlab/fleet/inventory"
 	"github.com/fleetlab/fleet/protocol"
@@ -164,15 +165,17 @@ func TestNothingMeasured(t *testing.T) {
 	tests := []struct {
 		name    string
 		good    map[string]int
-		failed  int
+		failed  []pointFailure
 		skipped []protocol.Skip
 		want    string // "" for no error
 	}{
 		{name: "one good point is enough", good: map[string]int{"afalg": 1}},
 		{name: "every mode unavailable", skipped: []protocol.Skip{{Mode: "devcrypto", Reason: "no /dev/crypto"}, {Mode: "afalg", Reason: "no /dev/crypto"}},
 			want: "nothing measured: devcrypto, afalg: no /dev/crypto"},
-		{name: "every point failed", failed: 3, skipped: []protocol.Skip{{Mode: "devcrypto", Algorithm: "aes-128-cbc", Reason: "no cipher"}},
-			want: "nothing measured: devcrypto aes-128-cbc: no cipher; 3 point(s) failed"},
+		{name: "every point failed", failed: []pointFailure{{"afalg aes-128-cbc", "engine afalg fell back to software"},
+			{"afalg aes-128-cbc", "engine afalg fell back to software"}, {"afalg aes-128-cbc", ""}},
+			skipped: []protocol.Skip{{Mode: "devcrypto", Algorithm: "aes-128-cbc", Reason: "no cipher"}},
+			want:    "nothing measured: devcrypto aes-128-cbc: no cipher; 3 points failed: afalg aes-128-cbc: engine afalg fell back to software; afalg aes-128-cbc: no reason given"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -182,6 +185,35 @@ func TestNothingMeasured(t *testing.T) {
 				t.Errorf("nothingMeasured = %v, want nil", err)
 			case tc.want != "" && (!errors.Is(err, ErrNothingMeasured) || err.Error() != tc.want):
 				t.Errorf("nothingMeasured = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestFailedClause: failed points are named by what failed and why, grouped by reason in the order first seen,
+// each mode and algorithm once whatever its sizes, and the clause is one line: cut at failedClauseWidth runes.
+func TestFailedClause(t *testing.T) {
+	routed := "the kernel did most of the work (2.6 s system against 1.3 s user), and the board's OpenSSL " +
+		"configuration /etc/ssl/openssl.cnf routes aes-128-cbc to an engine: openssl did not run it on the CPU"
+	long := strings.Repeat("x", 400)
+	for _, c := range []struct {
+		name string
+		fs   []pointFailure
+		want string
+	}{
+		{"none", nil, ""},
+		{"one", []pointFailure{{"cpu aes-128-cbc", routed}}, "1 point failed: cpu aes-128-cbc: " + routed},
+		{"grouped", []pointFailure{{"cpu aes-128-cbc", "r1"}, {"cpu sha256", "r2"}, {"soft aes-128-cbc", "r1"}, {"cpu aes-128-cbc", "r1"}},
+			"4 points failed: cpu aes-128-cbc, soft aes-128-cbc: r1; cpu sha256: r2"},
+		{"capped", []pointFailure{{"cpu aes-128-cbc", long}}, "1 point failed: cpu aes-128-cbc: " + long[:failedClauseWidth-34] + "…"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := failedClause(c.fs)
+			if got != c.want {
+				t.Errorf("failedClause = %q, want %q", got, c.want)
+			}
+			if n := utf8.RuneCountInString(got); n > failedClauseWidth {
+				t.Errorf("failedClause is %d runes, more than %d", n, failedClauseWidth)
 			}
 		})
 	}

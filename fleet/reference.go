@@ -29,6 +29,8 @@ type Reference struct {
 	Source  string // provenance: the one source, or "FILE: source" per file joined by " | "
 	Files   []ReferenceFile
 	Entries []reftable.Entry
+	// Warnings are the tables' warnings, FILE:LINE first (an algorithm fleet does not know): stored all the same.
+	Warnings []string
 }
 
 // ReferenceFile is what one file gave.
@@ -82,6 +84,9 @@ func ReadReference(ctx context.Context, opts ReferenceOptions) (Reference, error
 		}
 		for _, k := range res.Columns {
 			used[k] = true
+		}
+		for _, w := range res.Warnings {
+			ref.Warnings = append(ref.Warnings, w.Error())
 		}
 		ref.Entries = append(ref.Entries, res.Entries...)
 		ref.Files = append(ref.Files, ReferenceFile{Path: path, Source: src, Tables: res.Tables, Threads: res.Threads, Entries: len(res.Entries)})

@@ -69,6 +69,7 @@ type BoardOutcome struct {
 	Skips        int
 	Skipped      []protocol.Skip // what was not measured, with the reason
 	Failed       int             // points the agent marked failed (engine fallback, 0.00 s, ...)
+	FailedWhy    string          // what failed and why, one line: "1 point failed: cpu aes-128-cbc: …"
 	Arch         string
 	Pushed       int64
 	Summary      string     // e.g. "x86_64, Linux 6.1, OpenSSL 3.0.19"
@@ -162,6 +163,7 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 			out.Modes = modes()
 		}
 		out.Skipped = rec.skipList()
+		out.FailedWhy = failedClause(rec.failureList())
 		// An Oops, BUG or panic during the sweep, and a board lost under it, fail the board run whatever it measured.
 		failed := false
 		if err == nil {
@@ -344,8 +346,7 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 	if err := rec.wrongOutput(); err != nil {
 		return finish(fmt.Errorf("%s: %w", b.Name, err))
 	}
-	_, _, failed := rec.counts()
-	if err := nothingMeasured(plan, rec.goodByMode(), failed, rec.skipList()); err != nil {
+	if err := nothingMeasured(plan, rec.goodByMode(), rec.failureList(), rec.skipList()); err != nil {
 		return finish(fmt.Errorf("%s: %w", b.Name, err))
 	}
 	return finish(nil)
@@ -396,6 +397,7 @@ type recorder struct {
 
 	mu                    sync.Mutex
 	points, skips, failed int
+	failures              []pointFailure // the failed points, with their reasons
 	good                  map[string]int // points not marked failed, per mode
 	skipped               []protocol.Skip
 	slots                 map[progressKey]bool
@@ -436,6 +438,12 @@ func (r *recorder) counts() (points, skips, failed int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.points, r.skips, r.failed
+}
+
+func (r *recorder) failureList() []pointFailure {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.failures)
 }
 
 func (r *recorder) skipList() []protocol.Skip {

@@ -72,6 +72,7 @@ func measureShell(ctx context.Context, t Transport, b inventory.Board, plan prot
 		return fmt.Errorf("probe %s: %w", b.Name, err)
 	}
 	facts := agent.RemoteFacts(probe, plan)
+	capFacts(&facts)
 	final, err := onFacts(&facts)
 	if err != nil {
 		return err
@@ -131,5 +132,6 @@ func probeShell(ctx context.Context, t Transport, b inventory.Board, why string)
 		return nil, err
 	}
 	f := agent.RemoteFacts(p, plan)
+	capFacts(&f)
 	return &f, nil
 }

@@ -36,6 +36,12 @@ import (
 //	                   watchdog then never ends); its trap kills the sleep by $! (set at the fork, when a variable
 //	                   assigned after it may not be yet) once the sleep is forked (before, $! is the command's),
 //	                   with SIGKILL (a signal caught by the forked shell before it execs sleep is lost too).
+//	                   The watchdog sleeps one second at a time and, after each, writes a NUL byte to the
+//	                   session's stderr (the controller drops NULs there): a session whose controller is gone
+//	                   (SIGKILL, a lost connection: no signal reaches a shell without a terminal, only its pipes
+//	                   close) fails that write, and the watchdog kills the command at once instead of sleeping
+//	                   out its SECONDS; the shell then dies writing the command's exit. A subshell makes the
+//	                   write, so that the SIGPIPE kills it and not the watchdog.
 //	fleet_x            the EXIT trap: removes the session's directory, but only in the session's own shell. A
 //	                   USR1 that reaches bash's watchdog between its fork and its trap kills it through bash's
 //	                   handler, which runs the EXIT trap the child still holds from the session: without the
@@ -94,8 +100,14 @@ fleet_s() {
 fleet_w() {
 	fleet_pid=$!
 	( trap '[ "$!" = "$fleet_pid" ] || kill -9 $! 2>/dev/null; exit 0' USR1
-	  sleep "$1" &
-	  wait $! && kill -9 $fleet_pid ) </dev/null >/dev/null 2>&1 &
+	  fleet_t=$1
+	  while [ "$fleet_t" -gt 0 ]; do
+	    sleep 1 &
+	    wait $! || exit 0
+	    ( printf '\000' >&3 ) 2>/dev/null || break
+	    fleet_t=$((fleet_t - 1))
+	  done
+	  kill -9 $fleet_pid ) </dev/null >/dev/null 3>&2 2>/dev/null &
 	fleet_wd=$!
 	wait $fleet_pid
 	fleet_rc=$?

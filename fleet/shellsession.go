@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -48,7 +49,7 @@ func startShell(ctx context.Context, t Transport, board string) (*shellSession, 
 	if _, err := rand.Read(raw[:]); err != nil {
 		return nil, fmt.Errorf("shell path on %s: nonce: %w", board, err)
 	}
-	mirror, err := os.MkdirTemp("", "fleet-shell-")
+	mirror, err := newShellMirror()
 	if err != nil {
 		return nil, fmt.Errorf("shell path on %s: %w", board, err)
 	}
@@ -57,7 +58,7 @@ func startShell(ctx context.Context, t Transport, board string) (*shellSession, 
 	s := &shellSession{board: board, nonce: hex.EncodeToString(raw[:]), stdin: stdinW, stdout: stdoutR,
 		recs: make(chan recordOrErr, 64), runErr: make(chan error, 1), stderr: &tailWriter{max: 4096}, mirror: mirror}
 	go func() {
-		err := t.Run(ctx, Command{Args: []string{"sh", "-s"}, Stdin: stdinR, Stdout: stdoutW, Stderr: s.stderr})
+		err := t.Run(ctx, Command{Args: []string{"sh", "-s"}, Stdin: stdinR, Stdout: stdoutW, Stderr: dropNUL{s.stderr}})
 		stdoutW.CloseWithError(io.EOF)
 		stdinR.CloseWithError(io.ErrClosedPipe)
 		s.runErr <- err
@@ -89,6 +90,20 @@ func startShell(ctx context.Context, t Transport, board string) (*shellSession, 
 		}
 	}
 	return s, nil
+}
+
+// dropNUL passes on what the session prints on its stderr without the NUL bytes of its watchdogs, which write
+// one each second to learn whether the controller is still there (shellscript.go).
+type dropNUL struct{ w io.Writer }
+
+func (d dropNUL) Write(p []byte) (int, error) {
+	if bytes.IndexByte(p, 0) < 0 {
+		return d.w.Write(p)
+	}
+	if _, err := d.w.Write(bytes.ReplaceAll(p, []byte{0}, nil)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // request sends one request and returns its records up to its Q marker.

@@ -207,6 +207,7 @@ func consume(ctx context.Context, dec *protocol.Decoder, plan protocol.Plan, rec
 			if rec.resumed {
 				continue // a sweep after a reboot: the board run keeps the facts of its start
 			}
+			capFacts(m.Facts)
 			if err := rec.facts(ctx, *m.Facts); err != nil {
 				return err
 			}
@@ -244,6 +245,7 @@ func (r *recorder) point(ctx context.Context, p protocol.Point, plan protocol.Pl
 	r.points++
 	if p.Failed {
 		r.failed++
+		r.failures = append(r.failures, pointFailure{what: p.Mode + " " + p.Algorithm, reason: p.Error})
 	} else {
 		if r.good == nil {
 			r.good = map[string]int{}

@@ -18,10 +18,12 @@
 // measure: a throughput unit, "%", "CPU Load"/"CPU Usage", sign/s or verify/s. Options.Columns maps a header
 // to a mode explicitly; Options.Board and Options.Mode name what a table does not.
 //
-// Units, written down once (units.go): MB/s and MBytes/s are 10^6 bytes per second and KB/s, kB/s and
-// KBytes/Sec 10^3 — openssl speed's own "1000s of bytes", which every guide's figures are taken from; MiB/s and
-// KiB/s are 2^20 and 2^10; Mbit/s and Mbps 10^6 bits, Gbit/s 10^9 bits. "Mb/s" and "kb/s" (bits or bytes?)
-// are refused.
+// Units, written down once (units.go), by one rule: the symbol's case says bits or bytes, "B" a byte and "b" a
+// bit (IEC 80000-13), so Mb/s, Mbps and Mbit/s are all 10^6 bits per second, and MB/s, MBps and MBytes/s 10^6
+// bytes. KB/s, kB/s and KBytes/Sec are 10^3 bytes — openssl speed's own "1000s of bytes", which every guide's
+// figures are taken from; kb/s, Kbps and kbit/s 10^3 bits; G is 10^9; MiB/s and KiB/s are 2^20 and 2^10
+// bytes. A lower-case m or g ("mb/s", "mbps": milli, or a careless case that says neither bits nor bytes) is
+// refused as ambiguous.
 //
 // Never a guess: a table that cannot be read unambiguously — a column with no unit and no unit in its title,
 // a header naming no mode without Options.Mode, a ragged row, a duplicate figure, a number out of bounds

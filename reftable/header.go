@@ -84,7 +84,7 @@ func (p *parser) valueColumn(header, board, name, unitText string, t *rawTable, 
 	if unitText != "" {
 		u, ok, amb := parseUnit(unitText)
 		if amb {
-			return c, p.errorf(line, "column %q: %s could be bits or bytes; write Mbit/s or MB/s", header, unitText)
+			return c, p.errorf(line, "column %q: %s could be bits or bytes (a lower-case m is milli): write Mb/s for bits or MB/s for bytes", header, unitText)
 		}
 		if ok {
 			c.unit = u

@@ -42,6 +42,11 @@ type Result struct {
 	Threads int    // the -multi N every entry has
 	Entries []Entry
 	Columns []string // the keys of Options.Columns that named a column here, sorted
+	// Warnings are what was read but may not be what the vendor meant, each an *Error at its line: an algorithm
+	// name fleet does not know (with the known name nearest to it), stored as written. The names openssl can
+	// measure are open-ended (every cipher of a board's build), so an unknown one is not refused; a misspelt
+	// one would match no measurement, which the warning says before anything is compared.
+	Warnings []error
 }
 
 // Error is a table that cannot be read unambiguously, at a line of the file.
@@ -71,6 +76,8 @@ type parser struct {
 	cpus    []cpuFigure
 
 	usedColumns map[string]bool // the Options.Columns that named a header
+	warnings    []error
+	warned      map[string]bool // the unknown algorithms warned about, once each
 }
 
 // cpuFigure is a published CPU % waiting for the throughput figures it belongs to (size 0: every size).
@@ -119,7 +126,7 @@ func (p *parser) parse(data []byte) (Result, error) {
 		return Result{}, p.errorf(p.tables[0].line, "no throughput or operations per second in any table")
 	}
 	return Result{Source: source, Tables: len(p.tables), Threads: p.threads, Entries: p.entries,
-		Columns: slices.Sorted(maps.Keys(p.usedColumns))}, nil
+		Columns: slices.Sorted(maps.Keys(p.usedColumns)), Warnings: p.warnings}, nil
 }
 
 // resolveThreads takes -multi N from the options or from the text (the source line and the prose), refusing

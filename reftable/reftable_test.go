@@ -179,7 +179,9 @@ func TestRefused(t *testing.T) {
 		{"control character", head + "aes-128-cbc\x1b[2J\t16\t1.0\n", Options{Board: "b"}, 2, "control character"},
 		{"nul", head + "aes\x00\t16\t1\n", Options{Board: "b"}, 2, "control character"},
 		{"not UTF-8", head + "aes\xff\t16\t1\n", Options{Board: "b"}, 2, "not UTF-8"},
-		{"bits or bytes", "Algorithm\tSize (bytes)\tARM CE (Mb/s)\naes-128-cbc\t16\t1\n", Options{Board: "b"}, 1, "bits or bytes"},
+		{"bits or bytes", "Algorithm\tSize (bytes)\tARM CE (mb/s)\naes-128-cbc\t16\t1\n", Options{Board: "b"}, 1, "bits or bytes"},
+		{"bits or bytes, mbps", "Algorithm\tSize (bytes)\tARM CE (mbps)\naes-128-cbc\t16\t1\n", Options{Board: "b"}, 1, "bits or bytes"},
+		{"bits or bytes in the title", "Figures in mb/s\nSize (bytes) 16 64\naes-128-gcm 1 2\n", Options{Board: "b", Mode: "cpu"}, 2, "bits or bytes"},
 		{"software", "Algorithm\tSize (bytes)\tSoftware (MB/s)\naes-128-cbc\t16\t1\n", Options{Board: "b"}, 1, "--column"},
 		{"unknown column", "Algorithm\tSize (bytes)\tTurbo (MB/s)\naes-128-cbc\t16\t1\n", Options{Board: "b"}, 1, "--column"},
 		{"no board", head + "aes-128-cbc\t16\t1.0\n", Options{}, 2, "pass --board"},
@@ -219,5 +221,37 @@ func TestTooLarge(t *testing.T) {
 	_, err := Parse(make([]byte, MaxFileBytes+1), Options{File: "big"})
 	if err == nil || !strings.Contains(err.Error(), "more than a published table") {
 		t.Errorf("Parse(too large) = %v", err)
+	}
+}
+
+// TestUnitsOneRule: the case of the symbol says bits or bytes, whatever follows it, so every spelling of one unit
+// reads as the same figure: Mb/s, Mbps and Mbit/s are megabits (Mbps was bits and Mb/s refused), MB/s and MBps
+// megabytes, kb/s, Kbps and kbit/s kilobits.
+func TestUnitsOneRule(t *testing.T) {
+	for _, c := range []struct {
+		units []string
+		want  float64 // bytes per second of a figure of 8
+	}{
+		{[]string{"Mb/s", "Mbps", "Mbit/s", "Mb/sec", "Mbits/s"}, 1e6},
+		{[]string{"MB/s", "MBps", "MBytes/s", "MB/sec"}, 8e6},
+		{[]string{"kb/s", "Kb/s", "kbps", "Kbps", "kbit/s"}, 1e3},
+		{[]string{"KB/s", "kB/s", "KBps", "KBytes/Sec"}, 8e3},
+		{[]string{"Gb/s", "Gbps", "Gbit/s"}, 1e9},
+	} {
+		for _, u := range c.units {
+			for _, text := range []string{
+				"Algorithm\tSize (bytes)\tARM CE (" + u + ")\naes-128-cbc\t16\t8\n", // in the header
+				"Figures in " + u + "\nSize (bytes) 16 64\naes-128-cbc 8 8\n",       // in the title
+			} {
+				r, err := Parse([]byte(text), Options{File: "t.txt", Board: "b", Mode: "cpu"})
+				if err != nil {
+					t.Errorf("%s: %v", u, err)
+					continue
+				}
+				if got := r.Entries[0].BytesPerSec; got != c.want {
+					t.Errorf("8 %s = %g bytes/s, want %g", u, got, c.want)
+				}
+			}
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package reftable
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -298,6 +299,17 @@ func (p *parser) algorithm(cell string, line int) (string, error) {
 	}
 	if _, _, _, asym := opensslspeed.AsymName(a); asym {
 		return "", p.errorf(line, "algorithm %q is asymmetric: its figures are sign/s or verify/s", cell)
+	}
+	if !opensslspeed.KnownAlgorithm(a) && !p.warned[a] {
+		if p.warned == nil {
+			p.warned = map[string]bool{}
+		}
+		p.warned[a] = true
+		msg := fmt.Sprintf("algorithm %q is not one fleet knows", cell)
+		if near := opensslspeed.NearestAlgorithm(a); near != "" {
+			msg += "; did you mean " + near + "?"
+		}
+		p.warnings = append(p.warnings, p.errorf(line, "%s (stored as %s, which no measurement may share)", msg, a))
 	}
 	return a, nil
 }

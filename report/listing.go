@@ -322,9 +322,9 @@ func WriteRunSummary(w io.Writer, run store.Run, boards []store.BoardRun, raws [
 		if len(r.Env) > 0 {
 			ew.printf("env: %s\n", Printable(strings.Join(r.Env, " ")))
 		}
-		ew.printf("--- stdout\n%s", ensureNewline(printableText(r.Stdout)))
+		ew.printf("--- stdout\n%s", ensureNewline(PrintableText(r.Stdout)))
 		if r.Stderr != "" {
-			ew.printf("--- stderr\n%s", ensureNewline(printableText(r.Stderr)))
+			ew.printf("--- stderr\n%s", ensureNewline(PrintableText(r.Stderr)))
 		}
 	}
 	if ew.err != nil {

@@ -13,8 +13,9 @@ import (
 // cursor, clear the screen or retitle the window. Every text renderer passes each cell through it.
 func Printable(s string) string { return printable(s, false) }
 
-// printableText is Printable for multi-line text (a tool's raw output): newlines and tabs stay.
-func printableText(s string) string { return printable(s, true) }
+// PrintableText is Printable for multi-line text (a tool's raw output, a message of several lines of the
+// controller's own around what a board said): newlines and tabs stay.
+func PrintableText(s string) string { return printable(s, true) }
 
 func printable(s string, keepLines bool) string {
 	clean := func(r rune, size int) bool {

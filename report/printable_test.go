@@ -25,8 +25,8 @@ func TestPrintable(t *testing.T) {
 			t.Errorf("Printable(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
-	if got, want := printableText("a\n\tb\x1b[0m\n"), "a\n\tb\\x1b[0m\n"; got != want {
-		t.Errorf("printableText = %q, want %q", got, want)
+	if got, want := PrintableText("a\n\tb\x1b[0m\n"), "a\n\tb\\x1b[0m\n"; got != want {
+		t.Errorf("PrintableText = %q, want %q", got, want)
 	}
 }
 

@@ -46,9 +46,9 @@ auth failed, host key mismatch (with the known_hosts line), push failed, probe f
 					for _, r := range results {
 						if r.Err != nil {
 							failed++
-							fmt.Fprintf(c.App.Writer, "%-14s FAIL  %s\n", r.Board, r.Err)
+							fmt.Fprintf(c.App.Writer, "%-14s FAIL  %s\n", r.Board, report.Printable(r.Err.Error()))
 						} else {
-							fmt.Fprintf(c.App.Writer, "%-14s ok    %s (%s)\n", r.Board, r.Summary, r.Deploy)
+							fmt.Fprintf(c.App.Writer, "%-14s ok    %s (%s)\n", r.Board, report.Printable(r.Summary), report.Printable(r.Deploy))
 						}
 						if r.Summary != "" { // the probe spoke: what a run would measure, and what it cannot
 							for _, l := range modeSummary(r.Modes, false, strings.Repeat(" ", 21)) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fleetlab/fleet/fleet"
+	"github.com/fleetlab/fleet/report"
 	"github.com/fleetlab/fleet/store"
 )
 
@@ -77,9 +78,9 @@ func exitCode(ctx context.Context, err error, stderr io.Writer) int {
 		} else if !strings.Contains(msg, "interrupt") {
 			msg += " (interrupted)"
 		}
-		fmt.Fprintf(stderr, "fleet: %s\n", msg)
+		fmt.Fprintf(stderr, "fleet: %s\n", report.PrintableText(msg))
 	case code != exitRegression && code != exitBoardFailed:
-		fmt.Fprintf(stderr, "fleet: %v\n", err)
+		fmt.Fprintf(stderr, "fleet: %s\n", report.PrintableText(err.Error())) // errors quote what boards printed
 	}
 	return code
 }

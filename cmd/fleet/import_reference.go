@@ -108,6 +108,9 @@ func importReferenceAction(c *cli.Context) error {
 	for _, f := range ref.Files {
 		fmt.Fprintf(c.App.ErrWriter, "%s: %d tables, %d figures, -multi %d\n", f.Path, f.Tables, f.Entries, f.Threads)
 	}
+	for _, w := range ref.Warnings {
+		fmt.Fprintf(c.App.ErrWriter, "warning: %s\n", report.Printable(w))
+	}
 	if c.Bool("dry-run") {
 		ms := make([]store.Measurement, len(points))
 		for i, p := range points {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fleetlab/fleet/fleet"
 	"github.com/fleetlab/fleet/protocol"
+	"github.com/fleetlab/fleet/report"
 )
 
 // progress shows each board's progress on stderr: one live bar per board on a terminal, timestamped lines
@@ -65,7 +66,7 @@ func newProgress(w io.Writer) *progress {
 
 // Logf prints a message for people above the bars, or as a timestamped line.
 func (p *progress) Logf(format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
+	msg := report.PrintableText(fmt.Sprintf(format, args...)) // errors quote what boards printed
 	if p.bars != nil {
 		fmt.Fprintln(p.bars, msg)
 		return
@@ -98,7 +99,7 @@ func (p *progress) Event(e fleet.Event) {
 	switch e.Stage {
 	case fleet.StageLease:
 		// kept above the bars: the waiting line says whom the board waits for, and when that changed
-		fmt.Fprintf(p.bars, "%s: %s\n", e.Board, e.Msg)
+		fmt.Fprintf(p.bars, "%s: %s\n", report.Printable(e.Board), report.Printable(e.Msg))
 		b.set("lease", "")
 	case fleet.StageSweep:
 		label := ""
@@ -111,14 +112,14 @@ func (p *progress) Event(e fleet.Event) {
 		}
 		b.bar.SetCurrent(int64(min(e.Done, max(e.Total, 0))))
 	case fleet.StageDone:
-		b.set(string(e.Status), e.Msg)
+		b.set(string(e.Status), report.Printable(e.Msg))
 		if e.Status == protocol.StatusOK {
 			b.bar.SetTotal(-1, true)
 		} else {
 			b.bar.Abort(false)
 		}
 	default:
-		b.set(e.Stage, e.Msg)
+		b.set(e.Stage, report.Printable(e.Msg))
 	}
 }
 
@@ -151,7 +152,8 @@ func (p *progress) line(e fleet.Event) {
 		return
 	}
 	p.logged[e.Board] = msg
-	fmt.Fprintf(p.w, "%s %-12s %s\n", p.now().Format("15:04:05"), e.Board, msg)
+	// a board's words (its errors, its facts in a message) are shown, never acted on by the terminal
+	fmt.Fprintf(p.w, "%s %-12s %s\n", p.now().Format("15:04:05"), report.Printable(e.Board), report.Printable(msg))
 }
 
 // Wait lets the bars draw their final state.

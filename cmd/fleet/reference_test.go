@@ -270,3 +270,30 @@ func TestImportReferenceInOtherEncodings(t *testing.T) {
 		t.Errorf("UTF-32 table: exit %d, %q: want 2 naming UTF-32LE", code, stderr)
 	}
 }
+
+// TestImportReferenceWarnsUnknownAlgorithm: a table with an algorithm name fleet does not know is stored, and
+// import says which at FILE:LINE with the known name nearest to it; TI's shipped table gives no warning.
+func TestImportReferenceWarnsUnknownAlgorithm(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "fleet.db")
+	typo := writeCapture(t, dir, "typo.txt", "# source: test\nAlgorithm\tSize (bytes)\tARM CE (Mb/s)\n"+
+		"aes-128-cbc\t16\t8\naes-128-cbcc\t64\t8\n")
+	_, stderr, code := runFleet(t, "import", "--db", db, "--reference", "r", "--board", "b", typo)
+	if code != 0 {
+		t.Fatalf("import: exit %d\n%s", code, stderr)
+	}
+	if want := "warning: " + typo + `:4: algorithm "aes-128-cbcc" is not one fleet knows; did you mean aes-128-cbc?`; !strings.Contains(stderr, want) {
+		t.Errorf("stderr does not say %q:\n%s", want, stderr)
+	}
+	if strings.Count(stderr, "warning:") != 1 {
+		t.Errorf("want one warning:\n%s", stderr)
+	}
+	out, _, _ := runFleet(t, "results", "--db", db, "--run", "r", "--format", "json")
+	if !strings.Contains(out, `"aes-128-cbcc"`) || !strings.Contains(out, `"bytes_per_sec": 1000000`) {
+		t.Errorf("the figures are not stored as written, 8 Mb/s as 10^6 bytes/s:\n%s", out)
+	}
+	_, stderr, code = runFleet(t, "import", "--db", db, "--reference", "ti", "--board", "am64x", tiSDK)
+	if code != 0 || strings.Contains(stderr, "warning:") {
+		t.Errorf("TI's table: exit %d, stderr:\n%s", code, stderr)
+	}
+}

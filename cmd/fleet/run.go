@@ -182,21 +182,25 @@ func runAction(c *cli.Context) error {
 func printOutcomes(w io.Writer, runID int64, outs []fleet.BoardOutcome) {
 	fmt.Fprintf(w, "run %d:\n", runID)
 	for _, o := range outs {
-		line := fmt.Sprintf("  %-14s %-11s %4d points, %d skips", o.Board, o.Status, o.Points, o.Skips)
+		// what the board said (its facts, its errors, its skips' reasons) is made Printable, piece by piece
+		line := fmt.Sprintf("  %-14s %-11s %4d points, %d skips", report.Printable(o.Board), o.Status, o.Points, o.Skips)
 		if o.Failed > 0 {
 			line += fmt.Sprintf(", %d failed", o.Failed)
 		}
 		if o.Summary != "" {
-			line += "  (" + o.Summary + ")"
+			line += "  (" + report.Printable(o.Summary) + ")"
 		}
 		if o.Cause != "" {
-			line += "\n      cause: " + o.Cause
+			line += "\n      cause: " + report.Printable(o.Cause)
+		}
+		if o.FailedWhy != "" && !strings.Contains(o.Cause, o.FailedWhy) { // the cause says it when nothing was measured
+			line += "\n      " + report.Printable(o.FailedWhy)
 		}
 		if o.Summary != "" { // the probe spoke: say what became of every mode
 			line += "\n" + strings.Join(modeSummary(o.Modes, true, "      "), "\n")
 		}
 		if o.Verification != "" {
-			line += "\n      verified " + o.Verification
+			line += "\n      verified " + report.Printable(o.Verification)
 		}
 		for _, s := range o.Skipped {
 			if !unexplained(o.Modes, s.Mode, s.Algorithm) {
@@ -206,7 +210,7 @@ func printOutcomes(w io.Writer, runID int64, outs []fleet.BoardOutcome) {
 			if s.Algorithm != "" {
 				what += " " + s.Algorithm
 			}
-			line += fmt.Sprintf("\n      not measured: %s: %s", what, s.Reason)
+			line += fmt.Sprintf("\n      not measured: %s: %s", report.Printable(what), report.Printable(s.Reason))
 		}
 		fmt.Fprintln(w, line)
 	}

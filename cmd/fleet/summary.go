@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fleetlab/fleet/fleet"
+	"github.com/fleetlab/fleet/report"
 )
 
 // summaryWidth is the widest a board's mode summary may print on one line before it is broken up.
@@ -35,7 +36,7 @@ func modeSummary(r fleet.ModeReport, measured bool, indent string) []string {
 	}
 	var why []string
 	for _, m := range r.Unavailable {
-		why = append(why, m.Mode+" ("+m.Reason+")")
+		why = append(why, report.Printable(m.Mode+" ("+m.Reason+")")) // the board's words
 	}
 	if len(why) > 0 {
 		clauses = append(clauses, "not available: "+strings.Join(why, ", "))
@@ -52,7 +53,7 @@ func modeSummary(r fleet.ModeReport, measured bool, indent string) []string {
 		if strings.HasPrefix(c, "not available: ") && utf8.RuneCountInString(indent+c) > summaryWidth {
 			lines = append(lines, indent+"not available:")
 			for _, m := range r.Unavailable {
-				lines = append(lines, indent+"  "+m.Mode+": "+m.Reason)
+				lines = append(lines, indent+"  "+report.Printable(m.Mode+": "+m.Reason))
 			}
 			continue
 		}
@@ -69,7 +70,7 @@ func offloadLine(r fleet.ModeReport, indent string) []string {
 	}
 	var parts []string
 	for _, o := range r.Offload {
-		part := o.Driver
+		part := report.Printable(o.Driver) // /proc/crypto's
 		if !o.Asked {
 			part += " (not asked: --modes kcapi:" + o.Driver + ")"
 		}
