@@ -110,18 +110,20 @@ func TestRecallPulses(t *testing.T) {
 
 // pulseFloor is the recall a cell of TestRecallPulses must reach, a little under what it measured when this was
 // written (1,000 draws; the worst cell of each kind in brackets): 10× the noise or −84 %, 99 % everywhere
-// (99.4 %: a spurious third cut inside the pulse, which the short-history rule admits); 5×, 96 % with the pulse
-// away from the ends (97.1 %); 5× with only 3 runs before or after it in a long series, 78 % for a pulse of 3
-// runs, 92 % of 6, 96 % of 10 (80.6, 93.7 and 98.1 %). At an end, the edge between the 3 outside runs and the
-// pulse is held by the t-test between those two segments alone, which for 3 against 3 runs at 5σ passes α in 86 %
-// of histories; the short-history rule that lifts it to 99.7 % in a series of 6 runs is not applied to a long
-// series, where it would add a false positive per 700 histories near the ends.
+// (99.4 %: a spurious third cut inside the pulse, which the short-history rule admits); 5× with the pulse away
+// from the ends, 95 % for a pulse of 3 runs (96.6 %), 96 % of 6 or 10 (97.8 %); 5× with only 3 runs before or
+// after it in a long series, 78 % for a pulse of 3 runs, 92 % of 6, 96 % of 10 (80.6, 93.7 and 98.1 %). At an
+// end, the edge between the 3 outside runs and the pulse is held by the t-test between those two segments alone,
+// which for 3 against 3 runs at 5σ passes α in 86 % of histories; the short-history rule that lifts it to 99.7 %
+// in a series of 6 runs is not applied to a long series, where it would add a false positive per 700 histories.
 func pulseFloor(width int, d pulseDepth, sides [2]int) float64 {
 	switch {
 	case !d.assert:
 		return 0
 	case d.name != "5× down" && d.name != "5× up":
 		return 0.99
+	case (sides[0] > 3 && sides[1] > 3 || sides[0] == sides[1]) && width == 3:
+		return 0.95
 	case sides[0] > 3 && sides[1] > 3 || sides[0] == sides[1]:
 		return 0.96
 	case width == 3:
