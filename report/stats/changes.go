@@ -61,7 +61,7 @@ import (
 // moved by 0.1 point in 2 of its 14 cells). Its price and limits, measured by TestRecallPulses and
 // TestRecallTwoSteps (bench/README.md §f has the tables):
 //
-//   - a pulse of 5× the noise with 3 runs or more on each side is found (both edges, within one run) in 96.6–99.1 %
+//   - a pulse of 5× the noise with 3 runs or more on each side is found (both edges, within one run) in 96.4–98.9 %
 //     of histories when it is 3 runs wide, 97.8–99.8 % when 6 or 10, a pulse of 10× or −84 % in 99.4–100 %;
 //   - with only MinSegment runs outside it, before or after, in a long series, a 5× pulse of 3 runs is found in
 //     80–82 %, of 6 runs in 94–95 %, of 10 in 98–99 %: that edge is held by the t-test of its 3 outside runs
@@ -70,11 +70,12 @@ import (
 //   - two steps with 3 runs on each of the three levels, a staircase, are both found in 88 % at 5× (99 % from 5
 //     runs a level): to the first split it is a ramp, and the split inside the middle level leaves segments too
 //     short to split again;
-//   - false positives: over 20,000 realistic no-change histories of 6 to 65 runs, 0.56 % (0.41 % without arcs;
-//     of those with 2 % noise, 1.2 % against 1.0 %). What the arcs add are clusters of busy nights, which look
+//   - false positives: over 20,000 realistic no-change histories of 6 to 65 runs, 0.48 % (0.41 % without arcs;
+//     of those with 2 % noise, 1.08 % against 1.02 %). What the arcs add are clusters of busy nights, which look
 //     like a pulse of 20–50 %: three in a row is one by any measure, and two of three, which the t-test cannot
-//     tell from one either, the arc's level test (isLevel) refuses, at a cost of 0.2–0.7 points of recall for
-//     5× pulses of 3 runs (it took the false positives from 0.66 % to 0.56 %);
+//     tell from one either, the arc's level test (isLevel) refuses, at a cost of 0.4–1.1 points of recall for
+//     5× pulses of 3 runs (it took the false positives from 0.66 % to 0.48 %, and two busy nights of three in 2 %
+//     noise from a pulse in 26 % of histories to none: TestChangePointsTwoBusyNights);
 //   - cost: an arc scan is O(n · maxArcWidth) per segment, one multiply-add per arc.
 //
 // A change is found at its run, or one run off: a run beside a step of 5σ lies nearer the other level with
@@ -159,8 +160,9 @@ func ChangePoints(xs []float64, o SearchOptions) []ChangePoint {
 	if n < 2*o.MinSegment {
 		return nil
 	}
-	z := clipOutliers(centredLogs(xs))
-	cuts := segmentation(z, o)
+	logs := centredLogs(xs)
+	z := clipOutliers(logs)
+	cuts := segmentation(z, logs, o)
 	var steps []float64
 	for {
 		refine(z, cuts, o.MinSegment)

@@ -29,14 +29,15 @@ type cut struct {
 }
 
 // bestCut is the better of the best split and the best arc of z[lo:hi], by corrected p (the split on a tie).
-// The arc competes only when it holds at α itself: the short-history rule (keeps) is for a split.
-func bestCut(z []float64, lo, hi int, o SearchOptions) cut {
+// The arc competes only when it holds at α itself (the short-history rule, keeps, is for a split) and is a level
+// of its own in the logarithms before clipping, logs.
+func bestCut(z, logs []float64, lo, hi int, o SearchOptions) cut {
 	c := cut{lo: lo, hi: hi, p: math.Inf(1)}
 	seg := z[lo:hi]
 	if tau, _, p := bestSplit(seg, o.MinSegment); tau > 0 {
 		c.at, c.p = []int{lo + tau}, p
 	}
-	if i, j, _, p := bestArc(seg, o.MinSegment); j > 0 && p <= o.Alpha && p < c.p && isLevel(seg, i, j) {
+	if i, j, _, p := bestArc(seg, o.MinSegment); j > 0 && p <= o.Alpha && p < c.p && isLevel(logs[lo:hi], i, j) {
 		c.at, c.p = []int{lo + i, lo + j}, p
 	}
 	return c
@@ -53,13 +54,13 @@ func (c cut) step(z []float64) float64 {
 	return shift(z[i:j], outside)
 }
 
-// segmentation cuts z by circular binary segmentation: each round, the segment whose best cut has the smallest
+// segmentation cuts z (logs clipped) by circular binary segmentation: each round, the segment whose best cut has the smallest
 // corrected p-value is cut, while that cut holds (o.keeps). Each segment's best cut is computed once, when the
 // segment appears; the segments stay in order, so a tie goes to the leftmost, as the search always did.
-func segmentation(z []float64, o SearchOptions) []int {
+func segmentation(z, logs []float64, o SearchOptions) []int {
 	n := len(z)
 	var cuts []int
-	pending := []cut{bestCut(z, 0, n, o)}
+	pending := []cut{bestCut(z, logs, 0, n, o)}
 	for {
 		best := -1
 		for k, c := range pending {
@@ -77,7 +78,7 @@ func segmentation(z []float64, o SearchOptions) []int {
 		bounds := append(append([]int{c.lo}, c.at...), c.hi)
 		next := make([]cut, 0, len(bounds)-1)
 		for k := 0; k+1 < len(bounds); k++ {
-			next = append(next, bestCut(z, bounds[k], bounds[k+1], o))
+			next = append(next, bestCut(z, logs, bounds[k], bounds[k+1], o))
 		}
 		pending = slices.Replace(pending, best, best+1, next...)
 		for _, at := range c.at {
@@ -143,9 +144,10 @@ func tArc(sum, sq []float64, i, j, n int) float64 {
 
 // isLevel says whether the arc seg[i:j] is a level of its own: at most a quarter of its runs (none of 3) lie
 // nearer the mean outside it than the arc's own mean. Busy nights are not normal noise: two of three nights
-// 20–50 % slow, clipped or not, give an arc a mean far from the rest with the night between them at the rest's
-// level, which the t-test cannot tell from a pulse; a run of a true pulse of 5σ lies past half its depth with
-// probability Φ(−2.5) ≈ 0.6 %.
+// 20–50 % slow give an arc a mean far from the rest with the night between them at the rest's level, which the
+// t-test cannot tell from a pulse. It is judged before clipping, which pulls both busy nights to 3 robust σ of
+// the running median and so, in 2 % noise, close enough to the night between them to pass; a pulse of 3 runs or
+// more is not clipped, and a run of a true pulse of 5σ lies past half its depth with probability Φ(−2.5) ≈ 0.6 %.
 func isLevel(seg []float64, i, j int) bool {
 	var in, out float64
 	for k, v := range seg {
