@@ -2,8 +2,10 @@ package report
 
 import "github.com/fleetlab/fleet/report/stats"
 
-// The change search itself is stats.ChangePoints (report/stats/changes.go says why it is a t-test split and not
-// E-Divisive with a permutation test). Here it meets the series: each run is one sample, the median of its
+// The change search itself is stats.ChangePoints (report/stats/changes.go says why it is circular binary
+// segmentation by t-tests, which finds pulses as well as steps, and not E-Divisive with a permutation test). A
+// pulse gives two change points, one at each edge, each a step between its neighbouring segments, so everything
+// here and in currentSegment (the baseline window since the newest change) reads it as two steps. Here it meets the series: each run is one sample, the median of its
 // repeats, so a run with five repeats weighs as much as a run with one, and the result depends on the history
 // alone — no seed, no dependence on which goroutine searched which series.
 //

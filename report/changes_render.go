@@ -123,7 +123,8 @@ func (r *ChangeReport) document() document {
 		short = fmt.Sprintf("; in a series of fewer than %d runs a split that steps by at least %s is kept up to %g × α",
 			stats.ShortRuns, formatPct(o.MinChange), float64(stats.ShortAlphaFactor))
 	}
-	d.Notes = append(d.Notes, fmt.Sprintf("t-test splits of the runs' logarithms at α %g (Bonferroni over the splits tried%s), "+
+	d.Notes = append(d.Notes, fmt.Sprintf("t-test splits and arcs (a pulse's runs against those around it) of the runs' logarithms at α %g "+
+		"(Bonferroni over the splits and arcs tried%s), "+
 		"at least %d runs a side; one sample per run: the median of its repeats; before/after: medians of the runs between neighbouring changes; "+
 		"change: the Hodges–Lehmann step between them (the median ratio of a run after to a run before), which the smallest change is held to",
 		o.Alpha, short, o.MinSegment))

@@ -21,8 +21,10 @@ func changesCommand() *cli.Command {
 		Name:  "changes",
 		Usage: "change points over each series' history: when it stepped, by how much, and what changed on the board",
 		Description: `For every stored series (board, mode, algorithm, op, key bits, block size, threads) each run is one sample
-(the median of its repeats); Student's t-test splits of the runs' logarithms (α 0.01, corrected for the splits
-tried; computed, not sampled: the same history always gives the same bytes) find the runs where the level changed.
+(the median of its repeats); Student's t-test splits of the runs' logarithms, and arcs (the runs of a pulse
+against those around it, both edges cut at once), find the runs where the level changed: steps, pulses (down and
+back, from 3 runs), several in one series (α 0.01, corrected for the splits and arcs tried; computed, not sampled:
+the same history always gives the same bytes).
 Steps smaller than --min-change are merged away. A history of fewer than 16 runs keeps a split that steps by at
 least --min-change up to 10 × α, so three runs on each side of a clear step are enough.
 Each change names the first run after it, the medians before and after, the step (the median ratio of a run

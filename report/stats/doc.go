@@ -9,5 +9,6 @@
 //   - utest.go: UTest, the two-sided Mann-Whitney U test as benchstat computes it, and MinP, the smallest p two
 //     sample sizes can reach;
 //   - studentt.go: StudentTwoSidedP from the regularized incomplete beta function;
-//   - changes.go: ChangePoints, the deterministic change-point search (why this method: its doc comment).
+//   - changes.go: ChangePoints, the deterministic change-point search (why this method: its doc comment);
+//   - changes_arcs.go: its segmentation, circular binary segmentation, which finds pulses as well as steps.
 package stats
