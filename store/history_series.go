@@ -83,6 +83,12 @@ type Night struct {
 	Failed  int       // failed points, left out of Values
 	Drivers []string  // distinct kernel drivers the points name
 	Invalid int       // points judged invalid (busy, throttled board), left out of Values
+	// InvalidValues are the throughputs of the invalid points, never a sample to judge: a chart may show the
+	// level they were measured at, marked as not judged, so that a step among them is seen and not believed.
+	InvalidValues []float64
+	// InvalidReasons are the distinct validity reasons of the invalid points ("background CPU 72 % (limit 8 %)"),
+	// in the order they first appear: what a reader must fix before the night counts.
+	InvalidReasons []string
 }
 
 // HistoryRun is what a night needs to know about its run.
@@ -107,7 +113,9 @@ type BoardRunKey struct {
 // SeriesHistories reads every selected series over its runs in two queries — the board runs with their facts,
 // then their points — whatever the number of series. Failed points are counted, not used.
 //
-// Points judged invalid are left out here too, in one place (usablePoint), for every reader.
+// Points judged invalid are left out of Values here too, in one place (usablePoint), for every reader; their
+// values and reasons are kept apart (Night.InvalidValues, Night.InvalidReasons) so that what was left out can
+// be said and shown.
 func (db *DB) SeriesHistories(ctx context.Context, f HistoryFilter) (*Histories, error) {
 	h := &Histories{Runs: map[int64]HistoryRun{}, Boards: map[string]HistoryBoard{}, factsJSON: map[BoardRunKey]string{}}
 	cte, args := boardRunWindow(f)
@@ -195,9 +203,10 @@ func (db *DB) readHistoryPoints(ctx context.Context, h *Histories, cte string, a
 		w.in("m.block_size", sizes)
 	}
 	rows, err := db.db.QueryContext(ctx, cte+` SELECT m.run_id, m.board, m.mode, m.algorithm, m.op, m.block_size,
-			m.key_bits, m.curve, m.threads, m.bytes_per_sec, m.ops_per_sec, m.driver, m.failed, m.validity
+			m.key_bits, m.curve, m.threads, m.bytes_per_sec, m.ops_per_sec, m.driver, m.failed, m.validity,
+			CASE WHEN m.validity = ? THEN m.validity_reasons END
 		FROM w CROSS JOIN measurements m ON m.run_id = w.run_id AND m.board = w.board`+w.sql()+db.insertionOrder("m"),
-		append(append([]any{}, args...), w.args...)...)
+		append(append(append([]any{}, args...), protocol.ValidityInvalid), w.args...)...)
 	if err != nil {
 		return classify(err)
 	}
@@ -218,8 +227,9 @@ func (db *DB) readHistoryPoints(ctx context.Context, h *Histories, cte string, a
 		var driver string
 		var failed bool
 		var validity string
+		var reasons sql.NullString
 		if err := rows.Scan(&run, &k.Board, &k.Mode, &k.Algorithm, &k.Op, &k.BlockSize, &k.KeyBits, &k.Curve,
-			&k.Threads, &bps, &ops, &driver, &failed, &validity); err != nil {
+			&k.Threads, &bps, &ops, &driver, &failed, &validity, &reasons); err != nil {
 			return err
 		}
 		k.Board, k.Mode, k.Algorithm, k.Op, k.Curve = in(k.Board), in(k.Mode), in(k.Algorithm), in(k.Op), in(k.Curve)
@@ -250,6 +260,10 @@ func (db *DB) readHistoryPoints(ctx context.Context, h *Histories, cte string, a
 			night.Failed++
 		case !usablePoint(failed, validity):
 			night.Invalid++
+			night.InvalidValues = append(night.InvalidValues, v)
+			if err := addReasons(night, reasons, in); err != nil {
+				return fmt.Errorf("run %d: %w", run, err)
+			}
 		default:
 			night.Values = append(night.Values, v)
 		}
@@ -278,6 +292,23 @@ func (db *DB) readHistoryPoints(ctx context.Context, h *Histories, cte string, a
 // (they are counted); suspect points do.
 func usablePoint(failed bool, validity string) bool {
 	return !failed && validity != protocol.ValidityInvalid
+}
+
+// addReasons adds the JSON list of an invalid point's validity reasons to its night's distinct reasons.
+func addReasons(n *Night, reasons sql.NullString, in func(string) string) error {
+	if !reasons.Valid || reasons.String == "" {
+		return nil
+	}
+	var rs []string
+	if err := json.Unmarshal([]byte(reasons.String), &rs); err != nil {
+		return fmt.Errorf("validity reasons: %w", err)
+	}
+	for _, r := range rs {
+		if !contains(n.InvalidReasons, r) {
+			n.InvalidReasons = append(n.InvalidReasons, in(r))
+		}
+	}
+	return nil
 }
 
 // in adds "col IN (?, ?, …)".
