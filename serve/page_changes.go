@@ -20,14 +20,15 @@ const (
 	alertsPerPage = 200 // entries shown; the rest are counted
 )
 
-// seriesChanges is what `fleet changes` finds on the series k, over the newest changesMaxRuns runs of its board.
+// seriesChanges is what `fleet changes` finds on the series k, over the newest changesMaxRuns runs of its board,
+// with the steps not judged (seen only with the invalid points counted) that its chart marks apart.
 func (s *Server) seriesChanges(r *http.Request, k store.SeriesKey) ([]report.Change, error) {
 	h, err := s.DB.SeriesHistories(r.Context(), store.HistoryFilter{Boards: []string{k.Board}, Modes: []string{k.Mode},
 		Algorithms: []string{k.Algorithm}, Sizes: []int{k.BlockSize}, MaxRuns: changesMaxRuns})
 	if err != nil {
 		return nil, err
 	}
-	return report.SeriesChanges(report.Changes(h, report.ChangeOptions{MaxRuns: changesMaxRuns}).Changes, k), nil
+	return report.SeriesChanges(report.Changes(h, report.ChangeOptions{MaxRuns: changesMaxRuns}).Marks(), k), nil
 }
 
 // changesQuery is the changes page's filter: a board, the boards carrying a tag, the runs with a label.
