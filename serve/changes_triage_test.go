@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/fleetlab/fleet/internal/browsertest"
 	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/store"
 )
@@ -194,5 +196,39 @@ func TestChangesPageAllInvalid(t *testing.T) {
 	}
 	if strings.Contains(page, `class="change`) || strings.Contains(page, `class="regression`) {
 		t.Errorf("a step among invalid points is listed as a verdict:\n%s", page)
+	}
+}
+
+// oneLineQuery counts the cells of a selector whose text takes more than one line, and the cells.
+const oneLineQuery = `(() => { const cells = [...document.querySelectorAll(SEL)]; let wrapped = 0;
+	for (const c of cells) { const r = document.createRange(); r.selectNodeContents(c);
+		const tops = new Set([...r.getClientRects()].map(x => Math.round(x.top))); if (tops.size > 1) wrapped++; }
+	return wrapped + "/" + cells.length; })()`
+
+// TestChangesPageLayoutInChromium: in the browser tests' 1280 px window (narrower than the 1300 px the page is
+// meant to fit), /changes with regressions, a missing line and long baselines has no horizontal scroll bar and
+// no started date, series name or number cell wraps.
+func TestChangesPageLayoutInChromium(t *testing.T) {
+	b := browsertest.New(t)
+	srv := startServer(t, writeTriageFixture(t))
+	p := b.Load(t, srv.URL+"/changes")
+	if len(p.ConsoleErrors)+len(p.FailedRequests) > 0 {
+		t.Errorf("console errors %q, failed requests %q", p.ConsoleErrors, p.FailedRequests)
+	}
+	if w := p.Eval(t, `String(window.innerWidth)`); w != "1280" {
+		t.Logf("window %s px wide", w)
+	}
+	if got := p.Eval(t, `String(document.documentElement.scrollWidth <= window.innerWidth)`); got != "true" {
+		t.Errorf("/changes scrolls sideways: %s px in a %s px window", p.Eval(t, `String(document.documentElement.scrollWidth)`),
+			p.Eval(t, `String(window.innerWidth)`))
+	}
+	for _, sel := range []string{"table.alerts td.when", "table.alerts td.series", "table.alerts td.num"} {
+		got := p.Eval(t, strings.Replace(oneLineQuery, "SEL", "'"+sel+"'", 1))
+		if !strings.HasPrefix(got, "0/") || got == "0/0" {
+			t.Errorf("%s: %s cells wrapped (wrapped/cells), want none of several", sel, got)
+		}
+	}
+	if shots := os.Getenv("FLEET_SCREENSHOTS"); shots != "" {
+		p.Screenshot(t, filepath.Join(shots, "changes-triage.png"))
 	}
 }
