@@ -250,30 +250,23 @@ func (db *DB) readHistoryPoints(ctx context.Context, h *Histories, cte string, a
 			n = len(s.Nights)
 			s.Nights = append(s.Nights, Night{RunID: run})
 		}
-		night := &s.Nights[n]
 		v := bps
 		if k.BlockSize == 0 {
 			v = ops
 		}
-		switch {
-		case failed:
-			night.Failed++
-		case !usablePoint(failed, validity):
-			night.Invalid++
-			night.InvalidValues = append(night.InvalidValues, v)
-			if err := addReasons(night, reasons, in); err != nil {
-				return fmt.Errorf("run %d: %w", run, err)
-			}
-		default:
-			night.Values = append(night.Values, v)
-		}
-		if driver != "" && !contains(night.Drivers, driver) {
-			night.Drivers = append(night.Drivers, in(driver))
+		if err := s.Nights[n].add(v, failed, validity, reasons, driver, in); err != nil {
+			return fmt.Errorf("run %d: %w", run, err)
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return classify(err)
 	}
+	h.sortSeries()
+	return nil
+}
+
+// sortSeries orders the series by key and each one's nights oldest run first.
+func (h *Histories) sortSeries() {
 	for i := range h.Series {
 		ns := h.Series[i].Nights
 		sort.Slice(ns, func(a, b int) bool {
@@ -285,7 +278,6 @@ func (db *DB) readHistoryPoints(ctx context.Context, h *Histories, cte string, a
 		})
 	}
 	sort.Slice(h.Series, func(a, b int) bool { return seriesKeyLess(h.Series[a].Key, h.Series[b].Key) })
-	return nil
 }
 
 // usablePoint says whether a point enters a night's sample. Failed points never do, nor points judged invalid
@@ -294,8 +286,28 @@ func usablePoint(failed bool, validity string) bool {
 	return !failed && validity != protocol.ValidityInvalid
 }
 
-// addReasons adds the JSON list of an invalid point's validity reasons to its night's distinct reasons.
-func addReasons(n *Night, reasons sql.NullString, in func(string) string) error {
+// add counts one point of the night: failed, invalid (with its value and reasons kept apart) or a sample value.
+func (n *Night) add(v float64, failed bool, validity string, reasons sql.NullString, driver string, in func(string) string) error {
+	switch {
+	case failed:
+		n.Failed++
+	case !usablePoint(failed, validity):
+		n.Invalid++
+		n.InvalidValues = append(n.InvalidValues, v)
+		if err := n.addReasons(reasons, in); err != nil {
+			return err
+		}
+	default:
+		n.Values = append(n.Values, v)
+	}
+	if driver != "" && !contains(n.Drivers, driver) {
+		n.Drivers = append(n.Drivers, in(driver))
+	}
+	return nil
+}
+
+// addReasons adds the JSON list of an invalid point's validity reasons to the night's distinct reasons.
+func (n *Night) addReasons(reasons sql.NullString, in func(string) string) error {
 	if !reasons.Valid || reasons.String == "" {
 		return nil
 	}
