@@ -54,6 +54,10 @@ type Change struct {
 	NightsBefore int      `json:"nights_before"`
 	NightsAfter  int      `json:"nights_after"`
 	FactsChanged []string `json:"facts_changed"` // board facts that differ between PreviousRun and Run
+	// NotJudged is set on a step that only shows when the invalid points are counted too
+	// (ChangeReport.NotJudged): "invalid: background CPU 60–90 %". Drawn and listed so that a step among a
+	// busy board's points is seen, never a verdict; empty on every change of ChangeReport.Changes.
+	NotJudged string `json:"not_judged,omitempty"`
 }
 
 // Key is the change's series.
@@ -64,9 +68,16 @@ func (c Change) Key() SampleKey {
 
 // ChangeReport is the outcome of Changes: the changes by series, then run, and what the reader should know.
 type ChangeReport struct {
-	Changes  []Change
-	Series   int // series searched
-	Short    int // of them, too short to hold a change (fewer than 2 × MinSegment nights)
+	Changes []Change
+	// NotJudged are the steps the same search finds when the invalid points are counted as well, where no
+	// change of Changes is: for display only (a chart's "not judged: invalid" mark), never a verdict.
+	NotJudged []Change
+	Series    int // series read
+	Searched  int // of them, searched: enough runs with a usable point
+	Short     int // of them, too short to hold a change (fewer than 2 × MinSegment runs at all)
+	// LeftOut says, per board, which series, runs and points the search did not use and why (too few runs,
+	// invalid or failed points), with what to do: nothing is left out without a note.
+	LeftOut  []LeftOut
 	Options  ChangeOptions
 	Warnings []string // data left out, bounded histories
 }
@@ -85,9 +96,10 @@ func (r *ChangeReport) Drops(drop float64) []Change {
 // nightValue is one run's sample of a series reduced to its median: the repeats of one run are one sample, so a
 // run with five repeats weighs as much as a run with one.
 type nightValue struct {
-	run    int64
-	median float64
-	index  int // in the series' nights
+	run     int64
+	median  float64
+	index   int  // in the series' nights
+	invalid bool // every point of the night was invalid (only in the display search's nights)
 }
 
 // Changes searches every series of h for change points (stats.ChangePoints), keeps those of at least MinChange, and names
@@ -99,12 +111,7 @@ func Changes(h *store.Histories, opts ChangeOptions) *ChangeReport {
 		opts.MinChange = DefaultMinChange
 	}
 	r := &ChangeReport{Options: opts, Series: len(h.Series)}
-	type result struct {
-		changes []Change
-		short   bool
-		warning string
-	}
-	results := make([]result, len(h.Series))
+	results := make([]seriesOutcome, len(h.Series))
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for range runtime.GOMAXPROCS(0) {
@@ -112,8 +119,7 @@ func Changes(h *store.Histories, opts ChangeOptions) *ChangeReport {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				cs, short, warn := seriesChanges(h, &h.Series[i], opts)
-				results[i] = result{cs, short, warn}
+				results[i] = seriesChanges(h, &h.Series[i], opts)
 			}
 		}()
 	}
@@ -122,22 +128,24 @@ func Changes(h *store.Histories, opts ChangeOptions) *ChangeReport {
 	}
 	close(next)
 	wg.Wait()
-	for _, res := range results {
+	var acc leftOutAccount
+	for i, res := range results {
 		r.Changes = append(r.Changes, res.changes...)
-		if res.short {
+		r.NotJudged = append(r.NotJudged, res.notJudged...)
+		switch res.kind {
+		case seriesShort:
 			r.Short++
+		case seriesSearched:
+			r.Searched++
 		}
+		acc.add(h.Series[i].Key.Board, res)
 		if res.warning != "" {
 			r.Warnings = append(r.Warnings, res.warning)
 		}
 	}
-	sort.SliceStable(r.Changes, func(i, j int) bool {
-		a, b := r.Changes[i], r.Changes[j]
-		if a.Key() != b.Key() {
-			return keyLess(a.Key(), b.Key())
-		}
-		return a.Run < b.Run
-	})
+	r.LeftOut = acc.leftOut(opts.MinSegment)
+	sortChanges(r.Changes)
+	sortChanges(r.NotJudged)
 	var boards []string
 	for b := range h.Boards {
 		boards = append(boards, b)
@@ -152,36 +160,64 @@ func Changes(h *store.Histories, opts ChangeOptions) *ChangeReport {
 	return r
 }
 
-// seriesChanges finds the changes of one series. short reports a series too short to search.
-func seriesChanges(h *store.Histories, s *store.SeriesHistory, opts ChangeOptions) (changes []Change, short bool, warning string) {
+// seriesChanges finds the changes of one series, and counts what it could not use.
+func seriesChanges(h *store.Histories, s *store.SeriesHistory, opts ChangeOptions) seriesOutcome {
 	key := keyOfSeries(s.Key)
-	var nights []nightValue
+	out := seriesOutcome{}
+	var nights, all []nightValue // the nights with a usable point; with the invalid points counted too
 	dropped := 0
 	for i, n := range s.Nights {
-		var vs []float64
-		for _, v := range n.Values {
-			if v > 0 && !math.IsInf(v, 0) && !math.IsNaN(v) {
-				vs = append(vs, v)
-			} else {
-				dropped++
-			}
+		vs, bad := usableValues(n.Values)
+		dropped += bad
+		inv, _ := usableValues(n.InvalidValues)
+		out.count(n, len(vs) > 0)
+		if len(vs) > 0 {
+			nights = append(nights, nightValue{run: n.RunID, median: median(vs), index: i})
 		}
-		if len(vs) == 0 {
-			continue
+		if both := append(vs, inv...); len(both) > 0 {
+			sort.Float64s(both)
+			all = append(all, nightValue{run: n.RunID, median: median(both), index: i, invalid: len(vs) == 0})
 		}
-		sort.Float64s(vs)
-		nights = append(nights, nightValue{run: n.RunID, median: median(vs), index: i})
 	}
 	if dropped > 0 {
-		warning = fmt.Sprintf("%s: %d point(s) with a throughput of zero, below zero or not finite left out", key.Label(), dropped)
+		out.warning = fmt.Sprintf("%s: %d point(s) with a throughput of zero, below zero or not finite left out", key.Label(), dropped)
 	}
-	if len(nights) < 2*opts.MinSegment {
-		return nil, true, warning
+	switch {
+	case out.runs < 2*opts.MinSegment:
+		out.kind = seriesShort
+		return out
+	case len(nights) < 2*opts.MinSegment:
+		out.kind = seriesUnusable
+	default:
+		out.kind = seriesSearched
+		out.changes = nightChanges(h, s, key, nights, opts)
 	}
+	if out.invalidRuns > 0 && len(all) >= 2*opts.MinSegment {
+		out.notJudged = notJudgedChanges(h, s, key, all, out.changes, opts, out.causes())
+	}
+	return out
+}
+
+// usableValues are the throughputs a sample can hold, sorted: positive and finite; bad counts the others.
+func usableValues(values []float64) (vs []float64, bad int) {
+	for _, v := range values {
+		if v > 0 && !math.IsInf(v, 0) && !math.IsNaN(v) {
+			vs = append(vs, v)
+		} else {
+			bad++
+		}
+	}
+	sort.Float64s(vs)
+	return vs, bad
+}
+
+// nightChanges searches the per-run medians of nights and describes each change it keeps.
+func nightChanges(h *store.Histories, s *store.SeriesHistory, key SampleKey, nights []nightValue, opts ChangeOptions) []Change {
 	xs := make([]float64, len(nights))
 	for i, n := range nights {
 		xs[i] = n.median
 	}
+	var changes []Change
 	cps := searchChanges(xs, opts.DetectOptions, opts.MinChange)
 	for i, cp := range cps {
 		lo, hi := 0, len(xs)
@@ -208,7 +244,18 @@ func seriesChanges(h *store.Histories, s *store.SeriesHistory, opts ChangeOption
 		c.FactsChanged = factsChanged(h, s, prev, first, key)
 		changes = append(changes, c)
 	}
-	return changes, false, warning
+	return changes
+}
+
+// sortChanges orders changes by series, then run.
+func sortChanges(cs []Change) {
+	sort.SliceStable(cs, func(i, j int) bool {
+		a, b := cs[i], cs[j]
+		if a.Key() != b.Key() {
+			return keyLess(a.Key(), b.Key())
+		}
+		return a.Run < b.Run
+	})
 }
 
 // keyOfSeries is the sample key of a stored series (threads 0 counts as 1, as keyOf does).

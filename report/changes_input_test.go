@@ -63,10 +63,13 @@ func TestChangesBadInput(t *testing.T) {
 		wantText(t, r, "5 point(s) with a throughput of zero, below zero or not finite left out")
 	})
 	t.Run("all zero", func(t *testing.T) {
+		// 40 runs are not "too few": the series is counted as not searched for its unusable runs
 		r := Changes(synthHistories(synthSeries(1, 40, 1, 0, 0.02, step)), ChangeOptions{})
-		if len(r.Changes) != 0 || r.Short != 1 {
-			t.Errorf("all zero: %d changes, %d short", len(r.Changes), r.Short)
+		if len(r.Changes) != 0 || r.Short != 0 || r.Searched != 0 || len(r.LeftOut) != 1 ||
+			r.LeftOut[0].Reason != LeftOutFailed || r.LeftOut[0].FailedRuns != 40 {
+			t.Errorf("all zero: %d changes, %d short, %d searched, left out %+v", len(r.Changes), r.Short, r.Searched, r.LeftOut)
 		}
+		wantText(t, r, "am64x: 1 series not searched: all 40 runs failed")
 	})
 	t.Run("constant", func(t *testing.T) {
 		r := Changes(synthHistories(synthSeries(1, 40, 1, 400e6, 0, steps(nil, nil))), ChangeOptions{})

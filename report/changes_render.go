@@ -10,8 +10,8 @@ import (
 )
 
 // WriteChanges prints change points as text or Markdown (changes of several sizes of one algorithm at the same
-// run grouped into one table, with the board facts that changed under it) or JSON (an array with one object per
-// change, see Change).
+// run grouped into one table, with the board facts that changed under it, then the notes: what was searched,
+// how, and what was left out and why) or JSON (ChangesJSON: the changes and the same notes).
 func WriteChanges(w io.Writer, r *ChangeReport, format string) error {
 	f, err := ViewChanges.CheckFormat(format)
 	if err != nil {
@@ -23,11 +23,7 @@ func WriteChanges(w io.Writer, r *ChangeReport, format string) error {
 	case FormatMarkdown:
 		err = r.document().writeMarkdown(w)
 	case FormatJSON:
-		cs := r.Changes
-		if cs == nil {
-			cs = []Change{}
-		}
-		err = writeJSON(w, cs)
+		err = writeJSON(w, r.JSON())
 	default:
 		return fmt.Errorf("changes: format %q offered but not rendered", f)
 	}
@@ -76,6 +72,41 @@ func groupChanges(cs []Change) []*changeGroup {
 	return out
 }
 
+// ChangesJSON is `fleet changes --format json`: the changes (see Change), the steps seen only with the invalid
+// points counted (never a verdict), how many series were read and searched, what was left out per board and
+// why (see LeftOut), and the notes the text prints. Every list is present, empty when there is nothing.
+type ChangesJSON struct {
+	Changes   []Change  `json:"changes"`
+	NotJudged []Change  `json:"not_judged"`
+	Series    int       `json:"series"`
+	Searched  int       `json:"searched"`
+	LeftOut   []LeftOut `json:"left_out"`
+	Notes     []string  `json:"notes"`
+}
+
+// JSON is the report as ChangesJSON.
+func (r *ChangeReport) JSON() ChangesJSON {
+	j := ChangesJSON{Changes: r.Changes, NotJudged: r.NotJudged, Series: r.Series, Searched: r.Searched, LeftOut: r.LeftOut,
+		Notes: r.Notes()}
+	if j.Changes == nil {
+		j.Changes = []Change{}
+	}
+	if j.NotJudged == nil {
+		j.NotJudged = []Change{}
+	}
+	if j.LeftOut == nil {
+		j.LeftOut = []LeftOut{}
+	}
+	if j.Notes == nil {
+		j.Notes = []string{}
+	}
+	return j
+}
+
+// Notes are the lines printed under the changes: what was searched and how, the steps not judged, what was
+// left out and why, and the warnings.
+func (r *ChangeReport) Notes() []string { return r.document().Notes }
+
 func (r *ChangeReport) document() document {
 	var d document
 	for _, g := range groupChanges(r.Changes) {
@@ -113,10 +144,15 @@ func (r *ChangeReport) document() document {
 	if !o.Since.IsZero() {
 		window = fmt.Sprintf(" starting on or after %s", o.Since.UTC().Format("2006-01-02 15:04"))
 	}
-	if len(r.Changes) == 0 {
-		d.Notes = append(d.Notes, fmt.Sprintf("no change%s in %d series (%s)", window, r.Series, smallest))
+	found := "no change"
+	if len(r.Changes) > 0 {
+		found = fmt.Sprintf("%d change(s)", len(r.Changes))
+	}
+	if r.Searched == r.Series {
+		d.Notes = append(d.Notes, fmt.Sprintf("%s%s in %d series (%s)", found, window, r.Series, smallest))
 	} else {
-		d.Notes = append(d.Notes, fmt.Sprintf("%d change(s)%s in %d series (%s)", len(r.Changes), window, r.Series, smallest))
+		d.Notes = append(d.Notes, fmt.Sprintf("%s%s in the %d series searched of %d (%s; below: why the others were not)",
+			found, window, r.Searched, r.Series, smallest))
 	}
 	short := ""
 	if o.MinChange > 0 {
@@ -128,12 +164,30 @@ func (r *ChangeReport) document() document {
 		"at least %d runs a side; one sample per run: the median of its repeats; before/after: medians of the runs between neighbouring changes; "+
 		"change: the Hodges–Lehmann step between them (the median ratio of a run after to a run before), which the smallest change is held to",
 		o.Alpha, short, o.MinSegment))
-	if r.Short > 0 {
-		d.Notes = append(d.Notes, fmt.Sprintf("%d series with fewer than %d runs not searched: a change needs %d runs on each side",
-			r.Short, 2*o.MinSegment, o.MinSegment))
+	d.Notes = append(d.Notes, notJudgedNotes(r.NotJudged)...)
+	for _, l := range r.LeftOut {
+		d.Notes = append(d.Notes, l.Note)
 	}
 	d.Notes = append(d.Notes, r.Warnings...)
 	return d
+}
+
+// notJudgedNotes says, per series group and run, which steps show only with the invalid points counted:
+// "not judged: am64x cpu aes-128-cbc 16 B −86.0%, 16384 B −85.1% at run 4 (2026-01-04) after run 3, with the
+// invalid points counted (invalid: background CPU 60–90 %); never a verdict".
+func notJudgedNotes(cs []Change) []string {
+	var out []string
+	for _, g := range groupChanges(cs) {
+		first := g.changes[0]
+		var steps []string
+		for _, c := range g.changes {
+			steps = append(steps, c.Key().Size()+" "+formatChange(c.Delta))
+		}
+		out = append(out, fmt.Sprintf("not judged: %s %s %s %s at run %d (%s) after run %d, with the invalid points counted (%s); never a verdict",
+			g.key.Board, g.key.Mode, algoLabel(g.key.Algorithm, g.key.Op, g.key.Threads), strings.Join(steps, ", "), g.run,
+			first.Date.Format("2006-01-02"), first.PreviousRun, first.NotJudged))
+	}
+	return out
 }
 
 // formatP prints a p-value with at most three decimals: 0.005, 0.01, and "<0.001" below that.

@@ -35,14 +35,35 @@ func ChangeLevels(c Change, unit string) string {
 	return fmt.Sprintf("%s → %s %s", formatValue(inUnit(c.Before, unit)), formatValue(inUnit(c.After, unit)), unit)
 }
 
+// Marks are the changes a history chart draws: the judged changes and the steps not judged (Change.NotJudged),
+// by series, then run.
+func (r *ChangeReport) Marks() []Change {
+	out := append(append([]Change{}, r.Changes...), r.NotJudged...)
+	sortChanges(out)
+	return out
+}
+
 // markChanges numbers the changes on a history chart (index: run → x): a dashed line, between the runs on either
-// side, for each whose first run at the new level is plotted, labelled "#N −84.2%" as writeHistoryChanges lists it.
+// side, for each whose first run at the new level is plotted, labelled "#N −84.2%" as writeHistoryChanges lists it;
+// a step not judged (seen only with the invalid points counted) is drawn apart, grey and dotted, labelled
+// "#N not judged: invalid −86.0%".
 func markChanges(chart *lineChart, index map[int64]float64, cs []Change) {
 	for i, c := range cs {
 		if x, ok := index[c.Run]; ok {
-			chart.Marks = append(chart.Marks, chartMark{X: x - 0.5, Label: fmt.Sprintf("#%d %s", i+1, formatChange(c.Delta))})
+			m := chartMark{X: x - 0.5, Label: fmt.Sprintf("#%d %s", i+1, formatChange(c.Delta))}
+			if c.NotJudged != "" {
+				m.NotJudged = true
+				m.Label = fmt.Sprintf("#%d not judged: %s %s", i+1, notJudgedWhy(c), formatChange(c.Delta))
+			}
+			chart.Marks = append(chart.Marks, m)
 		}
 	}
+}
+
+// notJudgedWhy is the first word of a not-judged reason: "invalid" of "invalid: background CPU 60–90 %".
+func notJudgedWhy(c Change) string {
+	why, _, _ := strings.Cut(c.NotJudged, ":")
+	return why
 }
 
 // writeHistoryChanges lists the changes under a history chart, numbered as the chart marks them (named by series
@@ -61,9 +82,16 @@ func writeHistoryChanges(ew *errWriter, cs []Change, unit string, runHref func(i
 	}
 	ew.printf("<ol class=\"changes\">\n")
 	for _, c := range cs {
-		ew.printf("<li>")
+		if c.NotJudged != "" {
+			ew.printf("<li class=\"notjudged\">")
+		} else {
+			ew.printf("<li>")
+		}
 		if named {
 			ew.printf("%s: ", html.EscapeString(c.Key().Label()))
+		}
+		if c.NotJudged != "" {
+			ew.printf("<b>not judged</b> (%s; seen only with the invalid points counted, never a verdict): ", html.EscapeString(c.NotJudged))
 		}
 		ew.printf("<span class=\"step\">%s</span> from %s (%s) to %s (%s): %s, %d nights before, %d after",
 			formatChange(c.Delta), run(c.PreviousRun), c.PreviousDate.UTC().Format("2006-01-02"), run(c.Run),

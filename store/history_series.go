@@ -83,6 +83,12 @@ type Night struct {
 	Failed  int       // failed points, left out of Values
 	Drivers []string  // distinct kernel drivers the points name
 	Invalid int       // points judged invalid (busy, throttled board), left out of Values
+	// InvalidValues are the throughputs of the invalid points, never a sample to judge: a chart may show the
+	// level they were measured at, marked as not judged, so that a step among them is seen and not believed.
+	InvalidValues []float64
+	// InvalidReasons are the distinct validity reasons of the invalid points ("background CPU 72 % (limit 8 %)"),
+	// in the order they first appear: what a reader must fix before the night counts.
+	InvalidReasons []string
 }
 
 // HistoryRun is what a night needs to know about its run.
@@ -107,7 +113,9 @@ type BoardRunKey struct {
 // SeriesHistories reads every selected series over its runs in two queries — the board runs with their facts,
 // then their points — whatever the number of series. Failed points are counted, not used.
 //
-// Points judged invalid are left out here too, in one place (usablePoint), for every reader.
+// Points judged invalid are left out of Values here too, in one place (usablePoint), for every reader; their
+// values and reasons are kept apart (Night.InvalidValues, Night.InvalidReasons) so that what was left out can
+// be said and shown.
 func (db *DB) SeriesHistories(ctx context.Context, f HistoryFilter) (*Histories, error) {
 	h := &Histories{Runs: map[int64]HistoryRun{}, Boards: map[string]HistoryBoard{}, factsJSON: map[BoardRunKey]string{}}
 	cte, args := boardRunWindow(f)
@@ -195,9 +203,10 @@ func (db *DB) readHistoryPoints(ctx context.Context, h *Histories, cte string, a
 		w.in("m.block_size", sizes)
 	}
 	rows, err := db.db.QueryContext(ctx, cte+` SELECT m.run_id, m.board, m.mode, m.algorithm, m.op, m.block_size,
-			m.key_bits, m.curve, m.threads, m.bytes_per_sec, m.ops_per_sec, m.driver, m.failed, m.validity
+			m.key_bits, m.curve, m.threads, m.bytes_per_sec, m.ops_per_sec, m.driver, m.failed, m.validity,
+			CASE WHEN m.validity = ? THEN m.validity_reasons END
 		FROM w CROSS JOIN measurements m ON m.run_id = w.run_id AND m.board = w.board`+w.sql()+db.insertionOrder("m"),
-		append(append([]any{}, args...), w.args...)...)
+		append(append(append([]any{}, args...), protocol.ValidityInvalid), w.args...)...)
 	if err != nil {
 		return classify(err)
 	}
@@ -218,8 +227,9 @@ func (db *DB) readHistoryPoints(ctx context.Context, h *Histories, cte string, a
 		var driver string
 		var failed bool
 		var validity string
+		var reasons sql.NullString
 		if err := rows.Scan(&run, &k.Board, &k.Mode, &k.Algorithm, &k.Op, &k.BlockSize, &k.KeyBits, &k.Curve,
-			&k.Threads, &bps, &ops, &driver, &failed, &validity); err != nil {
+			&k.Threads, &bps, &ops, &driver, &failed, &validity, &reasons); err != nil {
 			return err
 		}
 		k.Board, k.Mode, k.Algorithm, k.Op, k.Curve = in(k.Board), in(k.Mode), in(k.Algorithm), in(k.Op), in(k.Curve)
@@ -240,26 +250,23 @@ func (db *DB) readHistoryPoints(ctx context.Context, h *Histories, cte string, a
 			n = len(s.Nights)
 			s.Nights = append(s.Nights, Night{RunID: run})
 		}
-		night := &s.Nights[n]
 		v := bps
 		if k.BlockSize == 0 {
 			v = ops
 		}
-		switch {
-		case failed:
-			night.Failed++
-		case !usablePoint(failed, validity):
-			night.Invalid++
-		default:
-			night.Values = append(night.Values, v)
-		}
-		if driver != "" && !contains(night.Drivers, driver) {
-			night.Drivers = append(night.Drivers, in(driver))
+		if err := s.Nights[n].add(v, failed, validity, reasons, driver, in); err != nil {
+			return fmt.Errorf("run %d: %w", run, err)
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return classify(err)
 	}
+	h.sortSeries()
+	return nil
+}
+
+// sortSeries orders the series by key and each one's nights oldest run first.
+func (h *Histories) sortSeries() {
 	for i := range h.Series {
 		ns := h.Series[i].Nights
 		sort.Slice(ns, func(a, b int) bool {
@@ -271,13 +278,49 @@ func (db *DB) readHistoryPoints(ctx context.Context, h *Histories, cte string, a
 		})
 	}
 	sort.Slice(h.Series, func(a, b int) bool { return seriesKeyLess(h.Series[a].Key, h.Series[b].Key) })
-	return nil
 }
 
 // usablePoint says whether a point enters a night's sample. Failed points never do, nor points judged invalid
 // (they are counted); suspect points do.
 func usablePoint(failed bool, validity string) bool {
 	return !failed && validity != protocol.ValidityInvalid
+}
+
+// add counts one point of the night: failed, invalid (with its value and reasons kept apart) or a sample value.
+func (n *Night) add(v float64, failed bool, validity string, reasons sql.NullString, driver string, in func(string) string) error {
+	switch {
+	case failed:
+		n.Failed++
+	case !usablePoint(failed, validity):
+		n.Invalid++
+		n.InvalidValues = append(n.InvalidValues, v)
+		if err := n.addReasons(reasons, in); err != nil {
+			return err
+		}
+	default:
+		n.Values = append(n.Values, v)
+	}
+	if driver != "" && !contains(n.Drivers, driver) {
+		n.Drivers = append(n.Drivers, in(driver))
+	}
+	return nil
+}
+
+// addReasons adds the JSON list of an invalid point's validity reasons to the night's distinct reasons.
+func (n *Night) addReasons(reasons sql.NullString, in func(string) string) error {
+	if !reasons.Valid || reasons.String == "" {
+		return nil
+	}
+	var rs []string
+	if err := json.Unmarshal([]byte(reasons.String), &rs); err != nil {
+		return fmt.Errorf("validity reasons: %w", err)
+	}
+	for _, r := range rs {
+		if !contains(n.InvalidReasons, r) {
+			n.InvalidReasons = append(n.InvalidReasons, in(r))
+		}
+	}
+	return nil
 }
 
 // in adds "col IN (?, ?, …)".

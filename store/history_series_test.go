@@ -113,3 +113,46 @@ func TestSeriesHistoriesCountsFailedPoints(t *testing.T) {
 		}
 	})
 }
+
+// TestSeriesHistoriesKeepsInvalidApart: an invalid point never enters Values, but its value and its distinct
+// reasons are kept beside them, so that a report can say what was left out and why.
+func TestSeriesHistoriesKeepsInvalidApart(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		db := b.open(t)
+		w, err := db.BeginRun(ctx, RunInfo{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ps []protocol.Point
+		for i, bg := range []string{"background CPU 72 % (limit 8 %)", "background CPU 64 % (limit 8 %)", "background CPU 72 % (limit 8 %)"} {
+			p := pt("cpu", "aes-128-cbc", 16, i, float64(10+i))
+			p.Validity, p.ValidityReasons = protocol.ValidityInvalid, []string{bg}
+			ps = append(ps, p)
+		}
+		ok := pt("cpu", "aes-128-cbc", 16, 3, 100)
+		ok.Validity = protocol.ValidityOK
+		for _, p := range append(ps, ok) {
+			if err := w.Point(ctx, "a", p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Finish(ctx, protocol.StatusOK); err != nil {
+			t.Fatal(err)
+		}
+		h, err := db.SeriesHistories(ctx, HistoryFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := h.Series[0].Nights[0]
+		if !reflect.DeepEqual(n.Values, []float64{100}) || n.Invalid != 3 {
+			t.Errorf("values %v, invalid %d; want [100] and 3", n.Values, n.Invalid)
+		}
+		if want := []float64{10, 11, 12}; !reflect.DeepEqual(n.InvalidValues, want) {
+			t.Errorf("invalid values %v, want %v", n.InvalidValues, want)
+		}
+		if want := []string{"background CPU 72 % (limit 8 %)", "background CPU 64 % (limit 8 %)"}; !reflect.DeepEqual(n.InvalidReasons, want) {
+			t.Errorf("invalid reasons %q, want %q", n.InvalidReasons, want)
+		}
+	})
+}

@@ -37,7 +37,13 @@ the algorithm). A change needs 3 runs on each side: one odd night is never a cha
    fleet changes --label nightly --since 7d --fail-on-drop 5%      exit 1 on a drop that started this week
 
 --since DATE|RUN keeps the changes that start at or after it (2026-01-31, 2026-01-31T02:00, 7d, 36h, or a run
-id); the search still reads the history before it. Exit 1 with --fail-on-drop when such a drop is found.`,
+id); the search still reads the history before it. Exit 1 with --fail-on-drop when such a drop is found.
+
+Invalid points (a busy, throttled board: fleet show) are never judged. What was left out is said under the
+changes, per board: series with too few runs, series whose runs were all invalid or failed (with the causes,
+e.g. "background CPU 60–90 %", and what to do), runs and points left out of the series searched. A step that
+shows only with the invalid points counted is listed as "not judged", never as a change, and --fail-on-drop
+ignores it. --format json is an object: {"changes", "not_judged", "series", "searched", "left_out", "notes"}.`,
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "boards", Aliases: []string{"b"}, Usage: "only these `BOARDS`"},
 			&cli.StringSliceFlag{Name: "tag", Aliases: []string{"t"}, Usage: "only the inventory's boards carrying `TAG`"},
@@ -87,11 +93,6 @@ func changesAction(c *cli.Context) error {
 	r := report.Changes(h, f.opts)
 	if err := report.WriteChanges(c.App.Writer, r, f.format); err != nil {
 		return err
-	}
-	if f.format == report.FormatJSON {
-		for _, w := range r.Warnings { // text and Markdown carry them as notes; JSON stays one array
-			fmt.Fprintf(c.App.ErrWriter, "fleet changes: %s\n", w)
-		}
 	}
 	if f.failOnDrop > 0 {
 		if drops := r.Drops(f.failOnDrop); len(drops) > 0 {
@@ -225,5 +226,5 @@ func reportChanges(c *cli.Context, db *store.DB, ms []store.Measurement) ([]repo
 	if err != nil {
 		return nil, err
 	}
-	return report.Changes(h, report.ChangeOptions{MaxRuns: defaultMaxRuns}).Changes, nil
+	return report.Changes(h, report.ChangeOptions{MaxRuns: defaultMaxRuns}).Marks(), nil
 }

@@ -84,10 +84,13 @@ func TestChangesImportedHistory(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("changes --format json: exit %d: %s", code, stderr)
 	}
-	var changes []map[string]any
-	if err := json.Unmarshal([]byte(stdout), &changes); err != nil {
+	var out struct {
+		Changes []map[string]any `json:"changes"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
 		t.Fatalf("JSON: %v\n%s", err, stdout)
 	}
+	changes := out.Changes
 	if len(changes) != 3 {
 		t.Fatalf("%d changes, want 3:\n%s", len(changes), stdout)
 	}
@@ -165,11 +168,15 @@ func TestChangesFactsAndFailOnDrop(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var changes []struct {
-		Run   int64    `json:"run"`
-		Facts []string `json:"facts_changed"`
+	var out struct {
+		Changes []struct {
+			Run   int64    `json:"run"`
+			Facts []string `json:"facts_changed"`
+		} `json:"changes"`
 	}
-	if err := json.Unmarshal([]byte(stdout), &changes); err != nil || len(changes) != 1 {
+	err := json.Unmarshal([]byte(stdout), &out)
+	changes := out.Changes
+	if err != nil || len(changes) != 1 {
 		t.Fatalf("want one change: %v\n%s", err, stdout)
 	}
 	want := []string{"kernel 6.1.46 → 6.6.32", "kernel driver for cbc(aes) cbc-aes-omap → cbc-aes-ce", "afalg driver cbc-aes-omap → cbc-aes-ce"}

@@ -147,10 +147,11 @@ func TestNightlyHistoryEndToEnd(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("fleet changes --format json exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	var changes []report.Change
-	if err := json.Unmarshal([]byte(stdout), &changes); err != nil {
+	var found report.ChangesJSON
+	if err := json.Unmarshal([]byte(stdout), &found); err != nil {
 		t.Fatalf("changes JSON: %v\n%s", err, stdout)
 	}
+	changes := found.Changes
 	t.Logf("fleet changes --format json:\n%s", stdout)
 	for _, size := range []string{"16", "16384"} {
 		out, _, _ := runFleet(t, "history", "--db", db, "--board", "local", "--algorithm", "aes-128-cbc", "--size", size)
