@@ -87,11 +87,11 @@ func fleetChanges(t *testing.T, db string, args ...string) []report.Change {
 	if code != 0 {
 		t.Fatalf("changes: exit %d: %s", code, stderr)
 	}
-	var cs []report.Change
+	var cs report.ChangesJSON
 	if err := json.Unmarshal([]byte(stdout), &cs); err != nil {
 		t.Fatalf("changes: %v\n%s", err, stdout)
 	}
-	return cs
+	return cs.Changes
 }
 
 // TestChangesOnBusyPastedHistory is a known truth: twenty pasted CPU-timed sessions of one x86 board (fixture 20,
