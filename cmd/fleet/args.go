@@ -3,15 +3,21 @@ package main
 import (
 	"context"
 	"io"
+	"os"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/fleetlab/fleet/store"
 )
 
-// run builds the app and runs it with args as a user types them.
+// run builds the app and runs it with args as a user types them. Its error has every password of every
+// connection string it was given (an argument, FLEET_DB) scrubbed out, whichever parser or driver quoted it.
 func run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, args []string) error {
 	app := newApp(stdin, stdout, stderr)
-	return app.RunContext(ctx, flagsFirst(app, args))
+	err := app.RunContext(ctx, flagsFirst(app, args))
+	return store.Scrub(err, append(slices.Clone(args), os.Getenv("FLEET_DB"))...)
 }
 
 // flagsFirst moves the flags that follow a command's positional arguments in front of them
