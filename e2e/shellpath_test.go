@@ -342,7 +342,7 @@ func TestShellPathConcurrencyCheck(t *testing.T) {
 			}
 			w.writeInventory(withBoardKeys(lab.BoardsTOML(), tc.board, `agent = "shell"`, fmt.Sprintf("openssl = %q", bin),
 				`env = { FLEET_FAKE = "wrong" }`, strings.TrimSpace(anyValidity)))
-			r := w.fleet("run", "--boards", tc.board, "--seconds", "0.2", "--algorithms", "aes-128-cbc", "--sizes", "4096",
+			r := w.fleet("run", "--boards", tc.board, "--seconds", "1", "--algorithms", "aes-128-cbc", "--sizes", "4096",
 				"--modes", "engine:fleetfake", "--verify-threads", "2")
 			if r.code != 3 {
 				t.Fatalf("exit %d, want 3\n%s", r.code, r)

@@ -16,8 +16,9 @@ import (
 // connects to the board and gives it back after the board's cleanup, so nothing of two runs (deploy, probe,
 // governor, sweep) overlaps on one board. Without a Leaser (tests, dry runs, no database) Run takes no lease.
 type Leaser interface {
-	// AcquireLease takes board for ttl when it is free, or its holder's lease has expired; otherwise it returns
-	// false and the lease that holds the board.
+	// AcquireLease takes board for ttl when it is free, its holder's lease has expired, or its holder's process
+	// is known to be gone (then the lease returned has Replaced set); otherwise it returns false and the lease
+	// that holds the board.
 	AcquireLease(ctx context.Context, board string, ttl time.Duration) (holder protocol.Lease, ok bool, err error)
 	// RenewLease moves the expiry of the run's lease to ttl from now; false means the run no longer holds it.
 	RenewLease(ctx context.Context, board string, ttl time.Duration) (ok bool, err error)
@@ -147,6 +148,10 @@ func takeLease(ctx context.Context, opts RunOptions, board string, ev func(Event
 			return nil, fmt.Errorf("take lease of %s: %w", board, err)
 		}
 		if ok {
+			if gone := holder.Replaced; gone != nil {
+				ev(Event{Stage: StageLease, Msg: fmt.Sprintf("took the lease at once from %s: its process is gone; "+
+					"that run is marked interrupted", holderText(*gone, true))})
+			}
 			break
 		}
 		left := time.Until(deadline)

@@ -179,6 +179,12 @@ func TestParseErrors(t *testing.T) {
 			`boards.toml:3:11: profile "p": seconds 0 is out of range (expected more than 0 and at most 600)`},
 		{"seconds too long", "[profiles.p]\nalgorithms = [\"sha256\"]\nseconds = 600.5\n",
 			`boards.toml:3:11: profile "p": seconds 600.5 is out of range (expected more than 0 and at most 600)`},
+		{"seconds fraction", "[profiles.p]\nalgorithms = [\"sha256\"]\nseconds = 0.5\n",
+			`boards.toml:3:11: profile "p": seconds 0.5 is not a whole number: openssl speed -seconds takes whole ` +
+				`seconds (OpenSSL 1.1.1 and 3.x; 1.0 has no -seconds), so 0.5 s cannot be measured as asked; use 1`},
+		{"seconds fraction above one", "[profiles.p]\nalgorithms = [\"sha256\"]\nseconds = 2.5\n",
+			`boards.toml:3:11: profile "p": seconds 2.5 is not a whole number: openssl speed -seconds takes whole ` +
+				`seconds (OpenSSL 1.1.1 and 3.x; 1.0 has no -seconds), so 2.5 s cannot be measured as asked; use 2 or 3`},
 		{"seconds nan", "[profiles.p]\nalgorithms = [\"sha256\"]\nseconds = nan\n",
 			`boards.toml:3:11: profile "p": seconds NaN is out of range (expected more than 0 and at most 600)`},
 		{"seconds inf", "[profiles.p]\nalgorithms = [\"sha256\"]\nseconds = inf\n",

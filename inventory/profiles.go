@@ -172,12 +172,31 @@ func checkSize(s int64) string {
 	return ""
 }
 
+// checkSeconds refuses a time per point that openssl cannot run: out of range, or not whole. Every openssl
+// that has -seconds (1.1.1, 3.x) takes whole seconds ("-seconds +int"; 1.0 has none), so 0.5 would run 1 s,
+// a point timed otherwise than asked, noted only in a flag of the points.
 func checkSeconds(s float64) string {
 	if math.IsNaN(s) || s <= 0 || s > maxSeconds {
 		return fmt.Sprintf("seconds %v is out of range (expected more than 0 and at most %d)", s, maxSeconds)
 	}
+	if s != math.Trunc(s) {
+		return fmt.Sprintf("seconds %v is not a whole number: openssl speed -seconds takes whole seconds "+
+			"(OpenSSL 1.1.1 and 3.x; 1.0 has no -seconds), so %v s cannot be measured as asked; use %v",
+			s, s, wholeSeconds(s))
+	}
 	return ""
 }
+
+// wholeSeconds suggests the whole seconds nearest s: "1" below one, else the two around it.
+func wholeSeconds(s float64) string {
+	if s < 1 {
+		return "1"
+	}
+	return fmt.Sprintf("%v or %v", math.Floor(s), math.Ceil(s))
+}
+
+// CheckSeconds is checkSeconds for a time per point given elsewhere (a command line): "" when openssl can run it.
+func CheckSeconds(s float64) string { return checkSeconds(s) }
 
 func checkCount(key string, v, max int64) string {
 	if v < 1 || v > max {

@@ -102,7 +102,7 @@ func TestFileProfiles(t *testing.T) {
 			Modes: []string{"soft", "cpu", "devcrypto", "afalg", "kcapi"}, Sizes: []int{16, 64, 256, 1024, 8192, 16384},
 			Seconds: 1, Threads: 1, Repeats: 3}},
 		// A file's quick replaces the built-in one; what it leaves out takes the defaults, not the built-in's values.
-		{"quick", Profile{Name: "quick", Algorithms: []string{"sha256"}, Sizes: DefaultSizes(), Seconds: 0.5, Threads: 1, Repeats: 1}},
+		{"quick", Profile{Name: "quick", Algorithms: []string{"sha256"}, Sizes: DefaultSizes(), Seconds: 1, Threads: 1, Repeats: 1}},
 		{"full", builtinProfiles()["full"]},
 	}
 	for _, tt := range tests {

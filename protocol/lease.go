@@ -6,11 +6,18 @@ import "time"
 // controllers sharing a database. The store keeps leases; the controller takes one per board around its sweep
 // and shows the holder to a run that has to wait.
 type Lease struct {
-	Board     string
-	RunID     int64
-	Label     string // the holder run's label, e.g. nightly; may be empty
-	Host      string // the holder controller's host name
-	PID       int    // the holder controller's process id on Host
+	Board string
+	RunID int64
+	Label string // the holder run's label, e.g. nightly; may be empty
+	Host  string // the holder controller's host name
+	PID   int    // the holder controller's process id on Host
+	// PIDSpace is where PID names that process: the holder's kernel boot and PID namespace; empty when it
+	// cannot be told (not Linux, a row an older fleet wrote). Only a holder of the asker's own space can be
+	// known to be gone.
+	PIDSpace string
+	// Replaced is set on a lease just taken from a holder whose process was gone (same PIDSpace, no such
+	// PID) before its lease expired: that holder, whose run was marked interrupted.
+	Replaced  *Lease
 	Since     time.Time
 	Heartbeat time.Time // the holder's last renewal
 	Expires   time.Time // after it, the holder is taken for dead and another run may take the board

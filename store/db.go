@@ -83,7 +83,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		}
 		if err != nil {
 			db.db.Close()
-			return nil, fmt.Errorf("open database %s: %w", db.Path, err)
+			return nil, Scrub(fmt.Errorf("open database %s: %w", db.Path, err), dsn)
 		}
 		return db, nil
 	}

@@ -40,6 +40,9 @@ func (db *DB) BeginImport(ctx context.Context, info RunInfo) (*ImportTx, error) 
 	if err := CheckLabel(info.Label); err != nil {
 		return nil, fmt.Errorf("begin import in %s: %w", db.Path, err)
 	}
+	if err := db.checkMeasuredLabel(ctx, info.Label); err != nil {
+		return nil, fmt.Errorf("begin import in %s: %w", db.Path, err)
+	}
 	tx, err := db.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("begin import in %s: %w", db.Path, fullDisk(db.Path, classify(err)))

@@ -22,8 +22,10 @@ import (
 const acquireTries = 3
 
 // AcquireLease takes req.Board for the run req.RunID (with req's Label, Host and PID, shown to runs that wait)
-// for ttl, when nobody holds it, its holder's lease has expired, or that run holds it already. It returns the
-// lease as it now is and whether it is req's: false means another run holds the board, and the lease says who.
+// for ttl, when nobody holds it, its holder's lease has expired, that run holds it already, or its holder's
+// process is gone (holderGone: same PIDSpace, no such PID; Replaced then names it and its run is marked
+// interrupted). It returns the lease as it now is and whether it is req's: false means another run holds the
+// board, and the lease says who.
 func (db *DB) AcquireLease(ctx context.Context, req protocol.Lease, ttl time.Duration) (protocol.Lease, bool, error) {
 	if req.Board == "" || ttl <= 0 {
 		return protocol.Lease{}, false, fmt.Errorf("take lease: want a board and a positive time to live, have %q, %v", req.Board, ttl)
@@ -35,13 +37,16 @@ func (db *DB) AcquireLease(ctx context.Context, req protocol.Lease, ttl time.Dur
 		}
 		l := req
 		l.Since, l.Heartbeat, l.Expires, l.Expired = now, now, now.Add(ttl), false
-		res, err := db.db.ExecContext(ctx, `INSERT INTO leases (board, run_id, label, host, pid, since, heartbeat, expires)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		res, err := db.db.ExecContext(ctx, `INSERT INTO leases (board, run_id, label, host, pid, pid_space, since,
+				heartbeat, expires)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (board) DO UPDATE SET run_id = excluded.run_id, label = excluded.label, host = excluded.host,
-				pid = excluded.pid, heartbeat = excluded.heartbeat, expires = excluded.expires,
+				pid = excluded.pid, pid_space = excluded.pid_space, heartbeat = excluded.heartbeat,
+				expires = excluded.expires,
 				since = CASE WHEN leases.run_id = excluded.run_id THEN leases.since ELSE excluded.since END
 			WHERE leases.expires <= excluded.heartbeat OR leases.run_id = excluded.run_id`,
-			l.Board, l.RunID, l.Label, l.Host, l.PID, formatTime(l.Since), formatTime(l.Heartbeat), formatTime(l.Expires))
+			l.Board, l.RunID, l.Label, l.Host, l.PID, l.PIDSpace, formatTime(l.Since), formatTime(l.Heartbeat),
+			formatTime(l.Expires))
 		if err != nil {
 			return protocol.Lease{}, false, fmt.Errorf("take lease of %s in %s: %w", req.Board, db.Path, classify(err))
 		}
@@ -58,6 +63,20 @@ func (db *DB) AcquireLease(ctx context.Context, req protocol.Lease, ttl time.Dur
 		}
 		if err != nil {
 			return protocol.Lease{}, false, fmt.Errorf("take lease of %s: %w", req.Board, err)
+		}
+		if holderGone(holder, l) {
+			taken, err := db.takeOverGone(ctx, l, holder)
+			if err != nil {
+				return protocol.Lease{}, false, fmt.Errorf("take lease of %s from run %d, whose process %d is gone: %w",
+					req.Board, holder.RunID, holder.PID, err)
+			}
+			if taken {
+				l.Replaced = &holder
+				return l, true, nil
+			}
+			if try+1 < acquireTries {
+				continue // the row changed since it was read: ask again
+			}
 		}
 		return holder, false, nil
 	}
@@ -138,12 +157,12 @@ func (db *DB) lease(ctx context.Context, board string, now time.Time) (protocol.
 	return l, nil
 }
 
-const leaseColumns = `board, run_id, label, host, pid, since, heartbeat, expires`
+const leaseColumns = `board, run_id, label, host, pid, pid_space, since, heartbeat, expires`
 
 func scanLease(row interface{ Scan(...any) error }, now time.Time) (protocol.Lease, error) {
 	var l protocol.Lease
 	var since, heartbeat, expires sql.NullString
-	if err := row.Scan(&l.Board, &l.RunID, &l.Label, &l.Host, &l.PID, &since, &heartbeat, &expires); err != nil {
+	if err := row.Scan(&l.Board, &l.RunID, &l.Label, &l.Host, &l.PID, &l.PIDSpace, &since, &heartbeat, &expires); err != nil {
 		return l, err
 	}
 	var err error
@@ -176,12 +195,13 @@ func (db *DB) leaseNow(ctx context.Context) (time.Time, error) {
 }
 
 // AcquireLease takes board for this run (fleet.Leaser): see DB.AcquireLease. The run's label and host, and
-// this process's id, are shown to runs that wait for the board. The lease is kept under protocol.LeaseKey
+// this process's id, are shown to runs that wait for the board; with the process's space (processSpace) a run
+// of this machine can tell when this process is gone. The lease is kept under protocol.LeaseKey
 // (local's is its host's: local@ci-3), and the holder returned names the board as asked: "local is leased by
 // run 41 (nightly, host ci-3 …)", the host being the holder's, which for local is this run's host too.
 func (w *RunWriter) AcquireLease(ctx context.Context, board string, ttl time.Duration) (protocol.Lease, bool, error) {
 	l, ok, err := w.db.AcquireLease(ctx, protocol.Lease{Board: protocol.LeaseKey(board, w.host), RunID: w.id, Label: w.label,
-		Host: w.host, PID: os.Getpid()}, ttl)
+		Host: w.host, PID: os.Getpid(), PIDSpace: processSpace()}, ttl)
 	if err == nil {
 		l.Board = board
 	}

@@ -99,13 +99,14 @@ func (db *DB) LatestPoints(ctx context.Context, f Filter) ([]Measurement, error)
 	if f.Label == "" {
 		return db.latestPoints(ctx, f)
 	}
-	// Every series ever measured has a row in latest; for each, walk the runs with the label newest first
-	// (index runs_label) until one has the series (a seek in measurements_run_series).
+	// Every series ever measured has a row in latest; for each, walk the measured runs with the label newest
+	// first (index runs_label) until one has the series (a seek in measurements_run_series). A reference run is
+	// never a series' latest, under a label either.
 	w := pointWhere(f, "l")
 	args := append([]any{f.Label}, w.args...)
 	return db.queryMeasurements(ctx, "read latest points", `WITH s AS (
 			SELECT l.board, l.mode, l.algorithm, l.op, l.block_size, l.key_bits, l.curve, l.threads,
-				(SELECT r.id FROM runs r WHERE r.label = ?1 AND EXISTS (SELECT 1 FROM measurements m
+				(SELECT r.id FROM runs r WHERE r.label = ?1 AND r.status <> 'reference' AND EXISTS (SELECT 1 FROM measurements m
 					WHERE m.run_id = r.id AND `+sameSeries+`) ORDER BY r.started DESC, r.id DESC LIMIT 1) AS run_id
 			FROM latest l`+w.sql()+`)
 		SELECT `+measurementCols+` FROM s l CROSS JOIN measurements m ON m.run_id = l.run_id AND `+sameSeries+`

@@ -55,6 +55,9 @@ func Redact(dsn string) string {
 	if strings.HasPrefix(strings.ToLower(strings.TrimSpace(dsn)), "postgresql:") {
 		scheme = "postgresql"
 	}
+	if checkUserinfo(dsn) != nil {
+		return scheme + "://***" // where its password ends is not certain: show nothing of it
+	}
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil || strings.Contains(cfg.Host+cfg.Database+cfg.User, "@") {
 		// an '@' past the authority ("u:12/PW@host/db" is host u, port 12, database "PW@host/db" to libpq)
@@ -99,13 +102,19 @@ const defaultConnectTimeout = 10 * time.Second
 
 // openPostgres opens the PostgreSQL database at the URL dsn through pgx's database/sql driver. libpq's
 // parameters (sslmode, PGPASSWORD, ~/.pgpass, ...) are honoured as pgx.ParseConfig reads them. readOnly makes
-// every transaction of the session read-only (default_transaction_read_only), for `fleet serve`.
-func openPostgres(ctx context.Context, dsn string, readOnly bool) (*DB, error) {
+// every transaction of the session read-only (default_transaction_read_only), for `fleet serve`. A URL whose
+// password is not certain to end where libpq ends it is refused before the driver reads it (checkUserinfo), and
+// every error returned has the passwords of dsn, and the one pgx found (PGPASSWORD, ~/.pgpass), scrubbed out.
+func openPostgres(ctx context.Context, dsn string, readOnly bool) (_ *DB, err error) {
 	shown := Redact(dsn)
+	if err := checkUserinfo(dsn); err != nil {
+		return nil, fmt.Errorf("open database %s: %w", shown, err)
+	}
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("open database %s: %w: %v", shown, ErrCannotOpen, parseError(err))
+		return nil, Scrub(fmt.Errorf("open database %s: %w: %v", shown, ErrCannotOpen, parseError(err)), dsn)
 	}
+	defer func() { err = scrubSecrets(Scrub(err, dsn), cfg.Password) }()
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = defaultConnectTimeout
 	}

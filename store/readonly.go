@@ -36,7 +36,7 @@ func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 		if err != nil {
 			err = db.explainPermission(ctx, err, accessRead)
 			db.db.Close()
-			return nil, fmt.Errorf("open database %s read-only: %w", db.Path, err)
+			return nil, Scrub(fmt.Errorf("open database %s read-only: %w", db.Path, err), path)
 		}
 		return db, nil
 	}

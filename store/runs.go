@@ -97,6 +97,14 @@ func (db *DB) ResolveRun(ctx context.Context, ref string) (int64, error) {
 		err = db.db.QueryRowContext(ctx, `SELECT id FROM runs WHERE status <> 'reference' ORDER BY started DESC, id DESC LIMIT 1 OFFSET 1`).Scan(&id)
 	} else {
 		what = fmt.Sprintf("run labelled %q", ref)
+		measured, reference, kerr := db.labelKinds(ctx, ref)
+		if kerr != nil {
+			return 0, kerr
+		}
+		if measured > 0 && reference > 0 {
+			return 0, fmt.Errorf("resolve run labelled %q in %s: %w (%d measured, %d reference): name the run by its id "+
+				"(fleet runs lists them)", ref, db.Path, ErrLabelMixed, measured, reference)
+		}
 		err = db.db.QueryRowContext(ctx, `SELECT id FROM runs WHERE label = ? ORDER BY started DESC, id DESC LIMIT 1`,
 			ref).Scan(&id)
 	}

@@ -95,6 +95,9 @@ func (db *DB) BeginRun(ctx context.Context, info RunInfo) (*RunWriter, error) {
 	if err := CheckLabel(info.Label); err != nil {
 		return nil, fmt.Errorf("begin run in %s: %w", db.Path, err)
 	}
+	if err := db.checkMeasuredLabel(ctx, info.Label); err != nil {
+		return nil, fmt.Errorf("begin run in %s: %w", db.Path, err)
+	}
 	var err error
 	if w.uuid, err = checkRunUUID(info.UUID); err != nil {
 		return nil, fmt.Errorf("begin run in %s: %w", db.Path, err)

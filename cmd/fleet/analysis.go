@@ -148,6 +148,9 @@ func regressAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := checkBaselineRuns(c); err != nil {
+		return err
+	}
 	db, err := openExistingDB(c)
 	if err != nil {
 		return err
@@ -308,4 +311,26 @@ func addHistories(c *cli.Context, db *store.DB, ms []store.Measurement, hist map
 		}
 	}
 	return nil
+}
+
+// checkBaselineRuns refuses --baseline-runs with a baseline that is not a label: one run (an id, a UUID,
+// previous) or each board's newest other run (latest) pools no window, so K would be ignored without a word.
+func checkBaselineRuns(c *cli.Context) error {
+	b := c.String("baseline")
+	if !c.IsSet("baseline-runs") {
+		return nil
+	}
+	what := ""
+	switch _, err := strconv.ParseInt(b, 10, 64); {
+	case err == nil:
+		what = "run " + b
+	case store.IsRunUUID(b):
+		what = "the run " + b
+	case b == "previous" || b == "latest":
+		what = b
+	default:
+		return nil
+	}
+	return usageErr("--baseline-runs applies to a labelled baseline (its last K runs); --baseline %s is %s, "+
+		"one run per board: drop --baseline-runs, or give a label", b, what)
 }

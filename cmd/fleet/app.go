@@ -54,6 +54,7 @@ lab shares (--db postgres://user@host/db), for comparison and regression checks.
 			dbCommand(),
 		},
 	}
+	refuseUnknownCommands(app)
 	for _, cmd := range app.Commands {
 		withGlobalFlags(cmd, cmd.Name)
 	}

@@ -2,16 +2,33 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
+	"os"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/fleetlab/fleet/store"
 )
 
-// run builds the app and runs it with args as a user types them.
+// run builds the app and runs it with args as a user types them. Its error has every password of every
+// connection string it was given (an argument, FLEET_DB) scrubbed out, whichever parser or driver quoted it.
+// A write to stdout or stderr whose reader is gone (EPIPE) cancels it as an interrupt does (closedPipe).
 func run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, args []string) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stdout = closedPipe{w: stdout, name: "stdout", cancel: cancel}
+	stderr = closedPipe{w: stderr, name: "stderr", cancel: cancel}
 	app := newApp(stdin, stdout, stderr)
-	return app.RunContext(ctx, flagsFirst(app, args))
+	err := app.RunContext(ctx, flagsFirst(app, args))
+	var closed *outputClosedError
+	if err != nil && errors.As(context.Cause(ctx), &closed) && !errors.Is(err, context.Canceled) {
+		err = fmt.Errorf("%w (%w)", err, closed) // what failed after the output closed: an interrupt still
+	}
+	return store.Scrub(err, append(slices.Clone(args), os.Getenv("FLEET_DB"))...)
 }
 
 // flagsFirst moves the flags that follow a command's positional arguments in front of them

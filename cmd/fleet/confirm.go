@@ -95,7 +95,8 @@ func confirmRegressions(c *cli.Context, db *store.DB, r *report.Regression, base
 }
 
 // confirmSeconds is the seconds per point of the run being judged (the median over the regressed series'
-// points), so that the re-measure times what the nightly timed; 1 s when it cannot tell.
+// points, to the whole second: openssl's -seconds takes no fraction), so that the re-measure times what the
+// nightly timed; 1 s when it cannot tell.
 func confirmSeconds(cur []store.Measurement, targets []report.ConfirmTarget) float64 {
 	var secs []float64
 	for _, m := range cur {
@@ -110,8 +111,7 @@ func confirmSeconds(cur []store.Measurement, targets []report.ConfirmTarget) flo
 		return 1
 	}
 	sort.Float64s(secs)
-	s := math.Round(secs[len(secs)/2]*10) / 10
-	return math.Min(math.Max(s, 0.1), 60)
+	return math.Min(math.Max(math.Round(secs[len(secs)/2]), 1), 60)
 }
 
 func union(a, b []string) []string {

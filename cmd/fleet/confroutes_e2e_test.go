@@ -26,7 +26,7 @@ func TestConfRoutesLocalEndToEnd(t *testing.T) {
 	inv := nightlyInventory(t, dir, "boards.toml", false, map[string]string{"OPENSSL_CONF": conf})
 	db := filepath.Join(dir, "fleet.db")
 	stdout, stderr, code := runFleet(t, "--inventory", inv, "run", "--boards", "local", "--db", db,
-		"--modes", "cpu", "--algorithms", "aes-128-cbc,sha256", "--sizes", "16", "--seconds", "0.2")
+		"--modes", "cpu", "--algorithms", "aes-128-cbc,sha256", "--sizes", "16", "--seconds", "1")
 	if code != 0 && code != 1 {
 		t.Fatalf("fleet run exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}

@@ -277,3 +277,18 @@ func TestFormatFlagsComeFromTheViews(t *testing.T) {
 		})
 	}
 }
+
+// TestFractionalSecondsRefused: --seconds takes whole seconds, as every openssl's -seconds does; a fraction
+// is refused (exit 2, saying why) before anything is measured, never rounded in silence.
+func TestFractionalSecondsRefused(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "fleet.db")
+	for _, s := range []string{"0.5", "1.5", "0.001"} {
+		_, stderr, code := runFleet(t, "run", "--db", db, "--boards", "local", "--algorithms", "sha256", "--seconds", s)
+		if code != exitUsage || !strings.Contains(stderr, "--seconds: seconds "+s+" is not a whole number: openssl speed -seconds takes whole seconds") {
+			t.Errorf("--seconds %s: exit %d, %q; want 2 saying openssl takes whole seconds", s, code, stderr)
+		}
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Error("a refused --seconds created the database")
+	}
+}

@@ -200,7 +200,7 @@ func TestLocalLeasePerHost(t *testing.T) {
 			path := be.newDSN(t)
 			other := holdLeaseOn(t, path, "local", "ci-3")
 			_, stderr, code := runFleet(t, "run", "--boards", "local", "--db", path, "--lease-wait", "0s",
-				"--seconds", "0.2", "--modes", "soft", "--algorithms", "sha256", "--sizes", "16")
+				"--seconds", "1", "--modes", "soft", "--algorithms", "sha256", "--sizes", "16")
 			if code != 0 || strings.Contains(stderr, "leased by") {
 				t.Fatalf("exit %d: this host's local waited for ci-3's (run %d)?\n%s", code, other, stderr)
 			}

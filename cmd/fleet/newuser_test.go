@@ -132,7 +132,7 @@ func TestRunRefusesUnknownAlgorithm(t *testing.T) {
 }
 
 func testRunRefusesUnknownAlgorithm(t *testing.T, db string) {
-	stdout, stderr, code := runFleet(t, "run", "--boards", "local", "--db", db, "--seconds", "0.2", "--modes", "soft",
+	stdout, stderr, code := runFleet(t, "run", "--boards", "local", "--db", db, "--seconds", "1", "--modes", "soft",
 		"--algorithms", "aes128cbc,sha256", "--sizes", "16")
 	if code != exitUsage {
 		t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitUsage, stdout, stderr)

@@ -66,7 +66,7 @@ func burnCPU() (stop func()) {
 func nightlyRun(t *testing.T, inv, db, label string) int64 {
 	t.Helper()
 	stdout, stderr, code := runFleet(t, "--inventory", inv, "run", "--boards", "local", "--db", db, "--label", label,
-		"--modes", "cpu", "--algorithms", "aes-128-cbc", "--sizes", "16,16384", "--repeat", "5", "--seconds", "0.2")
+		"--modes", "cpu", "--algorithms", "aes-128-cbc", "--sizes", "16,16384", "--repeat", "5", "--seconds", "1")
 	if code != 0 {
 		t.Fatalf("fleet run exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}

@@ -106,7 +106,7 @@ func waitStoredPoint(t *testing.T, p *fleetChild, dsn string) {
 
 // outageRun is a local run of some seconds: enough points that the database can fail between two.
 var outageRun = []string{"run", "--boards", "local", "--modes", "cpu", "--algorithms", "sha256",
-	"--sizes", "16,64,256,1024,8192,16384", "--seconds", "0.5", "--repeat", "3"}
+	"--sizes", "16,64,256,1024,8192,16384", "--seconds", "1", "--repeat", "3"}
 
 // ownServer starts a PostgreSQL server of the test's own (the test stops or freezes it) and returns a database
 // URL on it.

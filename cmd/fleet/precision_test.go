@@ -62,7 +62,7 @@ func TestRunLocalPrecisionEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	stdout, stderr, code := runFleet(t, "--inventory", inv, "run", "--boards", "local", "--db", db, "--modes", "cpu",
-		"--precision", "5", "--max-repeat", "8", "--algorithms", "sha256", "--sizes", "1024,16384", "--seconds", "0.2")
+		"--precision", "5", "--max-repeat", "8", "--algorithms", "sha256", "--sizes", "1024,16384", "--seconds", "1")
 	if code != 0 {
 		t.Fatalf("fleet run exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}

@@ -146,7 +146,7 @@ func TestCompareReferenceLocalEndToEnd(t *testing.T) {
 	}
 	db := filepath.Join(t.TempDir(), "fleet.db")
 	if stdout, stderr, code := runFleet(t, "run", "--boards", "local", "--db", db, "--modes", "soft,cpu",
-		"--algorithms", "aes-128-cbc,sha256,chacha20-poly1305", "--sizes", "1024,16384", "--seconds", "0.2", "--repeat", "2"); code != 0 {
+		"--algorithms", "aes-128-cbc,sha256,chacha20-poly1305", "--sizes", "1024,16384", "--seconds", "1", "--repeat", "2"); code != 0 {
 		t.Fatalf("fleet run exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	importReference(t, db, "--reference", "ti-am64x-sdk-12.00", "--board", "am64x-evm", tiSDK)

@@ -245,6 +245,9 @@ func sweepFromFlags(c *cli.Context, inv *inventory.Inventory) (inventory.Profile
 	}
 	if c.IsSet("seconds") {
 		p.Seconds = c.Float64("seconds")
+		if msg := inventory.CheckSeconds(p.Seconds); msg != "" {
+			return p, nil, usageErr("--seconds: %s", msg)
+		}
 	}
 	if c.IsSet("repeat") {
 		p.Repeats = c.Int("repeat")

@@ -39,7 +39,7 @@ func TestRunLocalEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "fleet.db")
 	stdout, stderr, code := runFleet(t, "run", "--boards", "local", "--db", db,
-		"--seconds", "0.2", "--algorithms", "aes-128-cbc,sha256")
+		"--seconds", "1", "--algorithms", "aes-128-cbc,sha256")
 	if code != 0 {
 		t.Fatalf("fleet run exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}

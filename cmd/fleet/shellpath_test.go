@@ -25,7 +25,7 @@ agent = "shell"
 modes = ["cpu"]
 algorithms = ["aes-128-cbc"]
 sizes = [4096]
-seconds = 0.2
+seconds = 1
 `
 
 // writeShellInventory writes boards.toml in dir: shellProfile, with the local board's openssl and env lines

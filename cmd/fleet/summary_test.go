@@ -25,7 +25,7 @@ func TestRunAndCheckWithoutOpenSSLExit3(t *testing.T) {
 	const cause = "openssl /nonexistent/openssl: not found"
 	db := filepath.Join(dir, "fleet.db")
 	for _, args := range [][]string{
-		{"--inventory", inv, "--db", db, "run", "--boards", "local", "--modes", "soft,cpu", "--seconds", "0.1"},
+		{"--inventory", inv, "--db", db, "run", "--boards", "local", "--modes", "soft,cpu", "--seconds", "1"},
 		{"--inventory", inv, "boards", "check", "--boards", "local"},
 	} {
 		stdout, stderr, code := runFleet(t, args...)
