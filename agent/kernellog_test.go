@@ -15,7 +15,7 @@ import (
 // TestKernelWatchKmsg reads this machine's real /dev/kmsg: a line written to it after the watch opened (as root
 // may) is the one new line the watch reports, with its sequence number, and nothing from before is.
 func TestKernelWatchKmsg(t *testing.T) {
-	w := openKernelWatch(context.Background(), defaultKernelPaths)
+	w := openKernelWatch(context.Background(), defaultKernelPaths, protocol.KernelMatcher{}, "")
 	defer w.close()
 	if w.source != protocol.KernelSourceKmsg {
 		t.Skipf("/dev/kmsg not readable here: %s", w.unknown)
@@ -26,7 +26,8 @@ func TestKernelWatchKmsg(t *testing.T) {
 	}
 	var got []protocol.KernelLine
 	for i := 0; i < 50 && len(got) == 0; i++ { // other processes may log too; the marker must come
-		for _, l := range w.poll(context.Background()) {
+		lines, _ := w.poll(context.Background())
+		for _, l := range lines {
 			if strings.Contains(l.Text, marker) {
 				got = append(got, l)
 			}
@@ -38,7 +39,8 @@ func TestKernelWatchKmsg(t *testing.T) {
 	if len(got) != 1 || got[0].Seq <= 0 || got[0].Text != marker {
 		t.Fatalf("watch saw %+v, want the marker once with its sequence number", got)
 	}
-	for _, l := range w.poll(context.Background()) {
+	lines, _ := w.poll(context.Background())
+	for _, l := range lines {
 		if strings.Contains(l.Text, marker) {
 			t.Errorf("the marker came twice: %+v", l)
 		}
@@ -54,13 +56,13 @@ func TestKernelWatchUnknown(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := openKernelWatch(context.Background(), kernelPaths{kmsg: filepath.Join(dir, "kmsg"), dmesgRestrict: restrict,
-		dmesg: []string{filepath.Join(dir, "dmesg"), "-r"}})
+		dmesg: []string{filepath.Join(dir, "dmesg"), "-r"}}, protocol.KernelMatcher{}, dir)
 	defer w.close()
 	if w.source != "" || !strings.Contains(w.unknown, "kernel.dmesg_restrict = 1") || !strings.Contains(w.unknown, "kmsg") {
 		t.Errorf("watch source %q, unknown %q", w.source, w.unknown)
 	}
-	if got := w.poll(context.Background()); len(got) != 0 {
-		t.Errorf("poll = %v", got)
+	if got, tally := w.poll(context.Background()); len(got) != 0 || tally != nil {
+		t.Errorf("poll = %v, %+v", got, tally)
 	}
 }
 
@@ -79,16 +81,19 @@ func TestKernelWatchDmesg(t *testing.T) {
 		}
 	}
 	write("<6>[    1.000000] old one\n<6>[    2.000000] old two\n")
-	w := openKernelWatch(context.Background(), kernelPaths{kmsg: filepath.Join(dir, "kmsg"), dmesg: []string{script}})
+	w := openKernelWatch(context.Background(), kernelPaths{kmsg: filepath.Join(dir, "kmsg"), dmesg: []string{script}}, protocol.KernelMatcher{}, dir)
 	if w.source != protocol.KernelSourceDmesg {
 		t.Fatalf("source %q (%s)", w.source, w.unknown)
 	}
 	write("<6>[    1.000000] old one\n<6>[    2.000000] old two\n<4>[    3.500000] WARNING: CPU: 0 PID: 1 at x\n")
-	got := w.poll(context.Background())
+	got, tally := w.poll(context.Background())
 	if len(got) != 1 || got[0].Text != "WARNING: CPU: 0 PID: 1 at x" || got[0].Level != 4 || got[0].Usec != 3500000 {
 		t.Errorf("poll = %+v", got)
 	}
-	if got := w.poll(context.Background()); len(got) != 0 {
-		t.Errorf("second poll = %+v", got)
+	if want := (protocol.KernelTally{Read: 1, Matched: 1}); tally == nil || *tally != want {
+		t.Errorf("tally = %+v, want %+v", tally, want)
+	}
+	if got, tally := w.poll(context.Background()); len(got) != 0 || tally != nil {
+		t.Errorf("second poll = %+v, %+v", got, tally)
 	}
 }

@@ -194,9 +194,11 @@ func sweepProbed(ctx context.Context, plan protocol.Plan, enc *protocol.Encoder,
 			}
 		}
 	}
-	s.kernel = openKernelWatch(ctx, kernelPathsAt(root))
+	if err := s.watchKernel(ctx); err != nil {
+		return s.done, err
+	}
 	defer s.kernel.close()
-	if err := enc.Encode(protocol.TypeKernel, s.kernel.report(ctx, "before", root)); err != nil {
+	if err := enc.Encode(protocol.TypeKernel, s.kernel.report(ctx, "before")); err != nil {
 		return s.done, err
 	}
 	_, err := newRepeater(plan).loop(ctx, len(order), func(ctx context.Context, i, rep int) ([]protocol.Point, error) {
@@ -210,7 +212,7 @@ func sweepProbed(ctx context.Context, plan protocol.Plan, enc *protocol.Encoder,
 	if err != nil {
 		return s.done, err
 	}
-	return s.done, enc.Encode(protocol.TypeKernel, s.kernel.report(ctx, "after", root))
+	return s.done, enc.Encode(protocol.TypeKernel, s.kernel.report(ctx, "after"))
 }
 
 // begin names the job for the controller before it runs.
@@ -223,6 +225,24 @@ func (j sweepJob) begin(repeat int) *protocol.Begin {
 		b.BlockSize = j.kcapi.size
 	}
 	return b
+}
+
+// watchKernel opens the kernel log's watch, on the board the sweep measures, with the plan's patterns. A pattern
+// that does not compile is an error line (the controller checked them: a plan written by something else), and
+// the watch matches the others.
+func (s *sweepState) watchKernel(ctx context.Context) error {
+	match, err := protocol.NewKernelMatcher(s.plan.KernelPatterns)
+	if err != nil {
+		if err := s.errorf("%v", err); err != nil {
+			return err
+		}
+	}
+	if s.remote != nil {
+		s.kernel = openRemoteKernelWatch(ctx, s.remote, match)
+	} else {
+		s.kernel = openKernelWatch(ctx, kernelPathsAt(s.root), match, s.root)
+	}
+	return nil
 }
 
 // kernelPathsAt is where the kernel watch reads under a test's root ("" is the real system).
@@ -258,7 +278,7 @@ func (s *sweepState) point(p *protocol.Point) error {
 	if s.plan.PrecisionPct > 0 {
 		p.Flags = append(p.Flags, precision.Flag(s.plan.PrecisionPct, s.plan.Repeats))
 	}
-	p.Kernel = s.kernel.poll(context.Background()) // what the kernel said while the point's command ran
+	p.Kernel, p.KernelTally = s.kernel.poll(context.Background()) // what the kernel said while the point's command ran
 	s.sent = append(s.sent, *p)
 	return s.enc.Encode(protocol.TypePoint, p)
 }

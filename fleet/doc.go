@@ -12,8 +12,9 @@
 // BoardOutcome carries the cause, and ModeReport (modes.go) says what became of every mode; failures.go says
 // which points failed and why, in one line. facts_cap.go caps every fact string as it is received.
 //
-// Boards going wrong: kernel.go and kernel_patterns.go judge the kernel's log lines during a sweep; reboot.go
-// tells a board that died under it (and waits for it to answer again with ReconnectWait); verify.go fails a board
+// Boards going wrong: kernel.go and kernel_tally.go judge the kernel's log lines during a sweep (with the
+// patterns of protocol/kernel_patterns.go, which the agent matches every line with too); reboot.go tells a board
+// that died under it (and waits for it to answer again with ReconnectWait); verify.go fails a board
 // whose measured path gave a wrong output; retry.go retries connects that may succeed later, with backoff.
 //
 // Transports (transport*.go): Transport (transport.go) runs commands and puts files on a board. LocalTransport

@@ -15,22 +15,26 @@ import (
 // remembers the job in flight (a board lost mid-sweep was lost during it) and compares /proc/crypto before and
 // after. Its result is the board run's KernelHealth.
 type kernelJudge struct {
-	match kernelMatcher
+	match protocol.KernelMatcher
 
-	mu       sync.Mutex
-	health   protocol.KernelHealth
-	read     bool            // a kernel report said the log can be read
-	inflight *protocol.Begin // the job started last, nil once the sweep's end was reported
-	fatal    string          // the first Oops, BUG or panic line
-	before   []protocol.CryptoAlg
-	bootID   string
-	since    int64                          // the board's clock at the sweep's start (pstore records after it are new)
-	drivers  map[string]map[string][]string // kernel algorithm name → mode → drivers its points named
-	reboots  int
+	mu        sync.Mutex
+	health    protocol.KernelHealth
+	read      bool            // a kernel report said the log can be read
+	inflight  *protocol.Begin // the job started last, nil once the sweep's end was reported
+	fatal     string          // the first Oops, BUG or panic line
+	before    []protocol.CryptoAlg
+	bootID    string
+	since     int64                          // the board's clock at the sweep's start (pstore records after it are new)
+	drivers   map[string]map[string][]string // kernel algorithm name → mode → drivers its points named
+	reboots   int
+	gaps      []kernelGap // what of the log was not read, and when (kernel_tally.go)
+	otherGaps int         // reasons over maxKernelGaps
 }
 
+// newKernelJudge judges with the defaults and a board's patterns (inventory checked that they compile).
 func newKernelJudge(patterns []string) *kernelJudge {
-	return &kernelJudge{match: newKernelMatcher(patterns), health: protocol.KernelHealth{Health: protocol.HealthUnknown,
+	match, _ := protocol.NewKernelMatcher(patterns)
+	return &kernelJudge{match: match, health: protocol.KernelHealth{Health: protocol.HealthUnknown,
 		Reason: "the agent sent no kernel report"}}
 }
 
@@ -66,11 +70,11 @@ func (k *kernelJudge) lostDuring() *protocol.Begin {
 	return &b
 }
 
-// point matches the kernel lines that came with p, flags p with the first that matched, and drops the lines
-// (they are stored once, with the board run).
+// point matches the kernel lines that came with p, counts what the agent read of the log (its tally), flags p
+// with the first line that matched, and drops the lines (they are stored once, with the board run).
 func (k *kernelJudge) point(p *protocol.Point) {
-	lines := p.Kernel
-	p.Kernel = nil
+	lines, tally := p.Kernel, p.KernelTally
+	p.Kernel, p.KernelTally = nil, nil
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if name := protocol.KernelAlgorithm(p.Algorithm); name != "" && p.Driver != "" {
@@ -85,12 +89,15 @@ func (k *kernelJudge) point(p *protocol.Point) {
 		}
 	}
 	during := pointLabel(p)
-	matched := k.match.matchLines(lines, during)
-	if len(matched) == 0 {
-		return
-	}
+	matched := matchLines(k.match, lines, during)
+	unkept := k.tallyLocked(tally, len(lines), matched, during)
 	k.addLocked(matched)
-	p.Flags = append(p.Flags, flagKernel+cutText(matched[0].Text, 200))
+	switch {
+	case len(matched) > 0:
+		p.Flags = append(p.Flags, flagKernel+cutText(matched[0].Text, 200))
+	case unkept != "":
+		p.Flags = append(p.Flags, flagKernel+unkept)
+	}
 }
 
 // report takes the agent's kernel report from one end of the sweep.
@@ -101,6 +108,8 @@ func (k *kernelJudge) report(r protocol.Kernel) {
 	case r.Unknown != "":
 		if !k.read {
 			k.health.Health, k.health.Reason = protocol.HealthUnknown, r.Unknown
+		} else {
+			k.gapLocked(r.Unknown, "the end of the sweep")
 		}
 	case r.Source != "":
 		if !k.read {
@@ -122,8 +131,14 @@ func (k *kernelJudge) report(r protocol.Kernel) {
 		return
 	}
 	k.inflight = nil
-	k.health.Dropped += r.Dropped
-	k.addLocked(k.match.matchLines(r.Lines, "the end of the sweep"))
+	const end = "the end of the sweep"
+	if r.Dropped > 0 { // an agent that predates the tally: every line over its caps went unmatched
+		k.health.Lost += r.Dropped
+		k.gapLocked(fmt.Sprintf("%d kernel lines left out unmatched by an agent that predates matching on the board", r.Dropped), end)
+	}
+	matched := matchLines(k.match, r.Lines, end)
+	k.tallyLocked(r.Tally, len(r.Lines), matched, end)
+	k.addLocked(matched)
 	k.health.Drivers = append(k.health.Drivers, k.driverNotesLocked(r.ProcCrypto)...)
 }
 
@@ -191,13 +206,22 @@ func (k *kernelJudge) measuredLocked(name string) string {
 	return "; " + strings.Join(parts, "; ")
 }
 
-// result is the board run's kernel health.
+// result is the board run's kernel health: never ok when some of the log was not read.
 func (k *kernelJudge) result() protocol.KernelHealth {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	h := k.health
 	h.Lines = slices.Clone(h.Lines)
 	h.Drivers = slices.Clone(h.Drivers)
+	if why := k.gapReasonLocked(); why != "" {
+		if h.Health == protocol.HealthOK {
+			h.Health = protocol.HealthUnknown
+		}
+		if h.Reason != "" {
+			why = h.Reason + "; " + why
+		}
+		h.Reason = why
+	}
 	return h
 }
 
@@ -220,7 +244,7 @@ func (k *kernelJudge) rebooted(r protocol.Reboot, panicLines []protocol.KernelLi
 	if r.BootAfter != "" {
 		k.bootID, k.since = r.BootAfter, 0 // the next sweep's report sets since
 	}
-	k.addLocked(k.match.matchLines(panicLines, r.During))
+	k.addLocked(matchLines(k.match, panicLines, r.During))
 	k.health.Health = protocol.HealthProblems
 }
 

@@ -1,9 +1,6 @@
 package fleet
 
 import (
-	"bufio"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -11,43 +8,6 @@ import (
 
 	"github.com/fleetlab/fleet/protocol"
 )
-
-// TestDefaultKernelPatterns matches the default patterns against kernel log excerpts, each line with the pattern
-// that must name it ("-": none may).
-func TestDefaultKernelPatterns(t *testing.T) {
-	files, err := filepath.Glob("testdata/kernel/*.tsv")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no excerpts: %v", err)
-	}
-	m := newKernelMatcher(nil)
-	for _, file := range files {
-		f, err := os.Open(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(f)
-		n := 0
-		for sc.Scan() {
-			n++
-			want, line, ok := strings.Cut(sc.Text(), "\t")
-			if !ok || strings.HasPrefix(want, "#") {
-				continue
-			}
-			p, matched := m.match(line)
-			got := "-"
-			if matched {
-				got = p.name
-			}
-			if got != want {
-				t.Errorf("%s:%d: %q matched %q, want %q", file, n, line, got, want)
-			}
-			if fatal := slices.Contains([]string{"oops", "bug", "panic"}, want); matched && p.fatal != fatal {
-				t.Errorf("%s:%d: %s fatal = %v, want %v", file, n, want, p.fatal, fatal)
-			}
-		}
-		f.Close()
-	}
-}
 
 func TestKernelJudge(t *testing.T) {
 	k := newKernelJudge([]string{"^sysrq: HELP"})

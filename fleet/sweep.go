@@ -107,6 +107,8 @@ func boardPlan(opts RunOptions, b inventory.Board) protocol.Plan {
 		Seconds:    s.Seconds,
 		Threads:    s.Threads,
 		Repeats:    s.MaxRepeats(),
+		// the agent matches every kernel line on the board, before its caps, with these after the defaults
+		KernelPatterns: b.KernelPatterns,
 	}
 }
 

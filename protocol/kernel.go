@@ -1,6 +1,9 @@
 package protocol
 
-import "strconv"
+import (
+	"fmt"
+	"strconv"
+)
 
 // The kernel's side of a sweep: what its log said while the points ran, which drivers /proc/crypto offered before
 // and after, and whether the board rebooted under the sweep. The agent reports what it read (Kernel, the lines on
@@ -21,11 +24,45 @@ const (
 )
 
 // Caps on what the agent sends of the kernel log: a driver that logs an error per request must not flood the
-// controller. What is over a cap is counted in Dropped, never silently lost.
+// controller, nor the agent's memory. The agent matches every line it reads against the patterns
+// (kernel_patterns.go) before any cap applies, and sends the first MaxKernelLines lines of a point, every line a
+// pattern matched up to MaxKernelMatches more, and the first fatal line whatever the caps; the rest is counted
+// in a KernelTally, never silently lost.
 const (
 	MaxKernelLines     = 64  // per point, and in one Kernel message
+	MaxKernelMatches   = 64  // matched lines beyond MaxKernelLines, per point and Kernel message
 	MaxKernelLineBytes = 512 // text of one line, longer is cut
+	maxUnreadableBytes = 512 // KernelTally.Unreadable
 )
+
+// KernelTally accounts for every kernel line the agent read for one point (Point.KernelTally) or at the sweep's
+// end (Kernel.Tally). Lines not sent are Read minus the lines sent; matched lines not sent are Matched minus the
+// sent lines that match. The fields are optional: an agent that predates them sends none, and its Kernel.Dropped
+// counts lines it left out without matching them, which the controller judges as lines not read.
+type KernelTally struct {
+	Read    int `json:"read"`              // lines read, each matched against the patterns
+	Matched int `json:"matched,omitempty"` // of those, lines a pattern matched
+	Fatal   int `json:"fatal,omitempty"`   // of those, lines a fatal pattern matched
+	// Lost are lines the agent could not read, so never matched: overwritten in /dev/kmsg's ring buffer before
+	// they were read (EPIPE), a ring buffer that wrapped between two runs of dmesg, records it could not parse.
+	Lost int `json:"lost,omitempty"`
+	// Unreadable is why the log stopped being readable during the point (a read error of /dev/kmsg, dmesg
+	// failing), "" while it could be read.
+	Unreadable string `json:"unreadable,omitempty"`
+}
+
+// Validate rejects counts no agent can have sent with sent lines.
+func (t *KernelTally) Validate(sent int) error {
+	switch {
+	case t.Read < 0 || t.Matched < 0 || t.Fatal < 0 || t.Lost < 0:
+		return fmt.Errorf("kernel tally %+v: negative count", *t)
+	case t.Matched > t.Read || t.Fatal > t.Matched || sent > t.Read:
+		return fmt.Errorf("kernel tally read %d, matched %d, fatal %d with %d lines sent: the counts do not nest", t.Read, t.Matched, t.Fatal, sent)
+	case len(t.Unreadable) > maxUnreadableBytes:
+		return fmt.Errorf("kernel tally: unreadable reason of %d bytes, at most %d", len(t.Unreadable), maxUnreadableBytes)
+	}
+	return nil
+}
 
 // KernelLine is one record of the kernel log.
 type KernelLine struct {
@@ -42,7 +79,8 @@ type Kernel struct {
 	Source     string       `json:"source,omitempty"`  // KernelSourceKmsg or KernelSourceDmesg; "" when unreadable
 	Unknown    string       `json:"unknown,omitempty"` // why the log cannot be read (not root, dmesg_restrict)
 	Lines      []KernelLine `json:"lines,omitempty"`   // new lines since the last point ("after")
-	Dropped    int          `json:"dropped,omitempty"` // lines over the caps, or overwritten before they were read
+	Tally      *KernelTally `json:"tally,omitempty"`   // what was read of them ("after")
+	Dropped    int          `json:"dropped,omitempty"` // agents without Tally: lines left out unmatched, over the caps or lost
 	ProcCrypto []CryptoAlg  `json:"proc_crypto,omitempty"`
 	BootID     string       `json:"boot_id,omitempty"`
 	Now        int64        `json:"now,omitempty"` // the board's clock (Unix seconds): which pstore records are new
@@ -60,18 +98,24 @@ type Begin struct {
 const (
 	HealthOK       = "ok"       // the log was read and no line matched
 	HealthProblems = "problems" // lines matched: see Lines
-	HealthUnknown  = "unknown"  // the log could not be read: see Reason
+	HealthUnknown  = "unknown"  // the log, or some of its lines, could not be read: see Reason
 )
 
 // KernelHealth is the controller's verdict on the kernel during a board's sweep, stored with the board run.
 type KernelHealth struct {
 	Health  string       `json:"health"`
-	Reason  string       `json:"reason,omitempty"` // why unknown
+	Reason  string       `json:"reason,omitempty"` // why unknown, or what of the log could not be read
 	Source  string       `json:"source,omitempty"`
 	Lines   []HealthLine `json:"lines,omitempty"`   // matched lines, at most MaxHealthLines
-	Dropped int          `json:"dropped,omitempty"` // matched lines over MaxHealthLines, and lines the agent dropped
+	Dropped int          `json:"dropped,omitempty"` // matched lines not kept: over MaxHealthLines or the agent's caps
 	Drivers []string     `json:"drivers,omitempty"` // /proc/crypto: drivers not self-tested, a driver changed
 	Reboot  *Reboot      `json:"reboot,omitempty"`
+	// Read are the lines read during the sweep, each matched against the patterns; only those a pattern matched
+	// are kept (Lines, and Dropped beyond them). Lost are lines never matched: lost before they were read, or
+	// left out by an agent that predates matching on the board. Lost lines, or a log that stopped being
+	// readable, make an otherwise ok health unknown, with Reason.
+	Read int `json:"read,omitempty"`
+	Lost int `json:"lost,omitempty"`
 }
 
 // MaxHealthLines bounds the excerpt stored with a board run.

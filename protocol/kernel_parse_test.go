@@ -74,7 +74,9 @@ func TestCutKernelText(t *testing.T) {
 func FuzzKernelLog(f *testing.F) {
 	for _, s := range []string{"5,0,0,-;Linux version 6.18\n", "3,1234,5140900,-,caller=T1;x\n SUBSYSTEM=virtio\n",
 		"<0>[   16.122270] Kernel panic - not syncing: sysrq triggered crash", "[ 1.5] x", "<99999999999>[1.1234567891] y",
-		"6,;", ";", "\xff\xfe;\x00", "<6>[    8.047617] " + strings.Repeat("x", 600)} {
+		"6,;", ";", "\xff\xfe;\x00", "<6>[    8.047617] " + strings.Repeat("x", 600),
+		"Internal error: OOPS", "kernel BUG at x", "SELF-TEST x FAIL", "rcu: INFO: rcu_sched detected stall",
+		"sun8i-ce 1c15000.crypto: ERROR", "ALG: x tests failed"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -88,6 +90,9 @@ func FuzzKernelLog(f *testing.F) {
 		}
 		if l, err := ParseKmsgRecord([]byte(s)); err == nil {
 			check(l)
+		}
+		if p := guardMisses(s); p != "" { // the guards skip no line a default pattern's regexp matches
+			t.Fatalf("%q matches %s's regexp but not its guard", s, p)
 		}
 		for _, line := range strings.Split(s, "\n") {
 			if l, ok := ParseDmesgLine(line); ok {

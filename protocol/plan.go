@@ -37,6 +37,10 @@ type Plan struct {
 	// VerifySign: the key and message of each signature algorithm's check (verify_sign.go), by plan name
 	// ("rsa2048"); an algorithm without one is verified as unknown.
 	VerifySign map[string]VerifySignInput `json:"verify_sign,omitempty"`
+
+	// KernelPatterns are the board's own kernel-log patterns (boards.toml kernel_log), matched on the board after
+	// the defaults (NewKernelMatcher) so that a line the caps leave out is still judged.
+	KernelPatterns []string `json:"kernel_patterns,omitempty"`
 }
 
 // ValidityLimits are the validity thresholds boards.toml sets for a board under the run's profile (nil: the

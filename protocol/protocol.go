@@ -90,6 +90,8 @@ type Point struct {
 	// Kernel are the kernel log's lines that appeared while the point's command ran (the agent sends them; the
 	// controller matches them and flags the point, and does not store them with it).
 	Kernel []KernelLine `json:"kernel,omitempty"`
+	// KernelTally counts every kernel line of the point, those not in Kernel too (nil from agents that predate it).
+	KernelTally *KernelTally `json:"kernel_tally,omitempty"`
 	// Verification is the controller's verdict on the output of the point's path (VerificationOK, …; "" when
 	// not verified: imports, points stored before verification existed) and VerificationDetail says what was
 	// wrong (size, direction, first differing byte) or why it is unknown.
@@ -316,6 +318,19 @@ func DecodeLine(line []byte) (Message, error) {
 		if err := m.Point.Validate(); err != nil {
 			return Message{}, fmt.Errorf("%w: %v", ErrBadMessage, err)
 		}
+		if t := m.Point.KernelTally; t != nil {
+			if err := t.Validate(len(m.Point.Kernel)); err != nil {
+				return Message{}, fmt.Errorf("%w: point: %v", ErrBadMessage, err)
+			}
+		}
+	}
+	if k := m.Kernel; k != nil && k.Tally != nil {
+		if err := k.Tally.Validate(len(k.Lines)); err != nil {
+			return Message{}, fmt.Errorf("%w: kernel: %v", ErrBadMessage, err)
+		}
+	}
+	if k := m.Kernel; k != nil && k.Dropped < 0 {
+		return Message{}, fmt.Errorf("%w: kernel: dropped %d", ErrBadMessage, k.Dropped)
 	}
 	return m, nil
 }

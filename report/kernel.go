@@ -11,7 +11,8 @@ import (
 
 // KernelNotes are the lines every front end shows of a board run's kernel health (show, the HTML report, the
 // dashboard's run page): the verdict, then each matched line with the point it appeared under, the driver notes
-// from /proc/crypto and a reboot with both boot ids and the panic the board kept. None when it was not recorded.
+// from /proc/crypto and a reboot with both boot ids and the panic the board kept; how many lines were read (each
+// matched on the board, only matching ones kept), and what was not read. None when it was not recorded.
 func KernelNotes(h *protocol.KernelHealth) []string {
 	if h == nil {
 		return nil
@@ -34,8 +35,18 @@ func KernelNotes(h *protocol.KernelHealth) []string {
 		}
 		out = append(out, s)
 	}
-	if h.Dropped > 0 {
+	if h.Health != protocol.HealthUnknown && h.Reason != "" {
+		out = append(out, "kernel log: not all read: "+h.Reason)
+	}
+	switch {
+	case h.Dropped > 0 && h.Read > 0:
+		out = append(out, fmt.Sprintf("kernel log: %d more matching lines not kept", h.Dropped))
+	case h.Dropped > 0: // stored before the agent matched on the board: matched and unmatched lines alike
 		out = append(out, fmt.Sprintf("kernel log: %d more lines not kept", h.Dropped))
+	}
+	if h.Read > 0 {
+		out = append(out, fmt.Sprintf("kernel log: %d lines read during the sweep, each matched against the patterns; "+
+			"%d matched, the other %d are not kept", h.Read, min(len(h.Lines)+h.Dropped, h.Read), max(h.Read-len(h.Lines)-h.Dropped, 0)))
 	}
 	for _, d := range h.Drivers {
 		out = append(out, "driver: "+d)
