@@ -189,8 +189,8 @@ func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*prot
 	wrong := wrongOutputs(cur)
 	// invalid points are never judged, either side; the run's are grouped apart to say what was not judged
 	base, baseInvalid := splitInvalid(base)
-	base, baselineOf := currentSegment(base, opts.Baselines)
 	cur, curInvalid := splitInvalid(cur)
+	base, baselineOf := currentSegment(base, cur, opts.Baselines, opts.Threshold)
 	invalidSamples, _ := Group(curInvalid)
 	invalidByKey := map[SampleKey]*Sample{}
 	for _, s := range invalidSamples {
@@ -249,6 +249,13 @@ func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*prot
 		r.Rows = append(r.Rows, row)
 	}
 	r.Rows = markWrongOutputs(r.Rows, wrong)
+	for i := range r.Rows {
+		if b := r.Rows[i].Baseline; b != nil {
+			if note := b.levelNote(r.Rows[i].Verdict); note != "" {
+				r.Rows[i].Notes = append(r.Rows[i].Notes, note)
+			}
+		}
+	}
 	sort.SliceStable(r.Rows, func(i, j int) bool { return keyLess(r.Rows[i].SampleKey, r.Rows[j].SampleKey) })
 	r.Environment = environmentChanges(baseSamples, curSamples, baseFacts, curFacts)
 	if r.Rows == nil {
@@ -373,10 +380,21 @@ func judge(b, c, inv *Sample, opts RegressOptions) RegressRow {
 	}
 	// Too few when no outcome of these sample sizes could reach α: 4 + 4 can, and so can 2 repeats against a
 	// pooled window of 8 or more, which a rule of 4 per side would call unconfirmed for ever.
+	// There the range rule (regress_outside.go) still calls a run outside everything the baseline measured.
 	tooFew := stats.MinP(bs.N, cs.N) >= opts.Alpha
+	side, margin := 0, 0.0
+	if tooFew {
+		side, margin = beyondRange(b.Values, c.Values, opts.Threshold)
+	}
 	switch {
 	case row.Change < -opts.Threshold && significant:
 		row.Verdict = VerdictRegressed
+	case side != 0:
+		row.Verdict, row.Delta = VerdictRegressed, formatChange(row.Change)
+		if side > 0 {
+			row.Verdict = VerdictImproved
+		}
+		row.Notes = append(row.Notes, rangeNote(side, margin, bs.N, cs.N, opts.Threshold))
 	case row.Change < -opts.Threshold && tooFew:
 		row.Verdict, row.Delta = VerdictUnconfirmed, formatChange(row.Change)+"?"
 		row.Notes = append(row.Notes, warnTooFew)
