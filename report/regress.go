@@ -58,9 +58,11 @@ type RegressRow struct {
 	Base    *Summary `json:"base,omitempty"`
 	Cur     *Summary `json:"cur,omitempty"`
 	Change  float64  `json:"change"` // Cur.Median/Base.Median − 1
-	P       float64  `json:"p"`      // two-sided Mann-Whitney U p-value; 1 when not testable
-	Delta   string   `json:"delta"`  // benchstat style: "−25.0%", or "~" when not significant
-	Notes   []string `json:"notes,omitempty"`
+	// P is the two-sided Mann-Whitney U p-value, 1 when not testable; where no outcome of the U test could reach
+	// α and the range rule judged the row (regress_outside.go), the p-value of its prediction test.
+	P     float64  `json:"p"`
+	Delta string   `json:"delta"` // benchstat style: "−25.0%", or "~" when not significant
+	Notes []string `json:"notes,omitempty"`
 	// Baseline says what the series was judged against: which runs, how many samples, and whether a change
 	// point cut the window.
 	Baseline *BaselineInfo `json:"baseline,omitempty"`
@@ -190,7 +192,7 @@ func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*prot
 	// invalid points are never judged, either side; the run's are grouped apart to say what was not judged
 	base, baseInvalid := splitInvalid(base)
 	cur, curInvalid := splitInvalid(cur)
-	base, baselineOf := currentSegment(base, cur, opts.Baselines, opts.Threshold)
+	base, baselineOf := currentSegment(base, cur, opts)
 	invalidSamples, _ := Group(curInvalid)
 	invalidByKey := map[SampleKey]*Sample{}
 	for _, s := range invalidSamples {
@@ -382,19 +384,19 @@ func judge(b, c, inv *Sample, opts RegressOptions) RegressRow {
 	// pooled window of 8 or more, which a rule of 4 per side would call unconfirmed for ever.
 	// There the range rule (regress_outside.go) still calls a run outside everything the baseline measured.
 	tooFew := stats.MinP(bs.N, cs.N) >= opts.Alpha
-	side, margin := 0, 0.0
+	side, rangeP := 0, 1.0
 	if tooFew {
-		side, margin = beyondRange(b.Values, c.Values, opts.Threshold)
+		side, rangeP = beyondRange(b.Values, c.Values, opts.Threshold, opts.Alpha)
 	}
 	switch {
 	case row.Change < -opts.Threshold && significant:
 		row.Verdict = VerdictRegressed
 	case side != 0:
-		row.Verdict, row.Delta = VerdictRegressed, formatChange(row.Change)
+		row.Verdict, row.Delta, row.P = VerdictRegressed, formatChange(row.Change), rangeP
 		if side > 0 {
 			row.Verdict = VerdictImproved
 		}
-		row.Notes = append(row.Notes, rangeNote(side, margin, bs.N, cs.N, opts.Threshold))
+		row.Notes = append(row.Notes, rangeNote(side, bs.N, cs.N, opts.Alpha))
 	case row.Change < -opts.Threshold && tooFew:
 		row.Verdict, row.Delta = VerdictUnconfirmed, formatChange(row.Change)+"?"
 		row.Notes = append(row.Notes, warnTooFew)

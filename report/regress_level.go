@@ -24,14 +24,14 @@ type judgedLevel struct {
 //     the third run of the new level): those runs are left out and the run is judged against the level
 //     before the step;
 //   - a step the search cannot see yet (the first and second night after it, 1 or 2 runs of the new level):
-//     when the judged run and the 1 or 2 runs before it all lie beyond the range of the level before them, on
-//     one side, by the range rule (beyondRange: more than the threshold and 2 robust spreads), those runs are
+//     when the judged run and the 1 or 2 runs before it each lie beyond the range of the level before them, on
+//     one side, by the range rule (beyondRange: the threshold and Student's prediction test at α), those runs are
 //     left out too. One odd night before the judged run is not: the judged run is back inside the range,
 //     and it is judged against the whole window, its odd night included.
 //
 // So the first three nights after a step of 5 × the noise are judged against the level before it, and the
 // fourth against the new level. Without a judged value the search runs on the window alone.
-func chooseLevel(xs []float64, y, threshold float64) judgedLevel {
+func chooseLevel(xs []float64, y, threshold, alpha float64) judgedLevel {
 	n, minSeg := len(xs), stats.DefaultMinSegment
 	lv := judgedLevel{To: n}
 	all := xs
@@ -60,11 +60,24 @@ func chooseLevel(xs []float64, y, threshold float64) judgedLevel {
 		if to-lv.From < minSeg {
 			continue
 		}
-		tail := append(slices.Clone(xs[to:]), y)
-		if side, _ := beyondRange(xs[lv.From:to], tail, threshold); side != 0 {
+		if apart(xs[lv.From:to], append(slices.Clone(xs[to:]), y), threshold, alpha) {
 			lv.To = to
 			break
 		}
 	}
 	return lv
+}
+
+// apart reports whether every run of tail, each on its own, lies beyond the level by the range rule, all on
+// one side: a run barely outside the level's range does not stand apart because the judged run beside it does.
+func apart(level, tail []float64, threshold, alpha float64) bool {
+	first := 0
+	for _, v := range tail {
+		side, _ := beyondRange(level, []float64{v}, threshold, alpha)
+		if side == 0 || first != 0 && side != first {
+			return false
+		}
+		first = side
+	}
+	return true
 }

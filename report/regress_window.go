@@ -91,9 +91,10 @@ func runSpan(runs []int64) string {
 // currentSegment keeps, of each series' baseline points, those of the level the judged run is judged against
 // (chooseLevel; each run one sample, the median of its repeats, as `fleet changes` sees it): a window that spans
 // a step would mix two levels, and the run would be judged against neither. cur holds the judged run's valid
-// points; a series without one is cut as its baseline alone says. It returns the points kept and, per series,
+// points; a series without one is cut as its baseline alone says. opts gives the windows (Baselines), the
+// threshold and α. It returns the points kept and, per series,
 // what they are.
-func currentSegment(base, cur []store.Measurement, windows map[string]BaselineWindow, threshold float64) ([]store.Measurement, map[SampleKey]*BaselineInfo) {
+func currentSegment(base, cur []store.Measurement, opts RegressOptions) ([]store.Measurement, map[SampleKey]*BaselineInfo) {
 	type series struct {
 		byRun map[int64][]float64
 		ms    []int // indexes into base
@@ -124,7 +125,7 @@ func currentSegment(base, cur []store.Measurement, windows map[string]BaselineWi
 	kept := make([]int, 0, len(base)) // indexes into base
 	for _, k := range order {
 		s := bySeries[k]
-		w := windows[k.Board]
+		w := opts.Baselines[k.Board]
 		var runs []int64 // the window's runs with values of this series, oldest first
 		var xs []float64
 		for _, id := range w.Runs {
@@ -137,7 +138,7 @@ func currentSegment(base, cur []store.Measurement, windows map[string]BaselineWi
 		if vs := judged[k]; len(vs) > 0 {
 			y = stats.Median(stats.Sorted(vs))
 		}
-		lv := chooseLevel(xs, y, threshold)
+		lv := chooseLevel(xs, y, opts.Threshold, opts.Alpha)
 		bi := &BaselineInfo{Label: w.Label, Window: len(runs), Runs: runs[lv.From:lv.To]}
 		if lv.To < len(runs) {
 			bi.LeftOut = runs[lv.To:]
