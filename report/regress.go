@@ -44,6 +44,9 @@ type RegressOptions struct {
 	// SkippedBaselines names, per board, the newer runs passed over as invalid when the baseline was resolved
 	// (store.Baselines.Skipped); they become notes.
 	SkippedBaselines map[string][]string
+	// InvalidBaseline are the points of those runs for the boards left without a baseline by them
+	// (store.RegressionInput.Invalid): their evidence says how busy the board was.
+	InvalidBaseline []store.Measurement
 	// Baselines describes each board's baseline runs (store.Baselines.Window and Label). A series' baseline is
 	// the runs of its board's window since the newest change point found in it (the current segment), pooled;
 	// nil: the baseline points as given, pooled.
@@ -102,6 +105,8 @@ type Regression struct {
 	BaselineInvalid int `json:"baseline_invalid,omitempty"`
 	// BaselineInvalidSeries are those series, so that JUnit and JSON name each (a CI job lists them).
 	BaselineInvalidSeries []SampleKey `json:"baseline_invalid_series,omitempty"`
+	// Invalid says, per board and side, how many points were invalid, why and what to do (regress_invalid.go).
+	Invalid []InvalidCause `json:"invalid,omitempty"`
 }
 
 // HasRegression reports whether any series regressed, regressed unconfirmed, or went missing.
@@ -112,28 +117,6 @@ func (r *Regression) HasRegression() bool {
 		}
 	}
 	return false
-}
-
-// HasInvalid reports whether any series was left unjudged because the run's or the baseline's points were
-// invalid.
-func (r *Regression) HasInvalid() bool { return len(r.InvalidReasons()) > 0 }
-
-// InvalidReasons says why series were not judged for the boards' state, one line per cause: the run's points
-// invalid, the baseline's points invalid, boards whose baseline runs were all invalid. Empty when none was.
-func (r *Regression) InvalidReasons() []string {
-	var out []string
-	if n := r.Count(VerdictInvalid); n > 0 {
-		out = append(out, fmt.Sprintf("%d series not judged: the run's points were invalid (busy, throttled or hot board)", n))
-	}
-	if r.BaselineInvalid > 0 {
-		out = append(out, fmt.Sprintf("%d series not judged: every baseline point of theirs was invalid", r.BaselineInvalid))
-	}
-	for _, nb := range r.NoBaseline {
-		if nb.Invalid {
-			out = append(out, fmt.Sprintf("%s not judged: %s", nb.Board, nb.Reason))
-		}
-	}
-	return out
 }
 
 // Count returns how many rows have the verdict.
@@ -251,6 +234,7 @@ func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*prot
 		r.Rows = append(r.Rows, row)
 	}
 	r.Rows = markWrongOutputs(r.Rows, wrong)
+	r.Invalid = r.invalidCauses(curInvalid, cur, baseInvalid, opts.InvalidBaseline)
 	for i := range r.Rows {
 		if b := r.Rows[i].Baseline; b != nil {
 			if note := b.levelNote(r.Rows[i].Verdict); note != "" {

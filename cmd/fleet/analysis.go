@@ -188,7 +188,7 @@ func regressAction(c *cli.Context) error {
 		return errRegression
 	}
 	if why := r.InvalidReasons(); len(why) > 0 {
-		return &exitError{code: exitInvalid, err: errors.New(strings.Join(why, "; "))}
+		return &exitError{code: exitInvalid, err: errors.New(strings.Join(why, "\n"))}
 	}
 	return nil
 }
