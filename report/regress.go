@@ -133,6 +133,17 @@ func (r *Regression) Count(verdict string) int {
 // Regress judges the current measurements against the baseline, series by series. Facts are keyed by board
 // name and may be nil or lack a board; they only feed the "environment changed" notes. Points of the boards in
 // opts.NoBaseline are left out and those boards listed in NoBaseline instead.
+//
+// A series is judged by the Mann-Whitney U test at α and the threshold. Against a window (opts.Baselines) its
+// baseline is one level, never a mix (chooseLevel, regress_level.go): the change search runs on the window's
+// runs and the judged run together; the runs since the newest change point are the baseline once 3 baseline
+// runs stand after it (the row's note names that level and its step), and the runs of a step too new for that
+// (1–2 runs that, with the judged run, stand apart from the level before, or follow a change point) are left
+// out, so the first three nights after a step are judged against the level before it. Where no outcome of
+// the U test can reach α (one nightly sample against a window of 5: its smallest p is 2/6), the range rule
+// decides (regress_outside.go): every judged sample beyond the baseline's range, on one side, the change
+// beyond the threshold, and Student's prediction test on the logarithms below α make the row regressed or
+// improved, with that test's p; a change beyond the threshold without them stays unconfirmed.
 func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*protocol.Facts, opts RegressOptions) *Regression {
 	// 0 is "not set"; a value no threshold or significance level can have is said, never replaced in silence
 	var refused []string

@@ -55,8 +55,9 @@ func (b BaselineInfo) String() string {
 		s += fmt.Sprintf(" (the window's %d runs since the change at run %d, %s)", len(b.Runs), b.Since, formatChange(b.Step))
 	}
 	if len(b.LeftOut) > 0 {
-		s += fmt.Sprintf(" (%s left out: with the judged run they stand apart from the level before, a step not yet "+
-			"established)", runSpan(b.LeftOut))
+		they := map[bool]string{true: "it stands", false: "they stand"}[len(b.LeftOut) == 1]
+		s += fmt.Sprintf(" (%s left out: with the judged run %s apart from the level before, a step not yet "+
+			"established)", runSpan(b.LeftOut), they)
 	}
 	return s
 }
