@@ -246,13 +246,7 @@ func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*prot
 	}
 	r.Rows = markWrongOutputs(r.Rows, wrong)
 	r.Invalid = r.invalidCauses(curInvalid, cur, baseInvalid, opts.InvalidBaseline)
-	for i := range r.Rows {
-		if b := r.Rows[i].Baseline; b != nil {
-			if note := b.levelNote(r.Rows[i].Verdict); note != "" {
-				r.Rows[i].Notes = append(r.Rows[i].Notes, note)
-			}
-		}
-	}
+	r.addLevelNotes()
 	sort.SliceStable(r.Rows, func(i, j int) bool { return keyLess(r.Rows[i].SampleKey, r.Rows[j].SampleKey) })
 	r.Environment = environmentChanges(baseSamples, curSamples, baseFacts, curFacts)
 	if r.Rows == nil {
@@ -304,30 +298,6 @@ func keyCompare(a, b SampleKey) int {
 		return 1
 	}
 	return 0
-}
-
-// splitInvalid separates the points judged invalid from the others. Without an invalid point it returns ms
-// itself: a point is about 500 bytes and a regression check splits thousands of them, most often none invalid.
-// The results are only read.
-func splitInvalid(ms []store.Measurement) (judgeable, invalid []store.Measurement) {
-	n := 0
-	for i := range ms {
-		if ms[i].Validity == protocol.ValidityInvalid {
-			n++
-		}
-	}
-	if n == 0 {
-		return ms, nil
-	}
-	judgeable, invalid = make([]store.Measurement, 0, len(ms)-n), make([]store.Measurement, 0, n)
-	for i := range ms {
-		if ms[i].Validity == protocol.ValidityInvalid {
-			invalid = append(invalid, ms[i])
-		} else {
-			judgeable = append(judgeable, ms[i])
-		}
-	}
-	return judgeable, invalid
 }
 
 // judge gives the verdict on one series present in the baseline; cur may be nil, and inv holds the run's points

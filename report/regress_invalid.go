@@ -205,3 +205,27 @@ func runSpanOf(runs []int64) string {
 	}
 	return runSpan(runs)
 }
+
+// splitInvalid separates the points judged invalid from the others. Without an invalid point it returns ms
+// itself: a point is about 500 bytes and a regression check splits thousands of them, most often none invalid.
+// The results are only read.
+func splitInvalid(ms []store.Measurement) (judgeable, invalid []store.Measurement) {
+	n := 0
+	for i := range ms {
+		if ms[i].Validity == protocol.ValidityInvalid {
+			n++
+		}
+	}
+	if n == 0 {
+		return ms, nil
+	}
+	judgeable, invalid = make([]store.Measurement, 0, len(ms)-n), make([]store.Measurement, 0, n)
+	for i := range ms {
+		if ms[i].Validity == protocol.ValidityInvalid {
+			invalid = append(invalid, ms[i])
+		} else {
+			judgeable = append(judgeable, ms[i])
+		}
+	}
+	return judgeable, invalid
+}

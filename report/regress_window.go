@@ -81,6 +81,18 @@ func (b BaselineInfo) levelNote(verdict string) string {
 	return ""
 }
 
+// addLevelNotes adds to each row judged against a level a change started, or with a step left out, the note
+// that says so (levelNote), with the row's final verdict.
+func (r *Regression) addLevelNotes() {
+	for i := range r.Rows {
+		if b := r.Rows[i].Baseline; b != nil {
+			if note := b.levelNote(r.Rows[i].Verdict); note != "" {
+				r.Rows[i].Notes = append(r.Rows[i].Notes, note)
+			}
+		}
+	}
+}
+
 // runSpan is "run 4" or "runs 4–5" of consecutive window runs, oldest first.
 func runSpan(runs []int64) string {
 	if len(runs) == 1 {
@@ -96,26 +108,7 @@ func runSpan(runs []int64) string {
 // threshold and α. It returns the points kept and, per series,
 // what they are.
 func currentSegment(base, cur []store.Measurement, opts RegressOptions) ([]store.Measurement, map[SampleKey]*BaselineInfo) {
-	type series struct {
-		byRun map[int64][]float64
-		ms    []int // indexes into base
-	}
-	bySeries := map[SampleKey]*series{}
-	var order []SampleKey
-	for i := range base {
-		m := &base[i]
-		k := keyOf(*m)
-		s := bySeries[k]
-		if s == nil {
-			s = &series{byRun: map[int64][]float64{}}
-			bySeries[k] = s
-			order = append(order, k)
-		}
-		s.ms = append(s.ms, i)
-		if v := value(m, k); !m.Failed && v > 0 {
-			s.byRun[m.RunID] = append(s.byRun[m.RunID], v)
-		}
-	}
+	bySeries, order := groupSeriesRuns(base)
 	judged := map[SampleKey][]float64{}
 	for i := range cur {
 		if k, v := keyOf(cur[i]), value(&cur[i], keyOf(cur[i])); !cur[i].Failed && v > 0 {
@@ -187,6 +180,34 @@ func currentSegment(base, cur []store.Measurement, opts RegressOptions) ([]store
 		out[j] = base[i]
 	}
 	return out, info
+}
+
+// seriesRuns are the baseline points of one series: their indexes into base and, per run, the throughputs of
+// those that did not fail.
+type seriesRuns struct {
+	byRun map[int64][]float64
+	ms    []int
+}
+
+// groupSeriesRuns groups base by series, in the order the series first appear.
+func groupSeriesRuns(base []store.Measurement) (map[SampleKey]*seriesRuns, []SampleKey) {
+	bySeries := map[SampleKey]*seriesRuns{}
+	var order []SampleKey
+	for i := range base {
+		m := &base[i]
+		k := keyOf(*m)
+		s := bySeries[k]
+		if s == nil {
+			s = &seriesRuns{byRun: map[int64][]float64{}}
+			bySeries[k] = s
+			order = append(order, k)
+		}
+		s.ms = append(s.ms, i)
+		if v := value(m, k); !m.Failed && v > 0 {
+			s.byRun[m.RunID] = append(s.byRun[m.RunID], v)
+		}
+	}
+	return bySeries, order
 }
 
 // value is the throughput of m: bytes/s, or ops/s for an asymmetric series.
