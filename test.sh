@@ -121,5 +121,7 @@ quiet_stage "regress --confirm on a quiet machine" env FLEET_E2E_ALONE=1 go test
 quiet_stage "shell path parity on a quiet machine" env FLEET_E2E_ALONE=1 go test -count=1 -run '^(TestShellPathParity|TestShellPathBusyBox)$' ./e2e
 # A lab's first week on the local board: its nights are compared with each other, so nothing else may run.
 quiet_stage "nightly history on a quiet machine" env FLEET_E2E_ALONE=1 go test -count=1 -run '^TestNightlyHistoryEndToEnd$' ./cmd/fleet
+# The three nights after an AES-NI step, each judged regressed against the nights before it: the same machine.
+quiet_stage "nightly step on a quiet machine" env FLEET_E2E_ALONE=1 go test -count=1 -run '^TestNightlyStepEndToEnd$' ./cmd/fleet
 echo "test.sh: $passed passed, $failed failed"
 [ "$failed" = 0 ]

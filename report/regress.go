@@ -44,6 +44,9 @@ type RegressOptions struct {
 	// SkippedBaselines names, per board, the newer runs passed over as invalid when the baseline was resolved
 	// (store.Baselines.Skipped); they become notes.
 	SkippedBaselines map[string][]string
+	// InvalidBaseline are the points of those runs for the boards left without a baseline by them
+	// (store.RegressionInput.Invalid): their evidence says how busy the board was.
+	InvalidBaseline []store.Measurement
 	// Baselines describes each board's baseline runs (store.Baselines.Window and Label). A series' baseline is
 	// the runs of its board's window since the newest change point found in it (the current segment), pooled;
 	// nil: the baseline points as given, pooled.
@@ -58,9 +61,11 @@ type RegressRow struct {
 	Base    *Summary `json:"base,omitempty"`
 	Cur     *Summary `json:"cur,omitempty"`
 	Change  float64  `json:"change"` // Cur.Median/Base.Median − 1
-	P       float64  `json:"p"`      // two-sided Mann-Whitney U p-value; 1 when not testable
-	Delta   string   `json:"delta"`  // benchstat style: "−25.0%", or "~" when not significant
-	Notes   []string `json:"notes,omitempty"`
+	// P is the two-sided Mann-Whitney U p-value, 1 when not testable; where no outcome of the U test could reach
+	// α and the range rule judged the row (regress_outside.go), the p-value of its prediction test.
+	P     float64  `json:"p"`
+	Delta string   `json:"delta"` // benchstat style: "−25.0%", or "~" when not significant
+	Notes []string `json:"notes,omitempty"`
 	// Baseline says what the series was judged against: which runs, how many samples, and whether a change
 	// point cut the window.
 	Baseline *BaselineInfo `json:"baseline,omitempty"`
@@ -100,6 +105,8 @@ type Regression struct {
 	BaselineInvalid int `json:"baseline_invalid,omitempty"`
 	// BaselineInvalidSeries are those series, so that JUnit and JSON name each (a CI job lists them).
 	BaselineInvalidSeries []SampleKey `json:"baseline_invalid_series,omitempty"`
+	// Invalid says, per board and side, how many points were invalid, why and what to do (regress_invalid.go).
+	Invalid []InvalidCause `json:"invalid,omitempty"`
 }
 
 // HasRegression reports whether any series regressed, regressed unconfirmed, or went missing.
@@ -110,28 +117,6 @@ func (r *Regression) HasRegression() bool {
 		}
 	}
 	return false
-}
-
-// HasInvalid reports whether any series was left unjudged because the run's or the baseline's points were
-// invalid.
-func (r *Regression) HasInvalid() bool { return len(r.InvalidReasons()) > 0 }
-
-// InvalidReasons says why series were not judged for the boards' state, one line per cause: the run's points
-// invalid, the baseline's points invalid, boards whose baseline runs were all invalid. Empty when none was.
-func (r *Regression) InvalidReasons() []string {
-	var out []string
-	if n := r.Count(VerdictInvalid); n > 0 {
-		out = append(out, fmt.Sprintf("%d series not judged: the run's points were invalid (busy, throttled or hot board)", n))
-	}
-	if r.BaselineInvalid > 0 {
-		out = append(out, fmt.Sprintf("%d series not judged: every baseline point of theirs was invalid", r.BaselineInvalid))
-	}
-	for _, nb := range r.NoBaseline {
-		if nb.Invalid {
-			out = append(out, fmt.Sprintf("%s not judged: %s", nb.Board, nb.Reason))
-		}
-	}
-	return out
 }
 
 // Count returns how many rows have the verdict.
@@ -148,6 +133,17 @@ func (r *Regression) Count(verdict string) int {
 // Regress judges the current measurements against the baseline, series by series. Facts are keyed by board
 // name and may be nil or lack a board; they only feed the "environment changed" notes. Points of the boards in
 // opts.NoBaseline are left out and those boards listed in NoBaseline instead.
+//
+// A series is judged by the Mann-Whitney U test at α and the threshold. Against a window (opts.Baselines) its
+// baseline is one level, never a mix (chooseLevel, regress_level.go): the change search runs on the window's
+// runs and the judged run together; the runs since the newest change point are the baseline once 3 baseline
+// runs stand after it (the row's note names that level and its step), and the runs of a step too new for that
+// (1–2 runs that, with the judged run, stand apart from the level before, or follow a change point) are left
+// out, so the first three nights after a step are judged against the level before it. Where no outcome of
+// the U test can reach α (one nightly sample against a window of 5: its smallest p is 2/6), the range rule
+// decides (regress_outside.go): every judged sample beyond the baseline's range, on one side, the change
+// beyond the threshold, and Student's prediction test on the logarithms below α make the row regressed or
+// improved, with that test's p; a change beyond the threshold without them stays unconfirmed.
 func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*protocol.Facts, opts RegressOptions) *Regression {
 	// 0 is "not set"; a value no threshold or significance level can have is said, never replaced in silence
 	var refused []string
@@ -189,8 +185,8 @@ func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*prot
 	wrong := wrongOutputs(cur)
 	// invalid points are never judged, either side; the run's are grouped apart to say what was not judged
 	base, baseInvalid := splitInvalid(base)
-	base, baselineOf := currentSegment(base, opts.Baselines)
 	cur, curInvalid := splitInvalid(cur)
+	base, baselineOf := currentSegment(base, cur, opts)
 	invalidSamples, _ := Group(curInvalid)
 	invalidByKey := map[SampleKey]*Sample{}
 	for _, s := range invalidSamples {
@@ -249,6 +245,8 @@ func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*prot
 		r.Rows = append(r.Rows, row)
 	}
 	r.Rows = markWrongOutputs(r.Rows, wrong)
+	r.Invalid = r.invalidCauses(curInvalid, cur, baseInvalid, opts.InvalidBaseline)
+	r.addLevelNotes()
 	sort.SliceStable(r.Rows, func(i, j int) bool { return keyLess(r.Rows[i].SampleKey, r.Rows[j].SampleKey) })
 	r.Environment = environmentChanges(baseSamples, curSamples, baseFacts, curFacts)
 	if r.Rows == nil {
@@ -302,30 +300,6 @@ func keyCompare(a, b SampleKey) int {
 	return 0
 }
 
-// splitInvalid separates the points judged invalid from the others. Without an invalid point it returns ms
-// itself: a point is about 500 bytes and a regression check splits thousands of them, most often none invalid.
-// The results are only read.
-func splitInvalid(ms []store.Measurement) (judgeable, invalid []store.Measurement) {
-	n := 0
-	for i := range ms {
-		if ms[i].Validity == protocol.ValidityInvalid {
-			n++
-		}
-	}
-	if n == 0 {
-		return ms, nil
-	}
-	judgeable, invalid = make([]store.Measurement, 0, len(ms)-n), make([]store.Measurement, 0, n)
-	for i := range ms {
-		if ms[i].Validity == protocol.ValidityInvalid {
-			invalid = append(invalid, ms[i])
-		} else {
-			judgeable = append(judgeable, ms[i])
-		}
-	}
-	return judgeable, invalid
-}
-
 // judge gives the verdict on one series present in the baseline; cur may be nil, and inv holds the run's points
 // of the series that were judged invalid (nil when none).
 func judge(b, c, inv *Sample, opts RegressOptions) RegressRow {
@@ -373,10 +347,21 @@ func judge(b, c, inv *Sample, opts RegressOptions) RegressRow {
 	}
 	// Too few when no outcome of these sample sizes could reach α: 4 + 4 can, and so can 2 repeats against a
 	// pooled window of 8 or more, which a rule of 4 per side would call unconfirmed for ever.
+	// There the range rule (regress_outside.go) still calls a run outside everything the baseline measured.
 	tooFew := stats.MinP(bs.N, cs.N) >= opts.Alpha
+	side, rangeP := 0, 1.0
+	if tooFew {
+		side, rangeP = beyondRange(b.Values, c.Values, opts.Threshold, opts.Alpha)
+	}
 	switch {
 	case row.Change < -opts.Threshold && significant:
 		row.Verdict = VerdictRegressed
+	case side != 0:
+		row.Verdict, row.Delta, row.P = VerdictRegressed, formatChange(row.Change), rangeP
+		if side > 0 {
+			row.Verdict = VerdictImproved
+		}
+		row.Notes = append(row.Notes, rangeNote(side, bs.N, cs.N, opts.Alpha))
 	case row.Change < -opts.Threshold && tooFew:
 		row.Verdict, row.Delta = VerdictUnconfirmed, formatChange(row.Change)+"?"
 		row.Notes = append(row.Notes, warnTooFew)

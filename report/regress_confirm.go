@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -66,7 +67,7 @@ func (r *Regression) Confirm(base, again []store.Measurement, notMeasured map[st
 		opts.Alpha = r.Alpha
 	}
 	base, _ = splitInvalid(base)
-	base, _ = currentSegment(base, opts.Baselines) // the rows were judged against the current segment: so is the re-measure
+	base = r.judgedLevels(base) // the re-measure is judged against what the run was, not a level it would pick
 	again, againInvalid := splitInvalid(again)
 	baseSamples, _ := Group(base)
 	againSamples, _ := Group(again)
@@ -108,6 +109,21 @@ func (r *Regression) Confirm(base, again []store.Measurement, notMeasured map[st
 		}
 		row.Notes = append(row.Notes, note)
 	}
+}
+
+// judgedLevels keeps, of the baseline points, those of the runs each row was judged against (its Baseline's
+// Runs); a series without a row or a Baseline keeps all of its points.
+func (r *Regression) judgedLevels(base []store.Measurement) []store.Measurement {
+	runs := map[SampleKey][]int64{}
+	for _, row := range r.Rows {
+		if row.Baseline != nil {
+			runs[row.SampleKey] = row.Baseline.Runs
+		}
+	}
+	return slices.DeleteFunc(slices.Clone(base), func(m store.Measurement) bool {
+		rs, ok := runs[keyOf(m)]
+		return ok && !slices.Contains(rs, m.RunID)
+	})
 }
 
 func containsInt(xs []int, x int) bool {

@@ -7,6 +7,7 @@ import "github.com/fleetlab/fleet/store"
 // so the CLI and the dashboard judge the same way and print the same notes.
 func (o RegressOptions) WithInput(in store.RegressionInput) RegressOptions {
 	o.NoBaseline, o.SkippedBaselines, o.Baselines = in.Missing, in.Skipped, BaselineWindows(in.Baselines)
+	o.InvalidBaseline = in.Invalid
 	return o
 }
 

@@ -87,6 +87,7 @@ func (r *Regression) document() document {
 		d.Notes = append(d.Notes, fmt.Sprintf("no baseline for %s, not judged: %s", nb.Board, nb.Reason))
 	}
 	d.Notes = append(d.Notes, r.baselineNotes()...)
+	d.Notes = append(d.Notes, r.InvalidReasons()...)
 	for _, e := range r.Environment {
 		d.Notes = append(d.Notes, fmt.Sprintf("environment changed on %s: %s", e.Board, strings.Join(e.Changes, "; ")))
 	}

@@ -25,7 +25,8 @@ func nightPoints(run int64, level float64, reps int) []store.Measurement {
 
 // TestRegressWindow: a two-repeat nightly is judged against its label's window of 10 runs, pooled: unchanged at
 // the same level, regressed (2 + 20 samples reach α) and not unconfirmed after an 84 % drop. A one-repeat
-// nightly against the same window stays unconfirmed: no outcome of 1 + 20 reaches α = 0.05.
+// nightly against the same window, where no outcome of 1 + 20 reaches α = 0.05, is regressed by the range rule:
+// it lies far below every sample of the window.
 func TestRegressWindow(t *testing.T) {
 	var base []store.Measurement
 	var runs []int64
@@ -44,8 +45,8 @@ func TestRegressWindow(t *testing.T) {
 		}
 	}
 	for _, x := range Regress(base, nightPoints(11, 0.16, 1), nil, nil, opts).Rows {
-		if x.Verdict != VerdictUnconfirmed {
-			t.Errorf("%s: one repeat: %s after an 84%% drop, want %s", x.Size(), x.Verdict, VerdictUnconfirmed)
+		if x.Verdict != VerdictRegressed || x.Delta != "−84.0%" {
+			t.Errorf("%s: one repeat: %s (%s) after an 84%% drop, want %s (−84.0%%)", x.Size(), x.Verdict, x.Delta, VerdictRegressed)
 		}
 	}
 	r = Regress(base, nightPoints(11, 0.16, 2), nil, nil, opts)
@@ -82,7 +83,7 @@ func TestRegressWindowCurrentSegment(t *testing.T) {
 		if x.Verdict != VerdictUnchanged {
 			t.Errorf("%s: %s at the new level, want unchanged against the current segment", x.Size(), x.Verdict)
 		}
-		if got, want := x.Baseline.String(), "nightly runs 16–20, 5 runs, 15 samples (the window's 5 runs since the change at run 16)"; got != want {
+		if got, want := x.Baseline.String(), "nightly runs 16–20, 5 runs, 15 samples (the window's 5 runs since the change at run 16, −50.0%)"; got != want {
 			t.Errorf("baseline = %q, want %q", got, want)
 		}
 		if x.Baseline.Window != 10 || x.Baseline.Since != 16 {

@@ -36,6 +36,9 @@ type Baselines struct {
 	// Skipped says, per board, which newer runs the reference matched but were passed over because none of
 	// their points was valid, e.g. "run 9: invalid (36 of 36 points invalid (first: background CPU 38 % (limit 8 %)))".
 	Skipped map[string][]string
+	// SkippedRuns are the ids of those runs, newest first, per board: what fleet regress reads to say why
+	// (RegressionInput.Invalid).
+	SkippedRuns map[string][]int64
 }
 
 // ResolveBaselines resolves ref for each board of judged (board → the run judged) to one baseline run per
@@ -59,7 +62,8 @@ func (db *DB) ResolveBaselines(ctx context.Context, ref string, judged map[strin
 // ErrNotFound and names every board's reason, and ErrBaselineInvalid too when runs were passed over as invalid;
 // Baselines is filled in either case.
 func (db *DB) ResolveBaselineWindow(ctx context.Context, ref string, runs int, judged map[string]int64) (Baselines, error) {
-	bl := Baselines{Runs: map[string]int64{}, Window: map[string][]int64{}, Missing: map[string]string{}, Skipped: map[string][]string{}}
+	bl := Baselines{Runs: map[string]int64{}, Window: map[string][]int64{}, Missing: map[string]string{}, Skipped: map[string][]string{},
+		SkippedRuns: map[string][]int64{}}
 	if ref == "" {
 		return bl, fmt.Errorf("resolve baseline in %s: empty reference", db.Path)
 	}
@@ -117,12 +121,12 @@ func (db *DB) ResolveBaselineWindow(ctx context.Context, ref string, runs int, j
 		if len(window) > 0 {
 			oldest = window[0]
 		}
-		skipped, err := db.skippedInvalid(ctx, ref, board, judged[board], oldest)
+		skipped, ids, err := db.skippedInvalid(ctx, ref, board, judged[board], oldest)
 		if err != nil {
 			return bl, fmt.Errorf("resolve baseline %q for %s in %s: %w", ref, board, db.Path, err)
 		}
 		if len(skipped) > 0 {
-			bl.Skipped[board] = skipped
+			bl.Skipped[board], bl.SkippedRuns[board] = skipped, ids
 			if len(window) == 0 {
 				invalid = true
 				bl.Missing[board] += fmt.Sprintf(": %d run(s) of it passed over as invalid", len(skipped))

@@ -41,12 +41,12 @@ func (db *DB) labelWindow(ctx context.Context, label, board string, judged int64
 // skippedInvalid lists the board runs that ref would have chosen for board but that have invalid points of it
 // and none valid: those newer than the oldest chosen baseline run (all of them when there is
 // none), before the judged run for "previous" and labels; for a run id, that run when it is such a run. Each is
-// "run N: invalid (reasons)".
-func (db *DB) skippedInvalid(ctx context.Context, ref, board string, judged, chosen int64) ([]string, error) {
+// "run N: invalid (reasons)"; ids are those runs.
+func (db *DB) skippedInvalid(ctx context.Context, ref, board string, judged, chosen int64) (out []string, ids []int64, err error) {
 	label, before, only := "", judged, int64(0)
 	if id, err := strconv.ParseInt(ref, 10, 64); err == nil {
 		if chosen != 0 {
-			return nil, nil // a run named by id is never passed over for another
+			return nil, nil, nil // a run named by id is never passed over for another
 		}
 		before, only = 0, id
 	} else {
@@ -69,15 +69,14 @@ func (db *DB) skippedInvalid(ctx context.Context, ref, board string, judged, cho
 				AND c.failed = 0 AND c.validity != 'invalid')
 		ORDER BY r.started DESC, r.id DESC`, board, label, before, chosen, judged, only)
 	if err != nil {
-		return nil, fmt.Errorf("find invalid runs: %w", classify(err))
+		return nil, nil, fmt.Errorf("find invalid runs: %w", classify(err))
 	}
 	defer rows.Close()
-	var out []string
 	for rows.Next() {
 		var id int64
 		var reasons sql.NullString
 		if err := rows.Scan(&id, &reasons); err != nil {
-			return nil, fmt.Errorf("find invalid runs: %w", err)
+			return nil, nil, fmt.Errorf("find invalid runs: %w", err)
 		}
 		var rs []string
 		if reasons.Valid {
@@ -87,10 +86,10 @@ func (db *DB) skippedInvalid(ctx context.Context, ref, board string, judged, cho
 		if len(rs) > 0 {
 			s += " (" + strings.Join(rs, "; ") + ")"
 		}
-		out = append(out, s)
+		out, ids = append(out, s), append(ids, id)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("find invalid runs: %w", classify(err))
+		return nil, nil, fmt.Errorf("find invalid runs: %w", classify(err))
 	}
-	return out, nil
+	return out, ids, nil
 }

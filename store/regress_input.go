@@ -19,6 +19,10 @@ type RegressionInput struct {
 	BaseFacts    map[string]*protocol.Facts
 	CurFacts     map[string]*protocol.Facts
 	FailedBoards int // judged boards whose part of the judged run failed or stopped partway
+	// Invalid are the points (with their evidence) of the runs passed over as invalid for the boards that have
+	// no baseline because of them (Missing and SkippedRuns): what made every run of the baseline unjudgeable,
+	// so that regress can say how busy the board was, not only that it was.
+	Invalid []Measurement
 }
 
 // RunsByBoard maps each board of ms to the run its points come from (the last one, when several).
@@ -49,7 +53,13 @@ func (db *DB) ReadRegressionWindow(ctx context.Context, ref string, runs int, cu
 			return in, fmt.Errorf("judge run %d: %w", curRuns[board], ErrReferenceRun)
 		}
 	}
-	if in.Baselines, err = db.ResolveBaselineWindow(ctx, ref, runs, curRuns); err != nil {
+	in.Baselines, err = db.ResolveBaselineWindow(ctx, ref, runs, curRuns)
+	if err == nil || errors.Is(err, ErrBaselineInvalid) {
+		if rerr := db.readSkipped(ctx, &in); rerr != nil {
+			return in, rerr
+		}
+	}
+	if err != nil {
 		return in, err
 	}
 	var base [][]Measurement // joined once at the end: thousands of 500-byte points
@@ -76,6 +86,24 @@ func (db *DB) ReadRegressionWindow(ctx context.Context, ref string, runs int, cu
 		}
 	}
 	return in, nil
+}
+
+// readSkipped reads into in.Invalid the points of the runs passed over as invalid for each board without a
+// baseline.
+func (db *DB) readSkipped(ctx context.Context, in *RegressionInput) error {
+	for _, board := range sortedKeysOfLists(in.SkippedRuns) {
+		if _, missing := in.Missing[board]; !missing {
+			continue
+		}
+		for _, id := range in.SkippedRuns[board] {
+			ms, err := db.Measurements(ctx, Filter{RunID: id, Board: board})
+			if err != nil {
+				return fmt.Errorf("read the invalid runs of %s: %w", board, err)
+			}
+			in.Invalid = append(in.Invalid, ms...)
+		}
+	}
+	return nil
 }
 
 // boardFacts is one board's facts and status in a run; nil and "" when the run has no such board.

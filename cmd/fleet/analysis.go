@@ -102,10 +102,14 @@ had and the run lacks (say, an accelerator that stopped loading) is "missing" an
 what changed between the runs' boards: kernel, OpenSSL, governor, the driver serving an algorithm.
 Each board is judged against its own baseline (runs with at least one valid point); a board without one is
 listed as "no baseline" and not judged, and only when no board has one is it an error. A label's baseline
-pools the repeats of its last --baseline-runs valid runs (default 10) before the judged run, and only those
-since the newest change point fleet changes would find among them (the current level): a one-repeat nightly
-is tested against the window, not against one night. The verdict says what it was ("baseline of am64x:
-nightly runs 12–21, 10 runs, 30 samples").
+pools the repeats of its last --baseline-runs valid runs (default 10) before the judged run, one level of
+them: the change search of fleet changes runs on them and the judged run together; the runs since its newest
+change point are the baseline once 3 of them stand after it ("unchanged against the new level since run 8
+(−85.0%: see fleet changes)"), and the 1–2 runs of a step too new for that are left out, so the first three
+nights after a step are judged against the level before it. A one-repeat nightly is tested against the
+window, not against one night; where the U test cannot reach α with so few samples, a run outside the
+baseline's range, beyond the threshold, with Student's prediction test below α is regressed (or improved).
+The verdict says what the baseline was ("baseline of am64x: nightly runs 12–21, 10 runs, 30 samples").
 
    fleet regress --baseline nightly                  latest run vs the last 10 runs labelled nightly, per board
    fleet regress --baseline previous --junit regress.xml
@@ -116,7 +120,8 @@ Points judged invalid (a busy, throttled or hot board: see fleet results --forma
 either side; a labelled baseline passes over runs without a valid point.
 
 Exit 0 no regression, 1 regression, 3 the run had failed boards, 4 no regression but series not judged because
-the run's or the baseline's points were invalid (including: every run the baseline matched was invalid).
+the run's or the baseline's points were invalid (including: every run the baseline matched was invalid); it says
+how many points of which runs, the causes and what to do (fleet run --quiet-wait, [boards.NAME.validity]).
 Exit 2 only for a usage error: a bad flag, or a baseline that names nothing stored.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "baseline", Required: true, Usage: "run `ID`, a label (its last --baseline-runs valid runs per board before the judged one), previous, or latest (each board's newest other run)"},
@@ -191,7 +196,7 @@ func regressAction(c *cli.Context) error {
 		return errRegression
 	}
 	if why := r.InvalidReasons(); len(why) > 0 {
-		return &exitError{code: exitInvalid, err: errors.New(strings.Join(why, "; "))}
+		return &exitError{code: exitInvalid, err: errors.New(strings.Join(why, "\n"))}
 	}
 	return nil
 }
