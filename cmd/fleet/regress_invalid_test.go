@@ -14,10 +14,10 @@ import (
 	"github.com/fleetlab/fleet/store"
 )
 
-// storeBusyNights stores one nightly run of board local per background CPU figure: one cpu aes-128-cbc 16 KiB point,
+// storeValidityNights stores one nightly run of board local per background CPU figure: one cpu aes-128-cbc 16 KiB point,
 // invalid for its background CPU when bg > 8 (the default limit on 2 cores), valid otherwise. It returns the
 // run ids.
-func storeBusyNights(t *testing.T, path string, bgs ...float64) []int64 {
+func storeValidityNights(t *testing.T, path string, bgs ...float64) []int64 {
 	t.Helper()
 	ctx := context.Background()
 	db, err := store.Open(ctx, path)
@@ -53,7 +53,7 @@ func storeBusyNights(t *testing.T, path string, bgs ...float64) []int64 {
 func TestRegressSaysWhyInvalid(t *testing.T) {
 	t.Run("every baseline run", func(t *testing.T) {
 		db := filepath.Join(t.TempDir(), "fleet.db")
-		ids := storeBusyNights(t, db, 60, 72, 90, 65, 80, 61, 1)
+		ids := storeValidityNights(t, db, 60, 72, 90, 65, 80, 61, 1)
 		stdout, stderr, code := runFleet(t, "regress", "--db", db, "--baseline", "nightly", "--run", "7")
 		t.Logf("fleet regress --baseline nightly --run 7: exit %d\n%s%s", code, stdout, stderr)
 		if code != exitInvalid {
@@ -78,7 +78,7 @@ func TestRegressSaysWhyInvalid(t *testing.T) {
 	})
 	t.Run("every point of the run", func(t *testing.T) {
 		db := filepath.Join(t.TempDir(), "fleet.db")
-		ids := storeBusyNights(t, db, 1, 2, 1, 45)
+		ids := storeValidityNights(t, db, 1, 2, 1, 45)
 		stdout, stderr, code := runFleet(t, "regress", "--db", db, "--baseline", "nightly", "--run", "4")
 		if code != exitInvalid {
 			t.Fatalf("exit %d, want %d\n%s%s", code, exitInvalid, stdout, stderr)
