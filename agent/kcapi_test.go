@@ -53,7 +53,7 @@ func TestKcapiOnThisKernel(t *testing.T) {
 	for alg, spec := range kcapiSpecs {
 		t.Run(alg, func(t *testing.T) {
 			s := &sweepState{plan: protocol.Plan{Sizes: []int{16, 1024}, VerifyThreads: 2, VerifySeconds: 0.2}}
-			rep := s.verifyKcapi(context.Background(), alg, "")
+			rep := s.verifyKcapi(context.Background(), protocol.ModeKCAPI, alg, "")
 			rep.Mode, rep.Algorithm = "kcapi", alg
 			if len(rep.Cases) > 0 && rep.Cases[0].Err != "" {
 				t.Skipf("kernel lacks %s: %s", spec.Name, rep.Cases[0].Err)

@@ -81,6 +81,9 @@ type RemoteExec struct {
 	Stdin     []byte   // the command's standard input; nil: /dev/null
 	Remove    []string // files under Dir removed first
 	Read      []string // files under Dir read back after the command
+	// TimeoutS > 0: the board kills the command after that many seconds (rounded up) and the request still
+	// answers, with the kill's exit; 0: the board's kill comes a margin before the context's deadline.
+	TimeoutS float64
 }
 
 // RemoteRun is one command run on a remote board.

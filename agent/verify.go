@@ -24,7 +24,7 @@ func (s *sweepState) verify(ctx context.Context, openssl string, v *opensslVersi
 	start := time.Now()
 	switch {
 	case mode == protocol.ModeKCAPI || strings.HasPrefix(mode, protocol.ModeKCAPI+":"):
-		r = s.verifyKcapi(ctx, alg, bind)
+		r = s.verifyKcapi(ctx, mode, alg, bind)
 	case v == nil:
 		r = protocol.VerifyReport{Unknown: "no openssl on the board"}
 	default:

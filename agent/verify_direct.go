@@ -48,7 +48,8 @@ func directVia(mode, alg string) string {
 
 // directCases sends each input above what openssl hands the path at once (chunk) through mode's one-piece way,
 // both ways for a cipher; none when the mode has no such way or the verification runs on the shell path's board.
-func (s *sweepState) directCases(mode, alg string, sizes []int, digest bool, block, chunk int) []protocol.VerifyCase {
+// Each request runs within what is left of the path's deadline d; past it the later ones are skipped.
+func (s *sweepState) directCases(d *pathDeadline, mode, alg string, sizes []int, digest bool, block, chunk int) []protocol.VerifyCase {
 	via := directVia(mode, alg)
 	if via == "" || s.remote != nil {
 		return nil
@@ -67,7 +68,18 @@ func (s *sweepState) directCases(mode, alg string, sizes []int, digest bool, blo
 			if n <= chunk || n%block != 0 {
 				continue
 			}
-			out, err := do(mode, alg, op, protocol.VerifyPattern(n, protocol.VerifySeedPayload))
+			type answer struct {
+				out []byte
+				err error
+			}
+			a, err := within(d, func() answer {
+				out, err := do(mode, alg, op, protocol.VerifyPattern(n, protocol.VerifySeedPayload))
+				return answer{out, err}
+			})
+			out := a.out
+			if err == nil {
+				err = a.err
+			}
 			c := protocol.VerifyCase{Op: op, Size: n}
 			if err != nil {
 				c.Err = err.Error()

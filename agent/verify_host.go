@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"slices"
+	"time"
 )
 
 // verifyHost is where the verification's files and commands are: this machine for the agent, the board behind
@@ -18,7 +19,9 @@ type verifyHost interface {
 	writeFile(path string, b []byte) error
 	readFile(path string) ([]byte, error)
 	remove(path string)
-	run(ctx context.Context, argv, env []string, input string) childResult
+	// run runs argv and ends it after timeout: here by the context, on the board by the session's watchdog
+	// (the controller's own wait then ends later, so that the session survives the kill).
+	run(ctx context.Context, argv, env []string, input string, timeout time.Duration) childResult
 }
 
 // verifyHost is the host the sweep's verification runs on: the remote board on the shell path.
@@ -36,7 +39,9 @@ func (localHost) mkdir() (string, func(names ...string), error) { return verifyD
 func (localHost) writeFile(path string, b []byte) error         { return os.WriteFile(path, b, 0o600) }
 func (localHost) readFile(path string) ([]byte, error)          { return os.ReadFile(path) }
 func (localHost) remove(path string)                            { os.Remove(path) }
-func (localHost) run(ctx context.Context, argv, env []string, input string) childResult {
+func (localHost) run(ctx context.Context, argv, env []string, input string, timeout time.Duration) childResult {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	return runChildInput(ctx, argv, env, input)
 }
 
@@ -102,8 +107,8 @@ func (h *remoteHost) remove(path string) {
 	}
 }
 
-func (h *remoteHost) run(ctx context.Context, argv, env []string, input string) childResult {
-	e := RemoteExec{Argv: argv, Env: env, Remove: h.takeRemoves(), Read: outFiles(argv)}
+func (h *remoteHost) run(ctx context.Context, argv, env []string, input string, timeout time.Duration) childResult {
+	e := RemoteExec{Argv: argv, Env: env, Remove: h.takeRemoves(), Read: outFiles(argv), TimeoutS: timeout.Seconds()}
 	if input != "" {
 		e.Stdin = []byte(input)
 	}

@@ -15,8 +15,9 @@ import (
 var verifyKcapiOffsets = []int{0, 1}
 
 // verifyKcapi runs the verification inputs through AF_ALG bound to bind (the kernel name the mode measures, or
-// the driver name of kcapi:DRIVER), on the same socket type the benchmark uses.
-func (s *sweepState) verifyKcapi(ctx context.Context, alg, bind string) protocol.VerifyReport {
+// the driver name of kcapi:DRIVER), on the same socket type the benchmark uses, within the path's one deadline:
+// a request stuck in the driver is left behind at it, and the later inputs are skipped, naming it.
+func (s *sweepState) verifyKcapi(ctx context.Context, mode, alg, bind string) protocol.VerifyReport {
 	spec, ok := kcapiSpecs[alg]
 	if !ok {
 		return protocol.VerifyReport{Unknown: "kcapi: the agent's AF_ALG benchmark does not support " + alg}
@@ -32,22 +33,33 @@ func (s *sweepState) verifyKcapi(ctx context.Context, alg, bind string) protocol
 	case "aead":
 		ops = []string{"encrypt", "open"}
 	}
+	d := s.pathDeadline(mode, alg)
+	one := func(op string, n, off int, chain bool) protocol.VerifyCase {
+		c, err := within(d, func() protocol.VerifyCase { return kcapiVerifyCase(spec, bind, op, n, off, chain) })
+		if err != nil {
+			req := n
+			if chain {
+				req = n / 2
+			}
+			c = protocol.VerifyCase{Op: op, Size: n, Offset: off, Chain: chain, Err: err.Error(), Request: req}
+		}
+		return c
+	}
 	for _, n := range verifySizes(s.plan) {
 		if n%spec.Block != 0 {
 			continue // AF_ALG refuses partial blocks of ECB and CBC
 		}
 		for _, off := range verifyKcapiOffsets {
 			for _, op := range ops {
-				c := kcapiVerifyCase(spec, bind, op, n, off, false)
-				r.Cases = append(r.Cases, c)
+				r.Cases = append(r.Cases, one(op, n, off, false))
 			}
 		}
 	}
 	if spec.Kind == "skcipher" && spec.IVLen > 0 {
 		// the IV the driver hands back must continue the chain: two 4 KiB requests, the second without an IV
-		r.Cases = append(r.Cases, kcapiVerifyCase(spec, bind, "encrypt", 8192, 0, true))
+		r.Cases = append(r.Cases, one("encrypt", 8192, 0, true))
 	}
-	if workers := s.verifyWorkers(protocol.ModeKCAPI); workers > 0 {
+	if workers := s.verifyWorkers(protocol.ModeKCAPI); workers > 0 && !d.expired() {
 		r.Concurrency = kcapiConcurrency(ctx, spec, bind, workers, s.verifySeconds(), verifyConcurrencySize(s.plan))
 	}
 	return r

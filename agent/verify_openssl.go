@@ -14,10 +14,6 @@ import (
 	"github.com/fleetlab/fleet/protocol"
 )
 
-// verifyChildTimeout bounds one openssl enc or dgst of the verification: far above what 64 KiB takes on any
-// board, so that only a hung driver reaches it.
-const verifyChildTimeout = 60 * time.Second
-
 // opensslVerifier runs `openssl enc` and `openssl dgst` the way `openssl speed` runs for one mode: the same
 // binary, the same -engine or -provider, the same environment (soft's capability mask included).
 type opensslVerifier struct {
@@ -29,8 +25,9 @@ type opensslVerifier struct {
 	dir    string
 	// workers is how many openssl processes of the verification run at once: the board's cores, or one on the
 	// shell path (its Remote runs one command at a time)
-	workers int
-	host    verifyHost // where the files are and openssl runs: here, or the board of the shell path
+	workers  int
+	host     verifyHost    // where the files are and openssl runs: here, or the board of the shell path
+	deadline *pathDeadline // the path's one deadline (verify_deadline.go); nil: each run its own
 }
 
 // verifyOpenSSL runs the verification of one openssl mode and algorithm.
@@ -67,7 +64,7 @@ func (s *sweepState) verifyOpenSSL(ctx context.Context, openssl string, v openss
 	for _, n := range sizes {
 		f := filepath.Join(dir, "in-"+strconv.Itoa(n))
 		if err := host.writeFile(f, protocol.VerifyPattern(n, protocol.VerifySeedPayload)); err != nil {
-			return protocol.VerifyReport{Unknown: fmt.Sprintf("write verification input: %v", err)}
+			return protocol.VerifyReport{Unknown: writeFailure(f, err)}
 		}
 		files[n] = f
 		written = append(written, filepath.Base(f))
@@ -76,7 +73,7 @@ func (s *sweepState) verifyOpenSSL(ctx context.Context, openssl string, v openss
 	if isDigest {
 		r.Cases, r.Unknown = o.digests(ctx, sizes, files)
 		if r.Unknown == "" {
-			r.Cases = append(r.Cases, s.directCases(mode, alg, sizes, true, 1, opensslDgstChunk)...)
+			r.Cases = append(r.Cases, s.directCases(o.deadline, mode, alg, sizes, true, 1, opensslDgstChunk)...)
 		}
 	} else {
 		var err string
@@ -84,9 +81,10 @@ func (s *sweepState) verifyOpenSSL(ctx context.Context, openssl string, v openss
 		if err != "" {
 			return protocol.VerifyReport{Path: r.Path, Unknown: err}
 		}
-		r.Cases = append(r.Cases, s.directCases(mode, alg, sizes, false, spec.Block, opensslEncChunk)...)
+		r.Cases = append(r.Cases, s.directCases(o.deadline, mode, alg, sizes, false, spec.Block, opensslEncChunk)...)
 	}
-	if workers := s.verifyWorkers(mode); workers > 0 && r.Unknown == "" {
+	// a path past its deadline has hung already: its check under load would only hang again
+	if workers := s.verifyWorkers(mode); workers > 0 && r.Unknown == "" && !o.deadline.expired() {
 		size := verifyConcurrencySize(s.plan)
 		if lr, ok := s.remote.(LoopsRemote); ok {
 			r.Concurrency = o.remoteConcurrency(ctx, lr, spec, isDigest, workers, s.verifySeconds(), size, files[size])
@@ -170,6 +168,11 @@ func (o *opensslVerifier) ciphers(ctx context.Context, spec protocol.VerifyCiphe
 		if strings.HasPrefix(whys[i], "engine ") {
 			return nil, whys[i]
 		}
+		if noSpace(res.Err, res.Stderr+"\n"+res.Stdout) {
+			// not the path's fault: the outputs cannot be judged, which is unknown, not wrong
+			return nil, fmt.Sprintf("openssl enc (%s %d B): writing the output to %s: no space left on device",
+				cases[i].Op, cases[i].Size, outs[i])
+		}
 	}
 	for i := range cases {
 		c := &cases[i]
@@ -207,7 +210,8 @@ func (o *opensslVerifier) runAndRead(ctx context.Context, argvs [][]string, outs
 			defer wg.Done()
 			for i := range next {
 				results[i] = o.run(ctx, argvs[i], "")
-				if outs != nil {
+				if outs != nil && results[i].Err == nil && results[i].Exit == 0 {
+					// a failed run's output is not judged: no read (on the shell path, no request)
 					read[i], readErrs[i] = o.host.readFile(outs[i])
 				}
 			}
@@ -272,10 +276,18 @@ func parseDgstOutput(out string) map[string][]byte {
 	return got
 }
 
+// run runs one openssl of the path within what is left of its deadline: past it, nothing runs (skipped), and
+// a run the deadline ended (killed here, or by the board's watchdog on the shell path) says so, naming the path
+// and the deadline, instead of "context deadline exceeded" or the kill's exit.
 func (o *opensslVerifier) run(ctx context.Context, argv []string, input string) childResult {
-	ctx, cancel := context.WithTimeout(ctx, verifyChildTimeout)
-	defer cancel()
-	return o.host.run(ctx, argv, o.env, input)
+	if o.deadline.expired() {
+		return childResult{Argv: argv, Env: o.env, Exit: -1, Err: o.deadline.skipped()}
+	}
+	res := o.host.run(ctx, argv, o.env, input, o.deadline.left())
+	if ctx.Err() == nil && (res.Err != nil || res.Exit != 0) && o.deadline.expired() {
+		res.Err = o.deadline.hung()
+	}
+	return res
 }
 
 // failed says why a run gave no output to judge: it did not start, exited non-zero, hung, or ran without the
@@ -322,7 +334,7 @@ func (o *opensslVerifier) concurrency(ctx context.Context, spec protocol.VerifyC
 					b, _ = o.host.readFile(out)
 				}
 				if why := o.failed(res); why != "" {
-					timedOut = res.Err != nil && ctx.Err() == nil && strings.Contains(res.Err.Error(), "deadline")
+					timedOut = isVerifyTimeout(res.Err)
 					errs = append(errs, fmt.Sprintf("worker %d: %s", w, why))
 					break
 				}
@@ -359,5 +371,5 @@ func (s *sweepState) newOpenSSLVerifier(ctx context.Context, mode string, v open
 		return nil, nil, fmt.Sprintf("no private directory for the verification files: %v", err)
 	}
 	return &opensslVerifier{argv0: openssl, opts: opts, env: append(envList(s.plan.Env), modeEnv...), engine: engine,
-		alg: alg, dir: dir, workers: s.verifyProcesses(), host: host}, cleanup, ""
+		alg: alg, dir: dir, workers: s.verifyProcesses(), host: host, deadline: s.pathDeadline(mode, alg)}, cleanup, ""
 }

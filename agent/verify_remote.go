@@ -30,7 +30,13 @@ const (
 // through the path, for d.
 func (o *opensslVerifier) remoteConcurrency(ctx context.Context, lr LoopsRemote, spec protocol.VerifyCipherSpec, digest bool, workers int,
 	d time.Duration, size int, in string) *protocol.VerifyConcurrency {
-	l := RemoteLoops{Env: o.env, Workers: workers, Seconds: d.Seconds(), TimeoutS: verifyChildTimeout.Seconds(),
+	// the workers' board-side kill after the check: what is left of the path's deadline then (a verifier
+	// without one: the whole of verifyPathTimeout)
+	after := verifyPathTimeout.Seconds()
+	if o.deadline != nil {
+		after = math.Ceil(max(1, (o.deadline.left() - d).Seconds()))
+	}
+	l := RemoteLoops{Env: o.env, Workers: workers, Seconds: d.Seconds(), TimeoutS: after,
 		MaxRuns: min(remoteLoopMaxRuns, max(16, remoteLoopBytes/(workers*remoteLoopLineSize)))}
 	if digest {
 		l.Argv = append([]string{o.argv0, "dgst", "-" + o.alg}, append(o.opts, in)...)

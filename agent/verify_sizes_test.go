@@ -137,7 +137,7 @@ func TestVerifyOnePieceRequests(t *testing.T) {
 		t.Errorf("openssl enc alone: %s, chunked %v, want ok with %v", res.Verdict, res.Chunked, want)
 	}
 	shell := &sweepState{remote: struct{ Remote }{}}
-	if cs := shell.directCases(protocol.ModeAFALG, "aes-128-cbc", []int{8192}, false, 16, opensslEncChunk); len(cs) != 0 {
+	if cs := shell.directCases(nil, protocol.ModeAFALG, "aes-128-cbc", []int{8192}, false, 16, opensslEncChunk); len(cs) != 0 {
 		t.Errorf("the shell path made %d one-piece requests, want none (the agent is not on the board)", len(cs))
 	}
 }

@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/fleetlab/fleet/agent"
@@ -52,10 +54,29 @@ func (s *shellSession) WriteFile(ctx context.Context, path string, data []byte) 
 	case r.Err != nil:
 		return r.Err
 	case r.Exit != 0:
-		return fmt.Errorf("shell path on %s: openssl base64 -d -out %s: exit %d: %s", s.board, path, r.Exit, truncate(strings.TrimSpace(r.Stderr), 200))
+		return fmt.Errorf("shell path on %s: openssl base64 -d -out %s: %w", s.board, path, boardFailure(r.Exit, r.Stdout+r.Stderr))
 	}
 	return nil
 }
+
+// boardFailure is why a verification command exited non-zero on the board, from its output (stderr in stdout,
+// shellscript.go): syscall.ENOSPC when it says the disk is full (OpenSSL 3 prints the errno of a failed write,
+// "No space left on device"), so that the agent tells a full /tmp from a wrong path; else its output.
+func boardFailure(exit int, out string) error {
+	out = strings.TrimSpace(out)
+	switch {
+	case strings.Contains(strings.ToLower(out), "no space left on device"):
+		return fmt.Errorf("exit %d: %w", exit, syscall.ENOSPC)
+	case out == "":
+		return fmt.Errorf("exit %d: no output", exit)
+	}
+	return fmt.Errorf("exit %d: %s", exit, truncate(out, 200))
+}
+
+// execKillMargin is how much longer than the board's kill of a command (RemoteExec.TimeoutS) the controller
+// waits for the request's answer: as watchdogSeconds leaves, so that the kill's exit arrives and the session,
+// which a request given up on loses, goes on to the next command.
+const execKillMargin = 10 * time.Second
 
 // Exec runs one verification command on the board with its files (agent.Remote).
 func (s *shellSession) Exec(ctx context.Context, e agent.RemoteExec) (agent.RemoteRun, map[string][]byte) {
@@ -65,16 +86,26 @@ func (s *shellSession) Exec(ctx context.Context, e agent.RemoteExec) (agent.Remo
 			return fail(err)
 		}
 	}
-	if len(e.Argv) == 0 {
+	var kill int
+	switch {
+	case len(e.Argv) == 0:
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, fileTimeout)
 		defer cancel()
+	case e.TimeoutS > 0:
+		kill = int(math.Ceil(min(e.TimeoutS, 3600)))
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(kill)*time.Second+execKillMargin)
+		defer cancel()
 	}
-	left := 0.0
-	if d, ok := ctx.Deadline(); ok {
-		left = time.Until(d).Seconds()
+	if kill == 0 {
+		left := 0.0
+		if d, ok := ctx.Deadline(); ok {
+			left = time.Until(d).Seconds()
+		}
+		kill = watchdogSeconds(left)
 	}
-	recs, err := s.request(ctx, execScript(e, watchdogSeconds(left)))
+	recs, err := s.request(ctx, execScript(e, kill))
 	if err != nil {
 		return fail(err)
 	}
@@ -86,8 +117,10 @@ func (s *shellSession) Exec(ctx context.Context, e agent.RemoteExec) (agent.Remo
 			for i < len(recs) && recs[i].kind != recStderr {
 				i++
 			}
-			if w := s.run(recs[:min(i+1, len(recs))]); w.Err != nil || w.Exit != 0 {
-				return fail(fmt.Errorf("shell path on %s: write the command's stdin: exit %d: %s", s.board, w.Exit, truncate(strings.TrimSpace(w.Stderr), 200)))
+			if w := s.run(recs[:min(i+1, len(recs))]); w.Err != nil {
+				return fail(w.Err)
+			} else if w.Exit != 0 {
+				return fail(fmt.Errorf("shell path on %s: write the command's stdin to %s/stdin: %w", s.board, s.dir, boardFailure(w.Exit, w.Stdout)))
 			}
 			recs = recs[min(i+1, len(recs)):]
 		}
@@ -95,6 +128,7 @@ func (s *shellSession) Exec(ctx context.Context, e agent.RemoteExec) (agent.Remo
 		if r.Err != nil {
 			return r, nil
 		}
+		r.Stderr = r.Stdout // what the command printed on both (execScript)
 	}
 	files, err := readBackFiles(recs, e.Read)
 	if err != nil {

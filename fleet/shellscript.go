@@ -186,11 +186,12 @@ func pointScript(env, argv []string, timeoutS int) string {
 // runLine starts argv with env as prefix assignments, every word quoted ("$fleet_o", the openssl the board's
 // shell found, is the one word left to the shell), and waits for it with fleet_w.
 func runLine(env, argv []string, timeoutS int, sample bool) string {
-	return runLineFrom(env, argv, "/dev/null", timeoutS, sample)
+	return runLineFrom(env, argv, "/dev/null", `"$fleet_d/err"`, timeoutS, sample)
 }
 
-// runLineFrom is runLine with stdin from the file stdin ("$fleet_d/…" is left to the shell).
-func runLineFrom(env, argv []string, stdin string, timeoutS int, sample bool) string {
+// runLineFrom is runLine with stdin from the file stdin ("$fleet_d/…" is left to the shell) and stderr to
+// stderr (a file, or &1: into the command's stdout).
+func runLineFrom(env, argv []string, stdin, stderr string, timeoutS int, sample bool) string {
 	var b strings.Builder
 	b.WriteString("fleet_m R\n")
 	for _, kv := range env {
@@ -212,7 +213,7 @@ func runLineFrom(env, argv []string, stdin string, timeoutS int, sample bool) st
 	} else {
 		b.WriteString(" <" + shellQuote(stdin))
 	}
-	b.WriteString(" 2>\"$fleet_d/err\" &\n")
+	b.WriteString(" 2>" + stderr + " &\n")
 	s := ""
 	if sample {
 		s = " s"
@@ -242,7 +243,8 @@ func watchdogSeconds(left float64) int {
 const base64End = "FLEET_B64_END"
 
 // writeFileLines writes data to path on the board: its base64 in a here-document, decoded by the board's openssl,
-// as a command of its own (R, X, E records).
+// as a command of its own (R, X, E records). Its stderr comes in its stdout (R), not through the err file: the
+// write that fills the disk would lose the "No space left on device" that says so.
 func writeFileLines(path string, data []byte) string {
 	var b strings.Builder
 	b.WriteString("fleet_m R\n")
@@ -251,7 +253,7 @@ func writeFileLines(path string, data []byte) string {
 	} else {
 		path = shellQuote(path)
 	}
-	fmt.Fprintf(&b, "\"$fleet_o\" base64 -d -out %s 2>\"$fleet_d/err\" <<'%s'\n", path, base64End)
+	fmt.Fprintf(&b, "\"$fleet_o\" base64 -d -out %s 2>&1 <<'%s'\n", path, base64End)
 	enc := base64.StdEncoding.EncodeToString(data)
 	for len(enc) > 64 {
 		b.WriteString(enc[:64] + "\n")
@@ -260,7 +262,7 @@ func writeFileLines(path string, data []byte) string {
 	if enc != "" {
 		b.WriteString(enc + "\n")
 	}
-	b.WriteString(base64End + "\nfleet_m X $?\nfleet_m E\ncat \"$fleet_d/err\" 2>/dev/null\n")
+	b.WriteString(base64End + "\nfleet_m X $?\nfleet_m E\n")
 	return b.String()
 }
 
@@ -271,7 +273,8 @@ func writeFileScript(path string, data []byte) string {
 
 // execScript is the request of one verification command: the removals, its stdin written, the command under the
 // watchdog, then each file to read back as a B record of its base64 (a V b64 record names one that could not
-// be encoded).
+// be encoded). The command's stderr comes in its stdout, as a write's does (writeFileLines): its -out file may
+// fill the disk the err file is on; the err file is emptied, so that fleet_w's E record is empty.
 func execScript(e agent.RemoteExec, timeoutS int) string {
 	var b strings.Builder
 	if len(e.Remove) > 0 {
@@ -283,7 +286,8 @@ func execScript(e agent.RemoteExec, timeoutS int) string {
 			stdin = "$fleet_d/stdin"
 			b.WriteString(writeFileLines(stdin, e.Stdin))
 		}
-		b.WriteString(runLineFrom(e.Env, e.Argv, stdin, timeoutS, false))
+		b.WriteString(": >\"$fleet_d/err\" 2>/dev/null\n")
+		b.WriteString(runLineFrom(e.Env, e.Argv, stdin, "&1", timeoutS, false))
 	}
 	for _, p := range e.Read {
 		q := shellQuote(p)

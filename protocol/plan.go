@@ -34,6 +34,9 @@ type Plan struct {
 	Verify        bool    `json:"verify,omitempty"`
 	VerifyThreads int     `json:"verify_threads,omitempty"`
 	VerifySeconds float64 `json:"verify_seconds,omitempty"`
+	// VerifyTimeoutS is the one deadline of each path's (mode and algorithm's) whole verification, every input
+	// and the concurrency check (0: 60 s); past it the path's later inputs are skipped, naming it.
+	VerifyTimeoutS float64 `json:"verify_timeout_s,omitempty"`
 	// VerifySign: the key and message of each signature algorithm's check (verify_sign.go), by plan name
 	// ("rsa2048"); an algorithm without one is verified as unknown.
 	VerifySign map[string]VerifySignInput `json:"verify_sign,omitempty"`

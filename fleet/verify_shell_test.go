@@ -1,0 +1,136 @@
+package fleet
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fleetlab/fleet/agent"
+	"github.com/fleetlab/fleet/protocol"
+)
+
+// shellVerify runs the agent's sweep with verification over a real `sh -s` session (dash) of a board whose
+// openssl is the testdata/verify script name (the real openssl's path written in), and returns the verification
+// reports by algorithm and the session's directory. replace are more of the script's names, old and new in turn.
+func shellVerify(t *testing.T, name string, plan protocol.Plan, replace ...string) (map[string]protocol.VerifyReport, string) {
+	t.Helper()
+	board := shellBoard(t, []string{"dash"})
+	real, err := exec.LookPath("openssl")
+	if err != nil {
+		t.Skip("no openssl")
+	}
+	b, err := os.ReadFile(filepath.Join("testdata/verify", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := filepath.Join(board.path, "openssl")
+	os.Remove(fake)
+	if err := os.WriteFile(fake, []byte(strings.NewReplacer(append(replace, "@OPENSSL@", real)...).Replace(string(b))), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	s, err := startShell(ctx, board, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	probe, err := s.probe(ctx, plan, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, pw := io.Pipe()
+	go func() {
+		enc := protocol.NewEncoder(pw)
+		done, err := agent.RemoteSweep(ctx, plan, enc, probe, s)
+		if err != nil {
+			_ = enc.Encode(protocol.TypeError, err.Error())
+		}
+		_ = enc.Encode(protocol.TypeDone, &done)
+		pw.Close()
+	}()
+	reps := map[string]protocol.VerifyReport{}
+	dec := protocol.NewDecoder(pr)
+	for {
+		m, err := dec.Next()
+		if err != nil {
+			t.Fatalf("the sweep's stream: %v", err)
+		}
+		switch m.Type {
+		case protocol.TypeVerify:
+			reps[m.Verify.Algorithm] = *m.Verify
+		case protocol.TypeError:
+			t.Logf("sweep error: %s", m.Error)
+		}
+		if m.Type == protocol.TypeDone {
+			return reps, s.Dir()
+		}
+	}
+}
+
+// TestShellVerifyPathDeadline: on the shell path, an aes-128-cbc path that hangs from 4096 B on (testdata/verify/
+// openssl-hang-cbc) ends within its one deadline (3 s here) plus the board's kill: the board's watchdog kills the
+// hung openssl, the session goes on, the later inputs are skipped naming mode, algorithm and deadline, and the
+// next path (aes-128-ctr) is verified in the same session. Before, each input waited for its own 50 s watchdog.
+func TestShellVerifyPathDeadline(t *testing.T) {
+	plan := protocol.Plan{OpenSSL: "openssl", Modes: []string{protocol.ModeCPU}, Algorithms: []string{"aes-128-cbc", "aes-128-ctr"},
+		Sizes: []int{16}, Seconds: 1, Verify: true, VerifyTimeoutS: 3}
+	reps, _ := shellVerify(t, "openssl-hang-cbc", plan)
+	cbc, ok := reps["aes-128-cbc"]
+	if !ok {
+		t.Fatalf("no verification of aes-128-cbc: %v", reps)
+	}
+	if cbc.Seconds < 3 || cbc.Seconds > 8 {
+		t.Errorf("the hung path's verification took %.1f s, want its 3 s deadline and the board's kill", cbc.Seconds)
+	}
+	const hung = "verification of cpu aes-128-cbc did not answer within 3 s"
+	n := map[string]int{}
+	for _, c := range cbc.Cases {
+		switch {
+		case c.Err == hung && c.Op == "encrypt" && c.Size == 4096:
+			n["hung"]++
+		case c.Err == "skipped: "+hung:
+			n["skipped"]++
+		case c.Err == "" && c.Size < 4096:
+			n["ok"]++
+		default:
+			t.Errorf("%s %d B: err %q", c.Op, c.Size, c.Err)
+		}
+	}
+	if n["ok"] != 5 || n["hung"] != 1 || n["skipped"] != 5 {
+		t.Errorf("cases %v, want encrypt 1 to 4095 B answered, 4096 B hung, the 5 after it skipped", n)
+	}
+	rec := &recorder{verifying: true}
+	if res := rec.verified(cbc); res.Verdict != protocol.VerificationWrong || !strings.Contains(res.Detail, "encrypt 4096 B: the path failed: "+hung) {
+		t.Errorf("hung path: %s %q, want wrong naming the deadline", res.Verdict, res.Detail)
+	}
+	ctr, ok := reps["aes-128-ctr"]
+	if res := rec.verified(ctr); !ok || res.Verdict != protocol.VerificationOK {
+		t.Errorf("the next path in the same session: %s %q, want ok", res.Verdict, res.Detail)
+	}
+}
+
+// TestShellVerifyDiskFull: on the shell path, a /tmp that fills up (testdata/verify/openssl-disk-full: OpenSSL 3's
+// "No space left on device", lost when stderr is a file on that disk) names the input being written, the
+// command and the full disk, instead of a bare "exit 1:"; and an enc that cannot write its output names it.
+func TestShellVerifyDiskFull(t *testing.T) {
+	plan := protocol.Plan{OpenSSL: "openssl", Modes: []string{protocol.ModeCPU}, Algorithms: []string{"aes-128-cbc"},
+		Sizes: []int{65536}, Seconds: 1, Verify: true}
+	reps, dir := shellVerify(t, "openssl-disk-full", plan, "@FULL_IN@", "in-65536")
+	want := "writing the input to " + dir + "/in-65536: shell path on test: openssl base64 -d -out " + dir +
+		"/in-65536: exit 1: no space left on device"
+	if got := reps["aes-128-cbc"].Unknown; got != want {
+		t.Errorf("input on a full /tmp: unknown %q,\nwant %q", got, want)
+	}
+
+	reps, dir = shellVerify(t, "openssl-disk-full", plan, "@FULL_ENC@", "in-4097")
+	got := reps["aes-128-cbc"].Unknown
+	if !strings.HasPrefix(got, "openssl enc (encrypt 4097 B): writing the output to "+dir+"/out-") || !strings.HasSuffix(got, ": no space left on device") {
+		t.Errorf("output on a full /tmp: unknown %q, want the enc, its output file and the full disk", got)
+	}
+}
