@@ -89,7 +89,7 @@ func main() {
 	defer os.RemoveAll(dir)
 	if *fleetBin == "" {
 		*fleetBin = filepath.Join(dir, "fleet")
-		cmd := exec.Command("go", "build", "-o", *fleetBin, "./cmd/fleet")
+		cmd := exec.Command("go", "build", "-o", *fleetBin, "github.com/fleetlab/fleet/cmd/fleet") // from any directory of the module
 		cmd.Stderr = os.Stderr
 		if err := cmd.Run(); err != nil {
 			fatalf("go build ./cmd/fleet: %v", err)
