@@ -113,9 +113,6 @@ func main() {
 		schemes = append(schemes, []string{"--precision", p, "--max-repeat", strconv.Itoa(*maxRepeat)})
 		names = append(names, "--precision "+p)
 	}
-	if len(ts) < 2 {
-		schemes, names = append(schemes, []string{"--repeat", strconv.Itoa(*repeat)}), append(names, fmt.Sprintf("--repeat %d", *repeat))
-	}
 	if *from != "" {
 		all := stored(*fleetBin, *from, *ptsRSD)
 		fmt.Println(machine.Describe())
