@@ -40,11 +40,12 @@ func NeedCommand(t *testing.T, name, provider string) string {
 }
 
 // Build builds the package pkg (an import path of the module) into a temporary directory, with env added to the
-// environment, and returns the binary's path.
+// environment, and returns the binary's path. The flags are those fleet and bench/sshbench build with
+// (-trimpath, -s -w), so that the Go build cache serves all of them after the first.
 func Build(t *testing.T, pkg string, env ...string) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), filepath.Base(pkg))
-	cmd := exec.Command("go", "build", "-o", out, pkg)
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, pkg)
 	cmd.Env = append(os.Environ(), env...)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build %s: %v\n%s", pkg, err, b)
