@@ -90,6 +90,8 @@ func runN(dir string, k *keys, fleetBin, agentBin string, n int, sweep time.Dura
 		for _, b := range boards {
 			b.close()
 		}
+		// Each board's HOME holds a copy of the agent: 3.3 MiB × 500 boards × rounds would fill /tmp.
+		os.RemoveAll(filepath.Join(work, "boards"))
 	}()
 	knownHosts := filepath.Join(work, "known_hosts")
 	var inv, kh strings.Builder
@@ -176,7 +178,8 @@ func runFleet(work, kind, fleetBin, agentBin, inv string, n int) sample {
 	err = cmd.Run()
 	wall := time.Since(start)
 	if err != nil {
-		fatalf("fleet run over %d boards (%s): %v; see %s (run with -keep)", n, kind, err, logPath)
+		os.RemoveAll(filepath.Join(work, "boards")) // fatalf's exit skips runN's removal; the log stays
+		fatalf("fleet run over %d boards (%s): %v; see %s", n, kind, err, logPath)
 	}
 	b, err := os.ReadFile(rssPath)
 	if err != nil {
