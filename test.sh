@@ -123,5 +123,11 @@ quiet_stage "shell path parity on a quiet machine" env FLEET_E2E_ALONE=1 go test
 quiet_stage "nightly history on a quiet machine" env FLEET_E2E_ALONE=1 go test -count=1 -run '^TestNightlyHistoryEndToEnd$' ./cmd/fleet
 # The three nights after an AES-NI step, each judged regressed against the nights before it: the same machine.
 quiet_stage "nightly step on a quiet machine" env FLEET_E2E_ALONE=1 go test -count=1 -run '^TestNightlyStepEndToEnd$' ./cmd/fleet
+# Every program and script under bench/ at its smallest (a few boards, one round, one-second points), so that a
+# benchmark nobody runs cannot rot: each must complete and print its ratio, whose value is not judged here. One Go
+# test per program (bench/*/smoke_test.go, the scripts' in bench/internal/smoke); sshbench's need the sshd lab and
+# skip without it. Measured: 77 s and 87 s at load 11–18 without sshd, warm build cache (a cold one adds one
+# build of fleet and the agent).
+stage "bench smoke" env FLEET_BENCH_SMOKE=1 go test -count=1 -timeout 30m ./bench/...
 echo "test.sh: $passed passed, $failed failed"
 [ "$failed" = 0 ]

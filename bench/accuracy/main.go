@@ -44,6 +44,25 @@ func main() {
 	rounds := flag.Int("rounds", 3, "fleet/hand pairs per point")
 	fleetBin := flag.String("fleet", "", "fleet binary (default: built from ./cmd/fleet)")
 	flag.Parse()
+	if *seconds < 1 {
+		usagef("-seconds: %d, want at least 1", *seconds)
+	}
+	if *rounds < 1 {
+		usagef("-rounds: %d, want at least 1", *rounds)
+	}
+	var points []point
+	for _, a := range strings.Split(*algs, ",") {
+		if a = strings.TrimSpace(a); a == "" {
+			usagef("-algorithms: %q has an empty name", *algs)
+		}
+		for _, s := range strings.Split(*sizes, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || n < 1 {
+				usagef("-sizes: %q is not a block size in bytes", s)
+			}
+			points = append(points, point{a, n})
+		}
+	}
 
 	dir, err := os.MkdirTemp("", "fleet-bench-accuracy-")
 	if err != nil {
@@ -52,24 +71,13 @@ func main() {
 	defer os.RemoveAll(dir)
 	if *fleetBin == "" {
 		*fleetBin = filepath.Join(dir, "fleet")
-		cmd := exec.Command("go", "build", "-o", *fleetBin, "./cmd/fleet")
+		cmd := exec.Command("go", "build", "-o", *fleetBin, "github.com/fleetlab/fleet/cmd/fleet") // from any directory of the module
 		cmd.Stderr = os.Stderr
 		if err := cmd.Run(); err != nil {
 			fatalf("go build ./cmd/fleet: %v", err)
 		}
 	}
 	hand := handRunner(*board, *invPath)
-
-	var points []point
-	for _, a := range strings.Split(*algs, ",") {
-		for _, s := range strings.Split(*sizes, ",") {
-			n, err := strconv.Atoi(s)
-			if err != nil {
-				fatalf("-sizes: %v", err)
-			}
-			points = append(points, point{a, n})
-		}
-	}
 	fmt.Println(machine.Describe())
 	fmt.Printf("board %s, mode %s, -seconds %d, %d rounds per point, order fleet, hand, fleet, hand ...\n\n", *board, *mode, *seconds, *rounds)
 	fmt.Printf("%-12s %6s %5s %14s %14s %8s %10s\n", "algorithm", "size", "round", "fleet_B/s", "hand_B/s", "ratio", "cpu_ratio")
@@ -239,4 +247,10 @@ func quantile(v []float64, q float64) float64 {
 func fatalf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "bench accuracy: "+format+"\n", args...)
 	os.Exit(1)
+}
+
+// usagef refuses a flag's value: exit 2, as for a flag the flag package does not know.
+func usagef(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench accuracy: "+format+"\n", args...)
+	os.Exit(2)
 }

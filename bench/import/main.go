@@ -98,11 +98,15 @@ func run(fleetBin, size, dir string, modes []string) error {
 
 // writeCapture writes at least n bytes of concatenated captures and returns the size and number of copies.
 func writeCapture(path string, n int64) (int64, int, error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return 0, 0, err
+	}
 	var one bytes.Buffer
 	for _, name := range captures {
-		b, err := os.ReadFile(filepath.Join("opensslspeed", "testdata", "captures", name))
+		b, err := os.ReadFile(filepath.Join(root, "opensslspeed", "testdata", "captures", name))
 		if err != nil {
-			return 0, 0, fmt.Errorf("read capture (run from the repository root): %w", err)
+			return 0, 0, fmt.Errorf("read capture: %w", err)
 		}
 		one.Write(b)
 		one.WriteString("\n")
@@ -166,6 +170,23 @@ func truncate(s string, n int) string {
 		return s[:n] + "…"
 	}
 	return s
+}
+
+// moduleRoot is the nearest directory at or above the working directory that holds go.mod: the benchmark runs
+// from any directory of the module (its smoke test runs in bench/import).
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("no go.mod at or above %s: run from the repository", dir)
+		}
+	}
 }
 
 func parseSize(s string) (int64, error) {

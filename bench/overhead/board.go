@@ -1,50 +1,53 @@
 package main
 
 import (
-	"bufio"
-	"crypto/sha256"
-	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"net"
-	"regexp"
-	"strconv"
-	"strings"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"golang.org/x/crypto/ssh"
 )
 
-// fakeBoard is one simulated board: an in-process SSH server on 127.0.0.1 whose exec handler answers the
-// controller's deploy commands (fleet/deploy.go, fleet/transport_ssh_put.go) and plays the agent (probe, sweep) without
-// starting a process. The agent is not stored, only its size and sha256, so 500 boards cost little memory.
+// fakeBoard is one simulated board: an in-process SSH server on 127.0.0.1 that runs every command the controller
+// sends as a real sshd would, `/bin/sh -c LINE`, with its HOME a directory of its own. So the board follows the
+// controller's deploy check, push and verification by what they do, whatever their text: the next change to the
+// deploy path is exercised here as it is on a board. What is simulated is the agent: the controller is given
+// fakeagent to push (see buildFakeAgent), which the deploy check verifies and execs like the real one, and which
+// plays the sweep over the board's sweep duration without measuring anything.
 type fakeBoard struct {
 	name  string
+	home  string
 	ln    net.Listener
 	cfg   *ssh.ServerConfig
-	sweep time.Duration // how long every sweep lasts, spread evenly over its points
+	env   []string     // the shell's environment: HOME, PATH, the fake agent's FAKEBOARD_*
+	stdin atomic.Int64 // bytes the controller sent on sessions' stdin: the agent pushed, requests and plans
 
-	mu     sync.Mutex
-	files  map[string]fileState // path → what was put there
-	pushed int64                // bytes received by put
-	wg     sync.WaitGroup
-	conns  map[net.Conn]bool
+	mu    sync.Mutex
+	conns map[net.Conn]bool
+	procs map[*os.Process]bool
+	wg    sync.WaitGroup
 }
 
-type fileState struct {
-	size int64
-	sum  string
-}
-
-const fakeHome = "/home/fake"
-
-func startBoard(name string, cfg *ssh.ServerConfig, sweep time.Duration) (*fakeBoard, error) {
+// startBoard starts a board whose HOME is home (created 0755) and whose every sweep lasts sweep.
+func startBoard(name, home string, cfg *ssh.ServerConfig, sweep time.Duration) (*fakeBoard, error) {
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return nil, err
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	b := &fakeBoard{name: name, ln: ln, cfg: cfg, sweep: sweep, files: map[string]fileState{}, conns: map[net.Conn]bool{}}
+	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "LC_ALL=C", "USER=fleet", "LOGNAME=fleet",
+		"SHELL=/bin/sh", "FAKEBOARD_NAME=" + name, "FAKEBOARD_SWEEP=" + sweep.String()}
+	b := &fakeBoard{name: name, home: home, ln: ln, cfg: cfg, env: env, conns: map[net.Conn]bool{}, procs: map[*os.Process]bool{}}
 	b.wg.Add(1)
 	go b.accept()
 	return b, nil
@@ -52,12 +55,17 @@ func startBoard(name string, cfg *ssh.ServerConfig, sweep time.Duration) (*fakeB
 
 func (b *fakeBoard) port() int { return b.ln.Addr().(*net.TCPAddr).Port }
 
-// close stops the listener and every connection, and waits for their goroutines.
+func (b *fakeBoard) bytesReceived() int64 { return b.stdin.Load() }
+
+// close stops the listener, every connection and every process still running, and waits for their goroutines.
 func (b *fakeBoard) close() {
 	b.ln.Close()
 	b.mu.Lock()
 	for c := range b.conns {
 		c.Close()
+	}
+	for p := range b.procs {
+		syscall.Kill(-p.Pid, syscall.SIGKILL)
 	}
 	b.mu.Unlock()
 	b.wg.Wait()
@@ -111,11 +119,13 @@ func (b *fakeBoard) serve(c net.Conn) {
 	wg.Wait()
 }
 
+// session serves one channel: env requests are refused (as sshd's default AcceptEnv refuses them), exec runs
+// its command, signals reach the command's process group.
 func (b *fakeBoard) session(ch ssh.Channel, reqs <-chan *ssh.Request) {
 	defer ch.Close()
 	for req := range reqs {
 		if req.Type != "exec" {
-			req.Reply(req.Type == "env" || req.Type == "signal", nil)
+			req.Reply(false, nil)
 			continue
 		}
 		var p struct{ Command string }
@@ -123,108 +133,95 @@ func (b *fakeBoard) session(ch ssh.Channel, reqs <-chan *ssh.Request) {
 			req.Reply(false, nil)
 			return
 		}
+		cmd, err := b.start(ch, p.Command)
+		if err != nil {
+			req.Reply(false, nil)
+			fmt.Fprintf(os.Stderr, "bench overhead: board %s: %v\n", b.name, err)
+			return
+		}
 		req.Reply(true, nil)
-		go ssh.DiscardRequests(reqs) // signals after the start
-		code := b.exec(ch, p.Command)
+		go b.signals(cmd.Process, reqs)
+		code := b.wait(cmd)
 		ch.CloseWrite()
 		ch.SendRequest("exit-status", false, ssh.Marshal(struct{ Status uint32 }{uint32(code)}))
 		return
 	}
 }
 
-var (
-	putSizeRE = regexp.MustCompile(`!= (\d+) \]`)
-	putPathRE = regexp.MustCompile(`mv -f "\$t" ('(?:[^']|'\\'')*')`)
-)
-
-// exec answers one command line and returns its exit status.
-func (b *fakeBoard) exec(ch ssh.Channel, line string) int {
-	if strings.HasPrefix(line, "umask 077; mkdir -p ") {
-		return b.put(ch, line)
-	}
-	w := withoutEnv(shellWords(line))
-	switch {
-	case len(w) == 3 && w[0] == "sh" && w[1] == "-c" && strings.HasPrefix(w[2], "# deploy check"):
-		return b.deployCheck(ch)
-	case len(w) == 2 && w[0] == "uname" && w[1] == "-m":
-		io.WriteString(ch, "x86_64\n")
-		return 0
-	case len(w) == 3 && w[0] == "sh" && w[1] == "-c" && strings.Contains(w[2], `"$HOME"`):
-		io.WriteString(ch, fakeHome)
-		return 0
-	case len(w) == 6 && w[0] == "sh" && w[1] == "-c" && strings.HasPrefix(w[2], "umask 077"):
-		return b.inspect(ch, w[5])
-	case len(w) >= 2 && strings.Contains(w[0], "/agent-") && w[1] == "probe":
-		return b.probe(ch)
-	case len(w) == 2 && strings.Contains(w[0], "/agent-") && w[1] == "sweep":
-		return b.runSweep(ch, false)
-	case len(w) >= 2 && strings.Contains(w[0], "/agent-") && w[1] == "measure":
-		return b.runSweep(ch, true)
-	}
-	fmt.Fprintf(ch.Stderr(), "fakeboard: unknown command %q\n", line)
-	return 127
-}
-
-func (b *fakeBoard) inspect(ch ssh.Channel, path string) int {
-	b.mu.Lock()
-	f, ok := b.files[path]
-	b.mu.Unlock()
-	if !ok {
-		io.WriteString(ch, "absent\n")
-		return 0
-	}
-	fmt.Fprintf(ch, "size %d\nsha256 %s  -\n", f.size, f.sum)
-	return 0
-}
-
-// deployCheck plays fleet's deploy check (fleet/deploycheck.go deployScript): arch and home, then the request
-// "NAME SHA256" on stdin, answered with absent or the size and checksum.
-func (b *fakeBoard) deployCheck(ch ssh.Channel) int {
-	fmt.Fprintf(ch, "arch x86_64\nhome %s\n", fakeHome)
-	line, err := readPlan(ch)
+// start runs line in /bin/sh in a process group of its own, its stdin, stdout and stderr the channel's.
+func (b *fakeBoard) start(ch ssh.Channel, line string) (*exec.Cmd, error) {
+	cmd := exec.Command("/bin/sh", "-c", line)
+	cmd.Dir, cmd.Env = b.home, b.env
+	cmd.Stdout, cmd.Stderr = ch, ch.Stderr()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = 5 * time.Second // a child left holding stdout must not hold the session
+	in, err := cmd.StdinPipe()
 	if err != nil {
-		return 0
-	}
-	name, _, _ := strings.Cut(strings.TrimSpace(string(line)), " ")
-	return b.inspect(ch, fakeHome+"/.cache/fleet/"+name)
-}
-
-// put reads the file from stdin like `cat > "$t"` and keeps its size and sha256.
-func (b *fakeBoard) put(ch ssh.Channel, line string) int {
-	sm, pm := putSizeRE.FindStringSubmatch(line), putPathRE.FindStringSubmatch(line)
-	if sm == nil || pm == nil {
-		fmt.Fprintf(ch.Stderr(), "fakeboard: cannot read put script %q\n", line)
-		return 1
-	}
-	want, _ := strconv.ParseInt(sm[1], 10, 64)
-	path := shellWords(pm[1])[0]
-	h := sha256.New()
-	n, err := io.Copy(h, ch)
-	b.mu.Lock()
-	b.pushed += n
-	b.mu.Unlock()
-	if err != nil || n != want {
-		fmt.Fprintf(ch.Stderr(), "size mismatch: wrote %d bytes, want %d\n", n, want)
-		return 1
-	}
-	b.mu.Lock()
-	b.files[path] = fileState{size: n, sum: hex.EncodeToString(h.Sum(nil))}
-	b.mu.Unlock()
-	return 0
-}
-
-func (b *fakeBoard) bytesPushed() int64 {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.pushed
-}
-
-// readPlan reads the one-line JSON plan the controller sends on stdin.
-func readPlan(r io.Reader) ([]byte, error) {
-	br := bufio.NewReader(r)
-	line, err := br.ReadBytes('\n')
-	if err != nil && len(line) == 0 {
 		return nil, err
 	}
-	return line, nil
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start /bin/sh: %w", err)
+	}
+	b.mu.Lock()
+	b.procs[cmd.Process] = true
+	b.mu.Unlock()
+	go func() {
+		// Ends when the channel's input does (the controller closed stdin or the session) or the command
+		// exited (Wait closes the pipe). The shell sees EOF on its stdin as on any board.
+		io.Copy(countingWriter{in, &b.stdin}, ch)
+		in.Close()
+	}()
+	return cmd, nil
+}
+
+// wait waits for cmd and returns its exit status as sshd reports it (128+N for a signal N).
+func (b *fakeBoard) wait(cmd *exec.Cmd) int {
+	err := cmd.Wait()
+	b.mu.Lock()
+	delete(b.procs, cmd.Process)
+	b.mu.Unlock()
+	if err == nil {
+		return 0
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return 128 + int(ws.Signal())
+		}
+		return ee.ExitCode()
+	}
+	return 255
+}
+
+// signals delivers the controller's "signal" requests to the command's process group until the channel ends.
+func (b *fakeBoard) signals(p *os.Process, reqs <-chan *ssh.Request) {
+	names := map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM, "KILL": syscall.SIGKILL,
+		"HUP": syscall.SIGHUP, "QUIT": syscall.SIGQUIT, "USR1": syscall.SIGUSR1, "USR2": syscall.SIGUSR2}
+	for req := range reqs {
+		ok := false
+		if req.Type == "signal" {
+			var s struct{ Signal string }
+			if ssh.Unmarshal(req.Payload, &s) == nil {
+				if sig, known := names[s.Signal]; known {
+					ok = syscall.Kill(-p.Pid, sig) == nil
+				}
+			}
+		}
+		req.Reply(ok, nil)
+	}
+}
+
+// agentDir is where the controller deploys its agent on the board (fleet/deploycheck.go: $HOME/.cache/fleet).
+func (b *fakeBoard) agentDir() string { return filepath.Join(b.home, ".cache", "fleet") }
+
+// countingWriter adds what it writes to n as it goes, so a count read at any time is up to date.
+type countingWriter struct {
+	w io.Writer
+	n *atomic.Int64
+}
+
+func (c countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n.Add(int64(n))
+	return n, err
 }

@@ -1,23 +1,28 @@
 // Command overhead measures the controller's overhead (bench/README.md §b): the wall time of the real `fleet run`
 // over N simulated boards minus the sweep duration, and the controller's peak RSS.
 //
-// Each simulated board is an in-process SSH server on 127.0.0.1 (x/crypto/ssh) that answers the deploy commands
-// and plays the agent without starting any process: `probe` prints hello, facts and done; `sweep` reads the plan,
-// then prints the quick profile's points spread evenly over a fixed duration. The fleet binary runs as a child
-// process with --concurrency N, so every board sweeps at once and the ideal wall time is the sweep duration.
-// The controller's CPU time (user+sys, from GNU time) is printed too: unlike the wall time it hardly depends on
-// what else the machine is doing. For each N a fresh set of boards gets a cold run (the agent is pushed to every board) and a warm run (already
-// there, 0 bytes pushed); rounds interleave the values of N.
+// Each simulated board is an in-process SSH server on 127.0.0.1 (x/crypto/ssh) that runs whatever the controller
+// sends in a real /bin/sh, with a HOME of its own under the working directory (board.go): the deploy check, the
+// push and its verification run as on a board. The agent the controller pushes is fakeagent (./fakeagent), padded
+// to the size of the real agent: the deploy check verifies it with sha256sum and execs it, and it answers the
+// probe and plays the sweep, the plan's points spread evenly over a fixed duration, without measuring. The fleet
+// binary runs as a child process with --concurrency N, so every board sweeps at once and the ideal wall time is
+// the sweep duration. The controller's CPU time (user+sys, from GNU time) is printed too: unlike the wall time it
+// hardly depends on what else the machine is doing. For each N a fresh set of boards gets a cold run (the agent
+// is pushed to every board) and a warm run (already there, 0 bytes pushed); rounds interleave the values of N.
 //
 //	go run ./bench/overhead -boards 1,10,50,200,500 -sweep 36s -rounds 3
+//	go run ./bench/overhead -boards 2 -sweep 1s -rounds 1     # the smoke test's run (smoke_test.go)
 package main
 
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,10 +33,10 @@ import (
 
 func main() {
 	boardsFlag := flag.String("boards", "1,10,50,200,500", "numbers of simulated boards, comma-separated")
-	sweep := flag.Duration("sweep", 36*time.Second, "duration of every simulated sweep (the quick profile: 36 points of 1 s)")
+	sweep := flag.Duration("sweep", 36*time.Second, "duration of every simulated sweep (the figures of bench/README.md §b use 36s and 20s)")
 	rounds := flag.Int("rounds", 3, "rounds; each runs every N once, cold then warm")
 	fleetBin := flag.String("fleet", "", "fleet binary (default: built from ./cmd/fleet)")
-	agentBin := flag.String("agent", "", "agent binary pushed to the boards (default: built from ./cmd/fleet-agent for linux/amd64)")
+	agentBin := flag.String("agent", "", "the real agent, whose size the fake agent pushed to the boards is padded to (default: built from ./cmd/fleet-agent)")
 	keep := flag.Bool("keep", false, "keep the working directory (inventories, databases, controller logs)")
 	env := flag.String("env", "", "extra environment for the controller, comma-separated NAME=VALUE (e.g. GOMEMLIMIT=150MiB)")
 	flag.BoolVar(&knownHostsPerBoard, "knownhosts-per-board", false, "one known_hosts file per board instead of one for all")
@@ -43,10 +48,16 @@ func main() {
 	var ns []int
 	for _, s := range strings.Split(*boardsFlag, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || n < 1 {
-			fatalf("-boards: %q is not a number of boards", s)
+		if err != nil || n < 1 || n > 999 {
+			usagef("-boards: %q is not a number of boards from 1 to 999", s)
 		}
 		ns = append(ns, n)
+	}
+	if *sweep <= 0 {
+		usagef("-sweep: %v is not a positive duration", *sweep)
+	}
+	if *rounds < 1 {
+		usagef("-rounds: %d, want at least 1", *rounds)
 	}
 	dir, err := os.MkdirTemp("", "fleet-bench-overhead-")
 	if err != nil {
@@ -57,18 +68,25 @@ func main() {
 	}
 	if *fleetBin == "" {
 		*fleetBin = filepath.Join(dir, "fleet")
-		build(*fleetBin, "./cmd/fleet", nil)
+		build(*fleetBin, module+"/cmd/fleet", nil)
 	}
+	agentEnv := []string{"CGO_ENABLED=0", "GOOS=linux", "GOARCH=" + runtime.GOARCH}
 	if *agentBin == "" {
 		*agentBin = filepath.Join(dir, "fleet-agent")
-		build(*agentBin, "./cmd/fleet-agent", []string{"CGO_ENABLED=0", "GOOS=linux", "GOARCH=amd64"}, "-trimpath", "-ldflags=-s -w")
+		build(*agentBin, module+"/cmd/fleet-agent", agentEnv, "-trimpath", "-ldflags=-s -w")
+	}
+	fake := filepath.Join(dir, "fleet-agent-fake")
+	build(fake, module+"/bench/overhead/fakeagent", agentEnv, "-trimpath", "-ldflags=-s -w")
+	if err := padTo(fake, *agentBin); err != nil {
+		fatalf("fake agent: %v", err)
 	}
 	keys, err := newKeys(dir)
 	if err != nil {
 		fatalf("keys: %v", err)
 	}
 	fmt.Println(machine.Describe())
-	fmt.Printf("sweep duration per board: %v (quick profile: 3 algorithms x 2 modes x 6 sizes = 36 points)\n\n", *sweep)
+	fmt.Printf("sweep duration per board: %v (quick profile: 2 algorithms x 6 sizes x the fake agent's 2 modes = 24 points)\n", *sweep)
+	fmt.Printf("boards: /bin/sh over in-process SSH servers; the agent pushed is fakeagent padded to %s's size\n\n", filepath.Base(*agentBin))
 	fmt.Printf("%-5s %-5s %-4s %9s %9s %7s %9s %8s %11s\n", "round", "N", "run", "wall_s", "overhead", "ovh_%", "rss_MiB", "cpu_s", "pushed_MiB")
 
 	results := map[int]map[string][]sample{}
@@ -77,7 +95,7 @@ func main() {
 			if results[n] == nil {
 				results[n] = map[string][]sample{}
 			}
-			for _, s := range runN(dir, keys, *fleetBin, *agentBin, n, *sweep, r) {
+			for _, s := range runN(dir, keys, *fleetBin, fake, n, *sweep, r) {
 				results[n][s.kind] = append(results[n][s.kind], s)
 				fmt.Printf("%-5d %-5d %-4s %9.2f %9.2f %7.2f %9.1f %8.2f %11.1f\n", r, n, s.kind, s.wall.Seconds(),
 					(s.wall - *sweep).Seconds(), 100*(s.wall-*sweep).Seconds()/sweep.Seconds(), s.rssMiB, s.cpu, float64(s.pushed)/(1<<20))
@@ -128,6 +146,36 @@ func build(out, pkg string, env []string, args ...string) {
 	if err := cmd.Run(); err != nil {
 		fatalf("go build %s: %v", pkg, err)
 	}
+}
+
+// module is the import path of this module: the packages built are named by it, so that the benchmark runs from
+// any directory of the module (its smoke test runs in bench/overhead).
+const module = "github.com/fleetlab/fleet"
+
+// padTo appends zero bytes to the executable at path up to the size of ref, so that pushing it costs what
+// pushing ref does: the kernel loads an ELF by its program headers and ignores what follows them.
+func padTo(path, ref string) error {
+	fi, err := os.Stat(ref)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	cur, err := f.Seek(0, io.SeekEnd)
+	if err == nil && cur < fi.Size() {
+		err = f.Truncate(fi.Size())
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func usagef(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench overhead: "+format+"\n", args...)
+	os.Exit(2)
 }
 
 func fatalf(format string, args ...any) {

@@ -67,7 +67,7 @@ type sample struct {
 	wall   time.Duration
 	rssMiB float64
 	cpu    float64 // the controller's user+sys seconds: its cost whatever the load
-	pushed int64
+	pushed int64   // bytes sent on the boards' session stdin: the agent pushed, and a few request and plan lines
 }
 
 // runN starts n boards, runs fleet over them twice (cold, then warm) and stops them.
@@ -79,7 +79,8 @@ func runN(dir string, k *keys, fleetBin, agentBin string, n int, sweep time.Dura
 	cfg := k.serverConfig()
 	boards := make([]*fakeBoard, n)
 	for i := range boards {
-		b, err := startBoard(fmt.Sprintf("sim%03d", i+1), cfg, sweep)
+		name := fmt.Sprintf("sim%03d", i+1)
+		b, err := startBoard(name, filepath.Join(work, "boards", name), cfg, sweep)
 		if err != nil {
 			fatalf("start board %d: %v", i+1, err)
 		}
@@ -89,6 +90,8 @@ func runN(dir string, k *keys, fleetBin, agentBin string, n int, sweep time.Dura
 		for _, b := range boards {
 			b.close()
 		}
+		// Each board's HOME holds a copy of the agent: 3.3 MiB × 500 boards × rounds would fill /tmp.
+		os.RemoveAll(filepath.Join(work, "boards"))
 	}()
 	knownHosts := filepath.Join(work, "known_hosts")
 	var inv, kh strings.Builder
@@ -116,7 +119,7 @@ func runN(dir string, k *keys, fleetBin, agentBin string, n int, sweep time.Dura
 	}
 	pushed := func() (sum int64) {
 		for _, b := range boards {
-			sum += b.bytesPushed()
+			sum += b.bytesReceived()
 		}
 		return sum
 	}
@@ -175,7 +178,8 @@ func runFleet(work, kind, fleetBin, agentBin, inv string, n int) sample {
 	err = cmd.Run()
 	wall := time.Since(start)
 	if err != nil {
-		fatalf("fleet run over %d boards (%s): %v; see %s (run with -keep)", n, kind, err, logPath)
+		os.RemoveAll(filepath.Join(work, "boards")) // fatalf's exit skips runN's removal; the log stays
+		fatalf("fleet run over %d boards (%s): %v; see %s", n, kind, err, logPath)
 	}
 	b, err := os.ReadFile(rssPath)
 	if err != nil {

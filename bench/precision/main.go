@@ -89,7 +89,7 @@ func main() {
 	defer os.RemoveAll(dir)
 	if *fleetBin == "" {
 		*fleetBin = filepath.Join(dir, "fleet")
-		cmd := exec.Command("go", "build", "-o", *fleetBin, "./cmd/fleet")
+		cmd := exec.Command("go", "build", "-o", *fleetBin, "github.com/fleetlab/fleet/cmd/fleet") // from any directory of the module
 		cmd.Stderr = os.Stderr
 		if err := cmd.Run(); err != nil {
 			fatalf("go build ./cmd/fleet: %v", err)
@@ -112,9 +112,6 @@ func main() {
 		p := strconv.FormatFloat(t, 'f', -1, 64)
 		schemes = append(schemes, []string{"--precision", p, "--max-repeat", strconv.Itoa(*maxRepeat)})
 		names = append(names, "--precision "+p)
-	}
-	if len(ts) < 2 {
-		schemes, names = append(schemes, []string{"--repeat", strconv.Itoa(*repeat)}), append(names, fmt.Sprintf("--repeat %d", *repeat))
 	}
 	if *from != "" {
 		all := stored(*fleetBin, *from, *ptsRSD)

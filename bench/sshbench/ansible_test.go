@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,14 +23,11 @@ const speedCmd = "openssl speed -elapsed -seconds 1 -bytes 1024 -evp aes-128-cbc
 // reuses its connections) and with ControlMaster=no (a new connection per run, as fleet makes). One untimed
 // warm-up of each comes first: fleet's pushes the agent, Ansible's fills its caches.
 func TestBenchAnsible(t *testing.T) {
-	needBench(t)
+	smokeRun := needBench(t)
 	if _, err := exec.LookPath("ansible"); err != nil {
 		t.Skip("ansible not installed (apt-get install -y ansible)")
 	}
-	rounds := 7
-	if v, err := strconv.Atoi(os.Getenv("FLEET_BENCH_ROUNDS")); err == nil && v > 0 {
-		rounds = v
-	}
+	rounds := benchRounds(t, 7, smokeRun)
 	lab := sshlab.Start(t, sshlab.Options{})
 	dir := t.TempDir()
 	fleetBin := goBuild(t, dir, "fleet", "github.com/fleetlab/fleet/cmd/fleet")

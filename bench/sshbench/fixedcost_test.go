@@ -28,11 +28,8 @@ import (
 // (default: fleet and its agent built from this tree, named "fleet"). FLEET_BENCH_RTTS lists the round-trip
 // times (default 0,50ms), FLEET_BENCH_ROUNDS the rounds (default 5).
 func TestBenchFixedCost(t *testing.T) {
-	needBench(t)
-	rounds := 5
-	if v, err := strconv.Atoi(os.Getenv("FLEET_BENCH_ROUNDS")); err == nil && v > 0 {
-		rounds = v
-	}
+	smokeRun := needBench(t)
+	rounds := benchRounds(t, 5, smokeRun)
 	rtts := []time.Duration{0, 50 * time.Millisecond}
 	if v := os.Getenv("FLEET_BENCH_RTTS"); v != "" {
 		rtts = nil

@@ -11,15 +11,45 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fleetlab/fleet/bench/internal/smoke"
 	"github.com/fleetlab/fleet/internal/sshlab"
 )
 
-// needBench skips unless FLEET_BENCH=1: these tests time things, which has no place in a normal test run.
-func needBench(t *testing.T) {
+// needBench skips unless FLEET_BENCH=1: these tests time things, which has no place in a normal test run. With
+// FLEET_BENCH_SMOKE=1 instead (test.sh's stage "bench smoke", package bench/internal/smoke) each runs at its
+// smallest, one round of small transfers, to show that it still goes through; it reports whether it is that run.
+//
+// Every one of them needs the sshd lab: without sshd they skip here, before building anything (a build of fleet
+// and its agent costs minutes on a loaded machine), where internal/sshlab would skip after.
+func needBench(t *testing.T) (smokeRun bool) {
 	t.Helper()
-	if os.Getenv("FLEET_BENCH") != "1" {
-		t.Skip("a benchmark: run with FLEET_BENCH=1")
+	switch {
+	case os.Getenv("FLEET_BENCH") == "1":
+	case os.Getenv(smoke.Env) == "1":
+		smokeRun = true
+	default:
+		t.Skip("a benchmark: run with FLEET_BENCH=1 (or " + smoke.Env + "=1 for its smallest run)")
 	}
+	if _, err := os.Stat("/usr/sbin/sshd"); err != nil {
+		t.Skip("the sshd lab (internal/sshlab) needs /usr/sbin/sshd: apt-get install openssh-server")
+	}
+	return smokeRun
+}
+
+// benchRounds is FLEET_BENCH_ROUNDS when it is a positive number, else 1 in a smoke run, else def.
+func benchRounds(t *testing.T, def int, smokeRun bool) int {
+	t.Helper()
+	if v := os.Getenv("FLEET_BENCH_ROUNDS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("FLEET_BENCH_ROUNDS=%q: want a number of rounds, at least 1", v)
+		}
+		return n
+	}
+	if smokeRun {
+		return 1
+	}
+	return def
 }
 
 // goBuild builds a package of the module into dir.

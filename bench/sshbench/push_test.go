@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
@@ -21,11 +20,8 @@ import (
 // bytes. Each side's time includes its connection and handshake; wire bytes are what crossed the board's
 // interface, handshakes included.
 func TestBenchPush(t *testing.T) {
-	needBench(t)
-	rounds := 5
-	if v, err := strconv.Atoi(os.Getenv("FLEET_BENCH_ROUNDS")); err == nil && v > 0 {
-		rounds = v
-	}
+	smokeRun := needBench(t)
+	rounds := benchRounds(t, 5, smokeRun)
 	lab := sshlab.Start(t, sshlab.Options{})
 	b := lab.Board("board3")
 	agentPath := buildAgent(t, t.TempDir())

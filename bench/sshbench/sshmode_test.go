@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -30,7 +31,12 @@ const rawCiphers = "aes-128-ctr,aes-256-ctr,aes-128-gcm,aes-256-gcm,chacha20-pol
 // Each lab board is this machine: its CPU % is the whole machine's, the controller's included. Before the ssh
 // runs, a cpu run of the matching openssl algorithms gives the SSH/raw column.
 func TestBenchSSHMode(t *testing.T) {
-	needBench(t)
+	smokeRun := needBench(t)
+	// The smoke run moves 1 MiB each way, once, and gives the cpu points 1 s: the whole path, small.
+	size, cpuSeconds, clientRepeats := 64<<20, "2", 3
+	if smokeRun {
+		size, cpuSeconds, clientRepeats = 1<<20, "1", 1
+	}
 	dir := t.TempDir()
 	fleetBin := goBuild(t, dir, "fleet", "github.com/fleetlab/fleet/cmd/fleet")
 	agentPath := buildAgent(t, dir)
@@ -52,46 +58,48 @@ func TestBenchSSHMode(t *testing.T) {
 			return string(out)
 		}
 		boards, repeat := "board1,board3,board4", "1"
-		if loopback {
+		if loopback && !smokeRun {
 			boards, repeat = "board3", "3"
+		} else if loopback {
+			boards = "board3"
 		}
 		fleet("run", "--boards", boards, "--agent", agentPath, "--modes", "cpu", "--algorithms", rawCiphers,
-			"--sizes", "16384", "--seconds", "2")
+			"--sizes", "16384", "--seconds", cpuSeconds)
 		start := time.Now()
-		fleet("run", "--boards", boards, "--agent", agentPath, "--modes", "ssh", "--repeat", repeat)
+		fleet("run", "--boards", boards, "--agent", agentPath, "--modes", "ssh", "--repeat", repeat, "--sizes", strconv.Itoa(size))
 		fmt.Printf("== %s: fleet run --boards %s --modes ssh --repeat %s (%.0f s)\n", map[bool]string{false: "sshd boards (network namespaces)", true: "loopback ceiling"}[loopback],
 			boards, repeat, time.Since(start).Seconds())
 		fmt.Print(fleet("compare", "--modes", "ssh"))
 		if loopback {
-			openSSHClient(t, lab)
+			openSSHClient(t, lab, size, clientRepeats)
 		}
 	}
 }
 
-// openSSHClient times OpenSSH's own client moving 64 MiB each way per cipher through board3's server, three
-// times, and prints the medians: connect and handshake included (about 0.1 s of the figure here).
-func openSSHClient(t *testing.T, lab *sshlab.Lab) {
+// openSSHClient times OpenSSH's own client moving n bytes (64 MiB in the benchmark) each way per cipher through
+// board3's server, repeats times, and prints the medians: connect and handshake included (about 0.1 s of the
+// figure here).
+func openSSHClient(t *testing.T, lab *sshlab.Lab, n, repeats int) {
 	t.Helper()
-	const n = 64 << 20
-	fmt.Printf("\n== OpenSSH client (ssh -c CIPHER), 64 MiB each way, median of 3, connection set-up included\n")
+	fmt.Printf("\n== OpenSSH client (ssh -c CIPHER), %d MiB each way, median of %d, connection set-up included\n", n>>20, repeats)
 	fmt.Printf("%-30s %12s %12s\n", "cipher", "upload MB/s", "download MB/s")
 	for _, c := range sshCiphers {
 		var up, down []float64
-		for range 3 {
+		for range repeats {
 			cmd := lab.SSH("board3", "-c", c, "cat > /dev/null")
-			cmd.Stdin = io.LimitReader(zeros{}, n)
+			cmd.Stdin = io.LimitReader(zeros{}, int64(n))
 			t0 := time.Now()
 			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("ssh -c %s upload: %v\n%s", c, err, out)
 			}
-			up = append(up, n/time.Since(t0).Seconds()/1e6)
+			up = append(up, float64(n)/time.Since(t0).Seconds()/1e6)
 			cmd = lab.SSH("board3", "-c", c, fmt.Sprintf("head -c %d /dev/zero", n))
 			cmd.Stdout = io.Discard
 			t0 = time.Now()
 			if err := cmd.Run(); err != nil {
 				t.Fatalf("ssh -c %s download: %v", c, err)
 			}
-			down = append(down, n/time.Since(t0).Seconds()/1e6)
+			down = append(down, float64(n)/time.Since(t0).Seconds()/1e6)
 		}
 		fmt.Printf("%-30s %12.1f %12.1f\n", c, median(up), median(down))
 	}
