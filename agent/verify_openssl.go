@@ -3,11 +3,13 @@ package agent
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fleetlab/fleet/opensslspeed"
@@ -31,6 +33,8 @@ type opensslVerifier struct {
 	// shell path (its Remote runs one command at a time)
 	workers int
 	host    verifyHost // where the files are and openssl runs: here, or the board of the shell path
+	// timeout bounds each openssl run (verifyChildTimeout when 0; tests shorten it)
+	timeout time.Duration
 }
 
 // verifyOpenSSL runs the verification of one openssl mode and algorithm.
@@ -146,6 +150,7 @@ func (o *opensslVerifier) ciphers(ctx context.Context, spec protocol.VerifyCiphe
 	var cases []protocol.VerifyCase
 	var argvs [][]string
 	var outs []string
+	var maxOut []int
 	for _, dec := range []bool{false, true} {
 		for _, n := range sizes {
 			if dec && n%spec.Block != 0 {
@@ -160,10 +165,11 @@ func (o *opensslVerifier) ciphers(ctx context.Context, spec protocol.VerifyCiphe
 			*written = append(*written, filepath.Base(out))
 			o.host.remove(out)
 			outs = append(outs, out)
+			maxOut = append(maxOut, n+verifyOutputSlack)
 			argvs = append(argvs, o.encArgv(spec, files[n], out, dec, c.Padded))
 		}
 	}
-	results, outputs, readErrs := o.runAndRead(ctx, argvs, outs)
+	results, outputs, readErrs := o.runAndRead(ctx, argvs, outs, maxOut)
 	whys := make([]string, len(results))
 	for i, res := range results {
 		whys[i] = o.failed(res)
@@ -176,6 +182,8 @@ func (o *opensslVerifier) ciphers(ctx context.Context, spec protocol.VerifyCiphe
 		switch {
 		case whys[i] != "":
 			c.Err = whys[i]
+		case errors.As(readErrs[i], new(*errOutputTooLong)):
+			c.Err = readErrs[i].Error() // its bytes say nothing more, and its length may pass the protocol's bound
 		case readErrs[i] != nil:
 			c.Err = fmt.Sprintf("read the output of openssl enc: %v", readErrs[i])
 		default:
@@ -189,26 +197,35 @@ func (o *opensslVerifier) ciphers(ctx context.Context, spec protocol.VerifyCiphe
 
 // runAll runs every command, o.workers at once (at least one), and returns their results in order.
 func (o *opensslVerifier) runAll(ctx context.Context, argvs [][]string) []childResult {
-	results, _, _ := o.runAndRead(ctx, argvs, nil)
+	results, _, _ := o.runAndRead(ctx, argvs, nil, nil)
 	return results
 }
 
-// runAndRead is runAll that also reads back outs[i] (when outs is not nil) right after command i ends: on the
-// shell path the command's own request brings its -out file back, so reading it now costs no round trip.
-func (o *opensslVerifier) runAndRead(ctx context.Context, argvs [][]string, outs []string) ([]childResult, [][]byte, []error) {
+// runAndRead is runAll that also reads back outs[i] (when outs is not nil, at most maxOut[i] bytes) right after
+// command i ends: on the shell path the command's own request brings its -out file back, so reading it now
+// costs no round trip. Once a command hung, the ones not started yet are not run (errEarlierHung).
+func (o *opensslVerifier) runAndRead(ctx context.Context, argvs [][]string, outs []string, maxOut []int) ([]childResult, [][]byte, []error) {
 	results := make([]childResult, len(argvs))
 	read := make([][]byte, len(argvs))
 	readErrs := make([]error, len(argvs))
 	next := make(chan int)
 	var wg sync.WaitGroup
+	var hung atomic.Bool
 	for range max(1, min(o.workers, len(argvs))) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
+				if hung.Load() {
+					results[i] = childResult{Argv: argvs[i], Exit: -1, Err: errEarlierHung}
+					continue
+				}
 				results[i] = o.run(ctx, argvs[i], "")
+				if errors.Is(results[i].Err, errChildHung) {
+					hung.Store(true)
+				}
 				if outs != nil {
-					read[i], readErrs[i] = o.host.readFile(outs[i])
+					read[i], readErrs[i] = o.host.readFile(outs[i], maxOut[i])
 				}
 			}
 		}()
@@ -273,9 +290,7 @@ func parseDgstOutput(out string) map[string][]byte {
 }
 
 func (o *opensslVerifier) run(ctx context.Context, argv []string, input string) childResult {
-	ctx, cancel := context.WithTimeout(ctx, verifyChildTimeout)
-	defer cancel()
-	return o.host.run(ctx, argv, o.env, input)
+	return o.runTimed(ctx, argv, input)
 }
 
 // failed says why a run gave no output to judge: it did not start, exited non-zero, hung, or ran without the
@@ -319,10 +334,10 @@ func (o *opensslVerifier) concurrency(ctx context.Context, spec protocol.VerifyC
 				} else {
 					o.host.remove(out)
 					res = o.run(ctx, o.encArgv(spec, in, out, false, size%spec.Block != 0), "")
-					b, _ = o.host.readFile(out)
+					b, _ = o.host.readFile(out, size+verifyOutputSlack)
 				}
 				if why := o.failed(res); why != "" {
-					timedOut = res.Err != nil && ctx.Err() == nil && strings.Contains(res.Err.Error(), "deadline")
+					timedOut = errors.Is(res.Err, errChildHung)
 					errs = append(errs, fmt.Sprintf("worker %d: %s", w, why))
 					break
 				}
