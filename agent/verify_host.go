@@ -17,7 +17,8 @@ type verifyHost interface {
 	// given and the directory.
 	mkdir() (string, func(names ...string), error)
 	writeFile(path string, b []byte) error
-	readFile(path string) ([]byte, error)
+	// readFile reads path when it holds at most max bytes, else returns *errOutputTooLong
+	readFile(path string, max int) ([]byte, error)
 	remove(path string)
 	// run runs argv and ends it after timeout: here by the context, on the board by the session's watchdog
 	// (the controller's own wait then ends later, so that the session survives the kill).
@@ -37,7 +38,7 @@ type localHost struct{}
 
 func (localHost) mkdir() (string, func(names ...string), error) { return verifyDir() }
 func (localHost) writeFile(path string, b []byte) error         { return os.WriteFile(path, b, 0o600) }
-func (localHost) readFile(path string) ([]byte, error)          { return os.ReadFile(path) }
+func (localHost) readFile(path string, max int) ([]byte, error) { return readFileMax(path, max) }
 func (localHost) remove(path string)                            { os.Remove(path) }
 func (localHost) run(ctx context.Context, argv, env []string, input string, timeout time.Duration) childResult {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -82,7 +83,16 @@ func (h *remoteHost) writeFile(path string, b []byte) error {
 	return h.r.WriteFile(h.ctx, path, b)
 }
 
-func (h *remoteHost) readFile(path string) ([]byte, error) {
+func (h *remoteHost) readFile(path string, max int) ([]byte, error) {
+	b, err := h.readWhole(path)
+	if err == nil && len(b) > max {
+		return nil, &errOutputTooLong{Size: int64(len(b)), Max: max}
+	}
+	return b, err
+}
+
+// readWhole reads path back from the board: from the last command's request when it brought it.
+func (h *remoteHost) readWhole(path string) ([]byte, error) {
 	if b, ok := h.read[path]; ok {
 		return slices.Clone(b), nil
 	}

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -144,6 +145,7 @@ func (o *opensslVerifier) ciphers(ctx context.Context, spec protocol.VerifyCiphe
 	var cases []protocol.VerifyCase
 	var argvs [][]string
 	var outs []string
+	var maxOut []int
 	for _, dec := range []bool{false, true} {
 		for _, n := range sizes {
 			if dec && n%spec.Block != 0 {
@@ -158,10 +160,11 @@ func (o *opensslVerifier) ciphers(ctx context.Context, spec protocol.VerifyCiphe
 			*written = append(*written, filepath.Base(out))
 			o.host.remove(out)
 			outs = append(outs, out)
+			maxOut = append(maxOut, n+verifyOutputSlack)
 			argvs = append(argvs, o.encArgv(spec, files[n], out, dec, c.Padded))
 		}
 	}
-	results, outputs, readErrs := o.runAndRead(ctx, argvs, outs)
+	results, outputs, readErrs := o.runAndRead(ctx, argvs, outs, maxOut)
 	whys := make([]string, len(results))
 	for i, res := range results {
 		whys[i] = o.failed(res)
@@ -179,6 +182,8 @@ func (o *opensslVerifier) ciphers(ctx context.Context, spec protocol.VerifyCiphe
 		switch {
 		case whys[i] != "":
 			c.Err = whys[i]
+		case errors.As(readErrs[i], new(*errOutputTooLong)):
+			c.Err = readErrs[i].Error() // its bytes say nothing more, and its length may pass the protocol's bound
 		case readErrs[i] != nil:
 			c.Err = fmt.Sprintf("read the output of openssl enc: %v", readErrs[i])
 		default:
@@ -192,13 +197,13 @@ func (o *opensslVerifier) ciphers(ctx context.Context, spec protocol.VerifyCiphe
 
 // runAll runs every command, o.workers at once (at least one), and returns their results in order.
 func (o *opensslVerifier) runAll(ctx context.Context, argvs [][]string) []childResult {
-	results, _, _ := o.runAndRead(ctx, argvs, nil)
+	results, _, _ := o.runAndRead(ctx, argvs, nil, nil)
 	return results
 }
 
-// runAndRead is runAll that also reads back outs[i] (when outs is not nil) right after command i ends: on the
+// runAndRead is runAll that also reads back outs[i] (when outs is not nil, at most maxOut[i] bytes) right after command i ends: on the
 // shell path the command's own request brings its -out file back, so reading it now costs no round trip.
-func (o *opensslVerifier) runAndRead(ctx context.Context, argvs [][]string, outs []string) ([]childResult, [][]byte, []error) {
+func (o *opensslVerifier) runAndRead(ctx context.Context, argvs [][]string, outs []string, maxOut []int) ([]childResult, [][]byte, []error) {
 	results := make([]childResult, len(argvs))
 	read := make([][]byte, len(argvs))
 	readErrs := make([]error, len(argvs))
@@ -212,7 +217,7 @@ func (o *opensslVerifier) runAndRead(ctx context.Context, argvs [][]string, outs
 				results[i] = o.run(ctx, argvs[i], "")
 				if outs != nil && results[i].Err == nil && results[i].Exit == 0 {
 					// a failed run's output is not judged: no read (on the shell path, no request)
-					read[i], readErrs[i] = o.host.readFile(outs[i])
+					read[i], readErrs[i] = o.host.readFile(outs[i], maxOut[i])
 				}
 			}
 		}()
@@ -331,7 +336,7 @@ func (o *opensslVerifier) concurrency(ctx context.Context, spec protocol.VerifyC
 				} else {
 					o.host.remove(out)
 					res = o.run(ctx, o.encArgv(spec, in, out, false, size%spec.Block != 0), "")
-					b, _ = o.host.readFile(out)
+					b, _ = o.host.readFile(out, size+verifyOutputSlack)
 				}
 				if why := o.failed(res); why != "" {
 					timedOut = isVerifyTimeout(res.Err)

@@ -64,7 +64,7 @@ func (s *sweepState) verifySignature(ctx context.Context, openssl string, v open
 	if why := o.failed(res); why != "" {
 		return protocol.VerifyReport{Path: r.Path, Unknown: "openssl pkeyutl -sign: " + why}
 	}
-	b, err := o.host.readFile(sig)
+	b, err := o.host.readFile(sig, maxSignatureBytes)
 	if err != nil || len(b) == 0 {
 		return protocol.VerifyReport{Path: r.Path, Unknown: fmt.Sprintf("openssl pkeyutl -sign wrote no signature (%v)", err)}
 	}

@@ -102,7 +102,8 @@ func notFound(format string, args ...any) error {
 }
 
 // statusOf maps an error to its HTTP status and the message the client sees: a store error is logged and
-// answered with a generic 500, since its text names server files; ErrNotFound from the store is a 404.
+// answered with a generic 500, since its text names server files; ErrNotFound from the store is a 404, and a
+// request that names a reference to judge or a label of both kinds a 400 with the sentinel's own text.
 func (s *Server) statusOf(r *http.Request, err error) (int, string) {
 	var re *requestError
 	switch {
@@ -112,6 +113,12 @@ func (s *Server) statusOf(r *http.Request, err error) (int, string) {
 		return http.StatusNotFound, "not found"
 	case errors.Is(err, report.ErrNoMeasurements):
 		return http.StatusNotFound, "no measurements match"
+	case errors.Is(err, store.ErrReferenceRun):
+		// the request asked to judge a vendor's table: the client's mistake, and the sentinel names no file
+		return http.StatusBadRequest, store.ErrReferenceRun.Error()
+	case errors.Is(err, store.ErrLabelMixed):
+		// a database filled by db copy from two databases: the label selects no run with certainty
+		return http.StatusBadRequest, store.ErrLabelMixed.Error() + ": name the run by its id (the runs page lists them)"
 	}
 	s.logf("serve: %s: %v", r.URL.Path, err)
 	if r.Context().Err() != nil {

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // DefaultBaselineRuns is how many of a label's valid runs per board a labelled baseline pools: enough that a
@@ -87,6 +89,9 @@ func (db *DB) ResolveBaselineWindow(ctx context.Context, ref string, runs int, j
 		if err := db.checkRun(ctx, id); err != nil {
 			return bl, fmt.Errorf("resolve baseline %q: %w", ref, err)
 		}
+	}
+	if err := db.checkBaselineNotReference(ctx, ref, isLabel); err != nil {
+		return bl, err
 	}
 	invalid, self := false, false
 	for _, board := range sortedKeys(judged) {
@@ -219,4 +224,27 @@ func sortedKeys(m map[string]int64) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// checkBaselineNotReference refuses a baseline that is a vendor's table: a reference's label (with no measured
+// run beside it) or a reference's run id. Without it, the label's measured runs being none, the answer was "no
+// run labelled X with valid points", which sends the user looking for runs that were never meant to exist.
+func (db *DB) checkBaselineNotReference(ctx context.Context, ref string, isLabel bool) error {
+	var measured, reference int
+	if isLabel {
+		var err error
+		if measured, reference, err = db.labelKinds(ctx, ref); err != nil {
+			return err
+		}
+	} else if id, err := strconv.ParseInt(ref, 10, 64); err == nil {
+		if err := db.db.QueryRowContext(ctx, `SELECT count(*) FROM runs WHERE id = ? AND status = ?`, id,
+			protocol.StatusReference).Scan(&reference); err != nil {
+			return fmt.Errorf("resolve baseline %q in %s: %w", ref, db.Path, classify(err))
+		}
+	}
+	if reference == 0 || measured > 0 {
+		return nil
+	}
+	return fmt.Errorf("baseline %q in %s is a reference, imported with fleet import --reference: %w", ref, db.Path,
+		ErrReferenceRun)
 }

@@ -71,6 +71,9 @@ func Copy(ctx context.Context, src, dst *DB, f CopyFilter, progress func(CopyPro
 			p.PointsTotal += r.points
 		}
 	}
+	if err := checkCopyLabels(ctx, dst, todo); err != nil {
+		return res, err
+	}
 	p.RunsTotal = len(todo)
 	if progress == nil {
 		progress = func(CopyProgress) {}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -373,4 +374,39 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestCopyRefusesMixedLabel: a reference copied where its label names measured runs (or the other way round)
+// is refused before anything is copied, naming the run and the label: after it, the label selected no run
+// (ErrLabelMixed) in the destination, though it did in each database.
+func TestCopyRefusesMixedLabel(t *testing.T) {
+	forEachBackendPair(t, func(t *testing.T, src, dst *DB) {
+		ctx := context.Background()
+		ref := BoardPoint{Board: "am64x", Point: protocol.Point{Mode: "cpu", Algorithm: "aes-128-cbc", Op: "encrypt",
+			BlockSize: 16384, Threads: 1, BytesPerSec: 727.48e6, Line: 3}}
+		if _, err := src.ImportReference(ctx, RunInfo{Label: "ti", Source: "vendor"}, []BoardPoint{ref}); err != nil {
+			t.Fatal(err)
+		}
+		beginRun(t, src, RunInfo{Started: at(1), Label: "other"}, "a", 1)
+		measured := beginRun(t, dst, RunInfo{Started: at(0), Label: "ti"}, "a", 1)
+		_, err := Copy(ctx, src, dst, CopyFilter{}, nil)
+		if !errors.Is(err, ErrLabelMixed) || !strings.Contains(err.Error(), `a reference, label "ti"`) {
+			t.Fatalf("Copy(reference onto a measured label) = %v, want ErrLabelMixed naming the run and label", err)
+		}
+		if n := countRuns(t, dst); n != 1 {
+			t.Errorf("dst has %d runs after the refused copy, want its own 1 (nothing copied)", n)
+		}
+		if got, err := dst.ResolveRun(ctx, "ti"); err != nil || got != measured {
+			t.Errorf("ResolveRun(ti) in dst = %d, %v; want its measured run %d", got, err, measured)
+		}
+	})
+}
+
+func countRuns(t *testing.T, db *DB) int {
+	t.Helper()
+	var n int
+	if err := db.db.QueryRowContext(context.Background(), `SELECT count(*) FROM runs`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -54,6 +55,39 @@ func TestMeasuredRunRefusesReferenceLabel(t *testing.T) {
 			if m.RunID == refID {
 				t.Errorf("LatestPoints(label r-good) has the reference's point %+v", m.Point)
 			}
+		}
+	})
+}
+
+// TestBaselineRefusesReference: a reference's label or run id as a regress baseline is refused as a reference
+// (ErrReferenceRun), not answered "no run labelled X with valid points", which sent users looking for runs that
+// were never meant to exist; a label that measured runs share is still resolved among those.
+func TestBaselineRefusesReference(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		db := b.open(t)
+		ref := protocol.Point{Mode: "cpu", Algorithm: "aes-128-cbc", Op: "encrypt", BlockSize: 16384, Threads: 1,
+			BytesPerSec: 727.48e6, Line: 9}
+		refID, err := db.ImportReference(ctx, RunInfo{Label: "ti", Source: "vendor"}, []BoardPoint{{"am64x", ref}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := db.BeginRun(ctx, RunInfo{Label: "nightly"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Finish(ctx, protocol.StatusOK); err != nil {
+			t.Fatal(err)
+		}
+		judged := map[string]int64{"am64x": w.id}
+		for _, baseline := range []string{"ti", strconv.FormatInt(refID, 10)} {
+			_, err := db.ResolveBaselineWindow(ctx, baseline, 3, judged)
+			if !errors.Is(err, ErrReferenceRun) || !strings.Contains(err.Error(), "is a reference") {
+				t.Errorf("ResolveBaselineWindow(%s) = %v, want ErrReferenceRun saying it is a reference", baseline, err)
+			}
+		}
+		if _, err := db.ResolveBaselineWindow(ctx, "nightly", 3, judged); errors.Is(err, ErrReferenceRun) {
+			t.Errorf("ResolveBaselineWindow(nightly) = %v, a measured label refused as a reference", err)
 		}
 	})
 }

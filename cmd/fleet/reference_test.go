@@ -209,8 +209,8 @@ func TestCompareReferenceLocalEndToEnd(t *testing.T) {
 	if _, stderr, code := runFleet(t, "compare", "--db", db, "--reference", "ti-am64x-sdk-12.00", "--reference-board", "am62x"); code != 2 || !strings.Contains(stderr, "has no board \"am62x\"") {
 		t.Errorf("compare --reference-board am62x: exit %d, %q", code, stderr)
 	}
-	if _, stderr, code := runFleet(t, "regress", "--db", db, "--baseline", "ti-am64x-sdk-12.00"); code != 2 || !strings.Contains(stderr, "no board has baseline") {
-		t.Errorf("regress --baseline of a reference label: exit %d, %q; want 2, no baseline", code, stderr)
+	if _, stderr, code := runFleet(t, "regress", "--db", db, "--baseline", "ti-am64x-sdk-12.00"); code != 2 || !strings.Contains(stderr, "is a reference, imported with fleet import --reference") {
+		t.Errorf("regress --baseline of a reference label: exit %d, %q; want 2, it is a reference", code, stderr)
 	}
 	// Plain compare of the latest runs never shows the reference's board.
 	if out, _, _ := runFleet(t, "compare", "--db", db); strings.Contains(out, "am64x-evm") {
