@@ -14,6 +14,7 @@ import (
 type sweepJob struct {
 	mode, alg string
 	speed     *speedCommand // openssl modes
+	series    *speedCommand // the one command measuring this job's whole series (sweep_series.go); nil: none
 	kcapi     *kcapiJob     // kcapi mode
 }
 
@@ -34,6 +35,8 @@ type sweepState struct {
 	loaded         map[string]bool            // modes whose concurrency check has run (once per mode, verify.go)
 	remote         Remote                     // the board the controller drives through its shell (remote.go); nil: this one
 	direct         directRequest              // the verification's one-piece requests (verify_direct.go); nil: the kernel's
+	sampler        *systemSampler             // the system readings around each point, its files kept open
+	seriesWhy      map[string][]string        // why a (mode, algorithm) runs one openssl per size → which ones
 }
 
 // Sweep measures plan and streams facts, raw, point, skip, log and error lines to enc. A mode or algorithm that
@@ -99,6 +102,7 @@ func sweepProbed(ctx context.Context, plan protocol.Plan, enc *protocol.Encoder,
 	}
 	facts.Prepared = prepared
 	s := &sweepState{plan: plan, facts: facts, enc: enc, root: root, threads: max(plan.Threads, 1)}
+	defer s.closeSampler()
 	if p.remote != nil {
 		s.remote = p.remote.board
 	}
@@ -179,19 +183,12 @@ func sweepProbed(ctx context.Context, plan protocol.Plan, enc *protocol.Encoder,
 			}
 		}
 	}
-	// the interleaving: for each algorithm and block size, every mode once, before any runs again
-	var order []sweepJob
-	for ai := range plan.Algorithms {
-		slots := 0
-		for _, list := range jobs[ai] {
-			slots = max(slots, len(list))
-		}
-		for slot := 0; slot < slots; slot++ {
-			for mi := range plan.Modes {
-				if slot < len(jobs[ai][mi]) {
-					order = append(order, jobs[ai][mi][slot])
-				}
-			}
+	// the interleaving: each series in one process, then for each algorithm and block size every other mode once,
+	// before any runs again
+	order, groups := schedule(jobs)
+	for _, note := range seriesNotes(groups, s.seriesWhy, s.remote != nil) {
+		if err := enc.Encode(protocol.TypeLog, &protocol.Log{Level: "info", Msg: note}); err != nil {
+			return s.done, err
 		}
 	}
 	s.kernel = openKernelWatch(ctx, kernelPathsAt(root))
@@ -199,13 +196,12 @@ func sweepProbed(ctx context.Context, plan protocol.Plan, enc *protocol.Encoder,
 	if err := enc.Encode(protocol.TypeKernel, s.kernel.report(ctx, "before", root)); err != nil {
 		return s.done, err
 	}
-	_, err := newRepeater(plan).loop(ctx, len(order), func(ctx context.Context, i, rep int) ([]protocol.Point, error) {
-		s.sent = s.sent[:0]
-		if err := enc.Encode(protocol.TypeBegin, order[i].begin(rep)); err != nil {
-			return nil, err
-		}
-		err := s.run(ctx, order[i], rep)
-		return s.sent, err
+	members := make([][]int, len(groups))
+	for i, g := range groups {
+		members[i] = g.jobs
+	}
+	_, err := newRepeater(plan).loopGroups(ctx, len(order), members, func(ctx context.Context, g int, active []int, rep int) ([][]protocol.Point, error) {
+		return s.runGroup(ctx, order, groups[g], active, rep)
 	})
 	if err != nil {
 		return s.done, err
