@@ -90,15 +90,6 @@ func kernelWork(p *protocol.Point) string {
 	return fmt.Sprintf("system CPU %.2f s above user %.2f s: the kernel did most of the work", p.SysS, p.UserS)
 }
 
-// systemSampler takes the system samples of one sweep around its points.
-type systemSampler struct{ root string }
-
-func newSystemSampler(root string) *systemSampler { return &systemSampler{root: root} }
-
-func (r *systemSampler) sample() systemSample { return sampleSystem(r.root) }
-
-func (r *systemSampler) close() {}
-
 // sampleSystem is the sweep's system sample, its sampler made on first use.
 func (s *sweepState) sampleSystem() systemSample {
 	if s.sampler == nil {

@@ -44,3 +44,15 @@ func BenchmarkPointSamples(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPointSamplesBoardTree is BenchmarkPointSamples over the 4-core fixture board.
+func BenchmarkPointSamplesBoardTree(b *testing.B) {
+	r := newSystemSampler("testdata/evidence/rk3399-before")
+	defer r.close()
+	for b.Loop() {
+		before := r.sample()
+		after := r.sample()
+		var p protocol.Point
+		setAccounting(&p, 1, 1, 0, before, after)
+	}
+}

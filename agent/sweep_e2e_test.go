@@ -114,8 +114,9 @@ func TestSweepSeriesRealOpenSSL(t *testing.T) {
 				size, perCPU(s)/1e6, perCPU(p)/1e6)
 		}
 		// the +DT and +R lines bracket openssl's own timing, and nothing of its start: the per-size process's
-		// wall is openssl's time plus its start and exit
-		if s.WallS < s.Seconds-0.02 || s.WallS > s.Seconds+0.25 {
+		// wall is openssl's time plus its start and exit (the agent, descheduled on this busy machine, may read
+		// a line late)
+		if s.WallS < s.Seconds-0.15 || s.WallS > s.Seconds+0.25 {
 			t.Errorf("%d B: series wall %.3f s, want openssl's own %.3f s (its start and exit in none)", size, s.WallS, s.Seconds)
 		}
 		if cpu := s.UserS + s.SysS; cpu <= 0 || cpu > s.WallS*1.1+0.02 {

@@ -164,27 +164,18 @@ func runSeriesChild(ctx context.Context, argv, env []string, root string, sample
 	}
 	stderr := &boundedBuffer{max: maxChildOutput}
 	var tr *seriesTracker
-	read := make(chan struct{})
 	res = runChildWith(ctx, argv, env, nil, pw, func(pid int) {
-		pw.Close() // the child holds its copy; the read end sees EOF when the child's group is gone
+		pw.Close() // the child holds its copy: the read end sees EOF when the child and its group are done
 		tr = &seriesTracker{sample: sample, cpu: func() (cpuUsage, bool) { return procTreeCPU(root, pid) }}
-		go func() {
-			defer close(read)
-			readLines(pr, stderr, tr.line)
-		}()
+		// read here, before the child is waited for: until then an exited child stays a zombie whose
+		// /proc/PID/stat still holds its CPU times (and its pid is nobody else's). ctx's end still kills it.
+		readLines(pr, stderr, tr.line)
 	})
+	pr.Close()
 	if tr == nil { // never started
 		pw.Close()
-		pr.Close()
 		return res, nil
 	}
-	select {
-	case <-read:
-	case <-time.After(childWaitDelay):
-		// a descendant still holds stderr: what it has not written is lost, as runChild's WaitDelay drops it
-	}
-	pr.Close()
-	<-read
 	res.Stderr = stderr.String()
 	return res, tr.closedSpans()
 }
