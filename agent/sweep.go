@@ -41,8 +41,9 @@ type sweepState struct {
 
 // Sweep measures plan and streams facts, raw, point, skip, log and error lines to enc. A mode or algorithm that
 // cannot be measured yields one skip with the reason, a failing command an error line, and the sweep goes on.
-// Repeats are interleaved: every mode runs once for a block size before any runs again; with a precision target
-// only the points not yet precise run again (sweep_repeat.go). It returns the counts
+// Repeats are interleaved: every series (one openssl for all default sizes, sweep_series.go) and every other
+// mode once for a block size runs before any runs again; with a precision target only the points not yet
+// precise run again (sweep_repeat.go), those of a series left each in its own process. It returns the counts
 // for the done line, and an error only when ctx ends or enc cannot write.
 func Sweep(ctx context.Context, plan protocol.Plan, enc *protocol.Encoder) (protocol.Done, error) {
 	return sweepWith(ctx, plan, enc, "")
