@@ -89,3 +89,17 @@ func kernelWork(p *protocol.Point) string {
 	}
 	return fmt.Sprintf("system CPU %.2f s above user %.2f s: the kernel did most of the work", p.SysS, p.UserS)
 }
+
+// sampleSystem is the sweep's system sample, its sampler made on first use.
+func (s *sweepState) sampleSystem() systemSample {
+	if s.sampler == nil {
+		s.sampler = newSystemSampler(s.root)
+	}
+	return s.sampler.sample()
+}
+
+func (s *sweepState) closeSampler() {
+	if s.sampler != nil {
+		s.sampler.close()
+	}
+}

@@ -143,7 +143,7 @@ type kcapiResult struct {
 
 // kcapiMeasure runs spec at size for about seconds, counting operations over wall time. It stops early, with
 // ctx's error, when ctx ends.
-func kcapiMeasure(ctx context.Context, spec kcapiSpec, size int, seconds float64, decrypt bool, root string) (kcapiResult, error) {
+func kcapiMeasure(ctx context.Context, spec kcapiSpec, size int, seconds float64, decrypt bool, sample func() systemSample) (kcapiResult, error) {
 	var r kcapiResult
 	s, err := newKcapiSession(spec, size, decrypt)
 	if err != nil {
@@ -154,7 +154,7 @@ func kcapiMeasure(ctx context.Context, spec kcapiSpec, size int, seconds float64
 	// measure on one OS thread, so its rusage is the work of this benchmark and not of Go's other threads
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	r.Before = sampleSystem(root)
+	r.Before = sample()
 	ruBefore, ruErr := threadRusage()
 	start := time.Now()
 	done := ctx.Done()
@@ -174,7 +174,7 @@ func kcapiMeasure(ctx context.Context, spec kcapiSpec, size int, seconds float64
 	}
 	r.WallS = time.Since(start).Seconds()
 	ruAfter, ruErr2 := threadRusage()
-	r.Post = sampleSystem(root)
+	r.Post = sample()
 	if ruErr == nil && ruErr2 == nil {
 		r.UserS = ruAfter.user - ruBefore.user
 		r.SysS = ruAfter.sys - ruBefore.sys

@@ -65,7 +65,7 @@ func TestKcapiOnThisKernel(t *testing.T) {
 				if dec && spec.Kind == "hash" {
 					continue
 				}
-				r, err := kcapiMeasure(context.Background(), spec, 1024, 0.05, dec, "")
+				r, err := kcapiMeasure(context.Background(), spec, 1024, 0.05, dec, func() systemSample { return sampleSystem("") })
 				if err != nil {
 					t.Fatal(err)
 				}

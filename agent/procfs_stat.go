@@ -94,7 +94,8 @@ type irqLine struct {
 func parseCryptoInterrupts(r io.Reader) ([]irqLine, error) {
 	var out []irqLine
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	// read once or twice per point: start small (a line is a few hundred bytes) and grow for many-CPU machines
+	sc.Buffer(make([]byte, 0, 4<<10), 1<<20)
 	first := true
 	for sc.Scan() {
 		if first { // the CPU0 CPU1 ... header

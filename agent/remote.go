@@ -254,9 +254,9 @@ func (r *remoteProbed) unprepared(plan *protocol.Plan) []string {
 // board.
 func (s *sweepState) measureChild(ctx context.Context, argv, env []string) (childResult, systemSample, systemSample) {
 	if s.remote == nil {
-		before := sampleSystem(s.root)
+		before := s.sampleSystem()
 		res := runChild(ctx, argv, env)
-		after := sampleSystem(s.root)
+		after := s.sampleSystem()
 		return res, before, after
 	}
 	r := s.remote.Measure(ctx, argv, env)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -59,20 +60,34 @@ func runChild(ctx context.Context, argv []string, env []string) childResult {
 	return runChildInput(ctx, argv, env, "")
 }
 
+// childWaitDelay is how long the agent waits for a child's output after the child exited (a descendant that
+// kept it open is killed with the group).
+const childWaitDelay = 500 * time.Millisecond
+
 // runChildInput is runChild with stdin reading input ("" : no stdin).
 func runChildInput(ctx context.Context, argv []string, env []string, input string) childResult {
+	var stdin io.Reader
+	if input != "" {
+		stdin = strings.NewReader(input)
+	}
+	stderr := &boundedBuffer{max: maxChildOutput}
+	res := runChildWith(ctx, argv, env, stdin, stderr, nil)
+	res.Stderr = stderr.String()
+	return res
+}
+
+// runChildWith runs argv with stdin and stderr as given (stdout is kept in the result) and calls started with the
+// child's pid once it runs, before waiting for it.
+func runChildWith(ctx context.Context, argv []string, env []string, stdin io.Reader, stderr io.Writer, started func(pid int)) childResult {
 	res := childResult{Argv: argv, Env: env, Exit: -1}
 	if len(argv) == 0 {
 		res.Err = errors.New("run: empty command")
 		return res
 	}
-	var stdout, stderr = &boundedBuffer{max: maxChildOutput}, &boundedBuffer{max: maxChildOutput}
+	stdout := &boundedBuffer{max: maxChildOutput}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdin = nil
-	if input != "" {
-		cmd.Stdin = strings.NewReader(input)
-	}
+	cmd.Stdin = stdin
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	// own group: one kill reaches the workers openssl -multi forks (and, on Linux, Pdeathsig: even an agent
 	// killed with SIGKILL takes its child with it).
@@ -84,16 +99,19 @@ func runChildInput(ctx context.Context, argv []string, env []string, input strin
 		}
 		return nil
 	}
-	cmd.WaitDelay = 500 * time.Millisecond
+	cmd.WaitDelay = childWaitDelay
 	start := time.Now()
 	err := cmd.Start()
 	if err != nil {
 		res.Err = fmt.Errorf("start %s: %w", argv[0], err)
 		return res
 	}
+	if started != nil {
+		started(cmd.Process.Pid)
+	}
 	err = cmd.Wait()
 	res.WallS = time.Since(start).Seconds()
-	res.Stdout, res.Stderr = stdout.String(), stderr.String()
+	res.Stdout = stdout.String()
 	if ps := cmd.ProcessState; ps != nil {
 		res.Exit = ps.ExitCode()
 		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok && ru != nil {

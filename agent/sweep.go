@@ -14,6 +14,7 @@ import (
 type sweepJob struct {
 	mode, alg string
 	speed     *speedCommand // openssl modes
+	series    *speedCommand // the one command measuring this job's whole series (sweep_series.go); nil: none
 	kcapi     *kcapiJob     // kcapi mode
 }
 
@@ -34,12 +35,15 @@ type sweepState struct {
 	loaded         map[string]bool            // modes whose concurrency check has run (once per mode, verify.go)
 	remote         Remote                     // the board the controller drives through its shell (remote.go); nil: this one
 	direct         directRequest              // the verification's one-piece requests (verify_direct.go); nil: the kernel's
+	sampler        *systemSampler             // the system readings around each point, its files kept open
+	seriesWhy      map[string][]string        // why a (mode, algorithm) runs one openssl per size → which ones
 }
 
 // Sweep measures plan and streams facts, raw, point, skip, log and error lines to enc. A mode or algorithm that
 // cannot be measured yields one skip with the reason, a failing command an error line, and the sweep goes on.
-// Repeats are interleaved: every mode runs once for a block size before any runs again; with a precision target
-// only the points not yet precise run again (sweep_repeat.go). It returns the counts
+// Repeats are interleaved: every series (one openssl for all default sizes, sweep_series.go) and every other
+// mode once for a block size runs before any runs again; with a precision target only the points not yet
+// precise run again (sweep_repeat.go), those of a series left each in its own process. It returns the counts
 // for the done line, and an error only when ctx ends or enc cannot write.
 func Sweep(ctx context.Context, plan protocol.Plan, enc *protocol.Encoder) (protocol.Done, error) {
 	return sweepWith(ctx, plan, enc, "")
@@ -99,6 +103,7 @@ func sweepProbed(ctx context.Context, plan protocol.Plan, enc *protocol.Encoder,
 	}
 	facts.Prepared = prepared
 	s := &sweepState{plan: plan, facts: facts, enc: enc, root: root, threads: max(plan.Threads, 1)}
+	defer s.closeSampler()
 	if p.remote != nil {
 		s.remote = p.remote.board
 	}
@@ -179,19 +184,12 @@ func sweepProbed(ctx context.Context, plan protocol.Plan, enc *protocol.Encoder,
 			}
 		}
 	}
-	// the interleaving: for each algorithm and block size, every mode once, before any runs again
-	var order []sweepJob
-	for ai := range plan.Algorithms {
-		slots := 0
-		for _, list := range jobs[ai] {
-			slots = max(slots, len(list))
-		}
-		for slot := 0; slot < slots; slot++ {
-			for mi := range plan.Modes {
-				if slot < len(jobs[ai][mi]) {
-					order = append(order, jobs[ai][mi][slot])
-				}
-			}
+	// the interleaving: each series in one process, then for each algorithm and block size every other mode once,
+	// before any runs again
+	order, groups := schedule(jobs)
+	for _, note := range seriesNotes(groups, s.seriesWhy, s.remote != nil) {
+		if err := enc.Encode(protocol.TypeLog, &protocol.Log{Level: "info", Msg: note}); err != nil {
+			return s.done, err
 		}
 	}
 	if err := s.watchKernel(ctx); err != nil {
@@ -201,13 +199,12 @@ func sweepProbed(ctx context.Context, plan protocol.Plan, enc *protocol.Encoder,
 	if err := enc.Encode(protocol.TypeKernel, s.kernel.report(ctx, "before")); err != nil {
 		return s.done, err
 	}
-	_, err := newRepeater(plan).loop(ctx, len(order), func(ctx context.Context, i, rep int) ([]protocol.Point, error) {
-		s.sent = s.sent[:0]
-		if err := enc.Encode(protocol.TypeBegin, order[i].begin(rep)); err != nil {
-			return nil, err
-		}
-		err := s.run(ctx, order[i], rep)
-		return s.sent, err
+	members := make([][]int, len(groups))
+	for i, g := range groups {
+		members[i] = g.jobs
+	}
+	_, err := newRepeater(plan).loopGroups(ctx, len(order), members, func(ctx context.Context, g int, active []int, rep int) ([][]protocol.Point, error) {
+		return s.runGroup(ctx, order, groups[g], active, rep)
 	})
 	if err != nil {
 		return s.done, err

@@ -60,3 +60,67 @@ func TestSweepRealOpenSSL(t *testing.T) {
 		t.Errorf("soft %.0f MB/s is not clearly slower than cpu %.0f MB/s: the capability mask did not turn AES off", soft/1e6, cpu/1e6)
 	}
 }
+
+// TestSweepSeriesRealOpenSSL measures the default sizes with this host's openssl both ways, one process for the
+// series and one process per size (the same sizes in another order), and compares them: the rates per CPU-second
+// agree within this busy machine's noise (a factor 1.5), every point of the series is timed by its own -mr lines (its wall
+// brackets openssl's own elapsed time, its CPU within its wall), and the series ran as one openssl.
+func TestSweepSeriesRealOpenSSL(t *testing.T) {
+	if _, err := exec.LookPath("openssl"); err != nil {
+		t.Skipf("no openssl on this host: %v", err)
+	}
+	if testing.Short() {
+		t.Skip("12 s of openssl")
+	}
+	measure := func(sizes []int) (map[int]*protocol.Point, int) {
+		plan := protocol.Plan{Algorithms: []string{"aes-128-cbc"}, Modes: []string{"cpu"}, Sizes: sizes, Seconds: 1}
+		var out bytes.Buffer
+		if _, err := Sweep(context.Background(), plan, protocol.NewEncoder(&out)); err != nil {
+			t.Fatal(err)
+		}
+		points, raws := map[int]*protocol.Point{}, 0
+		for _, m := range decodeAll(t, out.Bytes()) {
+			switch m.Type {
+			case protocol.TypePoint:
+				points[m.Point.BlockSize] = m.Point
+			case protocol.TypeRaw:
+				raws++
+			case protocol.TypeError, protocol.TypeSkip:
+				t.Fatalf("unexpected %s: %s %+v", m.Type, m.Error, m.Skip)
+			}
+		}
+		return points, raws
+	}
+	series, seriesRuns := measure(nil)
+	perSize, perSizeRuns := measure([]int{16384, 8192, 1024, 256, 64, 16})
+	if seriesRuns != 1 || perSizeRuns != 6 {
+		t.Fatalf("%d and %d openssl runs, want 1 for the series and 6 one per size", seriesRuns, perSizeRuns)
+	}
+	for _, size := range protocol.DefaultSizes {
+		s, p := series[size], perSize[size]
+		if s == nil || p == nil {
+			t.Fatalf("%d B: series point %v, per-size point %v", size, s, p)
+		}
+		// on this shared machine openssl gets a varying share of a core: its bytes per CPU-second are what
+		// compares (bench/README.md §a), the wall rates are logged
+		perCPU := func(p *protocol.Point) float64 { return p.BytesPerSec * p.Seconds / (p.UserS + p.SysS) }
+		ratio := perCPU(s) / perCPU(p)
+		t.Logf("%5d B: series %.0f MB/s, %.0f MB per CPU-s (wall %.3f s, openssl %.3f s, user %.2f sys %.2f); "+
+			"per size %.0f MB/s, %.0f MB per CPU-s (wall %.3f s, user %.2f sys %.2f); per CPU-s ratio %.3f, wall %.3f",
+			size, s.BytesPerSec/1e6, perCPU(s)/1e6, s.WallS, s.Seconds, s.UserS, s.SysS,
+			p.BytesPerSec/1e6, perCPU(p)/1e6, p.WallS, p.UserS, p.SysS, ratio, s.BytesPerSec/p.BytesPerSec)
+		if ratio < 1/1.5 || ratio > 1.5 {
+			t.Errorf("%d B: series %.0f MB per CPU-second against %.0f one process per size: beyond a factor 1.5",
+				size, perCPU(s)/1e6, perCPU(p)/1e6)
+		}
+		// the +DT and +R lines bracket openssl's own timing, and nothing of its start: the per-size process's
+		// wall is openssl's time plus its start and exit (the agent, descheduled on this busy machine, may read
+		// a line late)
+		if s.WallS < s.Seconds-0.15 || s.WallS > s.Seconds+0.25 {
+			t.Errorf("%d B: series wall %.3f s, want openssl's own %.3f s (its start and exit in none)", size, s.WallS, s.Seconds)
+		}
+		if cpu := s.UserS + s.SysS; cpu <= 0 || cpu > s.WallS*1.1+0.02 {
+			t.Errorf("%d B: series CPU %.3f s for a wall of %.3f s: not the size's own", size, cpu, s.WallS)
+		}
+	}
+}

@@ -16,7 +16,11 @@ import (
 //   - speed of algorithm "broken-alg" exits 1;
 //   - speed spends system CPU with $FAKE_SYS MiB read from /dev/zero when set (as an engine handing the work to
 //     the kernel does);
-//   - speed sleeps $FAKE_SLEEP seconds when set; without -bytes it measures 16 and 64 bytes in one run;
+//   - speed sleeps $FAKE_SLEEP seconds when set, before its first size (its start); without -bytes it measures
+//     OpenSSL's default sizes in one run (16 and 64 bytes when $FAKE_VERSION is 1.0.x);
+//   - between a size's +DT and +R lines it sleeps $FAKE_SIZE_SLEEP seconds, and $FAKE_SLOW_SLEEP more when the
+//     size is $FAKE_SLOW_SIZE, and spends system CPU ($FAKE_SYS_MIB MiB from /dev/zero) when it is $FAKE_SYS_SIZE;
+//   - it sleeps $FAKE_EXIT_SLEEP seconds after its last size (its exit);
 //   - `version` prints $FAKE_VERSION when set (e.g. 1.0.2k: no -seconds, no -bytes);
 //   - every speed run appends its mode markers to $FAKE_LOG so tests can check the order of runs.
 const fakeOpenSSL = `#!/bin/sh
@@ -40,7 +44,8 @@ speed) ;;
 *) echo "fake openssl: $1" >&2; exit 1 ;;
 esac
 shift
-bytes="16 64"; alg=""; engine=""; mode="cpu"
+bytes="16 64 256 1024 8192 16384"; alg=""; engine=""; mode="cpu"
+case "$FAKE_VERSION" in 1.0*) bytes="16 64" ;; esac
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-bytes) bytes=$2; shift ;;
@@ -66,9 +71,13 @@ U=$(echo "$alg" | tr a-z A-Z)
 h="+H"; f="+F:25:$U"
 for b in $bytes; do
 	echo "+DT:$U:1:$b" >&2
+	[ -n "$FAKE_SIZE_SLEEP" ] && sleep "$FAKE_SIZE_SLEEP"
+	[ "$b" = "$FAKE_SLOW_SIZE" ] && sleep "$FAKE_SLOW_SLEEP"
+	[ "$b" = "$FAKE_SYS_SIZE" ] && dd if=/dev/zero of=/dev/null bs=1M count="$FAKE_SYS_MIB" 2>/dev/null
 	echo "+R:1000:$U:1.000000" >&2
 	h="$h:$b"; f="$f:$((b * 1000)).00"
 done
+[ -n "$FAKE_EXIT_SLEEP" ] && sleep "$FAKE_EXIT_SLEEP"
 echo "$h"
 echo "$f"
 `

@@ -188,7 +188,7 @@ func (s *sweepState) runKcapi(ctx context.Context, j sweepJob, repeat int) error
 	if seconds <= 0 {
 		seconds = 3
 	}
-	r, err := kcapiMeasure(ctx, k.spec, k.size, seconds, k.decrypt, s.root)
+	r, err := kcapiMeasure(ctx, k.spec, k.size, seconds, k.decrypt, s.sampleSystem)
 	if ctx.Err() != nil {
 		return fmt.Errorf("sweep: %w", ctx.Err())
 	}

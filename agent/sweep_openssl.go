@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,8 +29,17 @@ func (s *sweepState) prepareOpenSSL(openssl string, v opensslVersion, mode, alg 
 		if err != nil {
 			return nil, err.Error()
 		}
+		whole, why := seriesCommand(cmds, v, s.plan)
+		if why != "" {
+			if s.seriesWhy == nil {
+				s.seriesWhy = map[string][]string{}
+			}
+			if name := mode + " " + alg; !slices.Contains(s.seriesWhy[why], name) {
+				s.seriesWhy[why] = append(s.seriesWhy[why], name)
+			}
+		}
 		for i := range cmds {
-			jobs = append(jobs, sweepJob{mode: mode, alg: alg, speed: &cmds[i]})
+			jobs = append(jobs, sweepJob{mode: mode, alg: alg, speed: &cmds[i], series: whole})
 		}
 	}
 	return jobs, ""
@@ -58,7 +68,8 @@ func engineFallback(engine, stdout, stderr string) string {
 	return fmt.Sprintf("engine %s: openssl did not confirm it was set", engine)
 }
 
-// runOpenSSL runs one openssl command, sends its raw output and its points.
+// runOpenSSL runs one openssl command, sends its raw output and its points. Several points of one command (an
+// OpenSSL 1.0 run over its sizes, rsa sign and verify) share its accounting, divided.
 func (s *sweepState) runOpenSSL(ctx context.Context, j sweepJob, repeat int) error {
 	c := j.speed
 	// a hung driver must not hang the sweep: bound each run well above what it should take
@@ -68,6 +79,26 @@ func (s *sweepState) runOpenSSL(ctx context.Context, j sweepJob, repeat int) err
 	if ctx.Err() != nil {
 		return fmt.Errorf("sweep: %w", ctx.Err())
 	}
+	return s.openSSLPoints(ctx, j, repeat, res, func(p *protocol.Point, n int) {
+		splitAccounting(p, n, res, before, after)
+	})
+}
+
+// splitAccounting gives p its share of a command's accounting: all of it when the command gave one point, else
+// 1/n of its wall, user and system time, flagged.
+func splitAccounting(p *protocol.Point, n int, res childResult, before, after systemSample) {
+	if n > 1 {
+		p.Flags = append(p.Flags, fmt.Sprintf(flagSplitAccounts, n, n))
+		setAccounting(p, res.WallS/float64(n), res.UserS/float64(n), res.SysS/float64(n), before, after)
+		return
+	}
+	setAccounting(p, res.WallS, res.UserS, res.SysS, before, after)
+}
+
+// openSSLPoints sends the raw output of j's command as it ran (res) and its points; account fills each point's
+// accounting (n is how many points the command gave).
+func (s *sweepState) openSSLPoints(ctx context.Context, j sweepJob, repeat int, res childResult, account func(p *protocol.Point, n int)) error {
+	c := j.speed
 	s.rawID++
 	raw := protocol.Raw{ID: s.rawID, Command: c.Argv, Env: c.Env, Stdout: res.Stdout, Stderr: res.Stderr, Exit: res.Exit}
 	if err := s.enc.Encode(protocol.TypeRaw, &raw); err != nil {
@@ -148,12 +179,7 @@ func (s *sweepState) runOpenSSL(ctx context.Context, j sweepJob, repeat int) err
 		if sessionFlag != "" {
 			p.Flags = append(p.Flags, sessionFlag)
 		}
-		if n > 1 {
-			p.Flags = append(p.Flags, fmt.Sprintf(flagSplitAccounts, n, n))
-			setAccounting(p, res.WallS/float64(n), res.UserS/float64(n), res.SysS/float64(n), before, after)
-		} else {
-			setAccounting(p, res.WallS, res.UserS, res.SysS, before, after)
-		}
+		account(p, n)
 		if routed != "" {
 			p.Flags = append(p.Flags, routed)
 		}

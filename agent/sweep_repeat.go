@@ -73,37 +73,14 @@ func (st *jobState) widest() float64 {
 // loop runs n jobs round by round, in their order (the interleaving), each until it stops. run measures job i
 // as repeat rep and returns the points it sent.
 func (r repeater) loop(ctx context.Context, n int, run func(ctx context.Context, i, rep int) ([]protocol.Point, error)) ([]jobState, error) {
-	states := make([]jobState, n)
-	start := r.now()
-	for rep := 0; rep < r.repeats; rep++ {
-		for i := range states {
-			st := &states[i]
-			if st.stop != "" {
-				continue
-			}
-			if rep > 0 && r.budget > 0 && r.now().Sub(start) >= r.budget {
-				st.stop = stopBudget
-				continue
-			}
-			if err := ctx.Err(); err != nil {
-				return states, fmt.Errorf("sweep: %w", err)
-			}
-			pts, err := run(ctx, i, rep)
-			if err != nil {
-				return states, err
-			}
-			st.runs++
-			if r.target > 0 {
-				st.stop = r.judge(st, pts)
-			}
-		}
+	groups := make([][]int, n)
+	for i := range groups {
+		groups[i] = []int{i}
 	}
-	for i := range states {
-		if states[i].stop == "" {
-			states[i].stop = stopCap
-		}
-	}
-	return states, nil
+	return r.loopGroups(ctx, n, groups, func(ctx context.Context, g int, active []int, rep int) ([][]protocol.Point, error) {
+		pts, err := run(ctx, active[0], rep)
+		return [][]protocol.Point{pts}, err
+	})
 }
 
 // judge counts one repeat's points and says whether the job stops: "" to go on.
@@ -148,4 +125,50 @@ func insertSorted(vs []float64, v float64) []float64 {
 	}
 	vs[i] = v
 	return vs
+}
+
+// loopGroups is loop over groups of jobs: in each round, run measures the jobs of one group that still need a
+// repeat (active, in the group's order) together (one openssl for a series) and returns each one's points.
+func (r repeater) loopGroups(ctx context.Context, n int, groups [][]int, run func(ctx context.Context, g int, active []int, rep int) ([][]protocol.Point, error)) ([]jobState, error) {
+	states := make([]jobState, n)
+	start := r.now()
+	for rep := 0; rep < r.repeats; rep++ {
+		for g, members := range groups {
+			var active []int
+			for _, i := range members {
+				st := &states[i]
+				if st.stop != "" {
+					continue
+				}
+				if rep > 0 && r.budget > 0 && r.now().Sub(start) >= r.budget {
+					st.stop = stopBudget
+					continue
+				}
+				active = append(active, i)
+			}
+			if len(active) == 0 {
+				continue
+			}
+			if err := ctx.Err(); err != nil {
+				return states, fmt.Errorf("sweep: %w", err)
+			}
+			pts, err := run(ctx, g, active, rep)
+			if err != nil {
+				return states, err
+			}
+			for k, i := range active {
+				st := &states[i]
+				st.runs++
+				if r.target > 0 {
+					st.stop = r.judge(st, pts[k])
+				}
+			}
+		}
+	}
+	for i := range states {
+		if states[i].stop == "" {
+			states[i].stop = stopCap
+		}
+	}
+	return states, nil
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -119,7 +120,24 @@ func (pt *pointTimer) point(tr Tracer, board string, p protocol.Point, now time.
 	if !pt.last.IsZero() && pt.last.Before(start) {
 		what += fmt.Sprintf(", %.1f ms after the previous point", float64(start.Sub(pt.last).Microseconds())/1000)
 	}
+	what += seriesNote(p)
 	tr(board, what, start, now.Sub(start))
+}
+
+// seriesNote says how the openssl process of a point was shared: one for a whole series (the agent's
+// "accounting-per-size" flag: the first point's span is the whole process, the others arrive with it), or
+// divided among the points of one run ("accounting-split"). Any other openssl point had a process of its own;
+// the agent's log says why its series was not one process.
+func seriesNote(p protocol.Point) string {
+	for _, f := range p.Flags {
+		switch {
+		case strings.HasPrefix(f, "accounting-per-size:"):
+			return ", one openssl for its series (raw " + strconv.Itoa(p.RawID) + ")"
+		case strings.HasPrefix(f, "accounting-split:"):
+			return ", one openssl run divided (raw " + strconv.Itoa(p.RawID) + ")"
+		}
+	}
+	return ""
 }
 
 // traceVerify reports one path's verification, which the agent timed on the board (it arrives when it ended).

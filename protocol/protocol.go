@@ -65,7 +65,9 @@ type Point struct {
 
 	// CPU accounting of the process tree that produced the point. When one openssl command yields several points
 	// (OpenSSL 1.0.x sweeping every size in one run; rsa sign and verify), its wall, user and system seconds are
-	// divided among them and each point is flagged "accounting-split"; CPUPct is the command's.
+	// divided among them and each point is flagged "accounting-split"; CPUPct is the command's. A series of
+	// OpenSSL's default sizes measured by one openssl is not divided: each point's times run from its size's
+	// +DT line to its +R line, flagged "accounting-per-size".
 	WallS      float64 `json:"wall_s"`
 	UserS      float64 `json:"user_s"`
 	SysS       float64 `json:"sys_s"`
