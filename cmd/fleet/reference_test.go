@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -295,5 +296,45 @@ func TestImportReferenceWarnsUnknownAlgorithm(t *testing.T) {
 	_, stderr, code = runFleet(t, "import", "--db", db, "--reference", "ti", "--board", "am64x", tiSDK)
 	if code != 0 || strings.Contains(stderr, "warning:") {
 		t.Errorf("TI's table: exit %d, stderr:\n%s", code, stderr)
+	}
+}
+
+// TestImportReferenceSkipsUnreadableTable: TI's table pasted without the rows of its last (CPU usage) table is
+// stored, its 126 throughput figures, and import names the empty table at FILE:LINE; a CPU-load column of
+// "mean (min m, max M)" cells is stored with its mean and its range. Before, both files were refused, exit 2.
+func TestImportReferenceSkipsUnreadableTable(t *testing.T) {
+	text, err := os.ReadFile(tiSDK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := "Algorithm\tAccelerator (%)\tARM CE (%)\tARM (%)\n"
+	i := strings.Index(string(text), head)
+	if i < 0 {
+		t.Fatal("the TI table has no CPU usage header")
+	}
+	line := strings.Count(string(text[:i]), "\n") + 1
+	dir := t.TempDir()
+	db := filepath.Join(dir, "fleet.db")
+	cut := writeCapture(t, dir, "ti-pasted.txt", string(text[:i+len(head)]))
+	msg := importReference(t, db, "--reference", "ti", "--board", "am64x-evm", cut)
+	for _, want := range []string{"1 tables (1 skipped, see below), 126 figures",
+		fmt.Sprintf("warning: %s:%d: tab-separated table skipped, the rest of the file is read: tab-separated table with a header and no rows", cut, line),
+		"reference ti: run 1, 126 figures of am64x-evm"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("import said %q, want %q", msg, want)
+		}
+	}
+	if rows := resultRows(t, "--db", db, "--run", "ti"); len(rows) != 126 {
+		t.Errorf("%d rows stored, want 126", len(rows))
+	}
+
+	ranged := filepath.Join("..", "..", "reftable", "testdata", "cpu-range-and-skipped.md")
+	msg = importReference(t, db, "--reference", "old", "--mode", "cpu", ranged)
+	if strings.Count(msg, "table skipped") != 2 {
+		t.Errorf("import of %s said %q, want two tables named", ranged, msg)
+	}
+	rows := resultRows(t, "--db", db, "--run", "old", "--size", "16")
+	if len(rows) != 1 || rows[0].CPUPct != 98.8 || rows[0].BytesPerSec != 1234.56e3 {
+		t.Errorf("old aes-128-cbc 16 B = %+v, want 1234.56 KB/s at CPU 98.8 %%", rows)
 	}
 }
