@@ -131,7 +131,11 @@ type Comparison struct {
 	SpeedupColumns []SpeedupColumn `json:"speedup_columns"`
 	Geomeans       []Speedup       `json:"geomeans"` // geometric mean of each speedup column over the rows
 	Crossovers     []Crossover     `json:"crossovers"`
-	Warnings       []string        `json:"warnings"`
+	// Runs are the runs each board's figures come from; Absent the boards of the selection the filters left
+	// without a point, with what their runs measured (also said in Warnings).
+	Runs     []BoardRun `json:"runs"`
+	Absent   []Absent   `json:"absent"`
+	Warnings []string   `json:"warnings"`
 }
 
 // Compare lays out measurements (normally the latest run of each board) as a comparison.
@@ -140,12 +144,21 @@ func Compare(ms []store.Measurement, opts CompareOptions) (*Comparison, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
+	all := ms
 	ms = filter(ms, opts)
+	absent := absentBoards(all, ms, opts)
+	var said []string
+	for _, a := range absent {
+		said = append(said, a.String(opts))
+	}
 	if len(ms) == 0 {
+		if len(said) > 0 {
+			return nil, fmt.Errorf("compare: %w: %s", ErrNoMeasurements, strings.Join(said, "; "))
+		}
 		return nil, fmt.Errorf("compare: %w", ErrNoMeasurements)
 	}
 	samples, warnings := Group(ms)
-	c := &Comparison{Unit: unit, Warnings: warnings}
+	c := &Comparison{Unit: unit, Runs: boardRuns(ms), Absent: absent, Warnings: append(said, warnings...)}
 
 	colIndex := map[Column]int{}
 	for _, s := range samples {
@@ -381,5 +394,11 @@ func (c *Comparison) nonNil() {
 	}
 	if c.Warnings == nil {
 		c.Warnings = []string{}
+	}
+	if c.Runs == nil {
+		c.Runs = []BoardRun{}
+	}
+	if c.Absent == nil {
+		c.Absent = []Absent{}
 	}
 }

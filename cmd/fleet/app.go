@@ -155,7 +155,7 @@ func refuseEmptyValues(cmd *cli.Command, name string) {
 			}
 			var empty bool
 			switch f.(type) {
-			case *cli.StringFlag, *cli.PathFlag:
+			case *cli.StringFlag, *cli.PathFlag, *onceString:
 				empty = strings.TrimSpace(c.String(n)) == ""
 			case *cli.StringSliceFlag:
 				empty = len(splitList(c.StringSlice(n))) == 0
