@@ -328,27 +328,6 @@ func (r CompareRow) speedup(sc SpeedupColumn) (float64, bool) {
 	return 0, false
 }
 
-func filter(ms []store.Measurement, opts CompareOptions) []store.Measurement {
-	in := func(list []string, v string) bool {
-		if len(list) == 0 {
-			return true
-		}
-		for _, x := range list {
-			if strings.EqualFold(x, v) {
-				return true
-			}
-		}
-		return false
-	}
-	var out []store.Measurement
-	for _, m := range ms {
-		if in(opts.Boards, m.Board) && in(opts.Modes, m.Mode) && in(opts.Algorithms, m.Algorithm) {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 // rankOf returns the position of a value in an explicit order; values not listed sort after, as equals.
 func rankOf(order []string) func(string) int {
 	return func(v string) int {
