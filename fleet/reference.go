@@ -29,7 +29,9 @@ type Reference struct {
 	Source  string // provenance: the one source, or "FILE: source" per file joined by " | "
 	Files   []ReferenceFile
 	Entries []reftable.Entry
-	// Warnings are the tables' warnings, FILE:LINE first (an algorithm fleet does not know): stored all the same.
+	// Warnings are the tables' warnings, FILE:LINE first (an algorithm fleet does not know): stored all the same;
+	// and the tables skipped because they could not be read (a header with no rows, a ragged row), FILE:LINE of
+	// each table and why: the rest of their file is stored without them.
 	Warnings []string
 }
 
@@ -37,14 +39,17 @@ type Reference struct {
 type ReferenceFile struct {
 	Path    string
 	Source  string
-	Tables  int
+	Tables  int // tables read
+	Skipped int // tables that could not be read, named in Reference.Warnings
 	Threads int
 	Entries int
 }
 
 // ReadReference reads and parses the files. A file without provenance (no "# source:" line and no
-// opts.Source), a table that cannot be read unambiguously, and a figure two files both give are refused with
-// the file and line: nothing of a reference is stored unless all of it is read.
+// opts.Source), a file none of whose tables can be read unambiguously, and a figure two files both give are
+// refused with the file and line, and nothing is stored. A table that cannot be read in a file whose other
+// tables can is skipped, named in the warnings: one empty table at the end of a vendor's page must not cost
+// every complete table before it.
 func ReadReference(ctx context.Context, opts ReferenceOptions) (Reference, error) {
 	var ref Reference
 	type origin struct {
@@ -88,8 +93,12 @@ func ReadReference(ctx context.Context, opts ReferenceOptions) (Reference, error
 		for _, w := range res.Warnings {
 			ref.Warnings = append(ref.Warnings, w.Error())
 		}
+		for _, w := range res.Skipped {
+			ref.Warnings = append(ref.Warnings, w.Error())
+		}
 		ref.Entries = append(ref.Entries, res.Entries...)
-		ref.Files = append(ref.Files, ReferenceFile{Path: path, Source: src, Tables: res.Tables, Threads: res.Threads, Entries: len(res.Entries)})
+		ref.Files = append(ref.Files, ReferenceFile{Path: path, Source: src, Tables: res.Tables, Skipped: len(res.Skipped),
+			Threads: res.Threads, Entries: len(res.Entries)})
 		sources = append(sources, src)
 	}
 	for k := range opts.Columns {

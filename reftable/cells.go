@@ -2,6 +2,7 @@ package reftable
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"regexp"
 	"strconv"
@@ -70,4 +71,25 @@ func parseSize(cell string) (int, bool) {
 		return 0, false
 	}
 	return n, true
+}
+
+// cpuRangeFlag starts the flag that carries a published CPU % range.
+const cpuRangeFlag = "published-cpu-range: "
+
+// CPURangeFlag is the flag of a figure whose CPU % was published as "mean (min m, max M)": the mean is its
+// CPUPct, and the range, which has no column of its own, travels with the point as this flag.
+func CPURangeFlag(min, max float64) string {
+	return fmt.Sprintf("%smin %s, max %s", cpuRangeFlag, strconv.FormatFloat(min, 'f', -1, 64), strconv.FormatFloat(max, 'f', -1, 64))
+}
+
+// CPURange reads the published CPU % range back from a point's flags; ok is false when it has none.
+func CPURange(flags []string) (min, max float64, ok bool) {
+	for _, f := range flags {
+		if rest, found := strings.CutPrefix(f, cpuRangeFlag); found {
+			if _, err := fmt.Sscanf(rest, "min %g, max %g", &min, &max); err == nil && min <= max {
+				return min, max, true
+			}
+		}
+	}
+	return 0, 0, false
 }

@@ -1,7 +1,9 @@
 // Package reftable reads vendors' published crypto performance tables — as pasted from a performance guide or
 // an application note — into reference figures: one Entry per (board, mode, algorithm, size, threads) with its
 // throughput or operations per second, its CPU % where the vendor published one, and the published min and max
-// where the table gave "mean (min m, max M)".
+// where the table gave "mean (min m, max M)". Every cell shape a table uses for throughput is read for CPU %
+// too: "98.80 (min 98.00, max 99.00)" is a CPU % of 98.8 whose range travels with the figure as a flag
+// (CPURangeFlag, read back with CPURange).
 //
 // Layouts (several tables per file, in any mix): tab-separated text; text aligned with two or more spaces;
 // Markdown pipe tables; reStructuredText simple tables, `csv-table` directives (with `:header:` or `:header-rows:`) and grid
@@ -26,9 +28,12 @@
 // refused as ambiguous.
 //
 // Never a guess: a table that cannot be read unambiguously — a column with no unit and no unit in its title,
-// a header naming no mode without Options.Mode, a ragged row, a duplicate figure, a number out of bounds
-// (opensslspeed's MaxBytesPerSec, MaxOpsPerSec, MaxBlockSize), control characters, a CPU % with no
-// throughput to go with — is refused as an *Error naming the file, the line and what is ambiguous.
+// a header naming no mode without Options.Mode, a ragged row, a header with no rows, a number out of bounds
+// (opensslspeed's MaxBytesPerSec, MaxOpsPerSec, MaxBlockSize), a figure another table already gave, a CPU %
+// with no throughput to go with — gives no figure at all: it is skipped, named in Result.Skipped as an *Error
+// at its first line with why (and the line at fault), and the file's other tables are read. A file none of
+// whose tables can be read is refused as that *Error. What concerns the whole file is refused whole: bytes
+// that are not UTF-8, control characters, two -multi N in its text, a layout that cannot be split into tables.
 //
 // The package is pure: it reads only the bytes it is given and imports only protocol and opensslspeed.
 package reftable

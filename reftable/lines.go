@@ -23,6 +23,7 @@ type rawTable struct {
 	line  int
 	title string // the prose before it, which may give its unit
 	rows  []rawRow
+	err   error // its layout could not be read (a ragged row, a spanning cell): the table is skipped
 }
 
 type rawRow struct {
@@ -94,14 +95,14 @@ func (p *parser) segment(ls []line) error {
 		case gridBorderRE.MatchString(s):
 			t, next, err := p.gridTable(ls, i)
 			if err != nil {
-				return err
+				t.err, next = err, blockEnd(ls, i, false)
 			}
 			add(t)
 			i = next
 		case strings.HasPrefix(s, "|"):
 			t, next, err := p.markdownTable(ls, i)
 			if err != nil {
-				return err
+				t.err, next = err, blockEnd(ls, i, true)
 			}
 			add(t)
 			i = next
@@ -128,6 +129,19 @@ func (p *parser) segment(ls []line) error {
 		}
 	}
 	return nil
+}
+
+// blockEnd is the index after the table starting at ls[i] whose layout could not be read, so that reading goes on
+// after it: the lines starting with '|' (pipe, Markdown), else every line up to a blank one (a grid table).
+func blockEnd(ls []line, i int, pipe bool) int {
+	for ; i < len(ls); i++ {
+		s := strings.TrimSpace(ls[i].text)
+		if s == "" || (pipe && !strings.HasPrefix(s, "|")) {
+			break
+		}
+		ls[i].table = true
+	}
+	return i
 }
 
 func trimAll(cells []string) []string {

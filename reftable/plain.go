@@ -56,7 +56,11 @@ func (p *parser) plainBlock(ls []line, title *[]string, add func(rawTable)) erro
 				continue
 			}
 			if k >= 2 || (k >= 1 && len(f) == k) {
-				return p.errorf(ls[i].n, "row of %d figures under a header of %d columns (ragged row)", k, n)
+				if t.err == nil { // the table is skipped; its rows are still its own, not the next one's title
+					t.err = p.errorf(ls[i].n, "row of %d figures under a header of %d columns (ragged row)", k, n)
+				}
+				ls[i].table = true
+				continue
 			}
 			break
 		}

@@ -42,6 +42,10 @@ type Result struct {
 	Threads int    // the -multi N every entry has
 	Entries []Entry
 	Columns []string // the keys of Options.Columns that named a column here, sorted
+	// Skipped are the tables that could not be read unambiguously, each an *Error at the table's first line
+	// saying why (and at which line of it): the rest of the file is read without them. A file none of whose
+	// tables can be read is an error instead.
+	Skipped []error
 	// Warnings are what was read but may not be what the vendor meant, each an *Error at its line: an algorithm
 	// name fleet does not know (with the known name nearest to it), stored as written. The names openssl can
 	// measure are open-ended (every cipher of a board's build), so an unknown one is not refused; a misspelt
@@ -74,6 +78,10 @@ type parser struct {
 	tables  []rawTable
 	entries []Entry
 	cpus    []cpuFigure
+	// from and cpuFrom are the table (its first line) of each entry and CPU figure, so that a table found
+	// unreadable late (a duplicate, a CPU % without its throughput) is taken out whole.
+	from, cpuFrom []int
+	skipped       []skip
 
 	usedColumns map[string]bool // the Options.Columns that named a header
 	warnings    []error
@@ -86,6 +94,7 @@ type cpuFigure struct {
 	board, mode, algorithm string
 	size                   int
 	pct                    float64
+	min, max               float64 // the published range ("mean (min m, max M)"), 0 when none
 }
 
 func (p *parser) errorf(line int, format string, args ...any) error {
@@ -112,21 +121,15 @@ func (p *parser) parse(data []byte) (Result, error) {
 		return Result{}, err
 	}
 	for i := range p.tables {
-		if err := p.interpret(&p.tables[i]); err != nil {
-			return Result{}, err
-		}
+		p.read(&p.tables[i])
 	}
-	if err := p.mergeCPU(); err != nil {
-		return Result{}, err
-	}
-	if err := p.checkDuplicates(); err != nil {
-		return Result{}, err
-	}
+	p.dropDuplicates()
+	p.mergeCPU()
 	if len(p.entries) == 0 {
-		return Result{}, p.errorf(p.tables[0].line, "no throughput or operations per second in any table")
+		return Result{}, p.nothingRead()
 	}
-	return Result{Source: source, Tables: len(p.tables), Threads: p.threads, Entries: p.entries,
-		Columns: slices.Sorted(maps.Keys(p.usedColumns)), Warnings: p.warnings}, nil
+	return Result{Source: source, Tables: len(p.tables) - len(p.skipped), Threads: p.threads, Entries: p.entries,
+		Columns: slices.Sorted(maps.Keys(p.usedColumns)), Warnings: p.warnings, Skipped: p.skippedErrors()}, nil
 }
 
 // resolveThreads takes -multi N from the options or from the text (the source line and the prose), refusing
@@ -170,20 +173,42 @@ func (p *parser) resolveThreads(lines []line) error {
 }
 
 // mergeCPU puts each published CPU % on the throughput figures of its board, mode and algorithm (and size,
-// where the CPU table has one).
-func (p *parser) mergeCPU() error {
-	set := map[int]int{} // entry index → line of the CPU figure that set it
+// where the CPU table has one). A CPU table with a figure that matches no throughput, or a second CPU % for
+// a figure, is skipped whole, and none of its figures is set.
+func (p *parser) mergeCPU() {
+	for {
+		bad, why := p.checkCPU()
+		if bad == 0 {
+			break
+		}
+		p.drop(bad, why)
+	}
 	for _, c := range p.cpus {
+		for j := range p.entries {
+			if e := &p.entries[j]; c.matches(e) {
+				e.CPUPct = c.pct
+				if c.max > 0 {
+					e.Flags = append(e.Flags, CPURangeFlag(c.min, c.max))
+				}
+			}
+		}
+	}
+}
+
+// checkCPU finds the first CPU table with a figure that cannot be placed: its first line and why (a *Error).
+func (p *parser) checkCPU() (int, error) {
+	set := map[int]int{} // entry index → line of the CPU figure that set it
+	for ci, c := range p.cpus {
 		n := 0
 		for i := range p.entries {
 			e := &p.entries[i]
-			if e.Board != c.board || e.Mode != c.mode || e.Algorithm != c.algorithm || (c.size != 0 && e.BlockSize != c.size) {
+			if !c.matches(e) {
 				continue
 			}
 			if prev, ok := set[i]; ok {
-				return p.errorf(c.line, "a second CPU %% for %s %s %s %d B (the first at line %d)", c.board, c.mode, c.algorithm, e.BlockSize, prev)
+				return p.cpuFrom[ci], p.errorf(c.line, "a second CPU %% for %s %s %s %d B (the first at line %d)", c.board, c.mode, c.algorithm, e.BlockSize, prev)
 			}
-			e.CPUPct, set[i] = c.pct, c.line
+			set[i] = c.line
 			n++
 		}
 		if n == 0 {
@@ -191,10 +216,14 @@ func (p *parser) mergeCPU() error {
 			if c.size != 0 {
 				size = fmt.Sprintf("%d B", c.size)
 			}
-			return p.errorf(c.line, "CPU %% of %s %s %s at %s: no throughput figure in the file to go with it", c.board, c.mode, c.algorithm, size)
+			return p.cpuFrom[ci], p.errorf(c.line, "CPU %% of %s %s %s at %s: no throughput figure in the file to go with it", c.board, c.mode, c.algorithm, size)
 		}
 	}
-	return nil
+	return 0, nil
+}
+
+func (c cpuFigure) matches(e *Entry) bool {
+	return e.Board == c.board && e.Mode == c.mode && e.Algorithm == c.algorithm && (c.size == 0 || e.BlockSize == c.size)
 }
 
 type entryKey struct {
@@ -202,18 +231,30 @@ type entryKey struct {
 	size, bits, threads         int
 }
 
-func (p *parser) checkDuplicates() error {
+// dropDuplicates skips, while two figures are of the same series, the table of the later one: which of the
+// two is published is ambiguous, and the table that repeats one is the one to look at.
+func (p *parser) dropDuplicates() {
+	for {
+		bad, why := p.firstDuplicate()
+		if bad == 0 {
+			return
+		}
+		p.drop(bad, why)
+	}
+}
+
+func (p *parser) firstDuplicate() (int, error) {
 	seen := map[entryKey]int{}
-	for _, e := range p.entries {
+	for i, e := range p.entries {
 		k := entryKey{e.Board, e.Mode, e.Algorithm, e.Op, e.Curve, e.BlockSize, e.KeyBits, e.Threads}
 		if prev, ok := seen[k]; ok {
 			what := fmt.Sprintf("%d B", e.BlockSize)
 			if e.BlockSize == 0 {
 				what = strings.TrimSpace(fmt.Sprintf("%d bits %s %s", e.KeyBits, e.Curve, e.Op))
 			}
-			return p.errorf(e.Line, "duplicate figure for %s %s %s %s (first at line %d): which one is published is ambiguous", e.Board, e.Mode, e.Algorithm, what, prev)
+			return p.from[i], p.errorf(e.Line, "duplicate figure for %s %s %s %s (first at line %d): which one is published is ambiguous", e.Board, e.Mode, e.Algorithm, what, prev)
 		}
 		seen[k] = e.Line
 	}
-	return nil
+	return 0, nil
 }

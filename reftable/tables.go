@@ -12,6 +12,9 @@ import (
 
 // interpret turns one laid-out table into entries (and CPU figures waiting for theirs).
 func (p *parser) interpret(t *rawTable) error {
+	if t.err != nil {
+		return t.err
+	}
 	if len(t.rows) < 2 {
 		return p.errorf(t.line, "%s table with a header and no rows", t.kind)
 	}
@@ -115,13 +118,17 @@ func (p *parser) rowTable(t *rawTable) error {
 				if err != nil {
 					return err
 				}
-				if v.hasRange {
-					return p.errorf(r.line, "column %q: a CPU %% with a range is not read", c.header)
+				if v.mean > 100*opensslspeed.MaxThreads || v.max > 100*opensslspeed.MaxThreads {
+					return p.errorf(r.line, "CPU %% %g: more than %d cores' worth", max(v.mean, v.max), opensslspeed.MaxThreads)
 				}
-				if v.mean > 100*opensslspeed.MaxThreads {
-					return p.errorf(r.line, "CPU %% %g: more than %d cores' worth", v.mean, opensslspeed.MaxThreads)
+				cf := cpuFigure{line: r.line, board: board, mode: mode, algorithm: alg, size: size, pct: v.mean}
+				if v.hasRange { // the shape its throughput column beside it has: the mean, and the range kept
+					if !(v.min <= v.mean && v.mean <= v.max) {
+						return p.errorf(r.line, "column %q: CPU %% %g not within (min %g, max %g)", c.header, v.mean, v.min, v.max)
+					}
+					cf.min, cf.max = v.min, v.max
 				}
-				p.cpus = append(p.cpus, cpuFigure{line: r.line, board: board, mode: mode, algorithm: alg, size: size, pct: v.mean})
+				p.cpus = append(p.cpus, cf)
 			case measureBytes:
 				if sizeCol < 0 {
 					return p.errorf(h.line, "column %q is a throughput, but the table has no size column", c.header)

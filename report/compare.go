@@ -131,7 +131,11 @@ type Comparison struct {
 	SpeedupColumns []SpeedupColumn `json:"speedup_columns"`
 	Geomeans       []Speedup       `json:"geomeans"` // geometric mean of each speedup column over the rows
 	Crossovers     []Crossover     `json:"crossovers"`
-	Warnings       []string        `json:"warnings"`
+	// Runs are the runs each board's figures come from; Absent the boards of the selection the filters left
+	// without a point, with what their runs measured (also said in Warnings).
+	Runs     []BoardRun `json:"runs"`
+	Absent   []Absent   `json:"absent"`
+	Warnings []string   `json:"warnings"`
 }
 
 // Compare lays out measurements (normally the latest run of each board) as a comparison.
@@ -140,12 +144,21 @@ func Compare(ms []store.Measurement, opts CompareOptions) (*Comparison, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
+	all := ms
 	ms = filter(ms, opts)
+	absent := absentBoards(all, ms, opts)
+	var said []string
+	for _, a := range absent {
+		said = append(said, a.String(opts))
+	}
 	if len(ms) == 0 {
+		if len(said) > 0 {
+			return nil, fmt.Errorf("compare: %w: %s", ErrNoMeasurements, strings.Join(said, "; "))
+		}
 		return nil, fmt.Errorf("compare: %w", ErrNoMeasurements)
 	}
 	samples, warnings := Group(ms)
-	c := &Comparison{Unit: unit, Warnings: warnings}
+	c := &Comparison{Unit: unit, Runs: boardRuns(ms), Absent: absent, Warnings: append(said, warnings...)}
 
 	colIndex := map[Column]int{}
 	for _, s := range samples {
@@ -315,27 +328,6 @@ func (r CompareRow) speedup(sc SpeedupColumn) (float64, bool) {
 	return 0, false
 }
 
-func filter(ms []store.Measurement, opts CompareOptions) []store.Measurement {
-	in := func(list []string, v string) bool {
-		if len(list) == 0 {
-			return true
-		}
-		for _, x := range list {
-			if strings.EqualFold(x, v) {
-				return true
-			}
-		}
-		return false
-	}
-	var out []store.Measurement
-	for _, m := range ms {
-		if in(opts.Boards, m.Board) && in(opts.Modes, m.Mode) && in(opts.Algorithms, m.Algorithm) {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 // rankOf returns the position of a value in an explicit order; values not listed sort after, as equals.
 func rankOf(order []string) func(string) int {
 	return func(v string) int {
@@ -381,5 +373,11 @@ func (c *Comparison) nonNil() {
 	}
 	if c.Warnings == nil {
 		c.Warnings = []string{}
+	}
+	if c.Runs == nil {
+		c.Runs = []BoardRun{}
+	}
+	if c.Absent == nil {
+		c.Absent = []Absent{}
 	}
 }

@@ -44,6 +44,7 @@ func (c *Comparison) compactDocument(l Layout) (document, error) {
 	names, rowsOf := c.rowsByName()
 	boards := c.boards()
 	for _, b := range boards {
+		first := len(d.Tables)
 		for _, n := range names {
 			if t, ok := c.boardTable(b, rowsOf[n]); ok {
 				d.Tables = append(d.Tables, t)
@@ -51,6 +52,9 @@ func (c *Comparison) compactDocument(l Layout) (document, error) {
 		}
 		if t, ok := c.boardAsymTable(b); ok {
 			d.Tables = append(d.Tables, t)
+		}
+		if r := c.runsOf(b); r != "" && first < len(d.Tables) {
+			d.Tables[first].Heading = b + ": " + r // where the board's tables come from, above the first of them
 		}
 	}
 	legend := false
@@ -269,6 +273,7 @@ func (c *Comparison) boardsTable(rows []CompareRow, size int) (table, bool) {
 		}
 		return []string{"-", "-"}
 	}
+	var shown []string
 	for _, board := range c.boards() {
 		var accs []string
 		measured := false
@@ -284,6 +289,7 @@ func (c *Comparison) boardsTable(rows []CompareRow, size int) (table, bool) {
 		if !measured {
 			continue
 		}
+		shown = append(shown, board)
 		var pathCells []string
 		var pathLinks []SampleKey // a path's value links to its history, its CPU % to nothing
 		series := func(mode string) SampleKey { return r.key(Column{Board: board, Mode: mode}) }
@@ -335,6 +341,9 @@ func (c *Comparison) boardsTable(rows []CompareRow, size int) (table, bool) {
 			t.Rows = append(t.Rows, row)
 			t.Links = append(t.Links, links)
 		}
+	}
+	if note := c.runsNote(shown, false); note != "" {
+		t.Notes = append(t.Notes, note)
 	}
 	return t, true
 }

@@ -122,6 +122,9 @@ func (c *Comparison) document() document {
 		}
 		d.Tables = append(d.Tables, t)
 	}
+	if note := c.runsNote(c.boards(), true); note != "" {
+		d.Notes = append(d.Notes, note)
+	}
 	if cpuTimed {
 		d.Notes = append(d.Notes, noteCPUTimed)
 	}

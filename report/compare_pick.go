@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/fleetlab/fleet/store"
 )
 
 // This file picks what the default layout shows: the rows of an algorithm, the boards and modes that measured
@@ -190,4 +192,26 @@ func anySpeedup(rows []CompareRow, sc SpeedupColumn) bool {
 		}
 	}
 	return false
+}
+
+// filter keeps the points of the boards, modes and algorithms asked for (all of them for an empty list).
+func filter(ms []store.Measurement, opts CompareOptions) []store.Measurement {
+	in := func(list []string, v string) bool {
+		if len(list) == 0 {
+			return true
+		}
+		for _, x := range list {
+			if strings.EqualFold(x, v) {
+				return true
+			}
+		}
+		return false
+	}
+	var out []store.Measurement
+	for _, m := range ms {
+		if in(opts.Boards, m.Board) && in(opts.Modes, m.Mode) && in(opts.Algorithms, m.Algorithm) {
+			out = append(out, m)
+		}
+	}
+	return out
 }

@@ -371,6 +371,7 @@ func WriteSweepTables(w io.Writer, ms []store.Measurement, unit string, l Layout
 	if err != nil {
 		return fmt.Errorf("sweep tables: %w", err)
 	}
+	c.Runs = nil // the end of fleet run: the summary above its tables names the run just measured
 	if err := WriteCompareLayout(w, c, FormatText, l); err != nil {
 		return fmt.Errorf("sweep tables: %w", err)
 	}

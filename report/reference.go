@@ -8,14 +8,20 @@ import (
 	"strings"
 
 	"github.com/fleetlab/fleet/protocol"
+	"github.com/fleetlab/fleet/reftable"
 	"github.com/fleetlab/fleet/store"
 )
 
 // ReferenceOptions select what CompareReference puts beside a reference.
 type ReferenceOptions struct {
-	Board                     string // the reference's board to compare every measured board with; "" : see CompareReference
+	// Board is the reference's board to compare every selected measured board with, whatever it is; "": each
+	// measured board with the reference board of its name or its SoC, and none with another's.
+	Board                     string
 	Boards, Modes, Algorithms []string
 	Unit                      string
+	// SoCs are the measured boards' SoCs where the lab says them (boards.toml's soc): "AM64x" matches a
+	// reference board "am64x-evm".
+	SoCs map[string]string
 }
 
 // ReferenceRow is one measured series beside the reference figure it matches.
@@ -23,15 +29,19 @@ type ReferenceRow struct {
 	SampleKey
 	N               int     `json:"n"`
 	Median          float64 `json:"median"`                  // bytes/s, or ops/s for asymmetric operations
-	CPUPct          float64 `json:"cpu_pct"`                 // median CPU % of the measured points
+	CPUPct          float64 `json:"cpu_pct,omitempty"`       // median CPU % of the measured points; 0 (left out) when unknown (an import)
+	CPUTimed        bool    `json:"cpu_timed,omitempty"`     // the throughput is a wall-time estimate of a CPU-timed run (†)
 	ReferenceBoard  string  `json:"reference_board"`         // the reference's board
 	ReferenceMode   string  `json:"reference_mode"`          // the reference's mode (accelerator matches any accelerated mode)
 	Reference       float64 `json:"reference"`               // the published figure, bytes/s or ops/s
 	ReferenceMin    float64 `json:"reference_min,omitempty"` // the published range, when there is one
 	ReferenceMax    float64 `json:"reference_max,omitempty"`
 	ReferenceCPUPct float64 `json:"reference_cpu_pct,omitempty"` // the published CPU %, 0 when none
-	Percent         float64 `json:"percent"`                     // Median / Reference × 100
-	Note            string  `json:"note,omitempty"`              // e.g. the measured points' validity
+	ReferenceCPUMin float64 `json:"reference_cpu_min,omitempty"` // the published CPU % range, when there is one
+	ReferenceCPUMax float64 `json:"reference_cpu_max,omitempty"`
+	Matched         string  `json:"matched"`        // why the boards were set side by side: same board, same SoC am64x, --reference-board
+	Percent         float64 `json:"percent"`        // Median / Reference × 100
+	Note            string  `json:"note,omitempty"` // e.g. the measured points' validity
 }
 
 // ReferenceComparison is measured boards beside a reference.
@@ -43,7 +53,9 @@ type ReferenceComparison struct {
 	Unit      string         `json:"unit"`
 	Rows      []ReferenceRow `json:"rows"`
 	Unmatched []SampleKey    `json:"unmatched"` // measured series the reference has no figure for
-	Notes     []string       `json:"notes"`
+	// NotCompared are the measured boards that are not the reference's board (by name or SoC): left out.
+	NotCompared []string `json:"not_compared"`
+	Notes       []string `json:"notes"`
 }
 
 // ErrNoReferenceMatch means no measured series matched any figure of the reference.
@@ -60,9 +72,10 @@ func refKeyOf(k SampleKey) refKey {
 }
 
 // CompareReference matches measured series with the reference run's figures by algorithm, operation, size,
-// threads and mode (a reference mode "accelerator" matches every accelerated mode), and by board: the
-// reference's only board, else opts.Board, else the reference board of the measured board's name — a
-// reference with several boards and none of that name is an error asking for opts.Board. Failed points are
+// threads and mode (a reference mode "accelerator" matches every accelerated mode), and by board: opts.Board
+// for every measured board when given, else the reference board of the measured board's name, else the one of
+// its SoC (referenceFor); a measured board that is none of the reference's is left out and named (NotCompared),
+// and when no board is left the error says so. Failed points are
 // left out of the measured medians; suspect and invalid ones are kept and the row says so, as compare's tables do.
 func CompareReference(measured []store.Measurement, ref store.Run, refPoints []store.Measurement, opts ReferenceOptions) (*ReferenceComparison, error) {
 	unit, err := canonicalUnit(opts.Unit)
@@ -94,19 +107,28 @@ func CompareReference(measured []store.Measurement, ref store.Run, refPoints []s
 		kept = append(kept, m)
 	}
 	samples, _ := Group(kept)
+	left := map[string]bool{}
 	for _, s := range samples {
-		refBoard, err := referenceBoard(s.Key.Board, opts.Board, c.Boards, ref.Label)
-		if err != nil {
-			return nil, err
+		refBoard, how := referenceFor(s.Key.Board, opts.SoCs[s.Key.Board], opts.Board, c.Boards)
+		if refBoard == "" {
+			left[s.Key.Board] = true
+			continue
 		}
 		fig := matchMode(figures[refBoard][refKeyOf(s.Key)], s.Key.Mode)
 		if fig == nil {
 			c.Unmatched = append(c.Unmatched, s.Key)
 			continue
 		}
-		c.Rows = append(c.Rows, referenceRow(s, refBoard, fig))
+		c.Rows = append(c.Rows, referenceRow(s, refBoard, how, fig))
+	}
+	c.NotCompared = sortedBoards(left)
+	if len(c.NotCompared) > 0 {
+		c.Notes = append(c.Notes, notComparedNote(ref.Label, c.NotCompared, c.Boards, opts.SoCs))
 	}
 	if len(c.Rows) == 0 {
+		if len(c.NotCompared) > 0 && len(c.Unmatched) == 0 {
+			return c, fmt.Errorf("%w %s: %s", ErrNoReferenceMatch, ref.Label, c.Notes[len(c.Notes)-1])
+		}
 		return c, fmt.Errorf("%w %s (its boards %s; match by mode, algorithm, size and threads)", ErrNoReferenceMatch, ref.Label, strings.Join(c.Boards, ", "))
 	}
 	sort.SliceStable(c.Rows, func(i, j int) bool { return c.Rows[i].SampleKey.less(c.Rows[j].SampleKey) })
@@ -116,6 +138,12 @@ func CompareReference(measured []store.Measurement, ref store.Run, refPoints []s
 		unit, strconvG(per), ref.Label))
 	if slices.ContainsFunc(c.Rows, func(r ReferenceRow) bool { return r.ReferenceMode == protocol.ModeReferenceAccelerator }) {
 		c.Notes = append(c.Notes, "the reference's accelerator column names no interface: it stands beside every accelerated mode measured")
+	}
+	if slices.ContainsFunc(c.Rows, func(r ReferenceRow) bool { return r.CPUTimed }) {
+		c.Notes = append(c.Notes, noteCPUTimed)
+	}
+	if slices.ContainsFunc(c.Rows, func(r ReferenceRow) bool { return r.CPUPct == 0 }) {
+		c.Notes = append(c.Notes, "CPU –: not known for those points (an import without CPU times)")
 	}
 	if slices.ContainsFunc(c.Rows, func(r ReferenceRow) bool { return r.ReferenceCPUPct > 0 }) {
 		c.Notes = append(c.Notes, "published CPU % is the vendor's own measure, which may be the whole system's load rather than the process tree's")
@@ -138,22 +166,12 @@ func matchMode(figs []store.Measurement, mode string) *store.Measurement {
 	return nil
 }
 
-func referenceBoard(board, pick string, boards []string, label string) (string, error) {
-	switch {
-	case pick != "":
-		return pick, nil
-	case len(boards) == 1:
-		return boards[0], nil
-	case slices.Contains(boards, board):
-		return board, nil
-	}
-	return "", fmt.Errorf("reference %s has boards %s and none is %s: pick one with --reference-board", label, strings.Join(boards, ", "), board)
-}
-
-func referenceRow(s *Sample, refBoard string, fig *store.Measurement) ReferenceRow {
+func referenceRow(s *Sample, refBoard, how string, fig *store.Measurement) ReferenceRow {
 	sum := s.Summary()
-	r := ReferenceRow{SampleKey: s.Key, N: sum.N, Median: sum.Median, CPUPct: s.CPU(), ReferenceBoard: refBoard,
-		ReferenceMode: fig.Mode, ReferenceMin: fig.PublishedMin, ReferenceMax: fig.PublishedMax, ReferenceCPUPct: fig.CPUPct}
+	r := ReferenceRow{SampleKey: s.Key, N: sum.N, Median: sum.Median, CPUPct: s.CPU(), CPUTimed: s.CPUTimed,
+		ReferenceBoard: refBoard, ReferenceMode: fig.Mode, ReferenceMin: fig.PublishedMin, ReferenceMax: fig.PublishedMax,
+		ReferenceCPUPct: fig.CPUPct, Matched: how}
+	r.ReferenceCPUMin, r.ReferenceCPUMax, _ = reftable.CPURange(fig.Flags)
 	r.Reference = fig.BytesPerSec
 	if s.Key.Asym() {
 		r.Reference = fig.OpsPerSec

@@ -25,9 +25,17 @@ func WriteReference(w io.Writer, c *ReferenceComparison, format string) error {
 		return referenceDocument(c).writeMarkdown(w)
 	}
 	ew := &errWriter{w: w}
-	ew.printf("%s\n", Printable(fmt.Sprintf("Beside reference %s (run %d): %s", c.Label, c.RunID, c.Source)))
+	// Each line folds at TextWidth, its continuation indented, so that a terminal shows one series per paragraph.
+	print := func(s string, indent string) {
+		// "99 %" is one word: the fold never leaves a lone "%" at the start of a line.
+		glued := strings.ReplaceAll(Printable(s), " %", "\x00%")
+		for _, l := range wrapText(glued, TextWidth, indent) {
+			ew.printf("%s\n", strings.ReplaceAll(l, "\x00", " "))
+		}
+	}
+	print(fmt.Sprintf("Beside reference %s (run %d): %s", c.Label, c.RunID, c.Source), "  ")
 	for _, r := range c.Rows {
-		ew.printf("%s\n", Printable(referenceLine(c, r)))
+		print(referenceLine(c, r), "    ")
 	}
 	if n := len(c.Unmatched); n > 0 {
 		var names []string
@@ -38,10 +46,11 @@ func WriteReference(w io.Writer, c *ReferenceComparison, format string) error {
 			}
 			names = append(names, k.Label())
 		}
-		ew.printf("\n%s\n", Printable(fmt.Sprintf("%d measured series without a figure in %s: %s", n, c.Label, strings.Join(names, ", "))))
+		ew.printf("\n")
+		print(fmt.Sprintf("%d measured series without a figure in %s: %s", n, c.Label, strings.Join(names, ", ")), "  ")
 	}
 	for _, n := range c.Notes {
-		ew.printf("note: %s\n", Printable(n))
+		print("note: "+n, "  ")
 	}
 	return ew.err
 }
@@ -54,14 +63,22 @@ func referenceLine(c *ReferenceComparison, r ReferenceRow) string {
 	if len(c.Boards) > 1 {
 		of += " " + r.ReferenceBoard
 	}
-	s := fmt.Sprintf("%s: %s, %.0f %% of %s (%s)", what, refValue(r.Median, c.Unit, k.Asym(), true), r.Percent, of,
+	measured := refValue(r.Median, c.Unit, k.Asym(), true)
+	if r.CPUTimed {
+		measured += markCPUTimed
+	}
+	s := fmt.Sprintf("%s: %s, %.0f %% of %s (%s)", what, measured, r.Percent, of,
 		refValue(r.Reference, c.Unit, k.Asym(), false))
 	if r.ReferenceMax > 0 {
 		s += fmt.Sprintf(" [published min %s, max %s]", refValue(r.ReferenceMin, c.Unit, k.Asym(), false), refValue(r.ReferenceMax, c.Unit, k.Asym(), false))
 	}
-	s += fmt.Sprintf(", CPU %.0f %%", r.CPUPct)
+	s += ", CPU " + refCPU(r.CPUPct)
 	if r.ReferenceCPUPct > 0 {
-		s += fmt.Sprintf(" (published %s %%)", strconvG(r.ReferenceCPUPct))
+		s += fmt.Sprintf(" (published %s %%", strconvG(r.ReferenceCPUPct))
+		if r.ReferenceCPUMax > 0 {
+			s += fmt.Sprintf(", min %s, max %s", strconvG(r.ReferenceCPUMin), strconvG(r.ReferenceCPUMax))
+		}
+		s += ")"
 	}
 	if r.N > 0 {
 		s += fmt.Sprintf(", n=%d", r.N)
@@ -70,6 +87,15 @@ func referenceLine(c *ReferenceComparison, r ReferenceRow) string {
 		s += "; " + r.Note
 	}
 	return s
+}
+
+// refCPU is a measured CPU %, or "–" when nothing accounted for it (an import without CPU times): a command that
+// ran always used some CPU, so 0 is unknown, not free.
+func refCPU(pct float64) string {
+	if pct == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f %%", pct)
 }
 
 // refValue prints a measured figure as the tables do, or a published one with the digits it was published with.
@@ -104,9 +130,20 @@ func referenceDocument(c *ReferenceComparison) document {
 		if r.ReferenceCPUPct > 0 {
 			pub = strconvG(r.ReferenceCPUPct)
 		}
+		if r.ReferenceCPUMax > 0 {
+			pub += fmt.Sprintf(" (%s–%s)", strconvG(r.ReferenceCPUMin), strconvG(r.ReferenceCPUMax))
+		}
+		measured := refValue(r.Median, c.Unit, k.Asym(), true)
+		if r.CPUTimed {
+			measured += markCPUTimed
+		}
+		cpu := "–"
+		if r.CPUPct > 0 {
+			cpu = fmt.Sprintf("%.0f", r.CPUPct)
+		}
 		t.Rows = append(t.Rows, []string{k.Board, k.Mode, algoLabel(k.Algorithm, k.Op, k.Threads), k.Size(),
-			refValue(r.Median, c.Unit, k.Asym(), true), fmt.Sprintf("%.0f", r.Percent), refValue(r.Reference, c.Unit, k.Asym(), false),
-			r.ReferenceBoard, r.ReferenceMode, fmt.Sprintf("%.0f", r.CPUPct), pub, strconv.Itoa(r.N)})
+			measured, fmt.Sprintf("%.0f", r.Percent), refValue(r.Reference, c.Unit, k.Asym(), false),
+			r.ReferenceBoard, r.ReferenceMode, cpu, pub, strconv.Itoa(r.N)})
 	}
 	return document{Tables: []table{t}, Notes: append([]string{"source: " + c.Source}, c.Notes...)}
 }
@@ -119,7 +156,7 @@ func writeReferenceCSV(w io.Writer, c *ReferenceComparison) error {
 		k := r.SampleKey
 		f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 		cw.Write([]string{k.Board, k.Mode, k.Algorithm, k.Op, strconv.Itoa(k.BlockSize), strconv.Itoa(k.KeyBits), k.Curve,
-			strconv.Itoa(k.Threads), strconv.Itoa(r.N), f(r.Median), f(r.CPUPct), c.Label, r.ReferenceBoard, r.ReferenceMode,
+			strconv.Itoa(k.Threads), strconv.Itoa(r.N), f(r.Median), cpuCSV(r.CPUPct), c.Label, r.ReferenceBoard, r.ReferenceMode,
 			f(r.Reference), f(r.ReferenceMin), f(r.ReferenceMax), f(r.ReferenceCPUPct), fmt.Sprintf("%.1f", r.Percent)})
 	}
 	cw.Flush()
@@ -135,4 +172,12 @@ func ReferenceHTML(c *ReferenceComparison) template.HTML {
 		}
 		writeDocumentHTML(ew, d)
 	})
+}
+
+// cpuCSV is a CPU % for csv, empty when unknown.
+func cpuCSV(pct float64) string {
+	if pct == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(pct, 'g', -1, 64)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fleetlab/fleet/protocol"
+	"github.com/fleetlab/fleet/reftable"
 	"github.com/fleetlab/fleet/store"
 )
 
@@ -47,12 +48,13 @@ func TestCompareReferenceAccelerator(t *testing.T) {
 	if err := WriteReference(&b, c, "text"); err != nil {
 		t.Fatal(err)
 	}
+	text := strings.ReplaceAll(b.String(), "\n    ", " ") // a line folded at TextWidth, read as one
 	for _, want := range []string{
 		"am64x afalg aes-128-cbc 16384 B: 131.2 MB/s, 97 % of ti-am64x-sdk-12.00 (134.93), CPU 41 % (published 39 %), n=3",
 		"am64x cpu aes-128-cbc 16384 B: 700.0 MB/s, 96 % of ti-am64x-sdk-12.00 (727.48), CPU 41 % (published 99 %), n=1",
 		"1 measured series without a figure in ti-am64x-sdk-12.00: am64x soft aes-128-cbc 16384 B",
 	} {
-		if !strings.Contains(b.String(), want) {
+		if !strings.Contains(text, want) {
 			t.Errorf("text lacks %q:\n%s", want, b.String())
 		}
 	}
@@ -91,5 +93,74 @@ func TestCompareReferenceBoards(t *testing.T) {
 	measured := store.Run{ID: 3, Status: protocol.StatusOK}
 	if _, err := CompareReference(ms, measured, ref, ReferenceOptions{}); err == nil {
 		t.Error("a measured run was taken for a reference")
+	}
+}
+
+// TestCompareReferenceOnlyItsBoard: a one-board reference (TI's AM64x EVM) is set beside the measured board
+// of its SoC only; another board (local, an x86 host) is named as not compared, and --reference-board compares
+// it on purpose. Before, every stored board was set beside it ("local soft sha256: 882 %"). A point whose CPU
+// is unknown shows "CPU –", not "CPU 0 %", a CPU-timed figure keeps its †, the published CPU range is shown,
+// and no line is wider than TextWidth.
+func TestCompareReferenceOnlyItsBoard(t *testing.T) {
+	evm := refPoint("am64x-evm", "cpu", "aes-128-cbc", 16384, 727.48e6, 98.8)
+	evm.Flags = []string{reftable.CPURangeFlag(98, 99)}
+	ref := []store.Measurement{evm}
+	ms := append(measuredPoints("am64x", "cpu", 700e6), measuredPoints("local", "cpu", 6400e6)...)
+	imported := measuredPoints("lab7", "cpu", 650e6)
+	imported[0].CPUPct, imported[0].Timing = 0, "cpu"
+	ms = append(ms, imported...)
+
+	c, err := CompareReference(ms, tiRun, ref, ReferenceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Rows) != 1 || c.Rows[0].Board != "am64x" || c.Rows[0].Matched != "same SoC am64x" {
+		t.Errorf("rows %+v, want am64x only, matched by its SoC", c.Rows)
+	}
+	if strings.Join(c.NotCompared, ",") != "lab7,local" {
+		t.Errorf("not compared %v, want lab7 and local", c.NotCompared)
+	}
+	// boards.toml says lab7 is an AM64x: compared.
+	c, err = CompareReference(ms, tiRun, ref, ReferenceOptions{SoCs: map[string]string{"lab7": "AM64x"}})
+	if err != nil || len(c.Rows) != 2 || c.Rows[1].Board != "lab7" {
+		t.Fatalf("with lab7's SoC: %+v, %v", c, err)
+	}
+	var b bytes.Buffer
+	if err := WriteReference(&b, c, "text"); err != nil {
+		t.Fatal(err)
+	}
+	text := strings.ReplaceAll(b.String(), "\n    ", " ")
+	for _, want := range []string{
+		"lab7 cpu aes-128-cbc 16384 B: 650.0 MB/s†, 89 % of ti-am64x-sdk-12.00 (727.48), CPU – (published 98.8 %, min 98, max 99)",
+		"note: not compared: local (SoC local); ti-am64x-sdk-12.00 is of am64x-evm (SoC am64x)",
+		"--reference-board am64x-evm compares",
+		"note: † timed on CPU seconds", "CPU –: not known",
+	} {
+		if !strings.Contains(strings.ReplaceAll(text, "\n  ", " "), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "CPU 0 %") {
+		t.Errorf("an unknown CPU printed as 0 %%:\n%s", b.String())
+	}
+	for _, l := range strings.Split(b.String(), "\n") {
+		if n := len([]rune(l)); n > TextWidth {
+			t.Errorf("line of %d columns: %q", n, l)
+		}
+	}
+	b.Reset()
+	if err := WriteReference(&b, c, "markdown"); err != nil || !strings.Contains(b.String(), "| 650.0 MB/s† |") || !strings.Contains(b.String(), "| – |") {
+		t.Errorf("markdown lacks the † or the unknown CPU (%v):\n%s", err, b.String())
+	}
+
+	// --reference-board: every selected board beside the reference's board, on purpose.
+	c, err = CompareReference(ms, tiRun, ref, ReferenceOptions{Board: "am64x-evm", Boards: []string{"local"}})
+	if err != nil || len(c.Rows) != 1 || c.Rows[0].Board != "local" || c.Rows[0].Matched != "--reference-board" || len(c.NotCompared) != 0 {
+		t.Errorf("--reference-board am64x-evm --boards local: %+v, %v", c, err)
+	}
+	// Only boards of another SoC: refused, saying how to compare them anyway.
+	_, err = CompareReference(ms, tiRun, ref, ReferenceOptions{Boards: []string{"local"}})
+	if !errors.Is(err, ErrNoReferenceMatch) || !strings.Contains(err.Error(), "--reference-board am64x-evm") {
+		t.Errorf("local alone: %v, want refused naming --reference-board", err)
 	}
 }

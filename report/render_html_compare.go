@@ -43,6 +43,7 @@ func writeComparisonHTML(ew *errWriter, c *Comparison, size int) error {
 		for _, b := range boards {
 			for _, n := range names {
 				if t, ok := c.boardTable(b, byName[n]); ok {
+					t.Title = strings.Replace(t.Title, " (", c.runsSuffix(b)+" (", 1) // the run each board's table is from
 					legend = legend || hasSpeedupColumn(t)
 					ew.printf("<div>\n") // keeps a table's notes under it in the row of tables
 					writeTableHTML(ew, t)

@@ -23,6 +23,8 @@ type table struct {
 	// titleLines, when set, is Title wrapped by fitText: each line is printed on its own (Printable would show
 	// the newlines joining them as "\n").
 	titleLines []string
+	// Heading, when set, is a line of its own above the title in text (a board's run above its first table).
+	Heading string
 }
 
 // group is a heading over Span adjacent columns; an empty Label leaves its columns without one.
@@ -81,6 +83,9 @@ func writeNotesText(ew *errWriter, notes []string) {
 }
 
 func (t table) writeText(ew *errWriter) {
+	if t.Heading != "" {
+		ew.printf("%s\n", Printable(t.Heading))
+	}
 	switch {
 	case len(t.titleLines) > 0:
 		for _, l := range t.titleLines {

@@ -45,7 +45,7 @@ func (t table) fitText(width int) []table {
 	for i := range parts {
 		parts[i].Title, parts[i].Notes = "", nil
 		if i == 0 {
-			parts[i].Title = t.Title
+			parts[i].Title, parts[i].Heading = t.Title, t.Heading
 		} else if t.Title != "" {
 			short, _, _ := strings.Cut(t.Title, " (") // the first part's title said what the cells are
 			parts[i].Title = short + " (continued)"

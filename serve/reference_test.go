@@ -39,7 +39,8 @@ func TestComparePageBesideReference(t *testing.T) {
 		body   []string
 	}{
 		{"/compare?run=3&reference=ti-sdk", 200, []string{"Beside reference ti-sdk", "<td>am64x</td><td>devcrypto</td>", "<td>accelerator</td>",
-			"<td>imx6q</td><td>cpu</td>", `<option selected>ti-sdk</option>`}},
+			"not compared: imx6q", `<option selected>ti-sdk</option>`}},
+		{"/compare?run=3&reference=ti-sdk&reference-board=am64x-evm", 200, []string{"<td>imx6q</td><td>cpu</td>"}},
 		{"/compare?run=3&reference=ti-sdk&algorithms=sha256", 200, []string{"none has a figure in ti-sdk"}},
 		{"/compare?reference=nosuch", 404, []string{"no reference labelled"}},
 		{"/compare?reference=ti-sdk&reference-board=zz", 400, []string{"has no board"}},

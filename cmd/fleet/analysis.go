@@ -40,14 +40,15 @@ one block size (--at-size, default the largest that two boards measured). --wide
    fleet compare --boards am64x,am335x --algorithms aes-128-cbc --unit MB/s
    fleet compare --at-size 1024                    boards against each other at 1024 B
    fleet compare --run 12 --format markdown > wiki.md` + compareReferenceUsage,
-		Flags: append([]cli.Flag{
+		// A single-valued flag given twice is refused (onceFlags): --run 3 --run 6 must not mean 6.
+		Flags: onceFlags(append([]cli.Flag{
 			&cli.StringFlag{Name: "run", Aliases: []string{"r"}, Value: "latest", Usage: "run `ID`, label, or latest (per board)"},
 			&cli.StringSliceFlag{Name: "boards", Aliases: []string{"b"}, Usage: "only these `BOARDS`"},
 			modesFlag("only these `MODES`"),
 			algorithmsFlag("algorithms", []string{"a"}, "only these `ALGS`"),
 			unitFlag(),
 			formatFlag(report.ViewCompare),
-		}, append(append(layoutFlags(atSize), oldCompareSize()), compareReferenceFlags()...)...),
+		}, append(append(layoutFlags(atSize), oldCompareSize()), compareReferenceFlags()...)...)),
 		Action: withDB(func(c *cli.Context, db *store.DB) error {
 			if c.IsSet("reference") {
 				return compareReference(c, db)

@@ -32,6 +32,7 @@ lab shares (--db postgres://user@host/db), for comparison and regression checks.
 		Writer:                 stdout,
 		ErrWriter:              stderr,
 		Flags:                  globalFlags(),
+		Version:                strings.TrimPrefix(strings.TrimSuffix(versionText(), "\n"), "fleet version "),
 		HideHelpCommand:        true,
 		UseShortOptionHandling: false,
 		ExitErrHandler:         func(*cli.Context, error) {}, // main decides exit codes
@@ -52,6 +53,7 @@ lab shares (--db postgres://user@host/db), for comparison and regression checks.
 			reportCommand(),
 			serveCommand(),
 			dbCommand(),
+			versionCommand(),
 		},
 	}
 	refuseUnknownCommands(app)
@@ -154,7 +156,7 @@ func refuseEmptyValues(cmd *cli.Command, name string) {
 			}
 			var empty bool
 			switch f.(type) {
-			case *cli.StringFlag, *cli.PathFlag:
+			case *cli.StringFlag, *cli.PathFlag, *onceString:
 				empty = strings.TrimSpace(c.String(n)) == ""
 			case *cli.StringSliceFlag:
 				empty = len(splitList(c.StringSlice(n))) == 0

@@ -33,6 +33,8 @@ func TestGoldenCLI(t *testing.T) {
 		{"show-uuid", []string{"show", "0A1B2C3D-0000-4000-8000-000000000002"}},
 		{"compare", []string{"compare"}},
 		{"compare-markdown", []string{"compare", "--boards", "am64x", "--format", "markdown"}},
+		{"compare-absent-board", []string{"compare", "--algorithms", "sha256"}},
+		{"compare-run-twice", []string{"compare", "--run", "1", "--run", "2"}},
 		{"regress", []string{"regress", "--baseline", "nightly"}},
 		{"regress-json", []string{"regress", "--baseline", "nightly", "--format", "json"}},
 		{"regress-threshold-out-of-range", []string{"regress", "--baseline", "nightly", "--threshold", "500%"}},

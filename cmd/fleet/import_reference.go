@@ -23,7 +23,9 @@ stored as one run with status reference, labelled LABEL, that fleet compare --re
 boards beside; regress, changes, history and "latest" never take it for a measurement. Columns are
 recognised from their headers (Accelerator, ARM CE → cpu, ARM → soft, "<board>: throughput (KBytes/Sec)",
 MB/s, KB/s, Mbit/s, CPU Load, %, sign/s, verify/s); MB/s is 10^6 bytes/s and KB/s 1000 (openssl's k), MiB/s
-2^20. A table that cannot be read unambiguously is refused with FILE:LINE, nothing stored.
+2^20. A table that cannot be read unambiguously (a ragged row, a header with no rows) is skipped with a
+warning naming FILE:LINE and why, and the file's other tables are stored; a file none of whose tables can be
+read is refused with FILE:LINE, nothing stored.
 
    fleet import --reference ti-am64x-sdk-12.00 --board am64x-evm reference/ti-am64x-sdk-12.00-crypto.txt
    fleet import --reference ti-am64x-spracv1b --board am64x-evm --mode cpu reference/ti-am64x-spracv1b-crypto.txt
@@ -106,7 +108,11 @@ func importReferenceAction(c *cli.Context) error {
 		points[i] = store.BoardPoint{Board: e.Board, Point: e.Point}
 	}
 	for _, f := range ref.Files {
-		fmt.Fprintf(c.App.ErrWriter, "%s: %d tables, %d figures, -multi %d\n", f.Path, f.Tables, f.Entries, f.Threads)
+		skipped := ""
+		if f.Skipped > 0 {
+			skipped = fmt.Sprintf(" (%d skipped, see below)", f.Skipped)
+		}
+		fmt.Fprintf(c.App.ErrWriter, "%s: %d tables%s, %d figures, -multi %d\n", f.Path, f.Tables, skipped, f.Entries, f.Threads)
 	}
 	for _, w := range ref.Warnings {
 		fmt.Fprintf(c.App.ErrWriter, "warning: %s\n", report.Printable(w))

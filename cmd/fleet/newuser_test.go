@@ -32,8 +32,9 @@ func TestCompareWrappedTitle(t *testing.T) {
 	if strings.Contains(stdout, `\n`) {
 		t.Errorf("compare prints a literal \\n:\n%s", stdout)
 	}
-	if !strings.HasPrefix(stdout, "am335x-beaglebone-black-industrial-rev-c aes-256-cbc (") {
-		t.Errorf("compare does not start with the table's title:\n%s", stdout)
+	if !strings.HasPrefix(stdout, "am335x-beaglebone-black-industrial-rev-c: run 1, ") ||
+		!strings.Contains(stdout, " UTC\nam335x-beaglebone-black-industrial-rev-c aes-256-cbc (") {
+		t.Errorf("compare does not start with the board's run, then the table's title:\n%s", stdout)
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -151,10 +152,16 @@ func TestCompareReferenceLocalEndToEnd(t *testing.T) {
 	}
 	importReference(t, db, "--reference", "ti-am64x-sdk-12.00", "--board", "am64x-evm", tiSDK)
 
-	out, stderr, code := runFleet(t, "compare", "--db", db, "--reference", "ti-am64x-sdk-12.00")
+	// local is no AM64x: compared only when asked.
+	if _, stderr, code := runFleet(t, "compare", "--db", db, "--reference", "ti-am64x-sdk-12.00"); code != 2 ||
+		!strings.Contains(stderr, "not compared: local") || !strings.Contains(stderr, "--reference-board am64x-evm") {
+		t.Errorf("compare --reference of local alone: exit %d, %q; want 2, local not compared", code, stderr)
+	}
+	out, stderr, code := runFleet(t, "compare", "--db", db, "--reference", "ti-am64x-sdk-12.00", "--reference-board", "am64x-evm")
 	if code != 0 {
 		t.Fatalf("compare --reference: exit %d: %s", code, stderr)
 	}
+	out = strings.ReplaceAll(strings.ReplaceAll(out, "\n    ", " "), "\n  ", " ") // lines fold at 100 columns
 	for _, want := range []string{
 		"Beside reference ti-am64x-sdk-12.00 (run 2): TI Processor SDK Linux 12.00.00",
 		"% of ti-am64x-sdk-12.00 (727.48), CPU ", "(published 99 %)", "local soft sha256 16384 B: ",
@@ -167,7 +174,7 @@ func TestCompareReferenceLocalEndToEnd(t *testing.T) {
 		}
 	}
 
-	out, stderr, code = runFleet(t, "compare", "--db", db, "--reference", "ti-am64x-sdk-12.00", "--format", "json", "--modes", "cpu")
+	out, stderr, code = runFleet(t, "compare", "--db", db, "--reference", "ti-am64x-sdk-12.00", "--reference-board", "am64x-evm", "--format", "json", "--modes", "cpu")
 	if code != 0 {
 		t.Fatalf("compare --reference --format json: exit %d: %s", code, stderr)
 	}
@@ -295,5 +302,75 @@ func TestImportReferenceWarnsUnknownAlgorithm(t *testing.T) {
 	_, stderr, code = runFleet(t, "import", "--db", db, "--reference", "ti", "--board", "am64x", tiSDK)
 	if code != 0 || strings.Contains(stderr, "warning:") {
 		t.Errorf("TI's table: exit %d, stderr:\n%s", code, stderr)
+	}
+}
+
+// TestImportReferenceSkipsUnreadableTable: TI's table pasted without the rows of its last (CPU usage) table is
+// stored, its 126 throughput figures, and import names the empty table at FILE:LINE; a CPU-load column of
+// "mean (min m, max M)" cells is stored with its mean and its range. Before, both files were refused, exit 2.
+func TestImportReferenceSkipsUnreadableTable(t *testing.T) {
+	text, err := os.ReadFile(tiSDK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := "Algorithm\tAccelerator (%)\tARM CE (%)\tARM (%)\n"
+	i := strings.Index(string(text), head)
+	if i < 0 {
+		t.Fatal("the TI table has no CPU usage header")
+	}
+	line := strings.Count(string(text[:i]), "\n") + 1
+	dir := t.TempDir()
+	db := filepath.Join(dir, "fleet.db")
+	cut := writeCapture(t, dir, "ti-pasted.txt", string(text[:i+len(head)]))
+	msg := importReference(t, db, "--reference", "ti", "--board", "am64x-evm", cut)
+	for _, want := range []string{"1 tables (1 skipped, see below), 126 figures",
+		fmt.Sprintf("warning: %s:%d: tab-separated table skipped, the rest of the file is read: tab-separated table with a header and no rows", cut, line),
+		"reference ti: run 1, 126 figures of am64x-evm"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("import said %q, want %q", msg, want)
+		}
+	}
+	if rows := resultRows(t, "--db", db, "--run", "ti"); len(rows) != 126 {
+		t.Errorf("%d rows stored, want 126", len(rows))
+	}
+
+	ranged := filepath.Join("..", "..", "reftable", "testdata", "cpu-range-and-skipped.md")
+	msg = importReference(t, db, "--reference", "old", "--mode", "cpu", ranged)
+	if strings.Count(msg, "table skipped") != 2 {
+		t.Errorf("import of %s said %q, want two tables named", ranged, msg)
+	}
+	rows := resultRows(t, "--db", db, "--run", "old", "--size", "16")
+	if len(rows) != 1 || rows[0].CPUPct != 98.8 || rows[0].BytesPerSec != 1234.56e3 {
+		t.Errorf("old aes-128-cbc 16 B = %+v, want 1234.56 KB/s at CPU 98.8 %%", rows)
+	}
+}
+
+// TestCompareReferenceBoardChoice runs compare --reference on goldenDB's boards (am64x and imx6q) beside TI's
+// AM64x EVM table: am64x is compared (same SoC), imx6q named as not compared; --reference-board am64x-evm
+// --boards imx6q compares imx6q on purpose, and boards.toml's soc matches a board of any name.
+func TestCompareReferenceBoardChoice(t *testing.T) {
+	db := goldenDB(t)
+	importReference(t, db, "--reference", "ti", "--board", "am64x-evm", tiSDK)
+	out, stderr, code := runFleet(t, "compare", "--db", db, "--reference", "ti")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "am64x cpu aes-128-cbc 16384 B: 900.0 MB/s, 124 % of ti (727.48)") || strings.Contains(out, "\nimx6q ") ||
+		!strings.Contains(out, "note: not compared: imx6q (SoC imx6q); ti is of am64x-evm (SoC am64x)") {
+		t.Errorf("compare --reference ti:\n%s", out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if len([]rune(l)) > 100 {
+			t.Errorf("line of %d columns: %q", len([]rune(l)), l)
+		}
+	}
+	out, stderr, code = runFleet(t, "compare", "--db", db, "--reference", "ti", "--reference-board", "am64x-evm", "--boards", "imx6q")
+	if code != 0 || !strings.Contains(out, "imx6q cpu aes-128-cbc 16384 B: 70.00 MB/s, 10 % of ti (727.48)") || strings.Contains(out, "am64x cpu") {
+		t.Errorf("--reference-board am64x-evm --boards imx6q: exit %d (%s)\n%s", code, stderr, out)
+	}
+	inv := writeCapture(t, t.TempDir(), "boards.toml", "[boards.imx6q]\nhost = \"192.0.2.6\"\nsoc = \"AM64x\"\n")
+	out, stderr, code = runFleet(t, "compare", "--db", db, "--inventory", inv, "--reference", "ti", "--boards", "imx6q")
+	if code != 0 || !strings.Contains(out, "imx6q cpu aes-128-cbc 16384 B:") {
+		t.Errorf("imx6q with soc AM64x in boards.toml: exit %d (%s)\n%s", code, stderr, out)
 	}
 }
