@@ -1,31 +1,11 @@
 package report
 
 import (
+	"encoding/csv"
 	"fmt"
 	"io"
-	"strings"
+	"strconv"
 )
-
-// Output formats.
-const (
-	FormatText     = "text"
-	FormatMarkdown = "markdown"
-	FormatCSV      = "csv"
-	FormatJSON     = "json"
-	FormatHTML     = "html"
-)
-
-// normalizeFormat maps aliases to the format names; "" is text.
-func normalizeFormat(format string) string {
-	switch f := strings.ToLower(format); f {
-	case "", "table", "txt":
-		return FormatText
-	case "md":
-		return FormatMarkdown
-	default:
-		return f
-	}
-}
 
 // WriteCompare renders a comparison as text (in the default Layout), markdown, csv, json or html.
 func WriteCompare(w io.Writer, c *Comparison, format string) error {
@@ -67,31 +47,41 @@ func WriteCompareLayout(w io.Writer, c *Comparison, format string, l Layout) err
 	return nil
 }
 
-// FormatJUnit is the JUnit XML form of a regression.
-const FormatJUnit = "junit"
-
-// WriteRegression renders a regression as text, markdown, csv, json or junit.
-func WriteRegression(w io.Writer, r *Regression, format string) error {
-	f, err := ViewRegress.CheckFormat(format)
-	if err != nil {
-		return err
+// writeCompareCSV prints one line per cell (long form), which spreadsheets pivot easily. value is in unit; median,
+// min and max are in base_unit (B/s or ops/s). Speedups over cpu and soft ride on the accelerated cells.
+func writeCompareCSV(w io.Writer, c *Comparison) error {
+	cw := csv.NewWriter(w)
+	cw.Write(append([]string{"algorithm", "op", "threads", "block_size", "key_bits", "curve", "board", "mode", "unit",
+		"value", "base_unit", "median", "min", "max", "spread", "n", "cpu_pct", "cpu_timed", "speedup_vs_cpu", "speedup_vs_soft"},
+		precisionCSVHeader...))
+	rows := append(append([]CompareRow(nil), c.Rows...), c.AsymRows...)
+	for _, r := range rows {
+		unit, base := c.Unit, "B/s"
+		if r.BlockSize == 0 {
+			unit, base = "ops/s", "ops/s"
+		}
+		for _, cell := range r.Cells {
+			if cell == nil {
+				continue
+			}
+			vsCPU, vsSoft := "", ""
+			for _, s := range r.Speedups {
+				if s.Board != cell.Board || s.Mode != cell.Mode {
+					continue
+				}
+				if s.Over == "cpu" {
+					vsCPU = fmtFloat(s.Ratio)
+				} else {
+					vsSoft = fmtFloat(s.Ratio)
+				}
+			}
+			cw.Write(append([]string{r.Algorithm, r.Op, strconv.Itoa(r.Threads), strconv.Itoa(r.BlockSize),
+				strconv.Itoa(r.KeyBits), r.Curve, cell.Board, cell.Mode, unit, fmtFloat(cell.Value), base,
+				fmtFloat(cell.Median), fmtFloat(cell.Min), fmtFloat(cell.Max), fmtFloat(cell.Spread),
+				strconv.Itoa(cell.N), fmtFloat(cell.CPUPct), strconv.FormatBool(cell.CPUTimed), vsCPU, vsSoft},
+				precisionCSV(cell.Precision)...))
+		}
 	}
-	switch f {
-	case FormatText:
-		err = r.document().writeText(w)
-	case FormatMarkdown:
-		err = r.document().writeMarkdown(w)
-	case FormatCSV:
-		err = writeRegressCSV(w, r)
-	case FormatJSON:
-		err = writeJSON(w, r)
-	case FormatJUnit:
-		return WriteJUnit(w, r)
-	default:
-		return fmt.Errorf("regress: format %q offered but not rendered", f)
-	}
-	if err != nil {
-		return fmt.Errorf("write regression: %w", err)
-	}
-	return nil
+	cw.Flush()
+	return cw.Error()
 }

@@ -1,9 +1,9 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/fleetlab/fleet/protocol"
@@ -78,32 +78,86 @@ func WriteRunDetail(w io.Writer, run store.Run, boards []store.BoardRun, raws []
 	return nil
 }
 
-// ImportedPoint is one point read from a capture by fleet import --dry-run, with the file it came from.
-type ImportedPoint struct {
-	File string `json:"file"`
-	protocol.Point
-}
-
-// WriteImport prints the points of an import that stores nothing: as text the results table of board (see
-// WriteResults), as json one object per line (the point's fields and "file"), so a large capture streams.
-func WriteImport(w io.Writer, board string, points []ImportedPoint, format string) error {
-	f, err := ViewImport.CheckFormat(format)
-	if err != nil {
-		return err
+// WriteRunSummary prints one run for people: its header, each board's status, facts and skips with reasons, and,
+// when raws is not nil, the raw tool output kept for audit.
+func WriteRunSummary(w io.Writer, run store.Run, boards []store.BoardRun, raws []store.RawOutput) error {
+	ew := &errWriter{w: w}
+	ew.printf("run %d", run.ID)
+	if run.Label != "" {
+		ew.printf(" (%s)", Printable(run.Label))
 	}
-	if f == FormatText {
-		ms := make([]store.Measurement, 0, len(points))
-		for _, p := range points {
-			ms = append(ms, store.Measurement{Board: board, Point: p.Point})
-		}
-		return WriteResults(w, ms, FormatText)
+	ew.printf(": %s\n", RunHeadline(run))
+	head := []fact{{"uuid", run.UUID}, {"started", run.Started.UTC().Format(time.RFC3339)}}
+	if !run.Finished.IsZero() {
+		head = append(head, fact{"finished", run.Finished.UTC().Format(time.RFC3339) +
+			" (" + run.Finished.Sub(run.Started).Round(time.Second).String() + ")"})
 	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	for _, p := range points {
-		if err := enc.Encode(p); err != nil {
-			return fmt.Errorf("write imported points: %w", err)
+	head = append(head, fact{"tool", run.ToolVersion}, fact{"host", run.Host}, fact{"command", run.CommandLine},
+		fact{"source", run.Source}, fact{"points", fmt.Sprint(run.Points)})
+	writeFactsText(ew, head, "  ")
+	if run.Status == protocol.StatusRunning {
+		ew.printf("  %s\n", noteIncomplete)
+	}
+	for _, br := range boards {
+		ew.printf("\nboard %s\n", Printable(br.Board))
+		writeFactsText(ew, boardFacts(br), "  ")
+		if br.Validity != "" {
+			ew.printf("  validity: %s\n", strings.TrimSuffix(br.Validity+": "+strings.Join(br.ValidityReasons, "; "), ": "))
 		}
+		for _, n := range KernelNotes(br.Kernel) {
+			ew.printf("  %s\n", Printable(n))
+		}
+		if br.Facts != nil {
+			for _, p := range br.Facts.Prepared {
+				ew.printf("  prepared: %s\n", p)
+			}
+		}
+		if emulated := emulationNotes([]store.BoardRun{br}); len(emulated) > 0 {
+			ew.printf("  note: %s\n", Printable(emulated[0]))
+		}
+		if len(br.Skips) > 0 {
+			ew.printf("  not measured:\n")
+			for _, s := range br.Skips {
+				alg := s.Algorithm
+				if alg == "" {
+					alg = "(all)"
+				}
+				ew.printf("    %s %s: %s\n", Printable(s.Mode), Printable(alg), Printable(s.Reason))
+			}
+		}
+	}
+	for _, r := range raws {
+		ew.printf("\nraw output %d on %s: %s (exit %d)\n", r.ID, Printable(r.Board), Printable(strings.Join(r.Command, " ")), r.Exit)
+		if len(r.Env) > 0 {
+			ew.printf("env: %s\n", Printable(strings.Join(r.Env, " ")))
+		}
+		ew.printf("--- stdout\n%s", ensureNewline(PrintableText(r.Stdout)))
+		if r.Stderr != "" {
+			ew.printf("--- stderr\n%s", ensureNewline(PrintableText(r.Stderr)))
+		}
+	}
+	if ew.err != nil {
+		return fmt.Errorf("write run summary: %w", ew.err)
 	}
 	return nil
+}
+
+func writeFactsText(ew *errWriter, facts []fact, indent string) {
+	width := 0
+	for _, f := range facts {
+		width = max(width, len(f.Name))
+	}
+	for _, f := range facts {
+		if f.Value == "" {
+			continue
+		}
+		ew.printf("%s%-*s  %s\n", indent, width+1, Printable(f.Name)+":", Printable(f.Value))
+	}
+}
+
+func ensureNewline(s string) string {
+	if s == "" || strings.HasSuffix(s, "\n") {
+		return s
+	}
+	return s + "\n"
 }
