@@ -19,7 +19,8 @@
 //     (fleet compare --reference), matched by mode (the table's "accelerator" beside every accelerated mode),
 //     algorithm, size, threads and board; % of the published figure and the published CPU % beside fleet's.
 //   - Regress, WriteRegression and WriteJUnit: verdicts against a baseline (fleet regress). HasRegression
-//     decides the exit code: regressed, regressed (unconfirmed) and missing all count.
+//     decides the exit code: regressed, regressed (unconfirmed) and missing all count. ConfirmTargets,
+//     PlanConfirm (the sweep and boards of --confirm) and Confirm: the re-measure and its verdicts.
 //   - Changes and WriteChanges: change points over each series' history (fleet changes), deterministic t-test
 //     splits from report/stats (its changes.go says why), with the board facts that changed at each.
 //   - WriteHTML: one self-contained page with inline SVG charts (fleet report).
