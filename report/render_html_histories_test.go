@@ -35,7 +35,7 @@ func TestAddHistories(t *testing.T) {
 	one := []store.Measurement{{RunID: 3}, {RunID: 3}}
 	var r HTMLReport
 	r.AddHistories(map[store.SeriesKey][]store.Measurement{
-		{Board: "am64x", Mode: "cpu", Algorithm: "aes-128-cbc", BlockSize: 16384}: two,
+		{Board: "am64x", Mode: "cpu", Algorithm: "aes-128-cbc", BlockSize: 16384}:  two,
 		{Board: "am64x", Mode: "soft", Algorithm: "aes-128-cbc", BlockSize: 16384}: one,
 	})
 	if want := map[string][]store.Measurement{"am64x cpu aes-128-cbc 16384 B": two}; !reflect.DeepEqual(r.History, want) {
