@@ -72,9 +72,9 @@ type BoardOutcome struct {
 	FailedWhy    string          // what failed and why, one line: "1 point failed: cpu aes-128-cbc: …"
 	Arch         string
 	Pushed       int64
-	Summary      string     // e.g. "x86_64, Linux 6.1, OpenSSL 3.0.19"
-	Verification string     // "8 paths: 6 ok, 2 unknown, 0 wrong; 3.2 s on the board"; "" when nothing was verified
-	Modes        ModeReport // what was measured, what is not available and why, what was not asked for; empty before the probe
+	Summary      string                     // e.g. "x86_64, Linux 6.1, OpenSSL 3.0.19"
+	Verification protocol.VerificationTally // the paths verified by verdict (report.VerificationSummary); zero when none
+	Modes        ModeReport                 // what was measured, what is not available and why, what was not asked for; empty before the probe
 }
 
 // DefaultConcurrency is how many boards are measured at once when the caller does not say.

@@ -97,19 +97,20 @@ func (r *recorder) markVerification(p *protocol.Point) {
 	}
 }
 
-// verificationSummary is "8 paths: 6 ok, 2 unknown, 0 wrong; 3.2 s on the board", "" when nothing was verified.
-func (r *recorder) verificationSummary() string {
+// verificationSummary counts the paths verified by verdict, with the board's time spent on them (report
+// words it: "8 paths: 6 ok, 2 unknown, 0 wrong; 3.2 s on the board"); zero when nothing was verified.
+func (r *recorder) verificationSummary() protocol.VerificationTally {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.verdicts) == 0 {
-		return ""
+		return protocol.VerificationTally{}
 	}
 	n := map[string]int{}
 	for _, v := range r.verdicts {
 		n[v.Verdict]++
 	}
-	return fmt.Sprintf("%d paths: %d ok, %d unknown, %d wrong; %.1f s on the board", len(r.verdicts),
-		n[protocol.VerificationOK], n[protocol.VerificationUnknown], n[protocol.VerificationWrong], r.verifySeconds)
+	return protocol.VerificationTally{Paths: len(r.verdicts), OK: n[protocol.VerificationOK],
+		Unknown: n[protocol.VerificationUnknown], Wrong: n[protocol.VerificationWrong], Seconds: r.verifySeconds}
 }
 
 // wrongOutput is the board's error when any path was wrong, naming mode, algorithm, size and direction; nil

@@ -199,8 +199,8 @@ func printOutcomes(w io.Writer, runID int64, outs []fleet.BoardOutcome) {
 		if o.Summary != "" { // the probe spoke: say what became of every mode
 			line += "\n" + strings.Join(modeSummary(o.Modes, true, "      "), "\n")
 		}
-		if o.Verification != "" {
-			line += "\n      verified " + report.Printable(o.Verification)
+		if v := report.VerificationSummary(o.Verification); v != "" {
+			line += "\n      verified " + v
 		}
 		for _, s := range o.Skipped {
 			if !unexplained(o.Modes, s.Mode, s.Algorithm) {
