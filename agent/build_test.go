@@ -4,9 +4,9 @@ import (
 	"cmp"
 	"debug/elf"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
+
+	"github.com/fleetlab/fleet/internal/buildtest"
 )
 
 // TestCrossCompileAgent builds the agent the way the controller does for every board architecture and checks
@@ -14,10 +14,6 @@ import (
 func TestCrossCompileAgent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cross-compiles twelve binaries")
-	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		goBin = "/usr/local/go/bin/go"
 	}
 	// The budget protects the boards: flash of small ARM boards and slow links to them. amd64 code is larger
 	// for the same program (3.02 MiB when arm was 2.94 MiB and arm64 2.88 MiB, with mode ssh's transfer,
@@ -52,12 +48,8 @@ func TestCrossCompileAgent(t *testing.T) {
 	} {
 		name := tc.goarch + tc.goarm + tc.gomips
 		t.Run(name, func(t *testing.T) {
-			out := filepath.Join(t.TempDir(), "fleet-agent-"+name)
-			cmd := exec.Command(goBin, "build", "-trimpath", "-ldflags=-s -w", "-o", out, "github.com/fleetlab/fleet/cmd/fleet-agent")
-			cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+tc.goarch, "GOARM="+tc.goarm, "GOMIPS="+cmp.Or(tc.gomips, "hardfloat"))
-			if b, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("build: %v\n%s", err, b)
-			}
+			out := buildtest.Binary(t, buildtest.Module+"/cmd/fleet-agent", "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+tc.goarch,
+				"GOARM="+tc.goarm, "GOMIPS="+cmp.Or(tc.gomips, "hardfloat"))
 			st, err := os.Stat(out)
 			if err != nil {
 				t.Fatal(err)
