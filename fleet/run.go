@@ -73,7 +73,7 @@ type BoardOutcome struct {
 	Arch         string
 	Pushed       int64
 	Summary      string     // e.g. "x86_64, Linux 6.1, OpenSSL 3.0.19"
-	Verification string     // "8 paths: 6 ok, 2 unknown, 0 wrong; 3.2 s on the board"; "" when nothing was verified
+	Verification Verified   // the paths whose output was checked, by verdict; zero when nothing was verified
 	Modes        ModeReport // what was measured, what is not available and why, what was not asked for; empty before the probe
 }
 
@@ -153,6 +153,7 @@ func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink
 	var lease *heldLease
 	rec := &recorder{sink: sink, board: b.Name, kernel: newKernelJudge(b.KernelPatterns), trace: opts.Trace}
 	ev := func(e Event) { e.Board = b.Name; opts.Progress.Event(e) }
+	rec.progress = ev
 	var modes func() ModeReport // set once the probe has spoken
 	finish := func(err error) BoardOutcome {
 		if lost := lease.lost(); lost != nil && err != nil {
@@ -417,6 +418,8 @@ type recorder struct {
 
 	trace       Tracer     // fleet run --trace: each verification and point too (trace.go)
 	tracePoints pointTimer // when the agent began the point in flight, and sent the last
+
+	progress func(Event) // the board's progress: each verification and each point's start (nil: none)
 }
 
 // storedKey is one point of a sweep.

@@ -167,6 +167,7 @@ func consume(ctx context.Context, dec *protocol.Decoder, plan protocol.Plan, rec
 		case protocol.TypeBegin:
 			rec.kernel.begin(*m.Begin)
 			rec.tracePoints.begin(time.Now())
+			rec.event(Event{Stage: StageMeasure, Done: rec.done(), Mode: m.Begin.Mode, Algorithm: m.Begin.Algorithm, Size: m.Begin.BlockSize})
 		case protocol.TypeKernel:
 			rec.kernel.report(*m.Kernel)
 		case protocol.TypePoint:
@@ -196,7 +197,8 @@ func consume(ctx context.Context, dec *protocol.Decoder, plan protocol.Plan, rec
 				*agentErrs = append(*agentErrs, fmt.Sprintf("line %d: verification for mode %q, which the plan does not have: refused", dec.Line(), m.Verify.Mode))
 				continue
 			}
-			rec.verified(*m.Verify)
+			res := rec.verified(*m.Verify)
+			rec.event(Event{Stage: StageVerify, Mode: m.Verify.Mode, Algorithm: m.Verify.Algorithm, Msg: res.Verdict})
 			traceVerify(rec.trace, rec.board, *m.Verify, time.Now())
 		case protocol.TypeRaw:
 			m.Raw.ID += rec.rawBase

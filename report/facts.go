@@ -56,17 +56,21 @@ func boardFacts(br store.BoardRun) []fact {
 	add("CPU features", strings.Join(f.CPU.Features, " "))
 	add("/dev/crypto", yesNo(f.DevCrypto, ""))
 	add("AF_ALG", yesNo(f.AFALG, f.AFALGError))
-	add("engines", joinMap(f.Engines))
+	engines := make(map[string]string, len(f.Engines))
+	for e, status := range f.Engines {
+		engines[e] = PlainReason(status) // OpenSSL's error records in words; show --raw and the JSON keep them
+	}
+	add("engines", joinMap(engines))
 	var modes []string
 	for _, m := range f.Modes {
 		s := m.Mode
 		switch {
 		case m.Available && m.Reason != "":
-			s += " (" + m.Reason + ")"
+			s += " (" + PlainReason(m.Reason) + ")"
 		case !m.Available:
 			s += ": not available"
 			if m.Reason != "" {
-				s += ", " + m.Reason
+				s += ", " + PlainReason(m.Reason) // the stored text: WriteRunSummary with raws, and the JSON
 			}
 		}
 		modes = append(modes, s)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -269,8 +270,9 @@ func WriteResults(w io.Writer, ms []store.Measurement, format string) error {
 	return nil
 }
 
-// WriteRunSummary prints one run for people: its header, each board's status, facts and skips with reasons, and,
-// when raws is not nil, the raw tool output kept for audit.
+// WriteRunSummary prints one run for people: its header, each board's status, facts and skips with reasons (in
+// words: PlainReason), and, when raws is not nil (fleet show --raw), each reason as it was stored and the raw
+// tool output kept for audit.
 func WriteRunSummary(w io.Writer, run store.Run, boards []store.BoardRun, raws []store.RawOutput) error {
 	ew := &errWriter{w: w}
 	ew.printf("run %d", run.ID)
@@ -313,8 +315,11 @@ func WriteRunSummary(w io.Writer, run store.Run, boards []store.BoardRun, raws [
 				if alg == "" {
 					alg = "(all)"
 				}
-				ew.printf("    %s %s: %s\n", Printable(s.Mode), Printable(alg), Printable(s.Reason))
+				ew.printf("    %s %s: %s\n", Printable(s.Mode), Printable(alg), Printable(PlainReason(s.Reason)))
 			}
+		}
+		if raws != nil {
+			writeRawReasons(ew, br)
 		}
 	}
 	for _, r := range raws {
@@ -381,4 +386,36 @@ func WriteSweepTables(w io.Writer, ms []store.Measurement, unit string, l Layout
 func validityCSV(p protocol.Point) string {
 	v, _ := validityOf(p)
 	return v
+}
+
+// writeRawReasons prints the reasons of a board run's modes and skips that PlainReason put in other words, as
+// they were stored: OpenSSL's own error records, for a search or a bug report.
+func writeRawReasons(ew *errWriter, br store.BoardRun) {
+	var lines []string
+	seen := map[string]bool{}
+	add := func(what, reason string) {
+		if reason != "" && PlainReason(reason) != reason && !seen[what+reason] {
+			seen[what+reason] = true
+			lines = append(lines, fmt.Sprintf("    %s: %s", Printable(what), Printable(reason)))
+		}
+	}
+	if br.Facts != nil {
+		for _, m := range br.Facts.Modes {
+			add(m.Mode, m.Reason)
+		}
+		var engines []string
+		for e := range br.Facts.Engines {
+			engines = append(engines, e)
+		}
+		sort.Strings(engines)
+		for _, e := range engines {
+			add("engine "+e, br.Facts.Engines[e])
+		}
+	}
+	for _, s := range br.Skips {
+		add(strings.TrimSpace(s.Mode+" "+s.Algorithm), s.Reason)
+	}
+	if len(lines) > 0 {
+		ew.printf("  reasons as stored:\n%s\n", strings.Join(lines, "\n"))
+	}
 }

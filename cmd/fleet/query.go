@@ -155,6 +155,7 @@ func showCommand() *cli.Command {
 				if raws, err = db.RawOutputs(c.Context, id, c.String("board")); err != nil {
 					return err
 				}
+				raws = append([]store.RawOutput{}, raws...) // not nil: the reasons as stored print without raw outputs too
 			}
 			return report.WriteRunDetail(c.App.Writer, run, brs, raws, c.String("format"))
 		},

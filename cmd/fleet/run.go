@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -133,6 +131,7 @@ func runAction(c *cli.Context) error {
 	defer db.Close()
 
 	progress := newProgress(c.App.ErrWriter)
+	progress.perPoint = time.Duration(sweep.Seconds * float64(time.Second)) // the time left comes from the plan
 	opts, err := recordOptions(c, db, store.RunInfo{Label: c.String("label")}, progress)
 	if err != nil {
 		return err
@@ -166,8 +165,7 @@ func runAction(c *cli.Context) error {
 	if refused != nil {
 		runErr = refused // the usage error decides the exit code; the other boards' results are kept and printed
 	}
-	printOutcomes(c.App.ErrWriter, run.ID, outcomes)
-	printValidity(final, c.App.ErrWriter, db, run.ID)
+	printRunSummary(final, c.App.ErrWriter, db, run.ID, outcomes)
 
 	ms, err := db.Measurements(final, store.Filter{RunID: run.ID})
 	if err != nil {
@@ -177,43 +175,6 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	return runErr
-}
-
-func printOutcomes(w io.Writer, runID int64, outs []fleet.BoardOutcome) {
-	fmt.Fprintf(w, "run %d:\n", runID)
-	for _, o := range outs {
-		// what the board said (its facts, its errors, its skips' reasons) is made Printable, piece by piece
-		line := fmt.Sprintf("  %-14s %-11s %4d points, %d skips", report.Printable(o.Board), o.Status, o.Points, o.Skips)
-		if o.Failed > 0 {
-			line += fmt.Sprintf(", %d failed", o.Failed)
-		}
-		if o.Summary != "" {
-			line += "  (" + report.Printable(o.Summary) + ")"
-		}
-		if o.Cause != "" {
-			line += "\n      cause: " + report.Printable(o.Cause)
-		}
-		if o.FailedWhy != "" && !strings.Contains(o.Cause, o.FailedWhy) { // the cause says it when nothing was measured
-			line += "\n      " + report.Printable(o.FailedWhy)
-		}
-		if o.Summary != "" { // the probe spoke: say what became of every mode
-			line += "\n" + strings.Join(modeSummary(o.Modes, true, "      "), "\n")
-		}
-		if o.Verification != "" {
-			line += "\n      verified " + report.Printable(o.Verification)
-		}
-		for _, s := range o.Skipped {
-			if !unexplained(o.Modes, s.Mode, s.Algorithm) {
-				continue
-			}
-			what := s.Mode
-			if s.Algorithm != "" {
-				what += " " + s.Algorithm
-			}
-			line += fmt.Sprintf("\n      not measured: %s: %s", report.Printable(what), report.Printable(s.Reason))
-		}
-		fmt.Fprintln(w, line)
-	}
 }
 
 // sweepFromFlags is the profile with the command line's overrides.
