@@ -4,13 +4,18 @@
 //
 // A run: RunRecorded is a run's whole life in the store (begin the record, lease each board through it, Run,
 // the status with Ctrl-C's "interrupted", finish on a context that outlives the cancel), as fleet run and
-// regress --confirm make one (recorded.go). Run measures boards in parallel, each one end to end under its lease
-// (run.go, lease.go): connect, deploy (deploy.go, deploycheck.go: the agent's sha256 checked on the board, pushed
-// only when missing), then `agent measure`, the probe and the sweep in one session (measure.go, sweep.go), with
-// the plan's precision target (precision.go) and each board's validity verdict (validity.go). Progress events
-// (progress.go) and phase timings (trace.go) are for people. A board that fails never stops the others; its
-// BoardOutcome carries the cause, and ModeReport (modes.go) says what became of every mode; failures.go says
-// which points failed and why, in one line. facts_cap.go caps every fact string as it is received.
+// regress --confirm make one (recorded.go). Run measures boards in parallel (run.go), each one a boardRun
+// (boardrun.go): one board end to end under its lease (lease.go), its phases methods in files of their own:
+// connect (boardrun_connect.go), plan (boardrun_plan.go: the sweep, then the facts that settle it), measure
+// through the agent, through the board's shell or mode ssh (boardrun_measure.go), resume after a reboot
+// (boardrun_resume.go) and finish (boardrun_finish.go: the outcome, the kernel's health, the board's end
+// stored). Measuring with the agent is the deploy check (deploy.go, deploycheck.go: the agent's sha256 checked
+// on the board, pushed only when missing), then `agent measure`, the probe and the sweep in one session
+// (measure.go, sweep.go), with the plan's precision target (precision.go) and each board's validity verdict
+// (validity.go). Progress events (progress.go) and phase timings (trace.go) are for people. A board that fails
+// never stops the others; its BoardOutcome carries the cause, and ModeReport (modes.go) says what became of
+// every mode; failures.go says which points failed and why, in one line. facts_cap.go caps every fact string as
+// it is received.
 //
 // Boards going wrong: kernel.go and kernel_tally.go judge the kernel's log lines during a sweep (with the
 // patterns of protocol/kernel_patterns.go, which the agent matches every line with too); reboot.go tells a board

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fleetlab/fleet/inventory"
 	"github.com/fleetlab/fleet/precision"
 	"github.com/fleetlab/fleet/protocol"
 )
@@ -76,9 +75,9 @@ func addSSHModeFact(f *protocol.Facts, modes []string, t Transport) {
 
 // measureSSH runs mode ssh on one board: every repeat × cipher × size, upload then download. A cipher the server
 // does not offer is one skip; a connection or transfer that fails is a failed point, and the others go on.
-func measureSSH(ctx context.Context, opts RunOptions, b inventory.Board, t Transport, agent string,
-	p *protocol.Plan, rec *recorder, onPoint func(progressKey)) error {
-	cd, ok := t.(cipherDialer)
+func (r *boardRun) measureSSH() error {
+	ctx, opts, b, agent, p, rec, onPoint := r.ctx, r.opts, r.b, r.deployed.remote, r.sshSweep, r.rec, r.onPoint
+	cd, ok := r.t.(cipherDialer)
 	if !ok {
 		return rec.skip(ctx, protocol.Skip{Mode: protocol.ModeSSH, Reason: sshModeUnsupported}, *p)
 	}
