@@ -20,15 +20,12 @@
 // Boards going wrong: kernel.go and kernel_tally.go judge the kernel's log lines during a sweep (with the
 // patterns of protocol/kernel_patterns.go, which the agent matches every line with too); reboot.go tells a board
 // that died under it (and waits for it to answer again with ReconnectWait); verify.go fails a board
-// whose measured path gave a wrong output; retry.go retries connects that may succeed later, with backoff.
+// whose measured path gave a wrong output.
 //
-// Transports (transport*.go): Transport (transport.go) runs commands and puts files on a board. LocalTransport
-// (transport_local.go) is the built-in board "local"; SSHTransport (transport_ssh*.go) reaches the others:
-// dialing through ProxyJump chains (_dial, _config: ~/.ssh/config's host, user, port, identities and jumps),
-// authentication (_auth: identity files and ssh-agent), host keys checked against known_hosts, accept-new only when
-// asked (_knownhosts), keepalives that tell a dead link from a busy one (_keepalive), sessions (_run) and uploads
-// (_put), the sentinel errors that decide retries (_errors), and a fresh connection offering one cipher
-// (_cipher), which mode ssh uses.
+// Transports: package transport is the interface (Transport runs commands and puts files on a board), its
+// sentinel errors and the shell quoting every board command line uses; transport.go aliases its names here.
+// LocalTransport (transport_local.go) is the built-in board "local"; package transport/ssh reaches the others
+// (RunOptions.Dial is its Dial in fleet run), and mode ssh dials its one-cipher connections (DialCipher).
 //
 // Mode ssh (mode_ssh*.go) is a measurement, not the transport: the controller times uploads and downloads of
 // each cipher through the board's SSH server into and out of the agent (mode_ssh_transfer.go), one board at a

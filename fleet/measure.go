@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/fleetlab/fleet/protocol"
+	"github.com/fleetlab/fleet/transport"
 )
 
 // measure runs `agent measure`: the probe and the sweep in one session, and one probe on the board.
@@ -156,7 +157,7 @@ func (r *boardRun) measureSession(s *agentSession, plan protocol.Plan, sent bool
 	switch {
 	case ctx.Err() != nil:
 		err = ctx.Err()
-	case streamErr != nil && errors.Is(err, ErrConnectionLost):
+	case streamErr != nil && errors.Is(err, transport.ErrConnectionLost):
 		// the link, not the agent, ended the stream
 	case streamErr != nil:
 		err = streamErr

@@ -14,10 +14,11 @@ import (
 
 	"github.com/fleetlab/fleet/inventory"
 	"github.com/fleetlab/fleet/protocol"
+	"github.com/fleetlab/fleet/transport"
 )
 
 // A board that dies under a sweep (panic, reboot, watchdog reset) takes its SSH connection with it: the
-// keepalives go unanswered and the transport reports ErrConnectionLost. The job in flight is stored as a failed
+// keepalives go unanswered and the transport reports transport.ErrConnectionLost. The job in flight is stored as a failed
 // point "board lost during afalg aes-256-cbc 8192 B". With a reconnect wait, fleet dials the board until it
 // answers again, reads its boot id (a new one: it rebooted) and the panic it kept in pstore, leaves out the mode
 // and algorithm that were running and measures the rest; without one the board fails with what it measured.
@@ -32,7 +33,7 @@ const maxReboots = 4
 const reconnectPoll = 3 * time.Second
 
 // boardLost reports whether err is the board going away, not the agent or the measurement failing.
-func boardLost(err error) bool { return errors.Is(err, ErrConnectionLost) }
+func boardLost(err error) bool { return errors.Is(err, transport.ErrConnectionLost) }
 
 // lostPoint is the failed point stored for the job in flight.
 func lostPoint(b protocol.Begin) protocol.Point {
