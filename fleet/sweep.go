@@ -91,7 +91,8 @@ func modeNames(modes []string, prefix string) []string {
 }
 
 // boardPlan is the sweep for one board: the run's profile, with the board's own modes unless the command line
-// named modes. Modes left empty by all three mean every mode the probe finds: runBoard fills them from the facts.
+// named modes. Modes left empty by all three mean every mode the probe finds: boardRun.onFacts fills them from
+// the facts.
 func boardPlan(opts RunOptions, b inventory.Board) protocol.Plan {
 	s := opts.Sweep
 	modes := s.Modes

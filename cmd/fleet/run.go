@@ -14,6 +14,7 @@ import (
 	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/report"
 	"github.com/fleetlab/fleet/store"
+	sshtransport "github.com/fleetlab/fleet/transport/ssh"
 )
 
 func selectionFlags() []cli.Flag {
@@ -288,8 +289,8 @@ func openDB(c *cli.Context) (*store.DB, error) {
 }
 
 func dialer(c *cli.Context, logf func(string, ...any)) func(ctx context.Context, b inventory.Board) (fleet.Transport, error) {
-	opts := fleet.SSHOptions{AcceptNew: c.Bool("accept-new"), Logf: logf, ConnectTimeout: 10 * time.Second}
+	opts := sshtransport.Options{AcceptNew: c.Bool("accept-new"), Logf: logf, ConnectTimeout: 10 * time.Second}
 	return func(ctx context.Context, b inventory.Board) (fleet.Transport, error) {
-		return fleet.DialSSH(ctx, b, opts)
+		return sshtransport.Dial(ctx, b, opts)
 	}
 }

@@ -1,4 +1,4 @@
-package fleet
+package ssh
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/fleetlab/fleet/transport"
 )
 
 // cancelGrace is how long a cancelled command has, after SIGTERM and the end of its stdin, before its session is
@@ -20,10 +22,10 @@ const cancelGrace = time.Second
 
 // Run runs cmd on the board in a session of its own. The command line is cmd.Args, each quoted for a POSIX shell,
 // behind "env NAME='value'" for cmd.Env (sshd usually refuses the SSH "env" request). A non-zero exit is an
-// *ExitError; a connection that dies matches ErrConnectionLost. Cancelling ctx sends SIGTERM, closes stdin and
-// closes the session within cancelGrace, and returns ctx.Err() wrapped. A write to cmd.Stdout or cmd.Stderr that
+// *transport.ExitError; a connection that dies matches transport.ErrConnectionLost. Cancelling ctx sends SIGTERM,
+// closes stdin and closes the session within cancelGrace, and returns ctx.Err() wrapped. A write to cmd.Stdout or cmd.Stderr that
 // fails (the caller stopped reading) stops the command the same way and returns that write's error wrapped.
-func (t *SSHTransport) Run(ctx context.Context, cmd Command) error {
+func (t *Transport) Run(ctx context.Context, cmd transport.Command) error {
 	line, err := commandLine(cmd.Args, cmd.Env)
 	if err != nil {
 		return fmt.Errorf("run on %s: %w", t.board, err)
@@ -51,7 +53,7 @@ func commandLine(args []string, env map[string]string) (string, error) {
 			if strings.ContainsRune(env[n], 0) {
 				return "", fmt.Errorf("environment variable %s contains a NUL byte", n)
 			}
-			b.WriteString(" " + n + "=" + shellQuote(env[n]))
+			b.WriteString(" " + n + "=" + transport.Quote(env[n]))
 		}
 		b.WriteString(" ")
 	}
@@ -62,15 +64,9 @@ func commandLine(args []string, env map[string]string) (string, error) {
 		if i > 0 {
 			b.WriteString(" ")
 		}
-		b.WriteString(shellQuote(a))
+		b.WriteString(transport.Quote(a))
 	}
 	return b.String(), nil
-}
-
-// shellQuote makes s one word for a POSIX shell: inside single quotes nothing is special, and each single quote
-// in s is written as close quote, backslash, quote, open quote.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func validEnvName(n string) bool {
@@ -87,7 +83,7 @@ func validEnvName(n string) bool {
 }
 
 // run runs a shell line in a new session and waits for it; what names the operation in errors.
-func (t *SSHTransport) run(ctx context.Context, what, line string, stdin io.Reader, stdout, stderr io.Writer) error {
+func (t *Transport) run(ctx context.Context, what, line string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%s on %s: %w", what, t.board, err)
 	}
@@ -149,7 +145,7 @@ func (t *SSHTransport) run(ctx context.Context, what, line string, stdin io.Read
 	case err == nil:
 		return nil
 	case errors.As(err, &exit):
-		e := &ExitError{Code: exit.ExitStatus()}
+		e := &transport.ExitError{Code: exit.ExitStatus()}
 		if tail != nil {
 			e.Stderr = tail.String()
 		}
@@ -163,7 +159,7 @@ func (t *SSHTransport) run(ctx context.Context, what, line string, stdin io.Read
 
 // stop ends a cancelled command: SIGTERM (OpenSSH refuses it for some logins), end of stdin (the agent exits
 // when its stdin closes), then the session is closed if the command has not exited within cancelGrace.
-func (t *SSHTransport) stop(s *ssh.Session, in io.WriteCloser, waitc <-chan error) {
+func (t *Transport) stop(s *ssh.Session, in io.WriteCloser, waitc <-chan error) {
 	s.Signal(ssh.SIGTERM)
 	if in != nil {
 		// A write blocked on a full channel window holds serialStdin's lock until the session closes below.
@@ -185,7 +181,7 @@ func (t *SSHTransport) stop(s *ssh.Session, in io.WriteCloser, waitc <-chan erro
 
 // waitLost reports whether the connection is gone, giving its watcher a moment to notice: a session that ended
 // because the TCP connection dropped can return before the client has registered the drop.
-func (t *SSHTransport) waitLost() bool {
+func (t *Transport) waitLost() bool {
 	select {
 	case <-t.done:
 		return true
@@ -227,7 +223,8 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// tailWriter keeps the last max bytes written, for ExitError.Stderr when the caller did not capture stderr.
+// tailWriter keeps the last max bytes written, for transport.ExitError.Stderr when the caller did not capture
+// stderr. fleet keeps one of its own for its sessions' errors: this package exports none of its helpers.
 type tailWriter struct {
 	mu  sync.Mutex
 	max int

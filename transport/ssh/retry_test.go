@@ -1,4 +1,4 @@
-package fleet
+package ssh
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"net"
 	"testing"
 	"time"
+
+	"github.com/fleetlab/fleet/transport"
 )
 
 func TestRetryBackoff(t *testing.T) {
@@ -34,14 +36,14 @@ func TestRetryOnlyRetryable(t *testing.T) {
 		calls int
 	}{
 		{nil, 1},
-		{fmt.Errorf("dial: %w", ErrUnreachable), 4},
-		{fmt.Errorf("dial: %w", ErrTimeout), 4},
-		{fmt.Errorf("handshake: %w", ErrConnectionLost), 4},
-		{fmt.Errorf("login: %w", ErrAuthFailed), 1},
+		{fmt.Errorf("dial: %w", transport.ErrUnreachable), 4},
+		{fmt.Errorf("dial: %w", transport.ErrTimeout), 4},
+		{fmt.Errorf("handshake: %w", transport.ErrConnectionLost), 4},
+		{fmt.Errorf("login: %w", transport.ErrAuthFailed), 1},
 		{&HostKeyError{Host: "h", File: "f", Line: 1}, 1},
-		{fmt.Errorf("%w: x", ErrUnknownHost), 1},
+		{fmt.Errorf("%w: x", transport.ErrUnknownHost), 1},
 		{errors.New("something else"), 1},
-		{fmt.Errorf("%w: %w", ErrUnreachable, &net.DNSError{Err: "no such host", Name: "typo", IsNotFound: true}), 1},
+		{fmt.Errorf("%w: %w", transport.ErrUnreachable, &net.DNSError{Err: "no such host", Name: "typo", IsNotFound: true}), 1},
 	}
 	for _, tc := range tests {
 		calls := 0
@@ -61,16 +63,16 @@ func TestRetryStopsOnCancel(t *testing.T) {
 	err := retry(ctx, 5, time.Hour, nil, "test", func(context.Context) error {
 		calls++
 		cancel()
-		return ErrTimeout
+		return transport.ErrTimeout
 	})
-	if calls != 1 || !errors.Is(err, context.Canceled) || !errors.Is(err, ErrTimeout) {
-		t.Errorf("retry after cancel: %d calls, %v; want 1 call, ErrTimeout and context.Canceled", calls, err)
+	if calls != 1 || !errors.Is(err, context.Canceled) || !errors.Is(err, transport.ErrTimeout) {
+		t.Errorf("retry after cancel: %d calls, %v; want 1 call, transport.ErrTimeout and context.Canceled", calls, err)
 	}
 }
 
 func TestRetryHostKeyErrorIs(t *testing.T) {
 	err := fmt.Errorf("connect: %w", &HostKeyError{Host: "h", File: "/k", Line: 7})
-	if !errors.Is(err, ErrHostKeyMismatch) {
-		t.Error("HostKeyError does not match ErrHostKeyMismatch")
+	if !errors.Is(err, transport.ErrHostKeyMismatch) {
+		t.Error("HostKeyError does not match transport.ErrHostKeyMismatch")
 	}
 }

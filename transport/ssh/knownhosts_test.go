@@ -1,4 +1,4 @@
-package fleet
+package ssh
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/fleetlab/fleet/internal/sshtest"
+	"github.com/fleetlab/fleet/transport"
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
 )
@@ -24,13 +25,13 @@ func TestKnownHostsMismatch(t *testing.T) {
 	opts := testSSHOptions(t)
 	opts.Retries = 3
 	opts.AcceptNew = true // never overrides a changed key
-	_, err := DialSSH(context.Background(), b, opts)
-	if !errors.Is(err, ErrHostKeyMismatch) {
-		t.Fatalf("DialSSH = %v, want ErrHostKeyMismatch", err)
+	_, err := Dial(context.Background(), b, opts)
+	if !errors.Is(err, transport.ErrHostKeyMismatch) {
+		t.Fatalf("Dial = %v, want transport.ErrHostKeyMismatch", err)
 	}
 	var hk *HostKeyError
 	if !errors.As(err, &hk) {
-		t.Fatalf("DialSSH = %T, want *HostKeyError in the chain", err)
+		t.Fatalf("Dial = %T, want *HostKeyError in the chain", err)
 	}
 	if hk.File != b.KnownHosts || hk.Line != 2 {
 		t.Errorf("HostKeyError names %s:%d, want %s:2", hk.File, hk.Line, b.KnownHosts)
@@ -48,10 +49,10 @@ func TestKnownHostsChangedAfterFirstUse(t *testing.T) {
 	b := testBoard(t, srv)
 	dialTest(t, b, testSSHOptions(t)).Close()
 	srv.Set(func(o *sshtest.Options) { o.HostKeys = []ssh.Signer{sshtest.NewSigner(t, "ed25519")} })
-	_, err := DialSSH(context.Background(), b, testSSHOptions(t))
+	_, err := Dial(context.Background(), b, testSSHOptions(t))
 	var hk *HostKeyError
 	if !errors.As(err, &hk) || hk.Line != 1 {
-		t.Fatalf("DialSSH after the host key changed = %v, want *HostKeyError at line 1", err)
+		t.Fatalf("Dial after the host key changed = %v, want *HostKeyError at line 1", err)
 	}
 }
 
@@ -75,8 +76,8 @@ func TestKnownHostsUnknown(t *testing.T) {
 				t.Fatal(err)
 			}
 			opts.Retries = 3
-			if _, err := DialSSH(context.Background(), b, opts); !errors.Is(err, ErrUnknownHost) {
-				t.Fatalf("DialSSH = %v, want ErrUnknownHost", err)
+			if _, err := Dial(context.Background(), b, opts); !errors.Is(err, transport.ErrUnknownHost) {
+				t.Fatalf("Dial = %v, want transport.ErrUnknownHost", err)
 			}
 			if got := srv.Connections(); got != 1 {
 				t.Errorf("connections = %d, want 1 (no retry for an unknown host)", got)
@@ -130,7 +131,7 @@ func TestKnownHostsTwoHostKeys(t *testing.T) {
 			b.KnownHosts = filepath.Join(t.TempDir(), "known_hosts")
 			sshtest.AppendKnownHosts(t, b.KnownHosts, srv.Addr(), known.PublicKey())
 			tr := dialTest(t, b, testSSHOptions(t))
-			if err := tr.Run(context.Background(), Command{Args: []string{"true"}}); err != nil {
+			if err := tr.Run(context.Background(), transport.Command{Args: []string{"true"}}); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -191,10 +192,10 @@ func TestKnownHostsOnlyOtherKeyType(t *testing.T) {
 	b := testBoard(t, srv)
 	b.KnownHosts = filepath.Join(t.TempDir(), "known_hosts")
 	sshtest.AppendKnownHosts(t, b.KnownHosts, srv.Addr(), sshtest.NewSigner(t, "ecdsa").PublicKey())
-	_, err := DialSSH(context.Background(), b, testSSHOptions(t))
+	_, err := Dial(context.Background(), b, testSSHOptions(t))
 	var hk *HostKeyError
 	if !errors.As(err, &hk) || hk.File != b.KnownHosts || hk.Line != 1 {
-		t.Errorf("DialSSH = %v, want a *HostKeyError at %s:1", err, b.KnownHosts)
+		t.Errorf("Dial = %v, want a *HostKeyError at %s:1", err, b.KnownHosts)
 	}
 }
 
@@ -207,7 +208,7 @@ func TestKnownHostsAcceptNewConcurrent(t *testing.T) {
 	errc := make(chan error, 4)
 	for range 4 {
 		go func() {
-			tr, err := DialSSH(context.Background(), b, opts)
+			tr, err := Dial(context.Background(), b, opts)
 			if err == nil {
 				tr.Close()
 			}

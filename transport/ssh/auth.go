@@ -1,4 +1,4 @@
-package fleet
+package ssh
 
 import (
 	"bytes"
@@ -14,6 +14,8 @@ import (
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
+
+	"github.com/fleetlab/fleet/transport"
 )
 
 // defaultIdentities are tried, in this order, when neither the board nor the ssh config names one.
@@ -59,7 +61,7 @@ func loadAuth(h sshHop, home, agentSock string) (*sshAuth, error) {
 			a.notes = append(a.notes, err.Error())
 		case err != nil && explicit:
 			a.close()
-			return nil, fmt.Errorf("%w: %w", ErrAuthFailed, err)
+			return nil, fmt.Errorf("%w: %w", transport.ErrAuthFailed, err)
 		case err != nil:
 			a.notes = append(a.notes, err.Error())
 		default:
@@ -97,12 +99,12 @@ func (a *sshAuth) add(signers ...ssh.Signer) {
 	}
 }
 
-// failure is ErrAuthFailed with the notes that explain it.
+// failure is transport.ErrAuthFailed with the notes that explain it.
 func (a *sshAuth) failure(what string) error {
 	if len(a.notes) == 0 {
-		return fmt.Errorf("%w: %s", ErrAuthFailed, what)
+		return fmt.Errorf("%w: %s", transport.ErrAuthFailed, what)
 	}
-	return fmt.Errorf("%w: %s; %s", ErrAuthFailed, what, strings.Join(a.notes, "; "))
+	return fmt.Errorf("%w: %s; %s", transport.ErrAuthFailed, what, strings.Join(a.notes, "; "))
 }
 
 func (a *sshAuth) methods() []ssh.AuthMethod {

@@ -1,4 +1,4 @@
-package fleet
+package ssh
 
 import (
 	"context"
@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/fleetlab/fleet/inventory"
+	"github.com/fleetlab/fleet/transport"
 	"golang.org/x/crypto/ssh"
 )
 
-// SSHOptions tune how DialSSH connects. The zero value is strict and uses the defaults noted on each field.
-type SSHOptions struct {
+// Options tune how Dial connects. The zero value is strict and uses the defaults noted on each field.
+type Options struct {
 	// AcceptNew trusts a host missing from known_hosts and appends its key there, like OpenSSH's
 	// StrictHostKeyChecking=accept-new. A changed key is refused regardless.
 	AcceptNew bool
@@ -41,7 +42,7 @@ type SSHOptions struct {
 	Logf func(format string, args ...any)
 }
 
-func (o SSHOptions) withDefaults() SSHOptions {
+func (o Options) withDefaults() Options {
 	if o.ConnectTimeout <= 0 {
 		o.ConnectTimeout = 10 * time.Second
 	}
@@ -78,16 +79,16 @@ func (o SSHOptions) withDefaults() SSHOptions {
 	return o
 }
 
-// SSHTransport is a Transport over one SSH connection to a board, possibly through ProxyJump hosts.
+// Transport is a transport.Transport over one SSH connection to a board, possibly through ProxyJump hosts.
 // It is safe for concurrent use: each Run opens its own session.
-type SSHTransport struct {
+type Transport struct {
 	board   string
 	target  sshHop
 	clients []*ssh.Client // jump hosts first, the board last
 	logf    func(string, ...any)
 
-	dialer   *chainDialer // how the connection was made: mode ssh dials the board again the same way (transport_ssh_cipher.go)
-	opts     SSHOptions
+	dialer   *chainDialer // how the connection was made: mode ssh dials the board again the same way (cipher.go)
+	opts     Options
 	lastRead *activity     // when the board last sent a byte (the keepalive waits longer while it does)
 	done     chan struct{} // closed when the board's connection has ended
 	wg       sync.WaitGroup
@@ -97,13 +98,14 @@ type SSHTransport struct {
 	lost   error // why the connection ended, when it was not Close
 }
 
-var _ Transport = (*SSHTransport)(nil)
+var _ transport.Transport = (*Transport)(nil)
 
-// DialSSH connects to board b the way the user's ssh would: ~/.ssh/config (aliases, HostName, Port, User,
+// Dial connects to board b the way the user's ssh would: ~/.ssh/config (aliases, HostName, Port, User,
 // IdentityFile, ProxyJump), identity files and ssh-agent, and strict known_hosts checking. The board's own fields
-// win over the ssh config. Retryable failures are retried with backoff; the error matches one of ErrAuthFailed,
-// ErrHostKeyMismatch, ErrUnknownHost, ErrUnreachable, ErrTimeout or ErrConnectionLost, or wraps ctx.Err().
-func DialSSH(ctx context.Context, b inventory.Board, opts SSHOptions) (*SSHTransport, error) {
+// win over the ssh config. Retryable failures are retried with backoff; the error matches one of transport's
+// ErrAuthFailed, ErrHostKeyMismatch, ErrUnknownHost, ErrUnreachable, ErrTimeout or ErrConnectionLost, or wraps
+// ctx.Err().
+func Dial(ctx context.Context, b inventory.Board, opts Options) (*Transport, error) {
 	opts = opts.withDefaults()
 	name := boardName(b)
 	if b.Local {
@@ -135,12 +137,12 @@ func DialSSH(ctx context.Context, b inventory.Board, opts SSHOptions) (*SSHTrans
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s (%s): %w", name, target, err)
 	}
-	return newSSHTransport(name, target, clients, d, opts), nil
+	return newTransport(name, target, clients, d, opts), nil
 }
 
-// newSSHTransport wraps a dialled chain, watching the board's connection and keeping it alive.
-func newSSHTransport(name string, target sshHop, clients []*ssh.Client, d *chainDialer, opts SSHOptions) *SSHTransport {
-	t := &SSHTransport{board: name, target: target, clients: clients, logf: opts.Logf, lastRead: d.lastRead,
+// newTransport wraps a dialled chain, watching the board's connection and keeping it alive.
+func newTransport(name string, target sshHop, clients []*ssh.Client, d *chainDialer, opts Options) *Transport {
+	t := &Transport{board: name, target: target, clients: clients, logf: opts.Logf, lastRead: d.lastRead,
 		dialer: d, opts: opts, done: make(chan struct{})}
 	last := clients[len(clients)-1]
 	t.wg.Add(1)
@@ -164,7 +166,7 @@ func boardName(b inventory.Board) string {
 }
 
 // Close closes the connection and every jump host connection, and waits for the transport's goroutines.
-func (t *SSHTransport) Close() error {
+func (t *Transport) Close() error {
 	t.mu.Lock()
 	t.closed = true
 	t.mu.Unlock()
@@ -173,14 +175,14 @@ func (t *SSHTransport) Close() error {
 	return nil
 }
 
-func (t *SSHTransport) closeClients() {
+func (t *Transport) closeClients() {
 	for i := len(t.clients) - 1; i >= 0; i-- {
 		t.clients[i].Close()
 	}
 }
 
-// fail ends the connection because it is no longer usable; Runs in progress return ErrConnectionLost.
-func (t *SSHTransport) fail(err error) {
+// fail ends the connection because it is no longer usable; Runs in progress return transport.ErrConnectionLost.
+func (t *Transport) fail(err error) {
 	t.mu.Lock()
 	if t.lost == nil && !t.closed {
 		t.lost = err
@@ -190,8 +192,8 @@ func (t *SSHTransport) fail(err error) {
 	t.closeClients()
 }
 
-// lostErr explains why the connection is gone, matching ErrConnectionLost unless the transport was closed.
-func (t *SSHTransport) lostErr() error {
+// lostErr explains why the connection is gone, matching transport.ErrConnectionLost unless the transport was closed.
+func (t *Transport) lostErr() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch {
@@ -200,12 +202,12 @@ func (t *SSHTransport) lostErr() error {
 	case t.closed:
 		return errors.New("transport closed")
 	default:
-		return fmt.Errorf("%w: connection closed", ErrConnectionLost)
+		return fmt.Errorf("%w: connection closed", transport.ErrConnectionLost)
 	}
 }
 
 // alive reports whether the connection is still up.
-func (t *SSHTransport) alive() bool {
+func (t *Transport) alive() bool {
 	select {
 	case <-t.done:
 		return false

@@ -1,10 +1,12 @@
-package fleet
+package ssh
 
 import (
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"github.com/fleetlab/fleet/transport"
 )
 
 // backoff is the delay before retry number i (0-based): base doubled each time, capped at max, with up to 25%
@@ -30,7 +32,7 @@ func retry(ctx context.Context, retries int, base time.Duration, logf func(strin
 	op func(ctx context.Context) error) error {
 	for i := 0; ; i++ {
 		err := op(ctx)
-		if err == nil || !retryable(err) || i >= retries {
+		if err == nil || !transport.Retryable(err) || i >= retries {
 			return err
 		}
 		d := backoff(i, base, 10*base)

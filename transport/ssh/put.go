@@ -1,4 +1,4 @@
-package fleet
+package ssh
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"path"
 	"strings"
 	"sync"
+
+	"github.com/fleetlab/fleet/transport"
 )
 
 // Put streams size bytes from r to path on the board over a session's stdin, into a temporary file that is
@@ -15,7 +17,7 @@ import (
 // never leaves a truncated file at path. Parent directories are created 0700. A path starting with "~/" is
 // relative to the remote $HOME. It needs only a POSIX shell, cat, wc, chmod and mv (busybox, dropbear), no
 // scp or sftp.
-func (t *SSHTransport) Put(ctx context.Context, p string, r io.Reader, size int64, perm fs.FileMode) error {
+func (t *Transport) Put(ctx context.Context, p string, r io.Reader, size int64, perm fs.FileMode) error {
 	if p == "" || strings.ContainsRune(p, 0) || size < 0 {
 		return fmt.Errorf("put %q on %s: bad path or size", p, t.board)
 	}
@@ -65,9 +67,9 @@ func remotePath(p string) string {
 	case p == "~":
 		return `"$HOME"`
 	case strings.HasPrefix(p, "~/"):
-		return `"$HOME"/` + shellQuote(p[2:])
+		return `"$HOME"/` + transport.Quote(p[2:])
 	default:
-		return shellQuote(p)
+		return transport.Quote(p)
 	}
 }
 

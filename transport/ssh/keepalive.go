@@ -1,4 +1,4 @@
-package fleet
+package ssh
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/fleetlab/fleet/transport"
 )
 
 // activity is when bytes last arrived from the board, in Unix nanoseconds.
@@ -39,7 +41,7 @@ const keepaliveMaxWait = 12
 // within timeout, ends the connection. Without it a cut link is never noticed (TCP keepalive takes minutes).
 // A reply queued behind a bulk transfer (the agent's push on a loaded machine, seen to take over 5 s) is not a
 // lost link: while bytes keep arriving the wait goes on, up to keepaliveMaxWait × timeout.
-func (t *SSHTransport) keepalive(c *ssh.Client, interval, timeout time.Duration) {
+func (t *Transport) keepalive(c *ssh.Client, interval, timeout time.Duration) {
 	defer t.wg.Done()
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
@@ -63,7 +65,7 @@ func (t *SSHTransport) keepalive(c *ssh.Client, interval, timeout time.Duration)
 }
 
 // awaitKeepalive waits for one keepalive reply; false when the connection is over (lost, or closed).
-func (t *SSHTransport) awaitKeepalive(reply <-chan error, timeout time.Duration) bool {
+func (t *Transport) awaitKeepalive(reply <-chan error, timeout time.Duration) bool {
 	start := time.Now()
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
@@ -71,7 +73,7 @@ func (t *SSHTransport) awaitKeepalive(reply <-chan error, timeout time.Duration)
 		select {
 		case err := <-reply:
 			if err != nil {
-				t.fail(fmt.Errorf("%w: keepalive: %v", ErrConnectionLost, err))
+				t.fail(fmt.Errorf("%w: keepalive: %v", transport.ErrConnectionLost, err))
 				return false
 			}
 			return true
@@ -81,7 +83,7 @@ func (t *SSHTransport) awaitKeepalive(reply <-chan error, timeout time.Duration)
 				timer.Reset(timeout - t.lastRead.since())
 				continue
 			}
-			t.fail(fmt.Errorf("%w: no keepalive reply within %v", ErrConnectionLost, waited.Round(100*time.Millisecond)))
+			t.fail(fmt.Errorf("%w: no keepalive reply within %v", transport.ErrConnectionLost, waited.Round(100*time.Millisecond)))
 			return false
 		case <-t.done:
 			return false

@@ -1,4 +1,4 @@
-package fleet
+package ssh
 
 import (
 	"crypto/ed25519"
@@ -14,6 +14,8 @@ import (
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
+
+	"github.com/fleetlab/fleet/transport"
 )
 
 // hostKeys checks host keys against known_hosts files like ssh with StrictHostKeyChecking=yes, or =accept-new.
@@ -129,8 +131,8 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// callback checks the key presented by addr. Mismatches become *HostKeyError, unknown hosts ErrUnknownHost
-// unless AcceptNew, in which case the key is appended to the first known_hosts file.
+// callback checks the key presented by addr. Mismatches become *HostKeyError, unknown hosts
+// transport.ErrUnknownHost unless AcceptNew, in which case the key is appended to the first known_hosts file.
 func (k *hostKeys) callback(addr string) ssh.HostKeyCallback {
 	return func(_ string, remote net.Addr, key ssh.PublicKey) error {
 		host := knownhosts.Normalize(addr)
@@ -151,7 +153,7 @@ func (k *hostKeys) callback(addr string) ssh.HostKeyCallback {
 		case errors.As(err, &keyErr):
 			if !k.acceptNew {
 				return fmt.Errorf("%w: %s (%s) is not in %s; connect once with accept-new or add its key there",
-					ErrUnknownHost, host, describeKey(key), strings.Join(k.files, ", "))
+					transport.ErrUnknownHost, host, describeKey(key), strings.Join(k.files, ", "))
 			}
 			if err := k.add(host, key); err != nil {
 				return err

@@ -1,4 +1,4 @@
-package fleet
+package ssh
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/fleetlab/fleet/internal/sshtest"
 	"github.com/fleetlab/fleet/inventory"
+	"github.com/fleetlab/fleet/transport"
 )
 
 const testSSHConfigText = `
@@ -155,7 +156,7 @@ func TestSSHConfigAlias(t *testing.T) {
 	}
 	tr := dialTest(t, inventory.Board{Name: "b", Host: "myboard", KnownHosts: srv.KnownHosts(t)}, opts)
 	var out strings.Builder
-	if err := tr.Run(context.Background(), Command{Args: []string{"echo", "ok"}, Stdout: &out}); err != nil {
+	if err := tr.Run(context.Background(), transport.Command{Args: []string{"echo", "ok"}, Stdout: &out}); err != nil {
 		t.Fatal(err)
 	}
 	if out.String() != "ok\n" {
@@ -173,7 +174,7 @@ func TestSSHProxyJump(t *testing.T) {
 	b.ProxyJump = "gwuser@" + jump.Addr()
 	tr := dialTest(t, b, testSSHOptions(t))
 	var out strings.Builder
-	if err := tr.Run(context.Background(), Command{Args: []string{"echo", "through"}, Stdout: &out}); err != nil {
+	if err := tr.Run(context.Background(), transport.Command{Args: []string{"echo", "through"}, Stdout: &out}); err != nil {
 		t.Fatal(err)
 	}
 	if out.String() != "through\n" {
@@ -188,12 +189,12 @@ func TestSSHProxyJump(t *testing.T) {
 	t.Run("jump host key checked", func(t *testing.T) {
 		b := testBoard(t, board) // known_hosts without the jump host
 		b.ProxyJump = "gwuser@" + jump.Addr()
-		_, err := DialSSH(context.Background(), b, testSSHOptions(t))
+		_, err := Dial(context.Background(), b, testSSHOptions(t))
 		if err == nil || !strings.Contains(err.Error(), "jump host") {
-			t.Fatalf("DialSSH = %v, want an unknown jump host", err)
+			t.Fatalf("Dial = %v, want an unknown jump host", err)
 		}
-		if !errors.Is(err, ErrUnknownHost) {
-			t.Errorf("DialSSH = %v, want ErrUnknownHost", err)
+		if !errors.Is(err, transport.ErrUnknownHost) {
+			t.Errorf("Dial = %v, want transport.ErrUnknownHost", err)
 		}
 	})
 }
@@ -248,7 +249,7 @@ func TestSSHProxyJumpChain(t *testing.T) {
 	}
 	b.ProxyJump = "gw2"
 	tr := dialTest(t, b, opts)
-	if err := tr.Run(context.Background(), Command{Args: []string{"true"}}); err != nil {
+	if err := tr.Run(context.Background(), transport.Command{Args: []string{"true"}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := gw1.Forwards(); len(got) != 1 || got[0] != gw2.Addr() {
@@ -259,9 +260,9 @@ func TestSSHProxyJumpChain(t *testing.T) {
 	}
 	gw1.Cut()
 	start := time.Now()
-	err := tr.Run(context.Background(), Command{Args: []string{"sleep", "100"}})
-	if !errors.Is(err, ErrConnectionLost) {
-		t.Errorf("Run through a cut jump host = %v, want ErrConnectionLost", err)
+	err := tr.Run(context.Background(), transport.Command{Args: []string{"sleep", "100"}})
+	if !errors.Is(err, transport.ErrConnectionLost) {
+		t.Errorf("Run through a cut jump host = %v, want transport.ErrConnectionLost", err)
 	}
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("noticed after %v", d)

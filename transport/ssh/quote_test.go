@@ -1,4 +1,4 @@
-package fleet
+package ssh
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/fleetlab/fleet/internal/sshtest"
+	"github.com/fleetlab/fleet/transport"
 )
 
 var hostileArgs = []string{
@@ -47,7 +48,7 @@ func TestSSHShellQuoteOverSSH(t *testing.T) {
 	var out bytes.Buffer
 	env := map[string]string{"HOSTILE": "$(id); 'x' \"y\"\n`z`"}
 	args := append([]string{"sh", "-c", `printf '%s\0' "$HOSTILE" "$@"`, "sh"}, hostileArgs...)
-	if err := tr.Run(context.Background(), Command{Args: args, Env: env, Stdout: &out}); err != nil {
+	if err := tr.Run(context.Background(), transport.Command{Args: args, Env: env, Stdout: &out}); err != nil {
 		t.Fatal(err)
 	}
 	got := strings.Split(strings.TrimSuffix(out.String(), "\x00"), "\x00")
@@ -80,19 +81,4 @@ func TestSSHCommandLine(t *testing.T) {
 			t.Errorf("commandLine(%q, %v) = %q, %v; want %q, error %v", tc.args, tc.env, got, err, tc.want, tc.wantErr)
 		}
 	}
-}
-
-func FuzzSSHShellQuote(f *testing.F) {
-	for _, a := range hostileArgs {
-		f.Add(a)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if strings.ContainsRune(s, 0) {
-			return
-		}
-		out, err := exec.Command("/bin/sh", "-c", "printf %s "+shellQuote(s)).Output()
-		if err != nil || string(out) != s {
-			t.Errorf("sh printf %%s %s = %q, %v; want %q", shellQuote(s), out, err, s)
-		}
-	})
 }

@@ -1,4 +1,4 @@
-package fleet
+package ssh
 
 import (
 	"context"
@@ -13,15 +13,16 @@ import (
 	"time"
 
 	"github.com/fleetlab/fleet/internal/sshtest"
+	"github.com/fleetlab/fleet/transport"
 )
 
 func TestSSHAuthFailed(t *testing.T) {
 	srv := sshtest.Start(t, sshtest.Options{RejectAuth: true})
 	opts := testSSHOptions(t)
 	opts.Retries = 3
-	_, err := DialSSH(context.Background(), testBoard(t, srv), opts)
-	if !errors.Is(err, ErrAuthFailed) {
-		t.Fatalf("DialSSH = %v, want ErrAuthFailed", err)
+	_, err := Dial(context.Background(), testBoard(t, srv), opts)
+	if !errors.Is(err, transport.ErrAuthFailed) {
+		t.Fatalf("Dial = %v, want transport.ErrAuthFailed", err)
 	}
 	if got := srv.Connections(); got != 1 {
 		t.Errorf("connections = %d, want 1 (no retry on an authentication failure)", got)
@@ -35,11 +36,11 @@ func TestSSHNoIdentity(t *testing.T) {
 	opts := testSSHOptions(t)
 	b := testBoard(t, srv)
 	b.IdentityFile = ""
-	_, err := DialSSH(context.Background(), b, opts)
+	_, err := Dial(context.Background(), b, opts)
 	t.Logf("no identity: %v", err)
 	want := filepath.Join(opts.Home, ".ssh", "id_ed25519")
-	if !errors.Is(err, ErrAuthFailed) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "set identity_file") {
-		t.Errorf("DialSSH = %v, want ErrAuthFailed naming %s and saying to set identity_file", err, want)
+	if !errors.Is(err, transport.ErrAuthFailed) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "set identity_file") {
+		t.Errorf("Dial = %v, want transport.ErrAuthFailed naming %s and saying to set identity_file", err, want)
 	}
 	if got := srv.Connections(); got != 0 {
 		t.Errorf("connections = %d, want 0: without a key there is nothing to offer", got)
@@ -67,9 +68,9 @@ func TestSSHEncryptedIdentity(t *testing.T) {
 			if tc.explicit {
 				b.IdentityFile = path
 			}
-			_, err := DialSSH(context.Background(), b, opts)
-			if !errors.Is(err, ErrAuthFailed) || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("DialSSH = %v, want ErrAuthFailed saying %q", err, tc.want)
+			_, err := Dial(context.Background(), b, opts)
+			if !errors.Is(err, transport.ErrAuthFailed) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Dial = %v, want transport.ErrAuthFailed saying %q", err, tc.want)
 			}
 		})
 	}
@@ -106,18 +107,18 @@ func TestSSHRefusesKeyReadableByOthers(t *testing.T) {
 			if tc.explicit {
 				b.IdentityFile = path
 			}
-			tr, err := DialSSH(context.Background(), b, opts)
+			tr, err := Dial(context.Background(), b, opts)
 			if !tc.refused {
 				if err != nil {
-					t.Fatalf("DialSSH with a key of mode %04o = %v, want it used", tc.mode, err)
+					t.Fatalf("Dial with a key of mode %04o = %v, want it used", tc.mode, err)
 				}
 				tr.Close()
 				return
 			}
 			want := fmt.Sprintf("permissions %04o are too open", tc.mode)
 			fix := "chmod 600 ~/.ssh/id_ed25519"
-			if !errors.Is(err, ErrAuthFailed) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), fix) {
-				t.Errorf("DialSSH = %v, want ErrAuthFailed saying %q and %q", err, want, fix)
+			if !errors.Is(err, transport.ErrAuthFailed) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), fix) {
+				t.Errorf("Dial = %v, want transport.ErrAuthFailed saying %q and %q", err, want, fix)
 			}
 			if err == nil {
 				tr.Close()
@@ -156,9 +157,9 @@ func TestSSHStalledServer(t *testing.T) {
 			opts.ConnectTimeout = 300 * time.Millisecond
 			opts.Retries = tc.retries
 			start := time.Now()
-			_, err := DialSSH(context.Background(), testBoard(t, srv), opts)
-			if !errors.Is(err, ErrTimeout) {
-				t.Fatalf("DialSSH = %v, want ErrTimeout", err)
+			_, err := Dial(context.Background(), testBoard(t, srv), opts)
+			if !errors.Is(err, transport.ErrTimeout) {
+				t.Fatalf("Dial = %v, want transport.ErrTimeout", err)
 			}
 			perAttempt := time.Since(start) / time.Duration(tc.want)
 			if perAttempt > opts.ConnectTimeout+200*time.Millisecond {
@@ -185,8 +186,8 @@ func TestSSHUnreachable(t *testing.T) {
 	opts.Retries = 2
 	var logged []string
 	opts.Logf = func(format string, args ...any) { logged = append(logged, format) }
-	if _, err := DialSSH(context.Background(), b, opts); !errors.Is(err, ErrUnreachable) {
-		t.Fatalf("DialSSH = %v, want ErrUnreachable", err)
+	if _, err := Dial(context.Background(), b, opts); !errors.Is(err, transport.ErrUnreachable) {
+		t.Fatalf("Dial = %v, want transport.ErrUnreachable", err)
 	}
 	if got := len(logged); got != 2 {
 		t.Errorf("%d retries logged, want 2", got)
@@ -198,12 +199,12 @@ func TestSSHCancelDial(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := DialSSH(ctx, testBoard(t, srv), testSSHOptions(t))
-	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrTimeout) {
-		t.Errorf("DialSSH = %v, want the context's deadline", err)
+	_, err := Dial(ctx, testBoard(t, srv), testSSHOptions(t))
+	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, transport.ErrTimeout) {
+		t.Errorf("Dial = %v, want the context's deadline", err)
 	}
 	if d := time.Since(start); d > time.Second {
-		t.Errorf("DialSSH took %v after its context ended", d)
+		t.Errorf("Dial took %v after its context ended", d)
 	}
 }
 
@@ -211,15 +212,15 @@ func TestSSHDroppedMidStream(t *testing.T) {
 	srv := sshtest.Start(t, sshtest.Options{DropAfterStdout: 64 << 10})
 	tr := dialTest(t, testBoard(t, srv), testSSHOptions(t))
 	n := &countingWriter{}
-	err := tr.Run(context.Background(), Command{Args: []string{"head", "-c", "10000000", "/dev/zero"}, Stdout: n})
-	if !errors.Is(err, ErrConnectionLost) {
-		t.Fatalf("Run = %v, want ErrConnectionLost", err)
+	err := tr.Run(context.Background(), transport.Command{Args: []string{"head", "-c", "10000000", "/dev/zero"}, Stdout: n})
+	if !errors.Is(err, transport.ErrConnectionLost) {
+		t.Fatalf("Run = %v, want transport.ErrConnectionLost", err)
 	}
 	if n.n >= 10000000 {
 		t.Errorf("got all %d bytes: the connection was not dropped", n.n)
 	}
-	if err := tr.Run(context.Background(), Command{Args: []string{"true"}}); !errors.Is(err, ErrConnectionLost) {
-		t.Errorf("Run after the drop = %v, want ErrConnectionLost", err)
+	if err := tr.Run(context.Background(), transport.Command{Args: []string{"true"}}); !errors.Is(err, transport.ErrConnectionLost) {
+		t.Errorf("Run after the drop = %v, want transport.ErrConnectionLost", err)
 	}
 }
 
@@ -240,7 +241,7 @@ func TestSSHCutLink(t *testing.T) {
 	pr, pw := io.Pipe()
 	errc := make(chan error, 1)
 	go func() {
-		errc <- tr.Run(context.Background(), Command{Args: []string{"sh", "-c", "echo started; exec sleep 100"}, Stdout: pw})
+		errc <- tr.Run(context.Background(), transport.Command{Args: []string{"sh", "-c", "echo started; exec sleep 100"}, Stdout: pw})
 		pw.Close()
 	}()
 	if _, err := pr.Read(make([]byte, 8)); err != nil {
@@ -251,8 +252,8 @@ func TestSSHCutLink(t *testing.T) {
 	start := time.Now()
 	select {
 	case err := <-errc:
-		if !errors.Is(err, ErrConnectionLost) {
-			t.Errorf("Run = %v, want ErrConnectionLost", err)
+		if !errors.Is(err, transport.ErrConnectionLost) {
+			t.Errorf("Run = %v, want transport.ErrConnectionLost", err)
 		}
 		t.Logf("noticed after %v: %v", time.Since(start).Round(time.Millisecond), err)
 	case <-time.After(10 * time.Second):
@@ -275,9 +276,9 @@ func TestSSHKeepalivesUnanswered(t *testing.T) {
 			opts.KeepaliveInterval, opts.KeepaliveTimeout = 100*time.Millisecond, 200*time.Millisecond
 			tr := dialTest(t, testBoard(t, srv), opts)
 			start := time.Now()
-			err := tr.Run(context.Background(), Command{Args: []string{"sleep", "100"}})
-			if !errors.Is(err, ErrConnectionLost) {
-				t.Errorf("Run = %v, want ErrConnectionLost", err)
+			err := tr.Run(context.Background(), transport.Command{Args: []string{"sleep", "100"}})
+			if !errors.Is(err, transport.ErrConnectionLost) {
+				t.Errorf("Run = %v, want transport.ErrConnectionLost", err)
 			}
 			if d := time.Since(start); d > 2*time.Second {
 				t.Errorf("Run returned after %v, want within interval+timeout", d)
@@ -298,7 +299,7 @@ func TestSSHKeepaliveWaitsWhileDataFlows(t *testing.T) {
 	// timeout. Bounded by the clock rather than by a count, so that a loaded machine cannot stretch it.
 	var out strings.Builder
 	flow := `end=$(( $(date +%s%N) + 2500000000 )); while [ "$(date +%s%N)" -lt "$end" ]; do echo x; sleep 0.05; done`
-	if err := tr.Run(context.Background(), Command{Args: []string{"sh", "-c", flow}, Stdout: &out}); err != nil {
+	if err := tr.Run(context.Background(), transport.Command{Args: []string{"sh", "-c", flow}, Stdout: &out}); err != nil {
 		t.Fatalf("Run while data flows = %v, want nil", err)
 	}
 	if strings.Count(out.String(), "x") == 0 {
@@ -306,9 +307,9 @@ func TestSSHKeepaliveWaitsWhileDataFlows(t *testing.T) {
 	}
 	// A reply never comes: even with data flowing the link is declared lost after keepaliveMaxWait × timeout.
 	start := time.Now()
-	err := tr.Run(context.Background(), Command{Args: []string{"sh", "-c", "while :; do echo x; sleep 0.02; done"}, Stdout: io.Discard})
-	if !errors.Is(err, ErrConnectionLost) {
-		t.Errorf("Run with keepalives never answered = %v, want ErrConnectionLost", err)
+	err := tr.Run(context.Background(), transport.Command{Args: []string{"sh", "-c", "while :; do echo x; sleep 0.02; done"}, Stdout: io.Discard})
+	if !errors.Is(err, transport.ErrConnectionLost) {
+		t.Errorf("Run with keepalives never answered = %v, want transport.ErrConnectionLost", err)
 	}
 	if d := time.Since(start); d < keepaliveMaxWait*opts.KeepaliveTimeout/2 || d > 5*keepaliveMaxWait*opts.KeepaliveTimeout {
 		t.Errorf("lost after %v, want about keepaliveMaxWait × timeout (%v)", d, keepaliveMaxWait*opts.KeepaliveTimeout)
@@ -321,9 +322,9 @@ func TestSSHMissingIdentity(t *testing.T) {
 	b.IdentityFile = filepath.Join(t.TempDir(), "nope")
 	opts := testSSHOptions(t)
 	opts.Retries = 3
-	_, err := DialSSH(context.Background(), b, opts)
-	if !errors.Is(err, ErrAuthFailed) || !strings.Contains(err.Error(), b.IdentityFile) {
-		t.Errorf("DialSSH = %v, want ErrAuthFailed naming %s", err, b.IdentityFile)
+	_, err := Dial(context.Background(), b, opts)
+	if !errors.Is(err, transport.ErrAuthFailed) || !strings.Contains(err.Error(), b.IdentityFile) {
+		t.Errorf("Dial = %v, want transport.ErrAuthFailed naming %s", err, b.IdentityFile)
 	}
 	if got := srv.Connections(); got != 0 {
 		t.Errorf("connections = %d, want 0 (identities are read before dialing)", got)

@@ -1,4 +1,4 @@
-package fleet
+package ssh
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fleetlab/fleet/internal/sshtest"
+	"github.com/fleetlab/fleet/transport"
 	"golang.org/x/crypto/ssh/agent"
 )
 
@@ -59,7 +60,7 @@ func TestSSHAgent(t *testing.T) {
 		{name: "agent only", agentKeys: []any{srv.ClientKey()}},
 		{name: "encrypted identity held by the agent", identity: "encrypted", agentKeys: []any{srv.ClientKey()}},
 		{name: "explicit identity refused, agent key accepted", identity: "other", agentKeys: []any{srv.ClientKey()}},
-		{name: "agent with the wrong key", agentKeys: []any{sshtest.NewKey(t, "ed25519")}, wantErr: ErrAuthFailed},
+		{name: "agent with the wrong key", agentKeys: []any{sshtest.NewKey(t, "ed25519")}, wantErr: transport.ErrAuthFailed},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -75,10 +76,10 @@ func TestSSHAgent(t *testing.T) {
 				b.IdentityFile = filepath.Join(opts.Home, "other")
 				sshtest.WriteIdentity(t, b.IdentityFile, sshtest.NewKey(t, "ed25519"), "")
 			}
-			tr, err := DialSSH(context.Background(), b, opts)
+			tr, err := Dial(context.Background(), b, opts)
 			if tc.wantErr != nil {
 				if !errors.Is(err, tc.wantErr) {
-					t.Errorf("DialSSH = %v, want %v", err, tc.wantErr)
+					t.Errorf("Dial = %v, want %v", err, tc.wantErr)
 				}
 				return
 			}

@@ -1,4 +1,4 @@
-package fleet
+package ssh
 
 import (
 	"context"
@@ -13,11 +13,13 @@ import (
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
+
+	"github.com/fleetlab/fleet/transport"
 )
 
 // chainDialer makes one connection attempt through the ProxyJump hops to the board.
 type chainDialer struct {
-	opts       SSHOptions
+	opts       Options
 	hops       []sshHop
 	knownHosts []string
 	hash       bool
@@ -82,9 +84,9 @@ func (d *chainDialer) dialTCP(ctx context.Context, addr string) (net.Conn, error
 	case ctx.Err() != nil:
 		return nil, fmt.Errorf("dial %s: %w", addr, ctx.Err())
 	case errors.As(err, &ne) && ne.Timeout():
-		return nil, fmt.Errorf("%w: dial %s: no answer within %v", ErrTimeout, addr, d.opts.ConnectTimeout)
+		return nil, fmt.Errorf("%w: dial %s: no answer within %v", transport.ErrTimeout, addr, d.opts.ConnectTimeout)
 	default:
-		return nil, fmt.Errorf("%w: %w", ErrUnreachable, err)
+		return nil, fmt.Errorf("%w: %w", transport.ErrUnreachable, err)
 	}
 }
 
@@ -99,7 +101,7 @@ func (d *chainDialer) dialThrough(ctx context.Context, via *ssh.Client, addr str
 	var oce *ssh.OpenChannelError
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
-		return nil, fmt.Errorf("%w: dial %s through jump host: no answer within %v", ErrTimeout, addr,
+		return nil, fmt.Errorf("%w: dial %s through jump host: no answer within %v", transport.ErrTimeout, addr,
 			d.opts.ConnectTimeout)
 	case ctx.Err() != nil:
 		return nil, fmt.Errorf("dial %s through jump host: %w", addr, ctx.Err())
@@ -107,9 +109,9 @@ func (d *chainDialer) dialThrough(ctx context.Context, via *ssh.Client, addr str
 		// AllowTcpForwarding no: asking again will not help.
 		return nil, fmt.Errorf("dial %s through jump host: forwarding refused: %w", addr, err)
 	case errors.As(err, &oce):
-		return nil, fmt.Errorf("%w: dial %s through jump host: %w", ErrUnreachable, addr, err)
+		return nil, fmt.Errorf("%w: dial %s through jump host: %w", transport.ErrUnreachable, addr, err)
 	default:
-		return nil, fmt.Errorf("%w: dial %s through jump host: %w", ErrConnectionLost, addr, err)
+		return nil, fmt.Errorf("%w: dial %s through jump host: %w", transport.ErrConnectionLost, addr, err)
 	}
 }
 
@@ -167,7 +169,7 @@ func (d *chainDialer) handshake(ctx context.Context, conn net.Conn, h sshHop, au
 	case cancelled:
 		return nil, fmt.Errorf("ssh handshake with %s: %w", h.addr(), ctx.Err())
 	case timedOut:
-		return nil, fmt.Errorf("%w: ssh handshake with %s: no answer within %v", ErrTimeout, h.addr(),
+		return nil, fmt.Errorf("%w: ssh handshake with %s: no answer within %v", transport.ErrTimeout, h.addr(),
 			d.opts.ConnectTimeout)
 	case errors.As(err, &algErr) && algErr.What == "host key" && len(algos) > 0:
 		known := keys.known(h.addr())
@@ -177,7 +179,7 @@ func (d *chainDialer) handshake(ctx context.Context, conn net.Conn, h sshHop, au
 	case keyPassed && !isNetworkError(err):
 		return nil, auth.failure(fmt.Sprintf("%s@%s: %v", h.user, h.addr(), err))
 	default:
-		return nil, fmt.Errorf("%w: ssh handshake with %s: %w", ErrConnectionLost, h.addr(), err)
+		return nil, fmt.Errorf("%w: ssh handshake with %s: %w", transport.ErrConnectionLost, h.addr(), err)
 	}
 }
 

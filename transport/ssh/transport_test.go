@@ -1,4 +1,4 @@
-package fleet
+package ssh
 
 import (
 	"bufio"
@@ -15,11 +15,12 @@ import (
 
 	"github.com/fleetlab/fleet/internal/sshtest"
 	"github.com/fleetlab/fleet/inventory"
+	"github.com/fleetlab/fleet/transport"
 )
 
 // testSSHOptions are quick and hermetic: a private home, no agent, no retries unless a test asks.
-func testSSHOptions(t *testing.T) SSHOptions {
-	return SSHOptions{
+func testSSHOptions(t *testing.T) Options {
+	return Options{
 		Home:           t.TempDir(),
 		AgentSocket:    "none",
 		ConnectTimeout: 3 * time.Second,
@@ -41,11 +42,11 @@ func testBoard(t *testing.T, srv *sshtest.Server) inventory.Board {
 	}
 }
 
-func dialTest(t *testing.T, b inventory.Board, opts SSHOptions) *SSHTransport {
+func dialTest(t *testing.T, b inventory.Board, opts Options) *Transport {
 	t.Helper()
-	tr, err := DialSSH(context.Background(), b, opts)
+	tr, err := Dial(context.Background(), b, opts)
 	if err != nil {
-		t.Fatalf("DialSSH: %v", err)
+		t.Fatalf("Dial: %v", err)
 	}
 	t.Cleanup(func() { tr.Close() })
 	return tr
@@ -56,34 +57,34 @@ func TestSSHRun(t *testing.T) {
 	tr := dialTest(t, testBoard(t, srv), testSSHOptions(t))
 	tests := []struct {
 		name       string
-		cmd        Command
+		cmd        transport.Command
 		wantOut    string
 		wantErr    string
 		wantCode   int
 		wantStderr string
 	}{
-		{name: "stdin to stdout", cmd: Command{Args: []string{"cat"}, Stdin: strings.NewReader("hello\nboard\n")},
+		{name: "stdin to stdout", cmd: transport.Command{Args: []string{"cat"}, Stdin: strings.NewReader("hello\nboard\n")},
 			wantOut: "hello\nboard\n"},
-		{name: "separate stderr", cmd: Command{Args: []string{"sh", "-c", "echo out; echo err >&2"}},
+		{name: "separate stderr", cmd: transport.Command{Args: []string{"sh", "-c", "echo out; echo err >&2"}},
 			wantOut: "out\n", wantErr: "err\n"},
-		{name: "exit code", cmd: Command{Args: []string{"sh", "-c", "echo oops >&2; exit 3"}},
+		{name: "exit code", cmd: transport.Command{Args: []string{"sh", "-c", "echo oops >&2; exit 3"}},
 			wantCode: 3, wantErr: "oops\n"},
-		{name: "env", cmd: Command{Args: []string{"sh", "-c", `printf '%s|%s' "$A" "$B_2"`},
+		{name: "env", cmd: transport.Command{Args: []string{"sh", "-c", `printf '%s|%s' "$A" "$B_2"`},
 			Env: map[string]string{"A": "it's $(rm -rf /) `x`", "B_2": "two\nlines"}},
 			wantOut: "it's $(rm -rf /) `x`|two\nlines"},
-		{name: "no stdin is EOF", cmd: Command{Args: []string{"wc", "-c"}}, wantOut: "0\n"},
+		{name: "no stdin is EOF", cmd: transport.Command{Args: []string{"wc", "-c"}}, wantOut: "0\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			tc.cmd.Stdout, tc.cmd.Stderr = &stdout, &stderr
 			err := tr.Run(context.Background(), tc.cmd)
-			var exit *ExitError
+			var exit *transport.ExitError
 			switch {
 			case tc.wantCode == 0 && err != nil:
 				t.Fatalf("Run: %v", err)
 			case tc.wantCode != 0 && !errors.As(err, &exit):
-				t.Fatalf("Run = %v, want *ExitError", err)
+				t.Fatalf("Run = %v, want *transport.ExitError", err)
 			case tc.wantCode != 0 && exit.Code != tc.wantCode:
 				t.Errorf("exit code = %d, want %d", exit.Code, tc.wantCode)
 			}
@@ -95,17 +96,17 @@ func TestSSHRun(t *testing.T) {
 			}
 		})
 	}
-	t.Run("stderr tail in ExitError", func(t *testing.T) {
-		err := tr.Run(context.Background(), Command{Args: []string{"sh", "-c", "echo no such algorithm >&2; exit 1"}})
-		var exit *ExitError
+	t.Run("stderr tail in transport.ExitError", func(t *testing.T) {
+		err := tr.Run(context.Background(), transport.Command{Args: []string{"sh", "-c", "echo no such algorithm >&2; exit 1"}})
+		var exit *transport.ExitError
 		if !errors.As(err, &exit) || exit.Stderr != "no such algorithm" {
-			t.Errorf("Run = %#v, want ExitError with the stderr tail", err)
+			t.Errorf("Run = %#v, want transport.ExitError with the stderr tail", err)
 		}
 	})
 	t.Run("same writer for stdout and stderr", func(t *testing.T) {
 		var both bytes.Buffer
 		script := "i=0; while [ $i -lt 200 ]; do echo out$i; echo err$i >&2; i=$((i+1)); done"
-		if err := tr.Run(context.Background(), Command{Args: []string{"sh", "-c", script}, Stdout: &both, Stderr: &both}); err != nil {
+		if err := tr.Run(context.Background(), transport.Command{Args: []string{"sh", "-c", script}, Stdout: &both, Stderr: &both}); err != nil {
 			t.Fatal(err)
 		}
 		if got, want := strings.Count(both.String(), "\n"), 400; got != want {
@@ -121,7 +122,7 @@ func TestSSHRunConcurrent(t *testing.T) {
 	for i := range 4 {
 		go func() {
 			var out bytes.Buffer
-			err := tr.Run(context.Background(), Command{Args: []string{"echo", strconv.Itoa(i)}, Stdout: &out})
+			err := tr.Run(context.Background(), transport.Command{Args: []string{"echo", strconv.Itoa(i)}, Stdout: &out})
 			if err == nil && out.String() != strconv.Itoa(i)+"\n" {
 				err = errors.New("wrong output " + out.String())
 			}
@@ -157,7 +158,7 @@ func TestSSHCancel(t *testing.T) {
 			defer stdinW.Close()
 			errc := make(chan error, 1)
 			go func() {
-				errc <- tr.Run(ctx, Command{Args: []string{"sh", "-c", tc.script}, Stdin: stdinR, Stdout: pw})
+				errc <- tr.Run(ctx, transport.Command{Args: []string{"sh", "-c", tc.script}, Stdin: stdinR, Stdout: pw})
 				pw.Close()
 			}()
 			line, err := bufio.NewReader(pr).ReadString('\n')
@@ -197,7 +198,7 @@ func TestSSHRunReaderGone(t *testing.T) {
 	defer stdinW.Close()
 	errc := make(chan error, 1)
 	go func() {
-		errc <- tr.Run(context.Background(), Command{Args: []string{"sh", "-c", "echo $$; exec yes flood"}, Stdin: stdinR, Stdout: pw})
+		errc <- tr.Run(context.Background(), transport.Command{Args: []string{"sh", "-c", "echo $$; exec yes flood"}, Stdin: stdinR, Stdout: pw})
 	}()
 	line, err := bufio.NewReader(pr).ReadString('\n')
 	if err != nil {
@@ -246,11 +247,11 @@ func TestSSHCloseEndsGoroutines(t *testing.T) {
 		srv := sshtest.Start(t, sshtest.Options{})
 		opts := testSSHOptions(t)
 		opts.KeepaliveInterval = 50 * time.Millisecond
-		tr, err := DialSSH(context.Background(), testBoard(t, srv), opts)
+		tr, err := Dial(context.Background(), testBoard(t, srv), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := tr.Run(context.Background(), Command{Args: []string{"true"}}); err != nil {
+		if err := tr.Run(context.Background(), transport.Command{Args: []string{"true"}}); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(150 * time.Millisecond) // a few keepalives
