@@ -59,6 +59,8 @@ fuzz_targets=(
 	"FuzzParseSpeed ./opensslspeed 40000"
 	"FuzzDecodeText ./opensslspeed 20000"
 	"FuzzDecodeLine ./protocol 100000"
+	"FuzzJSONAgainstEncodingJSON ./protocol 40000"
+	"FuzzPatternsAgainstRegexp ./opensslspeed 10000"
 	"FuzzParse ./inventory 20000"
 	"FuzzParseProcCrypto ./agent 20000"
 	"FuzzParseCPUInfo ./agent 20000"

@@ -2,7 +2,6 @@ package opensslspeed
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -75,7 +74,7 @@ var canonAliases = map[string]string{
 	"hmac":          "hmac-md5", // `openssl speed hmac` before 3.0 is HMAC-MD5
 }
 
-var canonIDAESRE = regexp.MustCompile(`^id-aes(128|192|256)-([a-z0-9]+)$`)
+var canonIDAESRE = MustPattern(`^id-aes(128|192|256)-([a-z0-9]+)$`)
 
 // speedAsym is an asymmetric algorithm named the way `openssl speed` takes it on its command line.
 type speedAsym struct {
@@ -85,14 +84,14 @@ type speedAsym struct {
 }
 
 var (
-	canonRSARE   = regexp.MustCompile(`^(rsa|dsa|ffdh)(\d+)$`)
-	canonECRE    = regexp.MustCompile(`^(ecdsa|ecdh)([pkb])(\d+)$`)
-	canonECBPRE  = regexp.MustCompile(`^(ecdsa|ecdh)brp(\d+)([rt])1$`)
-	canonECXRE   = regexp.MustCompile(`^ecdh(x25519|x448)$`)
-	canonBareRE  = regexp.MustCompile(`^(rsa|dsa|ecdsa|ecdh|eddsa|sm2|ffdh)$`)
-	canonEdRE    = regexp.MustCompile(`^(ed25519|ed448)$`)
-	canonPQRE    = regexp.MustCompile(`^(ml-kem|ml-dsa|slh-dsa)-[a-z0-9-]+$`)
-	speedArgRE   = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+	canonRSARE   = MustPattern(`^(rsa|dsa|ffdh)(\d+)$`)
+	canonECRE    = MustPattern(`^(ecdsa|ecdh)([pkb])(\d+)$`)
+	canonECBPRE  = MustPattern(`^(ecdsa|ecdh)brp(\d+)([rt])1$`)
+	canonECXRE   = MustPattern(`^ecdh(x25519|x448)$`)
+	canonBareRE  = MustPattern(`^(rsa|dsa|ecdsa|ecdh|eddsa|sm2|ffdh)$`)
+	canonEdRE    = MustPattern(`^(ed25519|ed448)$`)
+	canonPQRE    = MustPattern(`^(ml-kem|ml-dsa|slh-dsa)-[a-z0-9-]+$`)
+	speedArgRE   = MustPattern(`^[a-z0-9][a-z0-9-]*$`)
 	canonCurveEd = map[string]int{"ed25519": 253, "ed448": 456, "x25519": 253, "x448": 448}
 )
 

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -109,10 +108,10 @@ func (s *speedLines) drop(n int) {
 }
 
 var (
-	speedDoneRE      = regexp.MustCompile(`\sin\s+-?\d+(?:\.\d+)?s\s*$`)
-	speedSizeOnlyRE  = regexp.MustCompile(`^(?:\d+|bytes)(?:\s+(?:\d+|bytes))*$`)
-	speedNumOnlyRE   = regexp.MustCompile(`^\d+\.\d+k?(?:\s+\d+\.\d+k?)*$`)
-	speedTableHeadRE = regexp.MustCompile(`^type\s+\d+\s+bytes`)
+	speedDoneRE      = MustPattern(`\sin\s+-?\d+(?:\.\d+)?s\s*$`)
+	speedSizeOnlyRE  = MustPattern(`^(?:\d+|bytes)(?:\s+(?:\d+|bytes))*$`)
+	speedNumOnlyRE   = MustPattern(`^\d+\.\d+k?(?:\s+\d+\.\d+k?)*$`)
+	speedTableHeadRE = MustPattern(`^type\s+\d+\s+bytes`)
 )
 
 // next returns the next logical line. It undoes hard wraps that authors (and mail clients) put into pasted
