@@ -8,8 +8,8 @@ import (
 // Pattern is a regular expression of the subset OpenSSL's text needs (pattern_parse.go), matched as package
 // regexp matches: leftmost-first, the submatches a backtracking matcher would choose, runes of UTF-8 with each
 // invalid byte one U+FFFD. It exists because package regexp (its compiler, three matchers and the Unicode
-// tables) is about 320 KiB of the ARMv5 agent, which the 3 MiB budget cannot afford, and the agent and this
-// package are its only users there. A match costs time and memory proportional to the length of the text
+// tables) was 196,608 B of the ARMv5 agent's file, which the 3 MiB budget cannot afford, and the agent and this
+// package were its only users there. A match costs time and memory proportional to the length of the text
 // times the pattern's (a backtracker that never tries a position twice), so hostile lines stay linear.
 // pattern_test.go checks every pattern of the module against package regexp.
 type Pattern struct {
