@@ -66,6 +66,7 @@ func checkNoOverlap(t *testing.T, board string, ivs []interval) {
 // no board's sweeps overlap in time, and the runs that had to wait said for which run. On SQLite and on
 // PostgreSQL (a database on a server the test starts).
 func TestLeaseRace(t *testing.T) {
+	longCase(t)
 	for _, backend := range []string{"sqlite", "postgres"} {
 		t.Run(backend, func(t *testing.T) {
 			w, _ := labWorld(t, sshlab.Options{})
@@ -189,6 +190,7 @@ func TestLeaseReleasedOnInterrupt(t *testing.T) {
 // TestLeaseExpiresAfterKill: SIGKILL of the run holding a board leaves its lease behind; it expires after its
 // time to live (--lease-ttl 6s here) and the waiting run takes the board then, not before.
 func TestLeaseExpiresAfterKill(t *testing.T) {
+	longCase(t)
 	w, _ := labWorld(t, sshlab.Options{})
 	const ttl = 6 * time.Second
 	holder := w.start(append([]string{"run", "--agent", agentBin, "--boards", "board1", "--lease-ttl", ttl.String()}, longSweep...)...)
