@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -47,7 +46,7 @@ func (s *sweepState) prepareOpenSSL(openssl string, v opensslVersion, mode, alg 
 
 // engineSetRE matches OpenSSL's confirmation that an engine loaded: `Engine "afalg" set.` (3.x) or
 // `engine "cryptodev" set.` (1.x).
-var engineSetRE = regexp.MustCompile(`(?i)engine "([^"]+)" set`)
+var engineSetRE = protocol.MustPattern(`(?i)engine "([^"]+)" set`)
 
 // engineFallback says why the numbers of a run with an engine cannot be the engine's: OpenSSL prints
 // "Invalid engine" and carries on in software with exit 0.
@@ -297,7 +296,7 @@ func (s *sweepState) engineSoftDriversDefault(ctx context.Context, c *speedComma
 // softDriversRe finds the default in the help of the devcrypto engine's USE_SOFTDRIVERS control, as OpenSSL
 // 1.1.1 and 3.x print it: "USE_SOFTDRIVERS: specifies whether to use software (not accelerated) drivers (0=use
 // only accelerated drivers, 1=allow all drivers, 2=use if acceleration can't be determined) [default=2]".
-var softDriversRe = regexp.MustCompile(`(?m)^\s*USE_SOFTDRIVERS:.*\[default=([0-9]+)\]`)
+var softDriversRe = protocol.MustPattern(`(?m)^\s*USE_SOFTDRIVERS:.*\[default=([0-9]+)\]`)
 
 // softDriversDefault is the USE_SOFTDRIVERS default in `openssl engine -vvv devcrypto`'s output, "" if none.
 func softDriversDefault(out string) string {

@@ -78,6 +78,7 @@ func TestSSHDKilledMidSweep(t *testing.T) {
 // probe is done, as the sweep begins: the board fails with the lost connection named, the other finishes, exit 3;
 // the next run of the restarted board works and finds the agent already there.
 func TestBoardRestartedBeforeSweep(t *testing.T) {
+	longCase(t)
 	w, lab := labWorld(t, sshlab.Options{})
 	b2 := lab.Board("board2")
 	p := w.start(append([]string{"run", "--boards", "board2,board3", "--agent", agentBin}, longSweep...)...)
@@ -240,6 +241,7 @@ func TestBoardDown(t *testing.T) {
 // 2 Mbit/s): the board is reported failed within 10 s (20 s allowed here) with the lost connection named, the
 // other board is measured, exit 3; once the link is back, the next run pushes the agent whole.
 func TestLinkCutDuringPush(t *testing.T) {
+	longCase(t)
 	w, lab := labWorld(t, sshlab.Options{})
 	if !lab.Namespaced {
 		t.Skip("needs the boards' network namespaces (root) to slow a board's link with tc")

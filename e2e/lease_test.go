@@ -66,6 +66,7 @@ func checkNoOverlap(t *testing.T, board string, ivs []interval) {
 // no board's sweeps overlap in time, and the runs that had to wait said for which run. On SQLite and on
 // PostgreSQL (a database on a server the test starts).
 func TestLeaseRace(t *testing.T) {
+	longCase(t)
 	for _, backend := range []string{"sqlite", "postgres"} {
 		t.Run(backend, func(t *testing.T) {
 			w, _ := labWorld(t, sshlab.Options{})
@@ -192,6 +193,7 @@ func TestLeaseReleasedOnInterrupt(t *testing.T) {
 // (--lease-ttl 60s here, far longer than the test allows). A holder on another machine still waits for the
 // lease to expire (store's TestLeaseOfGoneProcessTakenOver covers both).
 func TestLeaseTakenAfterKill(t *testing.T) {
+	longCase(t)
 	w, _ := labWorld(t, sshlab.Options{})
 	const ttl = 60 * time.Second
 	holder := w.start(append([]string{"run", "--agent", agentBin, "--boards", "board1", "--lease-ttl", ttl.String()}, longSweep...)...)

@@ -143,6 +143,7 @@ func firstDiff(a, b string) string {
 // server (without the password), exits 2, and what was committed before stays: whole batches only, the run
 // left incomplete (running), no point without its board.
 func TestPostgresStoppedMidRun(t *testing.T) {
+	longCase(t)
 	w, _ := labWorld(t, sshlab.Options{})
 	srv, err := pgtest.Start(t.Context())
 	if err != nil {

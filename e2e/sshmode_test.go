@@ -20,6 +20,7 @@ const sshTransfer = "8388608" // 8 MiB
 // ProxyJump host, measures every default cipher both ways, with the negotiated cipher and MAC read back from the
 // connection, the board's and the controller's CPU, and the jump host named on board4's points.
 func TestSSHModeEveryDefaultCipher(t *testing.T) {
+	longCase(t)
 	w, _ := labWorld(t, sshlab.Options{})
 	r := w.fleet("run", "--boards", "board3,board4", "--agent", agentBin, "--modes", "ssh", "--sizes", sshTransfer)
 	if r.code != 0 {
@@ -113,6 +114,7 @@ func TestSSHModeServerWithOneCipher(t *testing.T) {
 // and once the link is back the third cipher is measured on a fresh connection. The board ends ok with 2 failed
 // points.
 func TestSSHModeLinkCutMidTransfer(t *testing.T) {
+	longCase(t)
 	w, lab := labWorld(t, sshlab.Options{})
 	b2 := lab.Board("board2")
 	ciphers := "aes128-ctr,aes256-ctr,chacha20-poly1305@openssh.com"

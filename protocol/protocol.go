@@ -2,7 +2,6 @@ package protocol
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -165,12 +164,12 @@ func (e *Encoder) Encode(typ string, v any) error {
 	var body []byte
 	var err error
 	if typ == TypeError {
-		body, err = json.Marshal(struct {
+		body, err = EncodeJSON(struct {
 			Type string `json:"type"`
 			Msg  string `json:"msg"`
 		}{typ, fmt.Sprint(v)})
 	} else {
-		body, err = json.Marshal(v)
+		body, err = EncodeJSON(v)
 		if err == nil {
 			// splice "type" in front of the object's fields
 			if len(body) < 2 || body[0] != '{' {
@@ -263,7 +262,7 @@ func DecodeLine(line []byte) (Message, error) {
 		Type string `json:"type"`
 		Msg  string `json:"msg"`
 	}
-	if err := json.Unmarshal(line, &head); err != nil {
+	if err := DecodeJSON(line, &head); err != nil {
 		return Message{}, fmt.Errorf("%w: %v", ErrBadMessage, err)
 	}
 	m := Message{Type: head.Type}
@@ -305,7 +304,7 @@ func DecodeLine(line []byte) (Message, error) {
 	default:
 		return Message{}, fmt.Errorf("%w: unknown type %q", ErrBadMessage, head.Type)
 	}
-	if err := json.Unmarshal(line, target); err != nil {
+	if err := DecodeJSON(line, target); err != nil {
 		return Message{}, fmt.Errorf("%w: %s: %v", ErrBadMessage, head.Type, err)
 	}
 	if m.Hello != nil && m.Hello.Protocol != ProtocolVersion {
