@@ -117,7 +117,7 @@ func (c *Comparison) boardTable(board string, rows []CompareRow) (table, bool) {
 		col := c.Columns[i]
 		g := group{col.Mode, 2}
 		t.Header = append(t.Header, c.Unit, "CPU")
-		if protocol.IsAccelerated(col.Mode) && anySpeedup(rows, SpeedupColumn{board, col.Mode, "cpu"}) {
+		if protocol.IsAccelerated(col.Mode) && anySpeedup(rows, SpeedupColumn{board, col.Mode, "cpu", col.Cluster}) {
 			withSpeedup[i] = true
 			g.Span++
 			t.Header = append(t.Header, "×cpu")
@@ -141,7 +141,7 @@ func (c *Comparison) boardTable(board string, rows []CompareRow) (table, bool) {
 			}
 			if withSpeedup[i] {
 				s := "-"
-				if v, ok := r.speedup(SpeedupColumn{board, c.Columns[i].Mode, "cpu"}); ok {
+				if v, ok := r.speedup(SpeedupColumn{board, c.Columns[i].Mode, "cpu", c.Columns[i].Cluster}); ok {
 					s = formatSpeedup(v)
 				}
 				row = append(row, s)
@@ -323,7 +323,7 @@ func (c *Comparison) boardsTable(rows []CompareRow, size int) (table, bool) {
 			}
 			row = append(row, value(board, mode)...)
 			s, at := "-", "-"
-			if v, ok := r.speedup(SpeedupColumn{board, mode, "cpu"}); ok {
+			if v, ok := r.speedup(SpeedupColumn{Board: board, Mode: mode, Over: "cpu"}); ok {
 				s = formatSpeedup(v)
 			}
 			for _, x := range c.crossoversOf(board, *r) {
