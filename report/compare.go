@@ -39,6 +39,14 @@ func (c Column) Name() string {
 	return c.Board + " " + c.Mode
 }
 
+// modeLabel is the column's mode as a board's own table heads it: "cpu", "cpu on A72".
+func (c Column) modeLabel() string {
+	if c.Cluster != "" {
+		return c.Mode + " on " + c.Cluster
+	}
+	return c.Mode
+}
+
 // Cell is one sample of a comparison. Median, Min and Max are bytes per second, or operations per second in
 // asymmetric rows; Value is the median in the comparison's unit (ops/s for asymmetric rows).
 type Cell struct {
