@@ -74,12 +74,13 @@ func (s *sweepState) runOpenSSL(ctx context.Context, j sweepJob, repeat int) err
 	// a hung driver must not hang the sweep: bound each run well above what it should take
 	runCtx, cancel := context.WithTimeout(ctx, speedTimeout(c))
 	defer cancel()
-	res, before, after := s.measureChild(runCtx, c.Argv, c.Env)
+	res, before, after, pin := s.measureJob(runCtx, j, c.Argv, c.Env)
 	if ctx.Err() != nil {
 		return fmt.Errorf("sweep: %w", ctx.Err())
 	}
 	return s.openSSLPoints(ctx, j, repeat, res, func(p *protocol.Point, n int) {
 		splitAccounting(p, n, res, before, after)
+		pin.mark(p)
 	})
 }
 

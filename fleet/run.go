@@ -18,6 +18,7 @@ type RunOptions struct {
 	Boards      []inventory.Board
 	Sweep       inventory.Profile // algorithms, modes, sizes, seconds, threads, repeats
 	ModesSet    bool              // Sweep.Modes came from the command line: it wins over each board's modes
+	CPUsSet     bool              // Sweep.CPUs came from the command line: it wins over each board's cpus
 	Concurrency int               // boards at once; 0 means 8
 
 	// Dial connects to a board that is not local (the SSH transport). Required when a remote board is selected.

@@ -99,15 +99,21 @@ func boardPlan(opts RunOptions, b inventory.Board) protocol.Plan {
 	if !opts.ModesSet && len(b.Modes) > 0 {
 		modes = b.Modes
 	}
+	cpus := s.CPUs
+	if !opts.CPUsSet && b.CPUs != "" {
+		cpus = b.CPUs
+	}
 	return protocol.Plan{
-		OpenSSL:    b.OpenSSL,
-		Env:        b.Env,
-		Algorithms: s.Algorithms,
-		Modes:      modes,
-		Sizes:      s.Sizes,
-		Seconds:    s.Seconds,
-		Threads:    s.Threads,
-		Repeats:    s.MaxRepeats(),
+		CPUs:           cpus,
+		ClusterThreads: s.ClusterThreads && cpus != "",
+		OpenSSL:        b.OpenSSL,
+		Env:            b.Env,
+		Algorithms:     s.Algorithms,
+		Modes:          modes,
+		Sizes:          s.Sizes,
+		Seconds:        s.Seconds,
+		Threads:        s.Threads,
+		Repeats:        s.MaxRepeats(),
 		// the agent matches every kernel line on the board, before its caps, with these after the defaults
 		KernelPatterns: b.KernelPatterns,
 	}

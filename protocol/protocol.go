@@ -98,6 +98,16 @@ type Point struct {
 	// wrong (size, direction, first differing byte) or why it is unknown.
 	Verification       string `json:"verification,omitempty"`
 	VerificationDetail string `json:"verification_detail,omitempty"`
+
+	// CPUs is the list the point's process was pinned to ("4-5", the kernel's cpulist format; "" not pinned) and
+	// Cluster the name of the cluster those CPUs are (Facts.CPU.Clusters: "A72"; "all" for every CPU, "mixed"
+	// for a list that spans clusters; "" not pinned, so that an unpinned history stays one series). PinnedBusyPct
+	// is how busy those CPUs were over the point (/proc/stat, 100 = all of them) and OtherBusyPct the rest of
+	// the board's: a pinned point whose work ran elsewhere shows it.
+	CPUs          string  `json:"cpus,omitempty"`
+	Cluster       string  `json:"cluster,omitempty"`
+	PinnedBusyPct float64 `json:"pinned_busy_pct,omitempty"`
+	OtherBusyPct  float64 `json:"other_busy_pct,omitempty"`
 }
 
 // Skip records a mode or algorithm not measured on this board, with the reason.

@@ -88,7 +88,7 @@ points of one board are measured at a time. fleet compare --modes ssh prints the
 				}},
 			&cli.BoolFlag{Name: "trace", EnvVars: []string{"FLEET_TRACE"},
 				Usage: "print on stderr how long each phase of each board took (connect, deploy, probe, sweep), each SSH session in it, and in the sweep each path's verification and each point (its openssl child's wall time, openssl's own seconds, the time since the previous point)"},
-		), append(append(append(append(layoutFlags("at-size"), prepareFlags()...), leaseFlags()...), precisionFlags()...), reconnectFlags()...)...),
+		), append(append(append(append(layoutFlags("at-size"), prepareFlags()...), leaseFlags()...), precisionFlags()...), append(reconnectFlags(), cpusFlags()...)...)...),
 		Action: runAction,
 	}
 }
@@ -139,6 +139,7 @@ func runAction(c *cli.Context) error {
 	}
 	endPhase()
 	opts.Boards, opts.Sweep, opts.ModesSet = boards, sweep, c.IsSet("modes")
+	opts.CPUsSet = c.IsSet("cpus")
 	opts.QuietWait, opts.Governor, opts.Trace = quietWait, governor, trace
 	opts.ReconnectWait = reconnectWait
 	opts.TransferSizes = transferSizes
@@ -216,6 +217,9 @@ func sweepFromFlags(c *cli.Context, inv *inventory.Inventory) (inventory.Profile
 	}
 	if c.IsSet("threads") {
 		p.Threads = c.Int("threads")
+	}
+	if err := applyCPUsFlags(c, &p); err != nil {
+		return p, nil, err
 	}
 	if err := applyPrecisionFlags(c, &p); err != nil {
 		return p, nil, err
