@@ -48,7 +48,8 @@ func TestCrossCompileAgent(t *testing.T) {
 		name := tc.goarch + tc.goarm + tc.gomips
 		t.Run(name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "fleet-agent-"+name)
-			cmd := exec.Command(goBin, "build", "-trimpath", "-ldflags=-s -w", "-o", out, "github.com/fleetlab/fleet/cmd/fleet-agent")
+			args := append(append([]string{"build"}, BuildFlags...), "-o", out, "github.com/fleetlab/fleet/cmd/fleet-agent")
+			cmd := exec.Command(goBin, args...) // the controller's flags (fleet.BuildAgent)
 			cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+tc.goarch, "GOARM="+tc.goarm, "GOMIPS="+cmp.Or(tc.gomips, "hardfloat"))
 			if b, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("build: %v\n%s", err, b)

@@ -13,6 +13,7 @@
 //     and decoding for the types the wire uses;
 //   - plan.go: Plan and the validity limits the controller sends;
 //   - facts.go: Facts, what the probe learns about a board;
+//   - cpus.go: Cluster, a board's classes of cores, and the CPU selections a sweep is pinned to;
 //   - evidence.go: Evidence and the default background limits;
 //   - modes.go: the mode names and the per-mode table that is the checklist for adding one;
 //   - kcapi_drivers.go: mode kcapi:DRIVER, driver names and the CPU implementations among them;
