@@ -66,12 +66,12 @@ type runView struct {
 	ValidityState state
 	Duration      string
 	Running       bool // its controller is still at it: the page reloads itself
-	Progress   []progressRow
-	Boards     []template.HTML
-	Comparison template.HTML // charts and tables per algorithm, as fleet report draws them
-	NoPoints   bool
-	Raws       []rawView
-	RawsLeft   int
+	Progress      []progressRow
+	Boards        []template.HTML
+	Comparison    template.HTML // charts and tables per algorithm, as fleet report draws them
+	NoPoints      bool
+	Raws          []rawView
+	RawsLeft      int
 }
 
 func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
