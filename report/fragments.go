@@ -45,13 +45,14 @@ func RegressionHTML(r *Regression, l Links) template.HTML {
 	return linkedFragment(l, func(ew *errWriter) { writeDocumentHTML(ew, r.document()) })
 }
 
-// BoardHTML is one board's part of a run: its facts (kernel, OpenSSL, CPU, drivers…) and its skips with reasons.
+// BoardHTML is one board's part of a run: its facts (kernel, OpenSSL, CPU, drivers…) and its skips with reasons,
+// folded (writeBoardFoldedHTML): the headline facts visible, the rest in <details>.
 func BoardHTML(br store.BoardRun) template.HTML {
 	return fragment(func(ew *errWriter) {
 		for _, n := range emulationNotes([]store.BoardRun{br}) {
 			ew.printf("<p class=\"warning\">%s</p>\n", template.HTMLEscapeString(n))
 		}
-		writeBoardHTML(ew, br)
+		writeBoardFoldedHTML(ew, br)
 	})
 }
 
