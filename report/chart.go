@@ -38,10 +38,12 @@ type lineChart struct {
 	XTitle  string
 	YTitle  string
 	LogX    bool
+	TimeX   bool // x is a time (timeX): calendar ticks (timeTicks) instead of one per point
 	XLabels map[float64]string
 	Lines   []chartLine
 	Marks   []chartMark   // change points on history charts: vertical lines with their delta
 	Markers []chartMarker // crossovers on sweep charts: the block size where an accelerator overtakes the CPU
+	Bands   []chartBand   // baseline bands on history charts: what the newest run is judged against
 }
 
 // chartMarker is a dashed vertical line at X with a label, in the colour of line Line (grey when -1).
@@ -66,6 +68,9 @@ func (c lineChart) svg() string {
 			ymin = math.Min(ymin, math.Min(p.Y, p.Lo))
 			ymax = math.Max(ymax, math.Max(p.Y, p.Hi))
 		}
+	}
+	for _, bd := range c.Bands {
+		ymin, ymax = math.Min(ymin, bd.Lo), math.Max(ymax, bd.Hi)
 	}
 	// The plot keeps its size; the legend beside it gets the width of its longest name and the height of its
 	// lines, so that many boards × modes are neither cut off nor overlapping.
@@ -133,21 +138,30 @@ func (c lineChart) svg() string {
 		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" class="grid"/>`, padLeft, y, chartW-padRight, y)
 		fmt.Fprintf(&b, `<text x="%d" y="%.1f" class="ytick">%s</text>`+"\n", padLeft-6, y+4, tickLabel(v))
 	}
-	labels, pos := make([]string, len(xs)), make([]float64, len(xs))
+	tickXs := xs
+	labels := make([]string, len(xs))
 	for i, x := range xs {
-		labels[i], pos[i] = fmtFloat(x), fx(x)
+		labels[i] = fmtFloat(x)
 		if l, ok := c.XLabels[x]; ok {
 			labels[i] = l
 		}
 	}
+	if c.TimeX && len(xs) > 1 {
+		tickXs, labels = timeTicks(xs[0], xs[len(xs)-1], 8)
+	}
+	pos := make([]float64, len(tickXs))
+	for i, x := range tickXs {
+		pos[i] = fx(x)
+	}
 	shown := visibleTicks(pos, labels, 0, float64(chartW))
-	for i, x := range xs {
+	for i, x := range tickXs {
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" class="grid"/>`, fx(x), padTop, fx(x), chartH-padBot)
 		if shown[i] {
 			fmt.Fprintf(&b, `<text x="%.1f" y="%d" class="xtick">%s</text>`+"\n", fx(x), chartH-padBot+16, html.EscapeString(labels[i]))
 		}
 	}
 	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.0f" height="%.0f" class="frame"/>`+"\n", padLeft, padTop, plotW, plotH)
+	svgBands(&b, c.Bands, fx, fy, padLeft, chartH-padBot)
 	svgMarks(&b, c.Marks, fx, chartH-padBot)
 	scale := "linear"
 	if logY {
