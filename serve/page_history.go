@@ -18,7 +18,7 @@ type historyQuery struct {
 	Runs      bool    // x is the runs in order (axis=runs); default: their start time
 	Threshold float64 // of the baseline band (threshold=5%); regress's default when absent
 	Set       bool    // there is a series to show
-	given struct{ board, mode, algorithm, size bool }
+	given     struct{ board, mode, algorithm, size bool }
 }
 
 // readHistoryQuery reads the URL's series. The API needs board and algorithm; the page completes what is
