@@ -17,6 +17,7 @@ var palette = []string{"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#
 type chartLine struct {
 	Name   string
 	Points []chartPoint
+	Band   bool // the points' Lo–Hi is drawn as a shaded band along the line instead of whiskers (a baseline's spread)
 }
 
 type chartPoint struct {
@@ -181,10 +182,20 @@ func (c lineChart) svg() string {
 				coords = append(coords, fmt.Sprintf("%.1f,%.1f", fx(p.X), fy(p.Y)))
 			}
 		}
-		fmt.Fprintf(&b, `<g class="series"><polyline points="%s" fill="none" stroke="%s" stroke-width="2"%s/>`+"\n",
+		b.WriteString(`<g class="series">`)
+		if l.Band {
+			var lo, hi []string
+			for _, p := range pts {
+				lo = append(lo, fmt.Sprintf("%.1f,%.1f", fx(p.X), fy(p.Lo)))
+				hi = append([]string{fmt.Sprintf("%.1f,%.1f", fx(p.X), fy(p.Hi))}, hi...)
+			}
+			fmt.Fprintf(&b, `<polygon class="spread" points="%s" fill="%s" fill-opacity="0.18" stroke="none"/>`,
+				strings.Join(append(lo, hi...), " "), color)
+		}
+		fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2"%s/>`+"\n",
 			strings.Join(coords, " "), color, dash)
 		for _, p := range pts {
-			if p.Hi > p.Lo {
+			if p.Hi > p.Lo && !l.Band {
 				fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s"/>`, fx(p.X), fy(p.Lo), fx(p.X), fy(p.Hi), color)
 			}
 			circle := fmt.Sprintf(`<circle cx="%.1f" cy="%.1f" r="4" fill="%s"><title>%s</title></circle>`,
