@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/fleetlab/fleet/internal/textfit"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -65,7 +66,7 @@ func (d document) writeText(w io.Writer) error {
 	if d.Width > 0 {
 		notes = nil
 		for _, n := range d.Notes {
-			notes = append(notes, wrapText(n, proseWidth, "  ")...)
+			notes = append(notes, textfit.Fold(n, proseWidth, "  ")...)
 		}
 	}
 	writeNotesText(ew, notes)
