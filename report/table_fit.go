@@ -21,6 +21,7 @@ func (t table) fitText(width int) []table {
 			notes = append(notes, textfit.Fold(n, min(width, proseWidth)-2, "  ")...)
 		}
 		t.Notes = notes
+		t.foldAt = width
 		return t
 	}
 	if len(t.Groups) < 3 || spanWidth(t.widths()) <= width {

@@ -13,7 +13,8 @@ import (
 // Fold breaks s into lines no wider than width display columns (Width: "─" is one column, a CJK character
 // two). A line that already fits is returned as it is, spacing and all (aligned columns stay aligned); a longer
 // one breaks at spaces, runs of spaces between words becoming one, each line after the first starting with indent. A word
-// wider than the line (a long path or URL) stays whole on its own line: cut, it could not be copied. "99 %" is
+// wider than the line breaks after its last ":", "/", "," or ";" that fits (an OpenSSL error
+// "lib:func:reason:file:line", a path), and stays whole only when it has none. "99 %" is
 // one word, so that no line starts with a lone "%".
 func Fold(s string, width int, indent string) []string {
 	if Width(s) <= width {
@@ -23,13 +24,22 @@ func Fold(s string, width int, indent string) []string {
 	glued := strings.ReplaceAll(s, " %", "\x00%")
 	var lines []string
 	line, lineW := "", 0
-	for _, word := range strings.Fields(glued) {
-		word = strings.ReplaceAll(word, "\x00", " ")
-		ww := Width(word)
+	type piece struct {
+		text string
+		cont bool // the rest of a word cut by splitLong: on a line of its own, never after a space
+	}
+	var words []piece
+	for _, w := range strings.Fields(glued) {
+		for i, p := range splitLong(strings.ReplaceAll(w, "\x00", " "), width-Width(indent)) {
+			words = append(words, piece{p, i > 0})
+		}
+	}
+	for _, p := range words {
+		word, ww := p.text, Width(p.text)
 		switch {
 		case line == "":
 			line, lineW = lead+word, Width(lead)+ww
-		case lineW+1+ww > width:
+		case p.cont || lineW+1+ww > width:
 			lines = append(lines, line)
 			line, lineW = indent+word, Width(indent)+ww
 		default:
@@ -40,6 +50,27 @@ func Fold(s string, width int, indent string) []string {
 		lines = append(lines, line)
 	}
 	return lines
+}
+
+// splitLong cuts a word wider than room after punctuation, each piece as wide as room allows.
+func splitLong(word string, room int) []string {
+	var pieces []string
+	for Width(word) > room && room > 0 {
+		cut, w := -1, 0
+		for i, r := range word {
+			if w += Width(string(r)); w > room {
+				break
+			}
+			if strings.ContainsRune(":/,;", r) && i+1 < len(word) {
+				cut = i + 1
+			}
+		}
+		if cut <= 0 {
+			break
+		}
+		pieces, word = append(pieces, word[:cut]), word[cut:]
+	}
+	return append(pieces, word)
 }
 
 // FoldLines folds each line of text (see Fold) and joins them again, ending with a newline when text did.

@@ -34,8 +34,11 @@ func TestFold(t *testing.T) {
 		{"fits, spacing kept", "am64x  cpu     1.0", 20, "  ", []string{"am64x  cpu     1.0"}},
 		{"breaks at spaces, indented", "one two three four", 9, "  ", []string{"one two", "  three", "  four"}},
 		{"first line keeps its indentation", "   one two three", 10, "     ", []string{"   one two", "     three"}},
-		{"a word wider than the line stays whole", "see /a/very/long/path/to/a/file.txt now", 10, "  ",
-			[]string{"see", "  /a/very/long/path/to/a/file.txt", "  now"}},
+		{"a word wider than the line breaks after punctuation", "see /a/very/long/path/file.txt now", 10, "  ",
+			[]string{"see", "  /a/very/", "  long/", "  path/", "  file.txt", "  now"}},
+		{"the pieces of a cut word never join", "a b:cccccccc:dd e", 9, "", []string{"a b:", "cccccccc:", "dd e"}},
+		{"a word without punctuation stays whole", "see averyveryverylongword now", 10, "  ",
+			[]string{"see", "  averyveryverylongword", "  now"}},
 		{"no lone percent sign", "CPU use was 99 % here", 14, "", []string{"CPU use was", "99 % here"}},
 		{"wide characters count two", "板子板子 板子板子", 10, "", []string{"板子板子", "板子板子"}},
 		{"empty", "", 10, "", []string{""}},
@@ -46,7 +49,7 @@ func TestFold(t *testing.T) {
 				t.Errorf("Fold(%q, %d) = %q, want %q", tt.s, tt.width, got, tt.want)
 			}
 			for _, l := range got {
-				if Width(l) > tt.width && !strings.Contains(l, "/a/very") {
+				if Width(l) > tt.width && !strings.Contains(l, "veryvery") {
 					t.Errorf("line %q is %d columns, over %d", l, Width(l), tt.width)
 				}
 			}
