@@ -37,7 +37,7 @@ lab shares (--db postgres://user@host/db), for comparison and regression checks.
 		UseShortOptionHandling: false,
 		ExitErrHandler:         func(*cli.Context, error) {}, // main decides exit codes
 		OnUsageError: func(c *cli.Context, err error, isSub bool) error {
-			return usageErr("%w (see fleet --help)", err)
+			return flagUsageErr(err, "fleet", globalFlags())
 		},
 		Commands: []*cli.Command{
 			runCommand(),
@@ -60,6 +60,7 @@ lab shares (--db postgres://user@host/db), for comparison and regression checks.
 	for _, cmd := range app.Commands {
 		withGlobalFlags(cmd, cmd.Name)
 	}
+	fitHelp(app)
 	return app
 }
 
@@ -104,9 +105,10 @@ func withGlobalFlags(cmd *cli.Command, name string) {
 	}
 	refuseArgs(cmd, name)
 	refuseEmptyValues(cmd, name)
+	requireFlags(cmd, "fleet "+name)
 	if cmd.OnUsageError == nil {
 		cmd.OnUsageError = func(c *cli.Context, err error, isSub bool) error {
-			return usageErr("%w (see fleet %s --help)", err, name)
+			return flagUsageErr(err, "fleet "+name, cmd.Flags)
 		}
 	}
 	for _, sub := range cmd.Subcommands {
