@@ -25,7 +25,8 @@ lab shares (--db postgres://user@host/db), for comparison and regression checks.
    fleet run --boards local                 measure this machine (no boards.toml needed)
    fleet run --boards am335x,am64x --label nightly
    fleet compare --boards am64x              accelerator vs CPU, speedups and the crossover block size
-   fleet regress --baseline nightly          verdicts against the last nightly run (exit 1 on regression)
+   fleet run --tag nightly --profile nightly --label nightly
+   fleet regress --baseline nightly          verdicts against each board's last 10 valid nightly runs
 
 ` + exitCodesHelp,
 		Reader:                 stdin,
