@@ -150,8 +150,12 @@ func TestLoadShippedBoardsToml(t *testing.T) {
 	if got, want := len(all), 1; got != want {
 		t.Errorf("--all selects %d boards, want %d (the seed boards are commented out)", got, want)
 	}
-	if _, err := inv.Profile("nightly"); err != nil {
+	if _, err := inv.Profile("nightly-short"); err != nil {
 		t.Error(err)
+	}
+	// the shipped file must not replace a built-in profile: --profile nightly is the README's everywhere
+	if p, err := inv.Profile(NightlyProfile); err != nil || len(p.Algorithms) != 11 {
+		t.Errorf("--profile nightly with the shipped boards.toml: %d algorithms, %v; want the built-in's 11", len(p.Algorithms), err)
 	}
 	// Uncommenting the seed boards must give a valid file too.
 	var lines []string

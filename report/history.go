@@ -144,6 +144,7 @@ func WriteHistory(w io.Writer, ms []store.Measurement, runs []store.Run, boards 
 	case FormatText, FormatMarkdown:
 		d := historyDocument(hist)
 		if f == FormatText {
+			d.Width = TextWidth
 			err = d.writeText(w)
 		} else {
 			err = d.writeMarkdown(w)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fleetlab/fleet/internal/textfit"
+
 	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/store"
 )
@@ -295,18 +297,18 @@ func WriteRunSummary(w io.Writer, run store.Run, boards []store.BoardRun, raws [
 		ew.printf("\nboard %s\n", Printable(br.Board))
 		writeFactsText(ew, boardFacts(br), "  ")
 		if br.Validity != "" {
-			ew.printf("  validity: %s\n", strings.TrimSuffix(br.Validity+": "+strings.Join(br.ValidityReasons, "; "), ": "))
+			ew.folded("  ", "validity: "+strings.TrimSuffix(br.Validity+": "+strings.Join(br.ValidityReasons, "; "), ": "))
 		}
 		for _, n := range KernelNotes(br.Kernel) {
-			ew.printf("  %s\n", Printable(n))
+			ew.folded("  ", Printable(n))
 		}
 		if br.Facts != nil {
 			for _, p := range br.Facts.Prepared {
-				ew.printf("  prepared: %s\n", p)
+				ew.folded("  ", "prepared: "+Printable(p))
 			}
 		}
 		if emulated := emulationNotes([]store.BoardRun{br}); len(emulated) > 0 {
-			ew.printf("  note: %s\n", Printable(emulated[0]))
+			ew.folded("  ", "note: "+Printable(emulated[0]))
 		}
 		if len(br.Skips) > 0 {
 			ew.printf("  not measured:\n")
@@ -315,7 +317,7 @@ func WriteRunSummary(w io.Writer, run store.Run, boards []store.BoardRun, raws [
 				if alg == "" {
 					alg = "(all)"
 				}
-				ew.printf("    %s %s: %s\n", Printable(s.Mode), Printable(alg), Printable(PlainReason(s.Reason)))
+				ew.folded("    ", Printable(s.Mode)+" "+Printable(alg)+": "+Printable(PlainReason(s.Reason)))
 			}
 		}
 		if raws != nil {
@@ -347,7 +349,19 @@ func writeFactsText(ew *errWriter, facts []fact, indent string) {
 		if f.Value == "" {
 			continue
 		}
-		ew.printf("%s%-*s  %s\n", indent, width+1, Printable(f.Name)+":", Printable(f.Value))
+		// a long value (every driver of /proc/crypto, an engine's error) folds under itself; show --raw and
+		// --format json keep every word on one line
+		head := fmt.Sprintf("%s%-*s  ", indent, width+1, Printable(f.Name)+":")
+		for _, l := range textfit.Fold(head+Printable(f.Value), TextWidth, strings.Repeat(" ", textfit.Width(head))) {
+			ew.printf("%s\n", l)
+		}
+	}
+}
+
+// folded prints line, indented by indent, folded at TextWidth with its continuation two columns further in.
+func (ew *errWriter) folded(indent, line string) {
+	for _, l := range textfit.Fold(indent+line, TextWidth, indent+"  ") {
+		ew.printf("%s\n", l)
 	}
 }
 

@@ -114,9 +114,9 @@ func TestRunHelpNamesEveryMode(t *testing.T) {
 		t.Fatalf("fleet run --help: exit %d\n%s", code, stderr)
 	}
 	var line string
-	for _, l := range strings.Split(stdout, "\n") {
-		if strings.Contains(l, "--modes MODES") {
-			line = l
+	for _, entry := range flagEntries(stdout) { // its usage folds over several lines
+		if strings.Contains(entry, "--modes MODES") {
+			line = entry
 		}
 	}
 	if line == "" {

@@ -137,8 +137,11 @@ func TestRunSummarySaysOneThing(t *testing.T) {
 
 // unfold joins folded lines to the line they continue, as a reader does.
 func unfold(text string) string {
-	return regexp.MustCompile(`\n {8,}`).ReplaceAllString(text, " ")
+	return foldBreak.ReplaceAllString(text, " ")
 }
+
+// foldBreak is a fold: a line end with the spaces around it (the continuation's indent)
+var foldBreak = regexp.MustCompile(`[ \t]*\n[ \t]*`)
 
 // TestFold: a line past the width breaks at spaces under the indent; a word longer than a line is cut.
 func TestFold(t *testing.T) {
