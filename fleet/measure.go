@@ -59,7 +59,7 @@ type agentSession struct {
 func startSession(ctx context.Context, t Transport, cmd Command) *agentSession {
 	stdinR, stdinW := io.Pipe()
 	stdoutR, stdoutW := io.Pipe()
-	s := &agentSession{ctx: ctx, stderr: &tailWriter{max: 4096}, lines: make(chan []byte, 2), runErr: make(chan error, 1),
+	s := &agentSession{ctx: ctx, stderr: &tailWriter{Max: 4096}, lines: make(chan []byte, 2), runErr: make(chan error, 1),
 		stdoutR: stdoutR, stdinW: stdinW, finished: make(chan struct{}), out: bufio.NewReaderSize(stdoutR, 512)}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinR, stdoutW, s.stderr
 	go func() {

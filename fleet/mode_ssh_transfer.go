@@ -71,7 +71,7 @@ func startTransfer(ctx context.Context, c *sshtransport.CipherConn, op, agent, c
 		}
 		p.ctl = bufio.NewReader(stderr)
 	} else {
-		p.stderr = &tailWriter{max: 4096}
+		p.stderr = &tailWriter{Max: 4096}
 		s.Stderr = p.stderr
 		p.ctl = bufio.NewReader(p.stdout)
 	}

@@ -62,7 +62,7 @@ type bootState struct {
 // readBootState runs bootCheckScript on t.
 func readBootState(ctx context.Context, t Transport, since int64) (bootState, error) {
 	var out bytes.Buffer
-	stderr := &tailWriter{max: 1024}
+	stderr := &tailWriter{Max: 1024}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	err := t.Run(ctx, Command{Args: []string{"sh", "-c", bootCheckScript, "fleet-boot-check", strconv.FormatInt(since, 10)},

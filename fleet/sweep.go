@@ -55,7 +55,7 @@ func deployAgent(ctx context.Context, opts RunOptions, b inventory.Board, t Tran
 // modes are those the sweep will measure, so the probe tests the engines and providers they name.
 func probe(ctx context.Context, t Transport, remote string, b inventory.Board, modes []string) (*protocol.Facts, error) {
 	var stdout bytes.Buffer
-	stderr := &tailWriter{max: 4096}
+	stderr := &tailWriter{Max: 4096}
 	err := t.Run(ctx, Command{Args: append([]string{remote, "probe"}, probeArgs(b, modes)...), Env: b.Env, Stdout: &stdout, Stderr: stderr})
 	if err != nil {
 		return nil, withStderr(err, stderr.String())

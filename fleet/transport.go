@@ -1,9 +1,6 @@
 package fleet
 
 import (
-	"strings"
-	"sync"
-
 	"github.com/fleetlab/fleet/transport"
 )
 
@@ -23,25 +20,5 @@ type (
 // shellQuote is transport.Quote, under the name the shell path's scripts and mode ssh use.
 func shellQuote(s string) string { return transport.Quote(s) }
 
-// tailWriter keeps the last max bytes written: the tail of a session's stderr for its error.
-type tailWriter struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (w *tailWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf = append(w.buf, p...)
-	if len(w.buf) > w.max {
-		w.buf = append(w.buf[:0], w.buf[len(w.buf)-w.max:]...)
-	}
-	return len(p), nil
-}
-
-func (w *tailWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return strings.TrimSpace(string(w.buf))
-}
+// tailWriter is transport.TailWriter: the tail of a session's stderr for its error.
+type tailWriter = transport.TailWriter

@@ -22,8 +22,7 @@ func (t *Transport) Put(ctx context.Context, p string, r io.Reader, size int64, 
 		return fmt.Errorf("put %q on %s: bad path or size", p, t.board)
 	}
 	src := &countingReader{r: io.LimitReader(r, size)}
-	var stderr tailWriter
-	stderr.max = 4096
+	stderr := transport.TailWriter{Max: 4096}
 	err := t.run(ctx, "put "+p, putScript(p, size, perm), src, io.Discard, &stderr)
 	if err == nil {
 		return nil

@@ -98,9 +98,9 @@ func (t *Transport) run(ctx context.Context, what, line string, stdin io.Reader,
 		return fmt.Errorf("%s on %s: open session: %w", what, t.board, err)
 	}
 	defer s.Close()
-	var tail *tailWriter
+	var tail *transport.TailWriter
 	if stderr == nil {
-		tail = &tailWriter{max: 4096}
+		tail = &transport.TailWriter{Max: 4096}
 		stderr = tail
 	}
 	outFailed := newWriteFailure()
@@ -221,30 +221,6 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
-}
-
-// tailWriter keeps the last max bytes written, for transport.ExitError.Stderr when the caller did not capture
-// stderr. fleet keeps one of its own for its sessions' errors: this package exports none of its helpers.
-type tailWriter struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (w *tailWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf = append(w.buf, p...)
-	if len(w.buf) > w.max {
-		w.buf = append(w.buf[:0], w.buf[len(w.buf)-w.max:]...)
-	}
-	return len(p), nil
-}
-
-func (w *tailWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return strings.TrimSpace(string(w.buf))
 }
 
 // writeFailure records the first failed write to a session's stdout or stderr.
