@@ -244,7 +244,9 @@ const base64End = "FLEET_B64_END"
 
 // writeFileLines writes data to path on the board: its base64 in a here-document, decoded by the board's openssl,
 // as a command of its own (R, X, E records). Its stderr comes in its stdout (R), not through the err file: the
-// write that fills the disk would lose the "No space left on device" that says so.
+// write that fills the disk would lose the "No space left on device" that says so. OpenSSL's base64 -d does not
+// say it ("error writing output file", 3.0), so a failed write adds the space left where it writes (POSIX df,
+// after dfMarker; diskFull reads it).
 func writeFileLines(path string, data []byte) string {
 	var b strings.Builder
 	b.WriteString("fleet_m R\n")
@@ -262,7 +264,8 @@ func writeFileLines(path string, data []byte) string {
 	if enc != "" {
 		b.WriteString(enc + "\n")
 	}
-	b.WriteString(base64End + "\nfleet_m X $?\nfleet_m E\n")
+	b.WriteString(base64End + "\nfleet_wx=$?\n[ $fleet_wx -eq 0 ] || { printf '\\n%s\\n' " + dfMarker +
+		"; df -P -k \"$fleet_d\" 2>&1; }\nfleet_m X $fleet_wx\nfleet_m E\n")
 	return b.String()
 }
 
