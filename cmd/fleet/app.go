@@ -57,6 +57,7 @@ lab shares (--db postgres://user@host/db), for comparison and regression checks.
 		},
 	}
 	refuseUnknownCommands(app)
+	decimalIntFlags(app)
 	for _, cmd := range app.Commands {
 		withGlobalFlags(cmd, cmd.Name)
 	}
