@@ -220,15 +220,15 @@ func envText(env map[string]string) string {
 }
 
 // boardChanges is what differs between a board's facts in an earlier run and now: kernel, OpenSSL version,
-// governor, maximum clock, and environmentDiff's facts.
+// governor, maximum clock, and environmentDiff's facts, each only where both runs record it (knownChange).
 func boardChanges(prev, cur *protocol.Facts) []string {
 	if prev == nil || cur == nil {
 		return nil
 	}
 	var out []string
 	diff := func(what, a, b string) {
-		if a != b {
-			out = append(out, fmt.Sprintf("%s: %s → %s", what, orNone(a), orNone(b)))
+		if knownChange(a, b) {
+			out = append(out, fmt.Sprintf("%s: %s → %s", what, a, b))
 		}
 	}
 	diff("kernel", prev.Kernel, cur.Kernel)

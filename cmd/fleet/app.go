@@ -58,6 +58,7 @@ lab shares (--db postgres://user@host/db), for comparison and regression checks.
 		},
 	}
 	refuseUnknownCommands(app)
+	decimalIntFlags(app)
 	for _, cmd := range app.Commands {
 		withGlobalFlags(cmd, cmd.Name)
 	}
