@@ -109,9 +109,9 @@ done
 if [ "${FLEET_SKIP_LAB:-0}" = 1 ]; then
   echo "== skip emulated ARM lab: FLEET_SKIP_LAB=1"
 elif ! command -v qemu-system-aarch64 >/dev/null || ! command -v qemu-system-arm >/dev/null; then
-  echo "== skip emulated ARM lab: qemu-system-arm is not installed (sudo .ci/install-deps)"
+  echo "== skip emulated ARM lab: qemu-system-arm is not installed (.ci/install-deps installs it, as root)"
 elif ! dpkg --print-foreign-architectures | grep -x arm64 >/dev/null; then
-  echo "== skip emulated ARM lab: apt has no arm64 architecture (sudo .ci/install-deps adds arm64, armhf, armel)"
+  echo "== skip emulated ARM lab: apt has no arm64 architecture (.ci/install-deps, as root, adds arm64, armhf, armel)"
 else
   stage "emulated ARM lab end to end" lab/e2e.sh
 fi
