@@ -266,12 +266,16 @@ func corrected(t float64, n, minSeg int) float64 {
 // tAt is Student's pooled-variance t statistic of seg[k:] against seg[:k], from prefix sums of the values and
 // their squares. Two constant sides at different levels give ±Inf, at one level 0.
 func tAt(sum, sq []float64, k, n int) float64 {
-	m, r := float64(k), float64(n-k)
-	sl, sr := sum[k], sum[n]-sum[k]
-	ssl := sq[k] - sl*sl/m
-	ssr := (sq[n] - sq[k]) - sr*sr/r
-	diff := sr/r - sl/m
-	s2 := math.Max(ssl+ssr, 0) / float64(n-2)
+	return pooledT(sum[n]-sum[k], sq[n]-sq[k], float64(n-k), sum[k], sq[k], float64(k))
+}
+
+// pooledT is Student's pooled-variance t statistic of a sample against b, each given by its sum, sum of squares
+// and size: the mean of a minus the mean of b over the pooled standard error. Two constant samples at different
+// levels give ±Inf, at one level 0.
+func pooledT(sumA, sqA, nA, sumB, sqB, nB float64) float64 {
+	ssA, ssB := sqA-sumA*sumA/nA, sqB-sumB*sumB/nB
+	diff := sumA/nA - sumB/nB
+	s2 := math.Max(ssA+ssB, 0) / (nA + nB - 2)
 	if s2 <= 1e-24 {
 		switch {
 		case math.Abs(diff) <= 1e-12:
@@ -281,7 +285,7 @@ func tAt(sum, sq []float64, k, n int) float64 {
 		}
 		return math.Inf(-1)
 	}
-	return diff / math.Sqrt(s2*(1/m+1/r))
+	return diff / math.Sqrt(s2*(1/nA+1/nB))
 }
 
 func prefixSums(seg []float64) (sum, sq []float64) {
