@@ -133,7 +133,7 @@ func TestLeaseWaitGivesUp(t *testing.T) {
 	if !regexp.MustCompile(`board1\s+waiting for run 1 \(nightly, host `).MatchString(r.stderr) {
 		t.Errorf("no waiting line naming run 1\n%s", r)
 	}
-	if !regexp.MustCompile(`(?m)^\s*board1\s+failed .*\n\s+cause: board1 is leased by run 1 \(nightly, host \S+ pid \d+, since [0-9:]+\), expires [0-9:]+; gave up after waiting 1s`).MatchString(unfold(r.stderr)) {
+	if !regexp.MustCompile(`(?m)^\s*board1\s+failed .*\n\s+cause: board1 is leased by run 1 \(nightly, host \S+ pid \d+, since (\d{4}-\d\d-\d\d )?[0-9:]+\), expires (\d{4}-\d\d-\d\d )?[0-9:]+; gave up after waiting 1s`).MatchString(unfold(r.stderr)) {
 		t.Errorf("board1 not failed with the holder named\n%s", r)
 	}
 	if !regexp.MustCompile(`(?m)^\s*board3\s+(ok|suspect|invalid)\s+[1-9]`).MatchString(r.stderr) {
