@@ -119,13 +119,15 @@ func probeFacts(ctx context.Context, opts ProbeOptions) (protocol.Facts, string,
 
 // readBoardFiles reads what both probes take from a board's files under root, with the same parsers: the
 // agent's probe from the board's own /, the shell path's (RemoteFacts) from the controller's mirror of them, so
-// that the two cannot drift apart. It reads os-release, /proc/cpuinfo (cores: when cpuinfo names none), cpu0's
-// cpufreq and /proc/meminfo; the crypto drivers and interrupts are readCryptoProcs'.
+// that the two cannot drift apart. It reads os-release, /proc/cpuinfo (cores: when cpuinfo names none), the
+// clusters (sysfs topology with cpuinfo's parts; none where the files are not there, as in the shell path's
+// mirror), cpu0's cpufreq and /proc/meminfo; the crypto drivers and interrupts are readCryptoProcs'.
 func readBoardFiles(f *protocol.Facts, root string, cores func() int, addErr func(string, ...any)) {
 	path := func(p string) string { return root + p }
 	f.OSRelease = readOSRelease(addErr, path("/etc/os-release"), path("/usr/lib/os-release"))
 	if b, err := os.ReadFile(path("/proc/cpuinfo")); err == nil {
 		f.CPU = parseCPUInfo(bytes.NewReader(b))
+		f.CPU.Clusters = readClusters(root, b)
 	} else {
 		addErr("read cpuinfo: %v", err)
 	}

@@ -88,7 +88,7 @@ func TestAgentExitsAndKillsChildren(t *testing.T) {
 	if _, err := exec.LookPath(openssl); err != nil {
 		t.Skipf("no openssl on this host: %v", err)
 	}
-	bin := buildtest.Agent(t)
+	bin := buildtest.Agent(t, BuildFlags)
 	const plan = `{"algorithms":["aes-128-cbc"],"modes":["cpu"],"sizes":[16],"seconds":30,"repeats":10}` + "\n"
 	// with -multi, openssl forks workers: they are in the child's group and must die with it
 	const multiPlan = `{"algorithms":["aes-128-cbc"],"modes":["cpu"],"sizes":[16],"seconds":30,"threads":2}` + "\n"
@@ -224,7 +224,7 @@ func TestAgentKilledTakesChild(t *testing.T) {
 	if _, err := exec.LookPath("openssl"); err != nil {
 		t.Skipf("no openssl on this host: %v", err)
 	}
-	cmd := exec.Command(buildtest.Agent(t), "sweep")
+	cmd := exec.Command(buildtest.Agent(t, BuildFlags), "sweep")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fleetlab/fleet/opensslspeed"
 	"github.com/fleetlab/fleet/protocol"
 )
 
@@ -41,7 +42,7 @@ func cipherDidYouMean(a string) string {
 	}
 	var matches []string
 	for _, c := range protocol.SSHCiphers {
-		if cn, _, _ := strings.Cut(c, "@"); levenshtein(name, cn) <= 1 {
+		if cn, _, _ := strings.Cut(c, "@"); opensslspeed.EditDistance(name, cn) <= 1 {
 			matches = append(matches, c)
 		}
 	}

@@ -15,13 +15,6 @@ const (
 	VerificationUnknown = "unknown" // the path could not be checked (VerificationDetail says why)
 )
 
-// VerificationTally is what a board's verification came to in a run: the paths (mode and algorithm) it
-// checked, by verdict, and the board's time spent checking them. The controller counts; report words it.
-type VerificationTally struct {
-	Paths, OK, Unknown, Wrong int
-	Seconds                   float64
-}
-
 // The deterministic verification inputs: the payload of n bytes is VerifyPattern(n, VerifySeedPayload), the key
 // VerifyPattern(key length, VerifySeedKey) and the IV VerifyPattern(IV length, VerifySeedIV). Agent and
 // controller build them alike, so only outputs travel.

@@ -50,6 +50,10 @@ var measurementColumns = []measurementColumn{
 	{"published_max", func(_ *RunWriter, bp *boardPoint) any { return bp.p.PublishedMax }},
 	{"verification", func(_ *RunWriter, bp *boardPoint) any { return bp.p.Verification }},
 	{"verification_detail", func(_ *RunWriter, bp *boardPoint) any { return bp.p.VerificationDetail }},
+	{"cpus", func(_ *RunWriter, bp *boardPoint) any { return bp.p.CPUs }},
+	{"cluster", func(_ *RunWriter, bp *boardPoint) any { return bp.p.Cluster }},
+	{"pinned_busy_pct", func(_ *RunWriter, bp *boardPoint) any { return bp.p.PinnedBusyPct }},
+	{"other_busy_pct", func(_ *RunWriter, bp *boardPoint) any { return bp.p.OtherBusyPct }},
 }
 
 // measurementColumnNames are the names of measurementColumns, in order.

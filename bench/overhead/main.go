@@ -26,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fleetlab/fleet/agent"
 	"github.com/fleetlab/fleet/bench/internal/machine"
 	"github.com/fleetlab/fleet/internal/buildtest"
 )
@@ -67,14 +68,14 @@ func main() {
 	}
 	if *fleetBin == "" {
 		*fleetBin = filepath.Join(dir, "fleet")
-		build(dir, nil, module+"/cmd/fleet")
+		build(dir, nil, buildtest.StrippedFlags, module+"/cmd/fleet")
 	}
 	if *agentBin == "" {
 		*agentBin = filepath.Join(dir, "fleet-agent")
-		build(dir, buildtest.AgentEnv(), module+"/cmd/fleet-agent")
+		build(dir, buildtest.AgentEnv(), agent.BuildFlags, module+"/cmd/fleet-agent") // as the controller builds it
 	}
 	fake := filepath.Join(dir, "fakeagent")
-	build(dir, buildtest.AgentEnv(), module+"/bench/overhead/fakeagent")
+	build(dir, buildtest.AgentEnv(), buildtest.StrippedFlags, module+"/bench/overhead/fakeagent")
 	if err := padTo(fake, *agentBin); err != nil {
 		fatalf("fake agent: %v", err)
 	}
@@ -137,9 +138,9 @@ func median(v []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-// build builds pkg into dir (buildtest.Build), or ends the benchmark.
-func build(dir string, env []string, pkg string) {
-	if err := buildtest.Build(dir, env, pkg); err != nil {
+// build builds pkg into dir with flags (buildtest.BuildWith), or ends the benchmark.
+func build(dir string, env, flags []string, pkg string) {
+	if err := buildtest.BuildWith(dir, env, flags, pkg); err != nil {
 		fatalf("%v", err)
 	}
 }

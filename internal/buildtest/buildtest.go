@@ -16,11 +16,21 @@ import (
 // directory of the module (a test runs in its package's).
 const Module = "github.com/fleetlab/fleet"
 
+// StrippedFlags are the go build flags of every binary built here but the agent: no local paths, symbol
+// table or DWARF, as fleet ships its binaries. The agent adds its own (agent.BuildFlags), passed to Agent.
+var StrippedFlags = []string{"-trimpath", "-ldflags=-s -w"}
+
 // Build builds the packages pkgs (import paths) into dir, each binary named after its package's last element,
-// with env added to the environment and the flags fleet cross-compiles its agent with (-trimpath, -s -w). The
-// error holds the go command's output. It takes no testing.T, for the benchmarks' own main packages.
+// with env added to the environment and StrippedFlags. The error holds the go command's output. It takes no
+// testing.T, for the benchmarks' own main packages.
 func Build(dir string, env []string, pkgs ...string) error {
-	args := append([]string{"build", "-trimpath", "-ldflags=-s -w", "-o", dir + string(os.PathSeparator)}, pkgs...)
+	return BuildWith(dir, env, StrippedFlags, pkgs...)
+}
+
+// BuildWith is Build with the go build flags given: the agent's are agent.BuildFlags, which this package
+// cannot import (the agent's own tests build with it).
+func BuildWith(dir string, env, flags []string, pkgs ...string) error {
+	args := append(append(append([]string{"build"}, flags...), "-o", dir+string(os.PathSeparator)), pkgs...)
 	cmd := exec.Command(goCommand(), args...)
 	cmd.Env = append(os.Environ(), env...)
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -56,10 +66,15 @@ func AgentEnv() []string {
 	return []string{"CGO_ENABLED=0", "GOOS=linux", "GOARCH=" + runtime.GOARCH}
 }
 
-// Agent builds the agent for this machine exactly as fleet cross-compiles it (AgentEnv).
-func Agent(t testing.TB) string {
+// Agent builds the agent exactly as fleet cross-compiles it: in AgentEnv, for this machine's architecture
+// unless env says otherwise (a later GOARCH wins), with flags, which callers give as agent.BuildFlags.
+func Agent(t testing.TB, flags []string, env ...string) string {
 	t.Helper()
-	return Binary(t, Module+"/cmd/fleet-agent", AgentEnv()...)
+	dir := t.TempDir()
+	if err := BuildWith(dir, append(AgentEnv(), env...), flags, Module+"/cmd/fleet-agent"); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, "fleet-agent")
 }
 
 // goCommand is the go command of PATH, else the one of the toolchain that built the test: a test run by an

@@ -1,19 +1,23 @@
 package buildtest
 
 import (
+	"debug/buildinfo"
 	"debug/elf"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fleetlab/fleet/agent"
 )
 
-// TestAgent: the agent built for the tests is the shipped kind, a static stripped Linux executable that runs.
+// TestAgent: the agent built for the tests is the shipped kind, a static stripped Linux executable that runs,
+// built with the controller's flags (agent.BuildFlags, as its build info records them).
 func TestAgent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the agent")
 	}
-	bin := Agent(t)
+	bin := Agent(t, agent.BuildFlags)
 	if got, want := filepath.Base(bin), "fleet-agent"; got != want {
 		t.Errorf("binary %s, want %s", got, want)
 	}
@@ -30,6 +34,27 @@ func TestAgent(t *testing.T) {
 	}
 	if out, err := exec.Command(bin, "version").CombinedOutput(); err != nil {
 		t.Errorf("fleet-agent version: %v\n%s", err, out)
+	}
+	info, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings := map[string]string{}
+	for _, s := range info.Settings {
+		settings[s.Key] = s.Value
+	}
+	want := map[string]string{"CGO_ENABLED": "0"}
+	for _, f := range agent.BuildFlags {
+		key, value, ok := strings.Cut(f, "=")
+		want[key] = value
+		if !ok {
+			want[key] = "true" // a boolean flag, -trimpath
+		}
+	}
+	for key, value := range want {
+		if got := settings[key]; got != value {
+			t.Errorf("build setting %s = %q, want %q", key, got, value)
+		}
 	}
 }
 
