@@ -9,6 +9,7 @@ import (
 	"github.com/vbauerster/mpb/v8"
 
 	"github.com/fleetlab/fleet/fleet"
+	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/report"
 )
 
@@ -65,11 +66,20 @@ func (b *boardState) apply(e fleet.Event, now time.Time, planKnown bool) string 
 		}
 		return ""
 	case fleet.StageDone:
-		b.stage, b.label, b.ended = string(e.Status), e.Msg, true
-		if e.Msg != "" {
-			return string(e.Status) + ": " + e.Msg
+		// "ok" is only that the sweep ran to its end: whether its points can be trusted is the summary's to say
+		// (a board whose points are all invalid must not read "ok" here and "invalid" there), so it is "finished".
+		status := string(e.Status)
+		if e.Status == protocol.StatusOK {
+			status = "finished"
+			if b.total > 0 {
+				e.Msg = fmt.Sprintf("%d of %d points, judged in the summary", b.done, b.total)
+			}
 		}
-		return string(e.Status)
+		b.stage, b.label, b.ended = status, e.Msg, true
+		if e.Msg != "" {
+			return status + ": " + e.Msg
+		}
+		return status
 	case fleet.StageLease:
 		b.stage, b.label = e.Stage, ""
 		return e.Msg // "waiting for run 41 (nightly, host ci-3, since 02:00:00)"

@@ -51,7 +51,7 @@ func TestProgressLines(t *testing.T) {
 		"21:00:00 local        measuring: 24 points, about 25 s left",
 		"21:00:02 local        1/24 soft aes-128-cbc 16 B, about 45 s left",
 		"21:00:04 local        2/24 cpu aes-128-cbc 16 B, about 45 s left",
-		"21:00:04 local        ok",
+		"21:00:04 local        finished: 2 of 24 points, judged in the summary",
 	}
 	if got := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("progress lines:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
