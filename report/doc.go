@@ -34,7 +34,11 @@
 // compare*.go (compare_write.go: WriteCompare and its CSV), regress*.go (regress_write.go: WriteRegression and
 // its CSV), reference*.go, changes*.go, history*.go, ssh*.go, listing_runs.go (WriteRuns), listing_results.go
 // (WriteResults), listing_import.go (WriteImport), listing_sweep.go (WriteSweep, WriteSweepTables),
-// run_detail.go (WriteRunDetail, WriteRunSummary), boards.go. What every view uses: samples.go (SampleKey, Sample,
-// Group and the order of series), formats.go (views and formats), units.go, table*.go and render_*.go (the
-// document and its text, Markdown, HTML and JSON writers).
+// run_detail.go (WriteRunDetail, WriteRunSummary), boards.go, junit.go (WriteJUnit). What every view uses:
+// samples.go (SampleKey, Sample, Group and the order of series), formats.go (views and formats), units.go,
+// precision.go (adaptive repeats' marks), validity*.go (a cell's marks, a run's state beside its points'
+// verdicts), printable.go and openssl_reason.go (a board's text made safe to print, OpenSSL's errors in words:
+// PlainReason), facts*.go, kernel.go and environment.go (a board run's facts, kernel health and what changed
+// between runs), table*.go, chart*.go and render_*.go (the document, its fitting to 100 columns, its SVG charts
+// and its text, Markdown, HTML and JSON writers), fragments.go (the same tables and charts for fleet serve).
 package report
