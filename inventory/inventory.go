@@ -13,6 +13,7 @@ type Inventory struct {
 	boards   map[string]Board   // every board, local included
 	listed   []string           // the names the file lists, sorted
 	profiles map[string]Profile // built-in profiles, replaced or joined by the file's
+	replaced map[string]bool    // built-in profiles the file replaced: a run that uses one says so
 }
 
 // Default returns the inventory used when there is no boards.toml: only the local board and the built-in
@@ -23,6 +24,10 @@ func Default() *Inventory {
 		profiles: builtinProfiles(),
 	}
 }
+
+// ReplacesBuiltin reports whether the file's [profiles.NAME] replaced the built-in profile of that name, so that
+// `--profile nightly` never means one thing in a checkout and another elsewhere without a word.
+func (inv *Inventory) ReplacesBuiltin(name string) bool { return inv.replaced[name] }
 
 // Path is the file the inventory was read from, or "" for Default.
 func (inv *Inventory) Path() string { return inv.path }

@@ -103,6 +103,12 @@ func parse(name string, data []byte, home func() (string, error)) (*Inventory, e
 	}
 	for _, name := range sortedKeys(doc.Profiles) {
 		if p, ok := b.profile(name, doc.Profiles[name]); ok {
+			if _, builtin := inv.profiles[name]; builtin {
+				if inv.replaced == nil {
+					inv.replaced = map[string]bool{}
+				}
+				inv.replaced[name] = true
+			}
 			inv.profiles[name] = p
 		}
 	}

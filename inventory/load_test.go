@@ -256,3 +256,29 @@ func TestIA32CapPartialMaskIsEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// TestReplacesBuiltinProfile: a file's [profiles.nightly] replaces the built-in nightly, and the inventory says
+// so (fleet run prints it), while a profile of a new name, the shipped nightly-short, replaces nothing.
+func TestReplacesBuiltinProfile(t *testing.T) {
+	inv := mustParse(t, "[profiles.nightly]\nalgorithms = [\"sha256\"]\n[profiles.mine]\nalgorithms = [\"sha1\"]\n")
+	if !inv.ReplacesBuiltin("nightly") {
+		t.Error("[profiles.nightly] is not reported as replacing the built-in nightly")
+	}
+	for _, name := range []string{"mine", "quick", "full"} {
+		if inv.ReplacesBuiltin(name) {
+			t.Errorf("%s reported as replacing a built-in profile", name)
+		}
+	}
+	shipped, err := Parse("boards.toml", mustRead(t, filepath.Join("..", "boards.toml")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range shipped.Profiles() {
+		if shipped.ReplacesBuiltin(p.Name) {
+			t.Errorf("the shipped boards.toml replaces the built-in profile %s", p.Name)
+		}
+	}
+	if Default().ReplacesBuiltin("nightly") {
+		t.Error("the default inventory replaces nightly")
+	}
+}

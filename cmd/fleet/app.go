@@ -23,10 +23,14 @@ with the user and system CPU it cost. Results go to a SQLite file (--db PATH), o
 lab shares (--db postgres://user@host/db), for comparison and regression checks.
 
    fleet run --boards local                 measure this machine (no boards.toml needed)
-   fleet run --boards am335x,am64x --label nightly
+   fleet run --boards am335x,am64x
    fleet compare --boards am64x              accelerator vs CPU, speedups and the crossover block size
-   fleet run --tag nightly --profile nightly --label nightly
-   fleet regress --baseline nightly          verdicts against each board's last 10 valid nightly runs
+
+   The nightly (examples/nightly: a systemd timer, a GitLab job): each point to ±2 % (at most 20
+   repeats, 1 h a board), then each board judged against its last 10 valid nightly runs, drops
+   measured again before they fail the job:
+   fleet run --tag nightly --profile nightly --label nightly --quiet-wait 60s
+   fleet regress --baseline nightly --run nightly --confirm --junit regress.xml
 
 ` + exitCodesHelp,
 		Reader:                 stdin,

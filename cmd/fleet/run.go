@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -68,7 +69,7 @@ out of the agent on the board, which reads the board's CPU from /proc/stat. A ci
 a skip with the reason. Points are flagged host-bound when the controller itself used 90 % of a core; the ssh
 points of one board are measured at a time. fleet compare --modes ssh prints the table.`,
 		Flags: append(append(append(selectionFlags(), sshFlags()...),
-			&cli.StringFlag{Name: "profile", Aliases: []string{"p"}, Value: "quick", Usage: "sweep `PROFILE` (quick, full, or one from boards.toml)"},
+			&cli.StringFlag{Name: "profile", Aliases: []string{"p"}, Value: "quick", Usage: "sweep `PROFILE` (quick, full, nightly, or one from boards.toml)"},
 			labelFlag("`LABEL` the run (e.g. nightly) for regress --baseline and --run"),
 			// 0 is refused: the default comes from the profile, and --help says so instead of "(default: 0)".
 			&cli.IntFlag{Name: "repeat", Usage: "repeat every point `N` times (interleaved across modes)", DefaultText: fromProfile},
@@ -186,6 +187,10 @@ func sweepFromFlags(c *cli.Context, inv *inventory.Inventory) (inventory.Profile
 	p, err := inv.Profile(c.String("profile"))
 	if err != nil {
 		return p, nil, usageErr("%w", err)
+	}
+	if inv.ReplacesBuiltin(p.Name) {
+		fmt.Fprintf(c.App.ErrWriter, "profile %s: %s's [profiles.%s], which replaces the built-in one\n",
+			p.Name, inv.Path(), p.Name)
 	}
 	if v := splitList(c.StringSlice("algorithms")); len(v) > 0 {
 		p.Algorithms = v

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -133,5 +134,30 @@ func TestRunHelpNamesEveryMode(t *testing.T) {
 	}
 	if i, j := strings.Index(line, "provider:NAME"), strings.Index(line, " "+protocol.ModeSSH+" ("); i < 0 || j < i {
 		t.Errorf("--modes help %q: want ssh (measured only when named) after the probed modes and provider:NAME", line)
+	}
+}
+
+// TestRunSaysWhenAProfileReplacesTheBuiltIn: `--profile nightly` from a boards.toml that has a [profiles.nightly]
+// says on stderr that it is the file's, not the built-in one; the built-in itself says nothing.
+func TestRunSaysWhenAProfileReplacesTheBuiltIn(t *testing.T) {
+	needOpenSSL(t)
+	if testing.Short() {
+		t.Skip("builds the agent and runs openssl for a second")
+	}
+	dir := t.TempDir()
+	inv := filepath.Join(dir, "boards.toml")
+	if err := os.WriteFile(inv, []byte("[profiles.nightly]\nalgorithms = [\"sha256\"]\nsizes = [16]\nseconds = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := "profile nightly: " + inv + "'s [profiles.nightly], which replaces the built-in one"
+	_, stderr, code := runFleet(t, "run", "--boards", "local", "--db", filepath.Join(dir, "fleet.db"),
+		"--inventory", inv, "--profile", "nightly", "--modes", "soft")
+	if code != 0 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr lacks %q:\n%s", code, want, stderr)
+	}
+	_, stderr, _ = runFleet(t, "run", "--boards", "local", "--db", filepath.Join(dir, "fleet.db"),
+		"--profile", "quick", "--modes", "soft", "--algorithms", "sha256", "--sizes", "16", "--seconds", "1")
+	if strings.Contains(stderr, "replaces the built-in") {
+		t.Errorf("the built-in quick profile is said to be replaced:\n%s", stderr)
 	}
 }
