@@ -120,8 +120,9 @@ func probeFacts(ctx context.Context, opts ProbeOptions) (protocol.Facts, string,
 // readBoardFiles reads what both probes take from a board's files under root, with the same parsers: the
 // agent's probe from the board's own /, the shell path's (RemoteFacts) from the controller's mirror of them, so
 // that the two cannot drift apart. It reads os-release, /proc/cpuinfo (cores: when cpuinfo names none), the
-// clusters (sysfs topology with cpuinfo's parts; none where the files are not there, as in the shell path's
-// mirror), cpu0's cpufreq and /proc/meminfo; the crypto drivers and interrupts are readCryptoProcs'.
+// clusters (sysfs topology with cpuinfo's parts, as far as root holds them: the shell path's mirror has the
+// cpufreq files alone, and pinning there is refused anyway), cpu0's cpufreq and /proc/meminfo; the crypto
+// drivers and interrupts are readCryptoProcs'.
 func readBoardFiles(f *protocol.Facts, root string, cores func() int, addErr func(string, ...any)) {
 	path := func(p string) string { return root + p }
 	f.OSRelease = readOSRelease(addErr, path("/etc/os-release"), path("/usr/lib/os-release"))
