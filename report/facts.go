@@ -37,56 +37,16 @@ func boardFacts(br store.BoardRun) []fact {
 	}
 	add("OpenSSL", firstNonEmpty(f.OpenSSL, f.OpenSSLVersion))
 	add("OpenSSL path", f.OpenSSLPath)
-	cpu := f.CPU.Model
-	if f.CPU.Cores > 0 {
-		cpu += fmt.Sprintf(", %d cores", f.CPU.Cores)
-	}
-	// A board without cpufreq reports neither clock; one with only a maximum (no scaling_cur_freq) must not
-	// read "0 MHz", which looks like a measurement.
-	switch {
-	case f.CPU.CurMHz > 0 && f.CPU.MaxMHz > 0:
-		cpu += fmt.Sprintf(", %.0f MHz (max %.0f)", f.CPU.CurMHz, f.CPU.MaxMHz)
-	case f.CPU.CurMHz > 0:
-		cpu += fmt.Sprintf(", %.0f MHz", f.CPU.CurMHz)
-	case f.CPU.MaxMHz > 0:
-		cpu += fmt.Sprintf(", max %.0f MHz", f.CPU.MaxMHz)
-	}
-	add("CPU", strings.TrimPrefix(cpu, ", "))
+	add("CPU", cpuFact(f.CPU))
 	add("governor", f.CPU.Governor)
 	add("CPU features", strings.Join(f.CPU.Features, " "))
 	add("/dev/crypto", yesNo(f.DevCrypto, ""))
 	add("AF_ALG", yesNo(f.AFALG, f.AFALGError))
-	engines := make(map[string]string, len(f.Engines))
-	for e, status := range f.Engines {
-		engines[e] = PlainReason(status) // OpenSSL's error records in words; show --raw and the JSON keep them
-	}
-	add("engines", joinMap(engines))
-	var modes []string
-	for _, m := range f.Modes {
-		s := m.Mode
-		switch {
-		case m.Available && m.Reason != "":
-			s += " (" + PlainReason(m.Reason) + ")"
-		case !m.Available:
-			s += ": not available"
-			if m.Reason != "" {
-				s += ", " + PlainReason(m.Reason) // the stored text: WriteRunSummary with raws, and the JSON
-			}
-		}
-		modes = append(modes, s)
-	}
-	add("modes", strings.Join(modes, "; "))
+	add("engines", enginesFact(f.Engines))
+	add("modes", modesFact(f.Modes))
 	add("drivers", strings.Join(topDrivers(f), "; "))
 	add("OpenSSL env", envText(f.OpenSSLEnv))
-	conf := f.OpenSSLConf
-	switch {
-	case conf == "":
-	case f.OpenSSLConfDigest == "none":
-		conf += " (no engine or provider sections)"
-	case f.OpenSSLConfDigest != "":
-		conf += " (engine/provider sections " + f.OpenSSLConfDigest + ")"
-	}
-	add("OpenSSL config", conf)
+	add("OpenSSL config", opensslConfFact(f))
 	if len(f.OpenSSLConfRoutes) > 0 {
 		add("runs without -engine go to", strings.Join(f.OpenSSLConfRoutes, "; "))
 	}
@@ -100,6 +60,66 @@ func boardFacts(br store.BoardRun) []fact {
 	}
 	add("probe errors", strings.Join(f.Errors, "; "))
 	return out
+}
+
+// cpuFact is "Cortex-A53, 4 cores, 1200 MHz (max 1400)": the model with what the probe knows of cores and clock.
+func cpuFact(c protocol.CPUFacts) string {
+	cpu := c.Model
+	if c.Cores > 0 {
+		cpu += fmt.Sprintf(", %d cores", c.Cores)
+	}
+	// A board without cpufreq reports neither clock; one with only a maximum (no scaling_cur_freq) must not
+	// read "0 MHz", which looks like a measurement.
+	switch {
+	case c.CurMHz > 0 && c.MaxMHz > 0:
+		cpu += fmt.Sprintf(", %.0f MHz (max %.0f)", c.CurMHz, c.MaxMHz)
+	case c.CurMHz > 0:
+		cpu += fmt.Sprintf(", %.0f MHz", c.CurMHz)
+	case c.MaxMHz > 0:
+		cpu += fmt.Sprintf(", max %.0f MHz", c.MaxMHz)
+	}
+	return strings.TrimPrefix(cpu, ", ")
+}
+
+// enginesFact lists the engines with their status in words.
+func enginesFact(in map[string]string) string {
+	engines := make(map[string]string, len(in))
+	for e, status := range in {
+		engines[e] = PlainReason(status) // OpenSSL's error records in words; show --raw and the JSON keep them
+	}
+	return joinMap(engines)
+}
+
+// modesFact lists the modes, each with why it is, or is not, available.
+func modesFact(in []protocol.ModeFact) string {
+	var modes []string
+	for _, m := range in {
+		s := m.Mode
+		switch {
+		case m.Available && m.Reason != "":
+			s += " (" + PlainReason(m.Reason) + ")"
+		case !m.Available:
+			s += ": not available"
+			if m.Reason != "" {
+				s += ", " + PlainReason(m.Reason) // the stored text: WriteRunSummary with raws, and the JSON
+			}
+		}
+		modes = append(modes, s)
+	}
+	return strings.Join(modes, "; ")
+}
+
+// opensslConfFact is the OpenSSL configuration file with what its engine and provider sections are.
+func opensslConfFact(f *protocol.Facts) string {
+	conf := f.OpenSSLConf
+	switch {
+	case conf == "":
+	case f.OpenSSLConfDigest == "none":
+		conf += " (no engine or provider sections)"
+	case f.OpenSSLConfDigest != "":
+		conf += " (engine/provider sections " + f.OpenSSLConfDigest + ")"
+	}
+	return conf
 }
 
 // topDrivers names, for every /proc/crypto algorithm, the driver the kernel picks (protocol.Facts.KernelDriver).
