@@ -44,7 +44,7 @@ func boardFacts(br store.BoardRun) []fact {
 	add("AF_ALG", yesNo(f.AFALG, f.AFALGError))
 	add("engines", enginesFact(f.Engines))
 	add("modes", modesFact(f.Modes))
-	add("drivers", strings.Join(topDrivers(f), "; "))
+	add("drivers", driversFact(topDrivers(f)))
 	add("OpenSSL env", envText(f.OpenSSLEnv))
 	add("OpenSSL config", opensslConfFact(f))
 	if len(f.OpenSSLConfRoutes) > 0 {
@@ -85,7 +85,15 @@ func cpuFact(c protocol.CPUFacts) string {
 func enginesFact(in map[string]string) string {
 	engines := make(map[string]string, len(in))
 	for e, status := range in {
-		engines[e] = PlainReason(status) // OpenSSL's error records in words; show --raw and the JSON keep them
+		// OpenSSL's error records in words, as the probe's "engine NAME: …" reasons are; the JSON keeps them
+		plain := PlainReason("engine " + e + ": " + status)
+		switch {
+		case strings.HasPrefix(plain, "the "+e+" engine is not installed"):
+			status = strings.TrimPrefix(plain, "the "+e+" engine is ")
+		case strings.HasPrefix(plain, "the "+e+" engine did not load: "):
+			status = "not available: " + strings.TrimPrefix(plain, "the "+e+" engine did not load: ")
+		}
+		engines[e] = status
 	}
 	return joinMap(engines)
 }
@@ -120,6 +128,54 @@ func opensslConfFact(f *protocol.Facts) string {
 		conf += " (engine/provider sections " + f.OpenSSLConfDigest + ")"
 	}
 	return conf
+}
+
+// driversFact is the kernel's driver choices in one line a person reads: the hardware and optimised drivers
+// named, the generic software ones (C code, library calls, templates over another driver) counted, since a board
+// lists forty and more and the few that accelerate are what a reader looks for. `show --format json` and the
+// dashboard's fold keep every choice.
+func driversFact(choices []string) string {
+	if len(choices) == 0 {
+		return ""
+	}
+	var named []string
+	for _, c := range choices {
+		if !genericDriver(c) {
+			named = append(named, c)
+		}
+	}
+	const most = 8
+	generic := len(choices) - len(named)
+	var parts []string
+	if len(named) > most {
+		parts = append(parts, strings.Join(named[:most], "; ")+fmt.Sprintf("; %d more", len(named)-most))
+	} else if len(named) > 0 {
+		parts = append(parts, strings.Join(named, "; "))
+	}
+	if generic > 0 {
+		parts = append(parts, plural(generic, "algorithm")+" on generic software drivers")
+	}
+	if generic == 0 && len(named) <= most {
+		return strings.Join(parts, "; ") // every choice is named
+	}
+	return strings.Join(parts, "; ") + " (all of them: --format json)"
+}
+
+// genericDriver reports whether a choice "cbc(aes) → cbc(ecb(aes-fixed-time)) (101)" is the kernel's portable
+// software: a template over another driver, or a driver named as generic C or a library call.
+func genericDriver(choice string) bool {
+	_, driver, _ := strings.Cut(choice, " → ")
+	driver, _, _ = strings.Cut(driver, " (")
+	if strings.Contains(driver, "(") {
+		return true // a template (cbc, hmac, gcm…) over another driver: the inner one is listed on its own
+	}
+	for _, suffix := range []string{"-generic", "-lib", "-fixed-time", "-scomp", "_rng", "-cipher_null"} {
+		if strings.HasSuffix(driver, suffix) {
+			return true
+		}
+	}
+	// the kernel's random number generators (drbg_*, jitterentropy_rng) are software whatever the board
+	return driver == "cipher_null" || driver == "digest_null" || strings.HasPrefix(driver, "drbg_")
 }
 
 // topDrivers names, for every /proc/crypto algorithm, the driver the kernel picks (protocol.Facts.KernelDriver).
