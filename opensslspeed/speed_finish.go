@@ -96,80 +96,147 @@ func (b *speedRunBuilder) finish(hint Hint) Run {
 // point derives one protocol.Point from a slot; ok is false when the output holds no usable number for it.
 func (b *speedRunBuilder) point(s *speedSlot, r Run, nominal float64) (protocol.Point, bool) {
 	k := s.key
-	pt := protocol.Point{Mode: r.Mode, Algorithm: k.alg, Op: k.op, BlockSize: k.block, KeyBits: k.bits, Curve: k.curve,
+	d := speedPointDraft{s: s, timing: r.Timing, threads: r.Threads, asym: k.block == 0, unit: float64(k.block)}
+	d.pt = protocol.Point{Mode: r.Mode, Algorithm: k.alg, Op: k.op, BlockSize: k.block, KeyBits: k.bits, Curve: k.curve,
 		Threads: r.Threads, Engine: r.Engine, Timing: r.Timing, Flags: append([]string(nil), s.flags...)}
-	if pt.Algorithm == "" {
-		return pt, false
+	if d.pt.Algorithm == "" {
+		return d.pt, false
 	}
-	asym := k.block == 0
-	unit := float64(k.block)
-	if asym {
-		unit = 1
+	if d.asym {
+		d.unit = 1
 	}
+	d.setNominal(nominal)
+	if s.hasCount {
+		d.pt.Count, d.pt.Seconds, d.pt.Line = s.count, s.seconds, s.countLine
+	}
+	rate, ok := d.rate()
+	if !ok {
+		return d.pt, false
+	}
+	rate = d.checkCount(rate)
+	maxRate, what := MaxBytesPerSec, "rate (B/s)"
+	if d.asym {
+		maxRate, what = MaxOpsPerSec, "rate (ops/s)"
+	}
+	if msg := speedCheck(rate, what, maxRate); msg != "" {
+		b.problem(d.pt.Line, k.alg+": "+msg)
+		return d.pt, false
+	}
+	d.setRate(rate)
+	b.runEvidence(&d.pt)
+	return d.pt, true
+}
+
+// speedPointDraft is one point while its slot is read: the values each step of the derivation shares.
+type speedPointDraft struct {
+	pt           protocol.Point
+	s            *speedSlot
+	timing       string  // the run's: "cpu" rates are re-derived on the wall clock
+	threads      int     // the run's -multi N: that many children must report
+	asym         bool    // an asymmetric operation: ops/s, not B/s
+	unit         float64 // what one counted operation is worth: its block in bytes, 1 for an asymmetric one
+	nominal      float64 // seconds the line ran for, as printed, asked or OpenSSL's default
+	nominalKnown bool    // nominal was printed or asked, not OpenSSL's default
+}
+
+// setNominal decides the seconds the line ran for: its own, else the run's, else OpenSSL's default (flagged
+// when a CPU-timed rate is re-derived on it).
+func (d *speedPointDraft) setNominal(nominal float64) {
+	s := d.s
 	if s.nominal > 0 {
 		nominal = s.nominal
 	}
-	nominalKnown := nominal > 0
+	d.nominalKnown = nominal > 0
 	if nominal <= 0 {
 		nominal = speedDefaultSymSeconds
-		if asym {
+		if d.asym {
 			nominal = speedDefaultAsymSeconds
 		}
-		if s.hasCount && r.Timing == "cpu" {
-			pt.Flags = append(pt.Flags, "nominal seconds assumed: openssl default "+speedFmt(nominal)+" s")
+		if s.hasCount && d.timing == "cpu" {
+			d.pt.Flags = append(d.pt.Flags, "nominal seconds assumed: openssl default "+speedFmt(nominal)+" s")
 		}
 	}
-	if s.hasCount {
-		pt.Count, pt.Seconds, pt.Line = s.count, s.seconds, s.countLine
-	}
-	var rate float64
+	d.nominal = nominal
+}
+
+// rate is the point's rate from what the slot holds: openssl's figure, its count and seconds, or the sum of
+// -multi children's rates; ok is false when it holds none of them.
+func (d *speedPointDraft) rate() (rate float64, ok bool) {
+	s := d.s
 	switch {
 	case s.hasValue && (!s.valueMR || !s.hasCount):
-		rate, pt.Line = s.value, s.valueLine
-		if r.Timing == "cpu" && s.hasCount {
-			pt.WallEst = math.Max(nominal, s.seconds)
-			if s.count > 0 {
-				rate, pt.Line = s.count*unit/pt.WallEst, s.countLine
-			}
-			pt.Flags = append(pt.Flags, "cpu-timed: openssl reported "+speedFmt(s.value)+" "+speedUnit(asym)+
-				" on user CPU time; rate re-derived on "+speedWallBasis(nominal, s.seconds))
-		} else if r.Timing == "cpu" {
-			pt.Flags = append(pt.Flags, "cpu-timed: openssl's rate on user CPU time; no count to re-derive a wall rate")
-		}
+		return d.valueRate(), true
 	case s.hasCount:
-		switch {
-		case r.Timing == "cpu":
-			pt.WallEst = math.Max(nominal, s.seconds)
-			rate = s.count * unit / pt.WallEst
-			if s.seconds > 0 {
-				pt.Flags = append(pt.Flags, "cpu-timed: openssl reported "+speedFmt(s.count*unit/s.seconds)+" "+
-					speedUnit(asym)+" on user CPU time; rate re-derived on "+speedWallBasis(nominal, s.seconds))
-			} else {
-				pt.Flags = append(pt.Flags, "zero-seconds: openssl measured 0.00 s of user CPU time; rate re-derived on "+
-					speedWallBasis(nominal, s.seconds))
-			}
-		case s.seconds > 0:
-			rate = s.count * unit / s.seconds
-		default:
-			pt.Failed = true
-			pt.Error = "openssl reported " + speedFmt(s.count) + " operations in 0.00 s: no rate"
-		}
+		return d.countRate(), true
 	case len(s.children) > 0:
-		ids := make([]int, 0, len(s.children))
-		for id, v := range s.children {
-			ids = append(ids, id)
-			rate += v
-		}
-		pt.Line = s.childLine
-		pt.Flags = append(pt.Flags, "multi: sum of "+strconv.Itoa(len(ids))+" children's rates (no total in the output)")
-		if len(ids) < r.Threads {
-			pt.Failed = true
-			pt.Error = "multi: only " + strconv.Itoa(len(ids)) + " of " + strconv.Itoa(r.Threads) + " children reported"
-		}
-	default:
-		return pt, false
+		return d.childrenRate(), true
 	}
-	if s.hasCount && s.count == 0 && !pt.Failed {
+	return 0, false
+}
+
+// valueRate is openssl's printed rate, re-derived from the count on the wall clock when the run is CPU-timed.
+func (d *speedPointDraft) valueRate() float64 {
+	s, pt := d.s, &d.pt
+	rate := s.value
+	pt.Line = s.valueLine
+	if d.timing == "cpu" && s.hasCount {
+		pt.WallEst = math.Max(d.nominal, s.seconds)
+		if s.count > 0 {
+			rate, pt.Line = s.count*d.unit/pt.WallEst, s.countLine
+		}
+		pt.Flags = append(pt.Flags, "cpu-timed: openssl reported "+speedFmt(s.value)+" "+speedUnit(d.asym)+
+			" on user CPU time; rate re-derived on "+speedWallBasis(d.nominal, s.seconds))
+	} else if d.timing == "cpu" {
+		pt.Flags = append(pt.Flags, "cpu-timed: openssl's rate on user CPU time; no count to re-derive a wall rate")
+	}
+	return rate
+}
+
+// countRate is count × unit over the wall clock (CPU-timed) or over openssl's seconds; zero seconds on the wall
+// clock fail the point.
+func (d *speedPointDraft) countRate() float64 {
+	s, pt := d.s, &d.pt
+	switch {
+	case d.timing == "cpu":
+		pt.WallEst = math.Max(d.nominal, s.seconds)
+		if s.seconds > 0 {
+			pt.Flags = append(pt.Flags, "cpu-timed: openssl reported "+speedFmt(s.count*d.unit/s.seconds)+" "+
+				speedUnit(d.asym)+" on user CPU time; rate re-derived on "+speedWallBasis(d.nominal, s.seconds))
+		} else {
+			pt.Flags = append(pt.Flags, "zero-seconds: openssl measured 0.00 s of user CPU time; rate re-derived on "+
+				speedWallBasis(d.nominal, s.seconds))
+		}
+		return s.count * d.unit / pt.WallEst
+	case s.seconds > 0:
+		return s.count * d.unit / s.seconds
+	}
+	pt.Failed = true
+	pt.Error = "openssl reported " + speedFmt(s.count) + " operations in 0.00 s: no rate"
+	return 0
+}
+
+// childrenRate sums the -multi children's rates when the output has no total; fewer children than threads fail
+// the point.
+func (d *speedPointDraft) childrenRate() float64 {
+	s, pt := d.s, &d.pt
+	var rate float64
+	for _, v := range s.children {
+		rate += v
+	}
+	n := len(s.children)
+	pt.Line = s.childLine
+	pt.Flags = append(pt.Flags, "multi: sum of "+strconv.Itoa(n)+" children's rates (no total in the output)")
+	if n < d.threads {
+		pt.Failed = true
+		pt.Error = "multi: only " + strconv.Itoa(n) + " of " + strconv.Itoa(d.threads) + " children reported"
+	}
+	return rate
+}
+
+// checkCount fails a point of zero operations, and one whose rate is not a number (returned as 0).
+func (d *speedPointDraft) checkCount(rate float64) float64 {
+	pt := &d.pt
+	if d.s.hasCount && d.s.count == 0 && !pt.Failed {
 		pt.Failed = true
 		pt.Error = "openssl counted 0 operations"
 	}
@@ -178,27 +245,31 @@ func (b *speedRunBuilder) point(s *speedSlot, r Run, nominal float64) (protocol.
 		pt.Failed = true
 		pt.Error = "rate not computable"
 	}
-	maxRate, what := MaxBytesPerSec, "rate (B/s)"
-	if asym {
-		maxRate, what = MaxOpsPerSec, "rate (ops/s)"
-	}
-	if msg := speedCheck(rate, what, maxRate); msg != "" {
-		b.problem(pt.Line, k.alg+": "+msg)
-		return pt, false
-	}
+	return rate
+}
+
+// setRate stores a rate in bounds as B/s or ops/s, drops a count or seconds that are not finite, and gives a
+// CPU-timed line that names its duration its CPU share.
+func (d *speedPointDraft) setRate(rate float64) {
+	s, pt := d.s, &d.pt
 	if math.IsNaN(pt.Seconds) || math.IsInf(pt.Seconds, 0) || math.IsNaN(pt.Count) || math.IsInf(pt.Count, 0) {
 		pt.Count, pt.Seconds = 0, 0
 	}
-	if asym {
+	if d.asym {
 		pt.OpsPerSec = rate
 	} else {
 		pt.BytesPerSec = rate
 	}
-	if r.Timing == "cpu" && s.hasCount && s.count > 0 && nominalKnown && !pt.Failed {
-		pt.Evidence = cpuShareEvidence(s.seconds, nominal)
+	if d.timing == "cpu" && s.hasCount && s.count > 0 && d.nominalKnown && !pt.Failed {
+		pt.Evidence = cpuShareEvidence(s.seconds, d.nominal)
 	}
+}
+
+// runEvidence adds to a point what its run says about all its points: -multi wall timing, and time -v's
+// accounting of the whole command.
+func (b *speedRunBuilder) runEvidence(pt *protocol.Point) {
 	if b.multi {
-		pt.Flags = append(pt.Flags, "multi: total of "+strconv.Itoa(r.Threads)+" processes timed on wall clock")
+		pt.Flags = append(pt.Flags, "multi: total of "+strconv.Itoa(pt.Threads)+" processes timed on wall clock")
 	}
 	if b.timeV.has&7 == 7 {
 		pt.WallS, pt.UserS, pt.SysS = b.timeV.wall, b.timeV.user, b.timeV.sys
@@ -207,7 +278,6 @@ func (b *speedRunBuilder) point(s *speedSlot, r Run, nominal float64) (protocol.
 		}
 		pt.Flags = append(pt.Flags, "cpu accounting from time -v of the whole command")
 	}
-	return pt, true
 }
 
 // cpuShareEvidence is what a CPU-timed line says about its run: OpenSSL counted user CPU seconds ("in 1.35s") over

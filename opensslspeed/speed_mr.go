@@ -29,95 +29,121 @@ func (p *speedParser) mrLine(t string, line, child int) {
 	b := p.cur(line)
 	switch {
 	case tag == "+DT" && len(f) == 4:
-		size, err := strconv.Atoi(f[3])
-		secs, err2 := strconv.ParseFloat(f[2], 64)
-		if err != nil || err2 != nil {
-			return
-		}
-		b.hasLastDT = false
-		if msg := speedCheckSize(size); msg != "" {
-			b.problem(line, msg)
-			return
-		}
-		alg := b.resolve(f[1], line)
-		if alg == "" {
-			return
-		}
-		if msg := speedBadName(alg); msg != "" {
-			b.problem(line, "algorithm "+msg)
-			return
-		}
-		b.lastDT = speedDoing{key: speedKey{alg: alg, op: speedSymOp(alg, b.decrypt()), block: size}, name: f[1], nominal: secs}
-		b.hasLastDT = true
+		b.mrDT(f, line)
 	case tag == "+DTP" && len(f) >= 5:
-		bits, err := strconv.Atoi(f[1])
-		secs, err2 := strconv.ParseFloat(f[len(f)-1], 64)
-		if err != nil || err2 != nil {
-			return
-		}
-		key, ok := speedAsymKey(bits, strings.Fields(strings.Join(f[2:len(f)-1], " ")))
-		if !ok {
-			b.hasLastDT = false
-			return
-		}
-		b.lastDT = speedDoing{key: key, nominal: secs}
-		b.hasLastDT = true
+		b.mrDTP(f)
 	case tag == "+R" && len(f) >= 4:
 		p.mrResult(b, f, line, func(d speedDoing) bool {
 			return d.key.block > 0 && CanonicalAlgorithm(f[2]) == CanonicalAlgorithm(d.name)
 		})
 	case strings.HasPrefix(tag, "+R") && len(f) >= 4:
-		n, err := strconv.Atoi(tag[2:])
-		if err != nil {
-			return
-		}
-		if n >= 15 && n <= 20 { // 3.5+ KEM and signature algorithms name themselves
-			op := []string{"keygen", "encaps", "decaps", "keygen", "sign", "verify"}[n-15]
-			kind := "kem"
-			if n >= 18 {
-				kind = "sig"
-			}
-			b.lastDT = speedDoing{key: speedKEMKey(f[2], kind, op), nominal: p.hintSeconds(b)}
-			b.hasLastDT = true
-		}
-		p.mrResult(b, f, line, func(d speedDoing) bool { return d.key.block == 0 })
+		p.mrRn(b, tag, f, line)
 	case tag == "+H":
-		var sizes []int
-		for _, s := range f[1:] {
-			n, err := strconv.Atoi(s)
-			if err != nil {
-				n = -1
-			}
-			if msg := speedCheckSize(n); msg != "" {
-				b.problem(line, "+H "+msg)
-				return
-			}
-			sizes = append(sizes, n)
-		}
-		b.sizes = sizes
+		b.mrH(f, line)
 	case tag == "+F" && len(f) >= 4:
-		alg := b.resolve(f[2], line)
-		if alg == "" {
-			return
-		}
-		op := speedSymOp(alg, b.decrypt())
-		for i, s := range f[3:] {
-			if i >= len(b.sizes) {
-				b.warn("-mr +F line with more values than +H sizes")
-				break
-			}
-			v, msg := speedNumber(s, "rate (B/s)", MaxBytesPerSec)
-			if msg != "" {
-				b.problem(line, alg+" at "+strconv.Itoa(b.sizes[i])+" bytes: "+msg)
-				continue
-			}
-			if v == 0 {
-				continue
-			}
-			p.mrValue(speedKey{alg: alg, op: op, block: b.sizes[i]}, v, line, child)
-		}
+		p.mrF(b, f, line, child)
 	case len(tag) >= 3 && strings.HasPrefix(tag, "+F"):
 		p.mrAsymResult(b, tag, f, line, child)
+	}
+}
+
+// mrDT reads "+DT:ALG:SECONDS:SIZE", which announces a symmetric measurement.
+func (b *speedRunBuilder) mrDT(f []string, line int) {
+	size, err := strconv.Atoi(f[3])
+	secs, err2 := strconv.ParseFloat(f[2], 64)
+	if err != nil || err2 != nil {
+		return
+	}
+	b.hasLastDT = false
+	if msg := speedCheckSize(size); msg != "" {
+		b.problem(line, msg)
+		return
+	}
+	alg := b.resolve(f[1], line)
+	if alg == "" {
+		return
+	}
+	if msg := speedBadName(alg); msg != "" {
+		b.problem(line, "algorithm "+msg)
+		return
+	}
+	b.lastDT = speedDoing{key: speedKey{alg: alg, op: speedSymOp(alg, b.decrypt()), block: size}, name: f[1], nominal: secs}
+	b.hasLastDT = true
+}
+
+// mrDTP reads "+DTP:BITS:NAME…:SECONDS", which announces an asymmetric measurement.
+func (b *speedRunBuilder) mrDTP(f []string) {
+	bits, err := strconv.Atoi(f[1])
+	secs, err2 := strconv.ParseFloat(f[len(f)-1], 64)
+	if err != nil || err2 != nil {
+		return
+	}
+	key, ok := speedAsymKey(bits, strings.Fields(strings.Join(f[2:len(f)-1], " ")))
+	if !ok {
+		b.hasLastDT = false
+		return
+	}
+	b.lastDT = speedDoing{key: key, nominal: secs}
+	b.hasLastDT = true
+}
+
+// mrRn reads a "+Rn:COUNT:…:SECONDS" asymmetric count; from 3.5 +R15..+R20 (KEM and signature algorithms) name
+// their algorithm themselves, without a +DTP line.
+func (p *speedParser) mrRn(b *speedRunBuilder, tag string, f []string, line int) {
+	n, err := strconv.Atoi(tag[2:])
+	if err != nil {
+		return
+	}
+	if n >= 15 && n <= 20 {
+		op := []string{"keygen", "encaps", "decaps", "keygen", "sign", "verify"}[n-15]
+		kind := "kem"
+		if n >= 18 {
+			kind = "sig"
+		}
+		b.lastDT = speedDoing{key: speedKEMKey(f[2], kind, op), nominal: p.hintSeconds(b)}
+		b.hasLastDT = true
+	}
+	p.mrResult(b, f, line, func(d speedDoing) bool { return d.key.block == 0 })
+}
+
+// mrH reads "+H:SIZE:SIZE…", the block sizes of the +F lines that follow; one out of bounds refuses the line.
+func (b *speedRunBuilder) mrH(f []string, line int) {
+	var sizes []int
+	for _, s := range f[1:] {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			n = -1
+		}
+		if msg := speedCheckSize(n); msg != "" {
+			b.problem(line, "+H "+msg)
+			return
+		}
+		sizes = append(sizes, n)
+	}
+	b.sizes = sizes
+}
+
+// mrF reads "+F:N:ALG:RATE…", the bytes per second of an algorithm at each +H size.
+func (p *speedParser) mrF(b *speedRunBuilder, f []string, line, child int) {
+	alg := b.resolve(f[2], line)
+	if alg == "" {
+		return
+	}
+	op := speedSymOp(alg, b.decrypt())
+	for i, s := range f[3:] {
+		if i >= len(b.sizes) {
+			b.warn("-mr +F line with more values than +H sizes")
+			break
+		}
+		v, msg := speedNumber(s, "rate (B/s)", MaxBytesPerSec)
+		if msg != "" {
+			b.problem(line, alg+" at "+strconv.Itoa(b.sizes[i])+" bytes: "+msg)
+			continue
+		}
+		if v == 0 {
+			continue
+		}
+		p.mrValue(speedKey{alg: alg, op: op, block: b.sizes[i]}, v, line, child)
 	}
 }
 
@@ -182,33 +208,9 @@ func (p *speedParser) mrAsymResult(b *speedRunBuilder, tag string, f []string, l
 	if err1 != nil || err2 != nil {
 		return
 	}
-	rest := f[3:]
-	key := speedKey{bits: bits}
-	ops := []string{"sign", "verify"}
-	switch n {
-	case 2:
-		key.alg = "rsa"
-		if len(rest) == 4 {
-			ops = []string{"sign", "verify", "encrypt", "decrypt"}
-		}
-	case 3:
-		key.alg = "dsa"
-	case 4, 5:
-		key.alg = "ecdsa"
-		if n == 5 {
-			key.alg, ops = "ecdh", []string{"derive"}
-		}
-		if idx >= 0 && idx < len(speedMRCurves) && speedMRCurves[idx].bits == bits {
-			key.curve = speedMRCurves[idx].name
-		}
-	case 6, 7:
-		key.alg = map[int]string{6: "eddsa", 7: "sm2"}[n]
-		if len(rest) < 3 {
-			return
-		}
-		key.curve, rest = canonCurve(rest[0]), rest[1:]
-	case 8:
-		key.alg, ops = "ffdh", []string{"derive"}
+	key, ops, rest, ok := speedMRAsymKey(n, idx, bits, f[3:])
+	if !ok {
+		return
 	}
 	vals := make([]float64, 0, len(rest))
 	for _, s := range rest {
@@ -223,22 +225,8 @@ func (p *speedParser) mrAsymResult(b *speedRunBuilder, tag string, f []string, l
 	if version == "" {
 		version = b.version
 	}
-	old := strings.HasPrefix(version, "1.0") || strings.HasPrefix(version, "0.9")
-	rates := make([]float64, len(ops))
-	switch {
-	case len(ops) == 1 && len(vals) >= 2: // (ops/s, s/op) from 1.1.1, (s/op, ops/s) before
-		rates[0] = vals[0]
-		if old || (version == "" && vals[1] > vals[0]) {
-			rates[0] = vals[1]
-		}
-	case len(vals) >= len(ops):
-		for i := range ops {
-			rates[i] = vals[i]
-			if (old || (version == "" && vals[i] > 0 && vals[i] < 1)) && vals[i] > 0 {
-				rates[i] = 1 / vals[i]
-			}
-		}
-	default:
+	rates, ok := speedMRAsymRates(len(ops), vals, version)
+	if !ok {
 		return
 	}
 	for i, op := range ops {
@@ -259,4 +247,63 @@ func (p *speedParser) mrAsymResult(b *speedRunBuilder, tag string, f []string, l
 			}
 		}
 	}
+}
+
+// speedMRAsymKey names the measurement of a +Fn line (n from 2 to 8) of curve index idx and bits, and its
+// operations in the order of its values; rest are the values, without the curve name that +F6/+F7 print first.
+// ok is false when a +F6/+F7 line is too short.
+func speedMRAsymKey(n, idx, bits int, rest []string) (key speedKey, ops, values []string, ok bool) {
+	key = speedKey{bits: bits}
+	ops = []string{"sign", "verify"}
+	switch n {
+	case 2:
+		key.alg = "rsa"
+		if len(rest) == 4 {
+			ops = []string{"sign", "verify", "encrypt", "decrypt"}
+		}
+	case 3:
+		key.alg = "dsa"
+	case 4, 5:
+		key.alg = "ecdsa"
+		if n == 5 {
+			key.alg, ops = "ecdh", []string{"derive"}
+		}
+		if idx >= 0 && idx < len(speedMRCurves) && speedMRCurves[idx].bits == bits {
+			key.curve = speedMRCurves[idx].name
+		}
+	case 6, 7:
+		key.alg = map[int]string{6: "eddsa", 7: "sm2"}[n]
+		if len(rest) < 3 {
+			return key, nil, nil, false
+		}
+		key.curve, rest = canonCurve(rest[0]), rest[1:]
+	case 8:
+		key.alg, ops = "ffdh", []string{"derive"}
+	}
+	return key, ops, rest, true
+}
+
+// speedMRAsymRates turns the values of a +Fn line into ops/s, one per operation, by the units of version (see
+// mrAsymResult); when the version is unknown a value below 1 is read as seconds per operation. ok is false when
+// there are fewer values than operations.
+func speedMRAsymRates(nops int, vals []float64, version string) (rates []float64, ok bool) {
+	old := strings.HasPrefix(version, "1.0") || strings.HasPrefix(version, "0.9")
+	rates = make([]float64, nops)
+	switch {
+	case nops == 1 && len(vals) >= 2: // (ops/s, s/op) from 1.1.1, (s/op, ops/s) before
+		rates[0] = vals[0]
+		if old || (version == "" && vals[1] > vals[0]) {
+			rates[0] = vals[1]
+		}
+	case len(vals) >= nops:
+		for i := range nops {
+			rates[i] = vals[i]
+			if (old || (version == "" && vals[i] > 0 && vals[i] < 1)) && vals[i] > 0 {
+				rates[i] = 1 / vals[i]
+			}
+		}
+	default:
+		return nil, false
+	}
+	return rates, true
 }

@@ -114,10 +114,7 @@ func (p *parser) csvTable(ls []line, i int) (rawTable, int, error) {
 	ls[i].table = true
 	indent := len(start.text) - len(strings.TrimLeft(start.text, " "))
 	t := rawTable{kind: "csv-table", line: start.n}
-	delim := ','
-	headerRows := 0
-	var header []string
-	headerLine := 0
+	o := csvOptions{delim: ','}
 	i++
 	// Options: indented lines starting with ':' right under the directive.
 	for ; i < len(ls); i++ {
@@ -126,38 +123,8 @@ func (p *parser) csvTable(ls []line, i int) (rawTable, int, error) {
 			break
 		}
 		ls[i].table = true
-		name, value, ok := strings.Cut(s[1:], ":")
-		if !ok {
-			return t, i, p.errorf(ls[i].n, "csv-table option %s without its closing ':'", quoteCell(s))
-		}
-		value = strings.TrimSpace(value)
-		switch strings.ToLower(name) {
-		case "header":
-			header, headerLine = nil, ls[i].n
-			rec, err := csvRecord(value, delim)
-			if err != nil {
-				return t, i, p.errorf(ls[i].n, "csv-table :header: %v", err)
-			}
-			header = rec
-		case "header-rows":
-			n, err := strconv.Atoi(value)
-			if err != nil || n < 0 || n > 8 {
-				return t, i, p.errorf(ls[i].n, "csv-table :header-rows: %s: not 0 to 8", quoteCell(value))
-			}
-			headerRows = n
-		case "delim":
-			switch {
-			case value == "tab":
-				delim = '\t'
-			case value == "space":
-				delim = ' '
-			case utf8.RuneCountInString(value) == 1 && value != "\"":
-				delim, _ = utf8.DecodeRuneInString(value)
-			default:
-				return t, i, p.errorf(ls[i].n, "csv-table :delim: %s: not one character, tab or space", quoteCell(value))
-			}
-		case "file", "url", "encoding", "escape", "quote":
-			return t, i, p.errorf(ls[i].n, "csv-table option :%s: is not read: paste the table's rows into the directive", name)
+		if err := p.csvOption(&o, s, ls[i].n); err != nil {
+			return t, i, err
 		}
 	}
 	var rows []rawRow
@@ -170,35 +137,89 @@ func (p *parser) csvTable(ls []line, i int) (rawTable, int, error) {
 			break
 		}
 		ls[i].table = true
-		rec, err := csvRecord(s, delim)
+		rec, err := csvRecord(s, o.delim)
 		if err != nil {
 			return t, i, p.errorf(ls[i].n, "csv-table row: %v", err)
 		}
 		rows = append(rows, rawRow{ls[i].n, trimAll(rec)})
 	}
+	var err error
+	t.rows, err = p.csvHeader(o, rows, start.n)
+	return t, i, err
+}
+
+// csvOptions are what the options of a csv-table directive said, in the order they came: a :header: is read
+// with the :delim: given before it.
+type csvOptions struct {
+	delim      rune
+	headerRows int      // :header-rows: N, the first N rows joined into the header
+	header     []string // :header:, the header given apart from the rows
+	headerLine int      // the line of :header:
+}
+
+// csvOption reads the option line s (":name: value") at line n into o.
+func (p *parser) csvOption(o *csvOptions, s string, n int) error {
+	name, value, ok := strings.Cut(s[1:], ":")
+	if !ok {
+		return p.errorf(n, "csv-table option %s without its closing ':'", quoteCell(s))
+	}
+	value = strings.TrimSpace(value)
+	switch strings.ToLower(name) {
+	case "header":
+		o.header, o.headerLine = nil, n
+		rec, err := csvRecord(value, o.delim)
+		if err != nil {
+			return p.errorf(n, "csv-table :header: %v", err)
+		}
+		o.header = rec
+	case "header-rows":
+		rows, err := strconv.Atoi(value)
+		if err != nil || rows < 0 || rows > 8 {
+			return p.errorf(n, "csv-table :header-rows: %s: not 0 to 8", quoteCell(value))
+		}
+		o.headerRows = rows
+	case "delim":
+		switch {
+		case value == "tab":
+			o.delim = '\t'
+		case value == "space":
+			o.delim = ' '
+		case utf8.RuneCountInString(value) == 1 && value != "\"":
+			o.delim, _ = utf8.DecodeRuneInString(value)
+		default:
+			return p.errorf(n, "csv-table :delim: %s: not one character, tab or space", quoteCell(value))
+		}
+	case "file", "url", "encoding", "escape", "quote":
+		return p.errorf(n, "csv-table option :%s: is not read: paste the table's rows into the directive", name)
+	}
+	return nil
+}
+
+// csvHeader puts the header the options name in front of the rows of a csv-table directive at line start: the
+// :header: option, or the first :header-rows: rows joined cell by cell. A table with both, or neither, is
+// refused: which row is the header would be a guess.
+func (p *parser) csvHeader(o csvOptions, rows []rawRow, start int) ([]rawRow, error) {
 	switch {
-	case header != nil && headerRows > 0:
-		return t, i, p.errorf(headerLine, "csv-table with both :header: and :header-rows:: which is the header is ambiguous")
-	case header != nil:
-		t.rows = append([]rawRow{{headerLine, trimAll(header)}}, rows...)
-	case headerRows > 0:
-		if len(rows) < headerRows {
-			return t, i, p.errorf(start.n, "csv-table with :header-rows: %d but %d rows", headerRows, len(rows))
+	case o.header != nil && o.headerRows > 0:
+		return nil, p.errorf(o.headerLine, "csv-table with both :header: and :header-rows:: which is the header is ambiguous")
+	case o.header != nil:
+		return append([]rawRow{{o.headerLine, trimAll(o.header)}}, rows...), nil
+	case o.headerRows > 0:
+		if len(rows) < o.headerRows {
+			return nil, p.errorf(start, "csv-table with :header-rows: %d but %d rows", o.headerRows, len(rows))
 		}
 		h := rows[0]
-		for _, more := range rows[1:headerRows] {
+		for _, more := range rows[1:o.headerRows] {
 			if len(more.cells) != len(h.cells) {
-				return t, i, p.errorf(more.line, "csv-table header rows of different widths")
+				return nil, p.errorf(more.line, "csv-table header rows of different widths")
 			}
 			for c := range h.cells {
 				h.cells[c] = strings.TrimSpace(h.cells[c] + " " + more.cells[c])
 			}
 		}
-		t.rows = append([]rawRow{h}, rows[headerRows:]...)
-	default:
-		return t, i, p.errorf(start.n, "csv-table without :header: or :header-rows:: which row is the header is ambiguous")
+		return append([]rawRow{h}, rows[o.headerRows:]...), nil
 	}
-	return t, i, nil
+	return nil, p.errorf(start, "csv-table without :header: or :header-rows:: which row is the header is ambiguous")
 }
 
 func indentedMore(s string, indent int) bool {

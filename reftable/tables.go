@@ -51,107 +51,145 @@ func asymFamily(h string) string {
 // rowTable reads a table of one row per algorithm (and size): a column of algorithms, maybe one of sizes, and
 // value columns per mode or board.
 func (p *parser) rowTable(t *rawTable) error {
+	l, err := p.rowTableLayout(t)
+	if err != nil {
+		return err
+	}
+	for _, r := range t.rows[1:] {
+		if err := p.tableRow(l, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rowLayout is what the header of a table of one row per algorithm says about its columns.
+type rowLayout struct {
+	header  rawRow
+	algCol  int       // the column of algorithm names
+	sizeCol int       // the column of block sizes, -1 when there is none
+	cols    []*column // what each value column holds; nil for the algorithm and size columns
+}
+
+// rowTableLayout reads the header of a row table: exactly one algorithm column, at most one size column (in
+// bytes), and at least one value column; an empty header cell is refused, as what its column holds is ambiguous.
+func (p *parser) rowTableLayout(t *rawTable) (rowLayout, error) {
 	h := t.rows[0]
-	algCol, sizeCol := -1, -1
-	cols := make([]*column, len(h.cells))
+	l := rowLayout{header: h, algCol: -1, sizeCol: -1, cols: make([]*column, len(h.cells))}
 	for i, cell := range h.cells {
 		if cell == "" {
-			return p.errorf(h.line, "header cell %d is empty: what its column holds is ambiguous", i+1)
+			return l, p.errorf(h.line, "header cell %d is empty: what its column holds is ambiguous", i+1)
 		}
 		board, name, unitText := splitHeader(cell)
 		switch {
 		case board == "" && unitText == "" && isAlgorithmHeader(name):
-			if algCol >= 0 {
-				return p.errorf(h.line, "two algorithm columns, %s and %s", quoteCell(h.cells[algCol]), quoteCell(cell))
+			if l.algCol >= 0 {
+				return l, p.errorf(h.line, "two algorithm columns, %s and %s", quoteCell(h.cells[l.algCol]), quoteCell(cell))
 			}
-			algCol = i
+			l.algCol = i
 		case board == "" && strings.Contains(name, "size"):
 			if !isSizeHeader(name) || unitText != "" {
-				return p.errorf(h.line, "size column %s: only sizes in bytes are read (\"Size (bytes)\")", quoteCell(cell))
+				return l, p.errorf(h.line, "size column %s: only sizes in bytes are read (\"Size (bytes)\")", quoteCell(cell))
 			}
-			if sizeCol >= 0 {
-				return p.errorf(h.line, "two size columns, %s and %s", quoteCell(h.cells[sizeCol]), quoteCell(cell))
+			if l.sizeCol >= 0 {
+				return l, p.errorf(h.line, "two size columns, %s and %s", quoteCell(h.cells[l.sizeCol]), quoteCell(cell))
 			}
-			sizeCol = i
+			l.sizeCol = i
 		default:
 			c, err := p.valueColumn(cell, board, name, unitText, t, h.line)
 			if err != nil {
-				return err
+				return l, err
 			}
-			cols[i] = &c
+			l.cols[i] = &c
 		}
 	}
-	if algCol < 0 {
-		return p.errorf(h.line, "%s table without an algorithm column (a header such as \"Algorithm\")", t.kind)
+	if l.algCol < 0 {
+		return l, p.errorf(h.line, "%s table without an algorithm column (a header such as \"Algorithm\")", t.kind)
 	}
-	if !slices.ContainsFunc(cols, func(c *column) bool { return c != nil }) {
-		return p.errorf(h.line, "%s table without a value column", t.kind)
+	if !slices.ContainsFunc(l.cols, func(c *column) bool { return c != nil }) {
+		return l, p.errorf(h.line, "%s table without a value column", t.kind)
 	}
-	for _, r := range t.rows[1:] {
-		size := 0
-		if sizeCol >= 0 {
-			s, ok := parseSize(r.cells[sizeCol])
-			if !ok {
-				return p.errorf(r.line, "size %s: not a whole number of bytes from 1 to %d", quoteCell(r.cells[sizeCol]), opensslspeed.MaxBlockSize)
-			}
-			size = s
+	return l, nil
+}
+
+// tableRow reads one row of a row table: its size, then each of its published values.
+func (p *parser) tableRow(l rowLayout, r rawRow) error {
+	size := 0
+	if l.sizeCol >= 0 {
+		s, ok := parseSize(r.cells[l.sizeCol])
+		if !ok {
+			return p.errorf(r.line, "size %s: not a whole number of bytes from 1 to %d", quoteCell(r.cells[l.sizeCol]), opensslspeed.MaxBlockSize)
 		}
-		for i, c := range cols {
-			if c == nil {
-				continue
-			}
-			v, ok, err := parseValue(r.cells[i])
-			if err != nil {
-				return p.errorf(r.line, "column %s: %v", quoteCell(c.header), err)
-			}
-			if !ok {
-				continue // not published
-			}
-			board, mode, err := p.boardMode(c, r.line)
-			if err != nil {
-				return err
-			}
-			k := key{board: board, mode: mode, size: size}
-			switch c.measure {
-			case measureCPU:
-				alg, err := p.algorithm(r.cells[algCol], r.line)
-				if err != nil {
-					return err
-				}
-				if v.mean > 100*opensslspeed.MaxThreads || v.max > 100*opensslspeed.MaxThreads {
-					return p.errorf(r.line, "CPU %% %g: more than %d cores' worth", max(v.mean, v.max), opensslspeed.MaxThreads)
-				}
-				cf := cpuFigure{line: r.line, board: board, mode: mode, algorithm: alg, size: size, pct: v.mean}
-				if v.hasRange { // the shape its throughput column beside it has: the mean, and the range kept
-					if !(v.min <= v.mean && v.mean <= v.max) {
-						return p.errorf(r.line, "column %s: CPU %% %g not within (min %g, max %g)", quoteCell(c.header), v.mean, v.min, v.max)
-					}
-					cf.min, cf.max = v.min, v.max
-				}
-				p.cpus = append(p.cpus, cf)
-			case measureBytes:
-				if sizeCol < 0 {
-					return p.errorf(h.line, "column %s is a throughput, but the table has no size column", quoteCell(c.header))
-				}
-				if v.percent {
-					return p.errorf(r.line, "column %s: %s is a percentage in a throughput column", quoteCell(c.header), quoteCell(r.cells[i]))
-				}
-				if k.alg, err = p.algorithm(r.cells[algCol], r.line); err != nil {
-					return err
-				}
-				if err := p.add(r.line, k, v, c.unit); err != nil {
-					return err
-				}
-			case measureOps:
-				if err := p.asymName(&k, r.cells[algCol], r.line); err != nil {
-					return err
-				}
-				if err := p.add(r.line, k, v, c.unit); err != nil {
-					return err
-				}
-			}
+		size = s
+	}
+	for i, c := range l.cols {
+		if c == nil {
+			continue
+		}
+		v, ok, err := parseValue(r.cells[i])
+		if err != nil {
+			return p.errorf(r.line, "column %s: %v", quoteCell(c.header), err)
+		}
+		if !ok {
+			continue // not published
+		}
+		if err := p.rowValue(l, r, i, size, v); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// rowValue keeps the value v of cell i of row r by what its column measures: a CPU figure (waiting for its
+// throughput), a throughput (which needs a size column), or an asymmetric rate.
+func (p *parser) rowValue(l rowLayout, r rawRow, i, size int, v value) error {
+	c := l.cols[i]
+	board, mode, err := p.boardMode(c, r.line)
+	if err != nil {
+		return err
+	}
+	k := key{board: board, mode: mode, size: size}
+	switch c.measure {
+	case measureCPU:
+		return p.rowCPU(c, r, l.algCol, k, v)
+	case measureBytes:
+		if l.sizeCol < 0 {
+			return p.errorf(l.header.line, "column %s is a throughput, but the table has no size column", quoteCell(c.header))
+		}
+		if v.percent {
+			return p.errorf(r.line, "column %s: %s is a percentage in a throughput column", quoteCell(c.header), quoteCell(r.cells[i]))
+		}
+		if k.alg, err = p.algorithm(r.cells[l.algCol], r.line); err != nil {
+			return err
+		}
+		return p.add(r.line, k, v, c.unit)
+	case measureOps:
+		if err := p.asymName(&k, r.cells[l.algCol], r.line); err != nil {
+			return err
+		}
+		return p.add(r.line, k, v, c.unit)
+	}
+	return nil
+}
+
+// rowCPU keeps a CPU % of column c in row r, of at most MaxThreads cores, with its range when it has one, as a
+// figure waiting for the throughput of its board, mode, algorithm and size.
+func (p *parser) rowCPU(c *column, r rawRow, algCol int, k key, v value) error {
+	alg, err := p.algorithm(r.cells[algCol], r.line)
+	if err != nil {
+		return err
+	}
+	if v.mean > 100*opensslspeed.MaxThreads || v.max > 100*opensslspeed.MaxThreads {
+		return p.errorf(r.line, "CPU %% %g: more than %d cores' worth", max(v.mean, v.max), opensslspeed.MaxThreads)
+	}
+	cf := cpuFigure{line: r.line, board: k.board, mode: k.mode, algorithm: alg, size: k.size, pct: v.mean}
+	if v.hasRange { // the shape its throughput column beside it has: the mean, and the range kept
+		if !(v.min <= v.mean && v.mean <= v.max) {
+			return p.errorf(r.line, "column %s: CPU %% %g not within (min %g, max %g)", quoteCell(c.header), v.mean, v.min, v.max)
+		}
+		cf.min, cf.max = v.min, v.max
+	}
+	p.cpus = append(p.cpus, cf)
 	return nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // palette is eight colours that stay distinct for common colour-vision deficiencies (Okabe-Ito).
@@ -61,8 +60,39 @@ const (
 
 // svg renders the chart. Everything is computed here; the browser only draws.
 func (c lineChart) svg() string {
-	var xs []float64
-	ymin, ymax := math.Inf(1), math.Inf(-1)
+	xs, ymin, ymax := c.extent()
+	g := c.canvas()
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg class="%s" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="%s">`+"\n",
+		c.Class, g.w, g.h, g.w, g.h, html.EscapeString(c.Title))
+	fmt.Fprintf(&b, `<rect x="0" y="0" width="%d" height="%d" fill="#fff"/>`+"\n", g.w, g.h)
+	fmt.Fprintf(&b, `<text x="%d" y="18" class="title">%s</text>`+"\n", padLeft, html.EscapeString(c.Title))
+	if len(xs) == 0 || ymax <= 0 {
+		fmt.Fprintf(&b, `<text x="%d" y="%d">no data</text></svg>`+"\n", padLeft, g.h/2)
+		return b.String()
+	}
+	g.scale(uniqueSorted(xs), c.LogX, ymin, ymax)
+	g.grid(&b, c)
+	svgBands(&b, c.Bands, g.fx, g.fy, padLeft, g.h-padBot)
+	svgMarks(&b, c.Marks, g.fx, g.h-padBot)
+	g.axisTitles(&b, c)
+	for i, l := range c.Lines {
+		g.series(&b, i, l)
+	}
+	if c.anyInvalid() { // the legend explains the hollow points below the lines' names
+		ly := padTop + 8 + 20*len(c.Lines)
+		lx := g.w - g.padRight + 16
+		fmt.Fprintf(&b, `<circle cx="%d" cy="%d" r="4" fill="#fff" stroke="#555" stroke-width="2"/><text x="%d" y="%d" class="legend">invalid (not in line)</text>`+"\n",
+			lx+12, ly, lx+30, ly+4)
+	}
+	g.markers(&b, c.Markers)
+	b.WriteString("</svg>\n")
+	return b.String()
+}
+
+// extent is the x of every point, and the lowest and highest y of the points, their whiskers and the bands.
+func (c lineChart) extent() (xs []float64, ymin, ymax float64) {
+	ymin, ymax = math.Inf(1), math.Inf(-1)
 	for _, l := range c.Lines {
 		for _, p := range l.Points {
 			xs = append(xs, p.X)
@@ -73,173 +103,7 @@ func (c lineChart) svg() string {
 	for _, bd := range c.Bands {
 		ymin, ymax = math.Min(ymin, bd.Lo), math.Max(ymax, bd.Hi)
 	}
-	// The plot keeps its size; the legend beside it gets the width of its longest name and the height of its
-	// lines, so that many boards × modes are neither cut off nor overlapping.
-	padRight, chartW, chartH := padRight, chartW, chartH
-	longest := 0
-	for _, l := range c.Lines {
-		longest = max(longest, utf8.RuneCountInString(l.Name))
-	}
-	if need := 16 + 30 + 7*longest + 8; need > padRight {
-		chartW += need - padRight
-		padRight = need
-	}
-	legendRows := len(c.Lines)
-	if c.anyInvalid() {
-		legendRows++ // "invalid (not in line)"
-	}
-	chartH = max(chartH, padTop+20*legendRows+16)
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="%s" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="%s">`+"\n",
-		c.Class, chartW, chartH, chartW, chartH, html.EscapeString(c.Title))
-	fmt.Fprintf(&b, `<rect x="0" y="0" width="%d" height="%d" fill="#fff"/>`+"\n", chartW, chartH)
-	fmt.Fprintf(&b, `<text x="%d" y="18" class="title">%s</text>`+"\n", padLeft, html.EscapeString(c.Title))
-	if len(xs) == 0 || ymax <= 0 {
-		fmt.Fprintf(&b, `<text x="%d" y="%d">no data</text></svg>`+"\n", padLeft, chartH/2)
-		return b.String()
-	}
-	xs = uniqueSorted(xs)
-	plotW, plotH := float64(chartW-padLeft-padRight), float64(chartH-padTop-padBot)
-	fx := func(x float64) float64 { return float64(padLeft) + plotW/2 }
-	if len(xs) > 1 {
-		lo, hi := xs[0], xs[len(xs)-1]
-		tr := func(v float64) float64 { return v }
-		if c.LogX && lo > 0 {
-			tr = math.Log2
-		}
-		fx = func(x float64) float64 {
-			return float64(padLeft) + 10 + (plotW-20)*(tr(x)-tr(lo))/(tr(hi)-tr(lo))
-		}
-	}
-	logY := ymin > 0 && ymax/ymin > 30
-	var fy func(float64) float64
-	var yticks []float64
-	if logY {
-		lo, hi := math.Floor(math.Log10(ymin)), math.Ceil(math.Log10(ymax))
-		if hi == lo {
-			hi++
-		}
-		fy = func(y float64) float64 {
-			return float64(padTop) + plotH*(1-(math.Log10(y)-lo)/(hi-lo))
-		}
-		for e := lo; e <= hi; e++ {
-			yticks = append(yticks, math.Pow(10, e))
-		}
-	} else {
-		step := niceStep(ymax / 5)
-		top := math.Ceil(ymax/step) * step
-		fy = func(y float64) float64 { return float64(padTop) + plotH*(1-y/top) }
-		for v := 0.0; v <= top*1.0001; v += step {
-			yticks = append(yticks, v)
-		}
-	}
-	// grid and axes
-	for _, v := range yticks {
-		y := fy(v)
-		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" class="grid"/>`, padLeft, y, chartW-padRight, y)
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" class="ytick">%s</text>`+"\n", padLeft-6, y+4, tickLabel(v))
-	}
-	tickXs := xs
-	labels := make([]string, len(xs))
-	for i, x := range xs {
-		labels[i] = fmtFloat(x)
-		if l, ok := c.XLabels[x]; ok {
-			labels[i] = l
-		}
-	}
-	if c.TimeX && len(xs) > 1 {
-		tickXs, labels = timeTicks(xs[0], xs[len(xs)-1], 8)
-	}
-	pos := make([]float64, len(tickXs))
-	for i, x := range tickXs {
-		pos[i] = fx(x)
-	}
-	shown := visibleTicks(pos, labels, 0, float64(chartW))
-	for i, x := range tickXs {
-		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" class="grid"/>`, fx(x), padTop, fx(x), chartH-padBot)
-		if shown[i] {
-			fmt.Fprintf(&b, `<text x="%.1f" y="%d" class="xtick">%s</text>`+"\n", fx(x), chartH-padBot+16, html.EscapeString(labels[i]))
-		}
-	}
-	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.0f" height="%.0f" class="frame"/>`+"\n", padLeft, padTop, plotW, plotH)
-	svgBands(&b, c.Bands, fx, fy, padLeft, chartH-padBot)
-	svgMarks(&b, c.Marks, fx, chartH-padBot)
-	scale := "linear"
-	if logY {
-		scale = "log scale"
-	}
-	fmt.Fprintf(&b, `<text x="%.0f" y="%d" class="axis">%s</text>`+"\n", float64(padLeft)+plotW/2, chartH-8, html.EscapeString(c.XTitle))
-	fmt.Fprintf(&b, `<text x="14" y="%.0f" class="axis" transform="rotate(-90 14 %.0f)">%s (%s)</text>`+"\n",
-		float64(padTop)+plotH/2, float64(padTop)+plotH/2, html.EscapeString(c.YTitle), scale)
-
-	for i, l := range c.Lines {
-		color, dash := lineStyle(i)
-		pts := append([]chartPoint(nil), l.Points...)
-		sort.Slice(pts, func(a, b int) bool { return pts[a].X < pts[b].X })
-		var coords []string
-		for _, p := range pts {
-			if !p.Invalid {
-				coords = append(coords, fmt.Sprintf("%.1f,%.1f", fx(p.X), fy(p.Y)))
-			}
-		}
-		b.WriteString(`<g class="series">`)
-		if l.Band {
-			var lo, hi []string
-			for _, p := range pts {
-				lo = append(lo, fmt.Sprintf("%.1f,%.1f", fx(p.X), fy(p.Lo)))
-				hi = append([]string{fmt.Sprintf("%.1f,%.1f", fx(p.X), fy(p.Hi))}, hi...)
-			}
-			fmt.Fprintf(&b, `<polygon class="spread" points="%s" fill="%s" fill-opacity="0.18" stroke="none"/>`,
-				strings.Join(append(lo, hi...), " "), color)
-		}
-		fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2"%s/>`+"\n",
-			strings.Join(coords, " "), color, dash)
-		for _, p := range pts {
-			if p.Hi > p.Lo && !l.Band {
-				fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s"/>`, fx(p.X), fy(p.Lo), fx(p.X), fy(p.Hi), color)
-			}
-			circle := fmt.Sprintf(`<circle cx="%.1f" cy="%.1f" r="4" fill="%s"><title>%s</title></circle>`,
-				fx(p.X), fy(p.Y), color, html.EscapeString(p.Tooltip))
-			if p.Invalid {
-				circle = fmt.Sprintf(`<circle class="invalid" cx="%.1f" cy="%.1f" r="4" fill="#fff" stroke="%s" stroke-width="2"><title>%s</title></circle>`,
-					fx(p.X), fy(p.Y), color, html.EscapeString(p.Tooltip+" (invalid)"))
-			}
-			if p.Href != "" {
-				circle = `<a href="` + html.EscapeString(p.Href) + `">` + circle + `</a>`
-			}
-			b.WriteString(circle + "\n")
-		}
-		b.WriteString("</g>\n")
-		ly := padTop + 8 + 20*i
-		lx := chartW - padRight + 16
-		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"%s/><circle cx="%d" cy="%d" r="4" fill="%s"/>`,
-			lx, ly, lx+24, ly, color, dash, lx+12, ly, color)
-		fmt.Fprintf(&b, `<text x="%d" y="%d" class="legend">%s</text>`+"\n", lx+30, ly+4, html.EscapeString(l.Name))
-	}
-	if c.anyInvalid() { // the legend explains the hollow points below the lines' names
-		ly := padTop + 8 + 20*len(c.Lines)
-		lx := chartW - padRight + 16
-		fmt.Fprintf(&b, `<circle cx="%d" cy="%d" r="4" fill="#fff" stroke="#555" stroke-width="2"/><text x="%d" y="%d" class="legend">invalid (not in line)</text>`+"\n",
-			lx+12, ly, lx+30, ly+4)
-	}
-	for i, m := range c.Markers {
-		color := "#555"
-		if m.Line >= 0 {
-			color, _ = lineStyle(m.Line)
-		}
-		x := fx(m.X)
-		fmt.Fprintf(&b, `<g class="crossover"><line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s" stroke-width="1.5" stroke-dasharray="6 4"/>`,
-			x, padTop, x, chartH-padBot, color)
-		// labels stack from the top of the plot, on the side of the line that has room
-		anchor, dx := "start", 4.0
-		if x > float64(padLeft)+plotW/2 {
-			anchor, dx = "end", -4
-		}
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" class="marker" fill="%s" text-anchor="%s">%s</text></g>`+"\n",
-			x+dx, padTop+14+14*i, color, anchor, html.EscapeString(m.Label))
-	}
-	b.WriteString("</svg>\n")
-	return b.String()
+	return xs, ymin, ymax
 }
 
 func (c lineChart) anyInvalid() bool {

@@ -22,18 +22,7 @@ func environmentChanges(base, cur []*Sample, baseFacts, curFacts map[string]*pro
 		}
 		algs[s.Key.Board][s.Key.Algorithm] = true
 	}
-	pointDrivers := func(samples []*Sample) map[string][]string { // "board\x00mode\x00alg" → drivers
-		out := map[string][]string{}
-		for _, s := range samples {
-			k := s.Key.Board + "\x00" + s.Key.Mode + "\x00" + s.Key.Algorithm
-			for _, d := range s.Drivers {
-				out[k] = addString(out[k], d)
-			}
-		}
-		return out
-	}
 	baseDrv, curDrv := pointDrivers(base), pointDrivers(cur)
-
 	var names []string
 	for b := range boards {
 		names = append(names, b)
@@ -41,58 +30,85 @@ func environmentChanges(base, cur []*Sample, baseFacts, curFacts map[string]*pro
 	sort.Strings(names)
 	var out []EnvChange
 	for _, board := range names {
-		var changes []string
-		diff := func(what, a, b string) {
-			if knownChange(a, b) {
-				changes = append(changes, fmt.Sprintf("%s: %s → %s", what, a, b))
-			}
+		var changes envChanges
+		if bf, cf := baseFacts[board], curFacts[board]; bf != nil && cf != nil {
+			changes.facts(bf, cf, algs[board])
 		}
-		bf, cf := baseFacts[board], curFacts[board]
-		if bf != nil && cf != nil {
-			diff("kernel", bf.Kernel, cf.Kernel)
-			diff("OpenSSL", openSSLVersion(bf), openSSLVersion(cf))
-			diff("CPU governor", bf.CPU.Governor, cf.CPU.Governor)
-			diff("CPU max MHz", mhz(bf.CPU.MaxMHz), mhz(cf.CPU.MaxMHz))
-			diff("OpenSSL CPUINFO", openSSLCPUInfo(bf), openSSLCPUInfo(cf))
-			var list []string
-			for a := range algs[board] {
-				list = append(list, a)
-			}
-			sort.Strings(list)
-			for _, a := range list {
-				name := protocol.KernelAlgorithm(a)
-				if name == "" {
-					continue
-				}
-				diff(fmt.Sprintf("driver for %s (%s)", a, name), topDriver(bf, name), topDriver(cf, name))
-			}
-			changes = append(changes, environmentDiff(bf, cf)...)
-		}
-		var keys []string
-		for k := range baseDrv {
-			keys = append(keys, k)
-		}
-		for k := range curDrv {
-			if _, ok := baseDrv[k]; !ok {
-				keys = append(keys, k)
-			}
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			parts := strings.Split(k, "\x00")
-			if parts[0] != board {
-				continue
-			}
-			a, b := strings.Join(baseDrv[k], ", "), strings.Join(curDrv[k], ", ")
-			if a != "" && b != "" { // a side without points is reported as missing or new, not as a driver change
-				diff(fmt.Sprintf("driver of %s %s points", parts[1], parts[2]), a, b)
-			}
-		}
+		changes.pointDrivers(board, baseDrv, curDrv)
 		if len(changes) > 0 {
 			out = append(out, EnvChange{Board: board, Changes: changes})
 		}
 	}
 	return out
+}
+
+// pointDrivers are the drivers the points of each series name, by "board\x00mode\x00alg".
+func pointDrivers(samples []*Sample) map[string][]string {
+	out := map[string][]string{}
+	for _, s := range samples {
+		k := s.Key.Board + "\x00" + s.Key.Mode + "\x00" + s.Key.Algorithm
+		for _, d := range s.Drivers {
+			out[k] = addString(out[k], d)
+		}
+	}
+	return out
+}
+
+// envChanges are the changes of one board's environment, "what: before → after", in the order they are found.
+type envChanges []string
+
+// add notes what changed from a to b, when both runs record it and they differ.
+func (c *envChanges) add(what, a, b string) {
+	if knownChange(a, b) {
+		*c = append(*c, fmt.Sprintf("%s: %s → %s", what, a, b))
+	}
+}
+
+// facts notes what differs between the baseline's facts bf and the run's cf: kernel, OpenSSL, CPU governor,
+// clock and CPUINFO, the kernel's driver of each algorithm in algs, then what environmentDiff compares.
+func (c *envChanges) facts(bf, cf *protocol.Facts, algs map[string]bool) {
+	c.add("kernel", bf.Kernel, cf.Kernel)
+	c.add("OpenSSL", openSSLVersion(bf), openSSLVersion(cf))
+	c.add("CPU governor", bf.CPU.Governor, cf.CPU.Governor)
+	c.add("CPU max MHz", mhz(bf.CPU.MaxMHz), mhz(cf.CPU.MaxMHz))
+	c.add("OpenSSL CPUINFO", openSSLCPUInfo(bf), openSSLCPUInfo(cf))
+	var list []string
+	for a := range algs {
+		list = append(list, a)
+	}
+	sort.Strings(list)
+	for _, a := range list {
+		name := protocol.KernelAlgorithm(a)
+		if name == "" {
+			continue
+		}
+		c.add(fmt.Sprintf("driver for %s (%s)", a, name), topDriver(bf, name), topDriver(cf, name))
+	}
+	*c = append(*c, environmentDiff(bf, cf)...)
+}
+
+// pointDrivers notes the series of board whose points name other drivers in the run than in the baseline.
+func (c *envChanges) pointDrivers(board string, baseDrv, curDrv map[string][]string) {
+	var keys []string
+	for k := range baseDrv {
+		keys = append(keys, k)
+	}
+	for k := range curDrv {
+		if _, ok := baseDrv[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		parts := strings.Split(k, "\x00")
+		if parts[0] != board {
+			continue
+		}
+		a, b := strings.Join(baseDrv[k], ", "), strings.Join(curDrv[k], ", ")
+		if a != "" && b != "" { // a side without points is reported as missing or new, not as a driver change
+			c.add(fmt.Sprintf("driver of %s %s points", parts[1], parts[2]), a, b)
+		}
+	}
 }
 
 // knownChange says whether a fact differs between two runs that both record it. A fact one run does not

@@ -37,56 +37,16 @@ func boardFacts(br store.BoardRun) []fact {
 	}
 	add("OpenSSL", firstNonEmpty(f.OpenSSL, f.OpenSSLVersion))
 	add("OpenSSL path", f.OpenSSLPath)
-	cpu := f.CPU.Model
-	if f.CPU.Cores > 0 {
-		cpu += fmt.Sprintf(", %d cores", f.CPU.Cores)
-	}
-	// A board without cpufreq reports neither clock; one with only a maximum (no scaling_cur_freq) must not
-	// read "0 MHz", which looks like a measurement.
-	switch {
-	case f.CPU.CurMHz > 0 && f.CPU.MaxMHz > 0:
-		cpu += fmt.Sprintf(", %.0f MHz (max %.0f)", f.CPU.CurMHz, f.CPU.MaxMHz)
-	case f.CPU.CurMHz > 0:
-		cpu += fmt.Sprintf(", %.0f MHz", f.CPU.CurMHz)
-	case f.CPU.MaxMHz > 0:
-		cpu += fmt.Sprintf(", max %.0f MHz", f.CPU.MaxMHz)
-	}
-	add("CPU", strings.TrimPrefix(cpu, ", "))
+	add("CPU", cpuFact(f.CPU))
 	add("governor", f.CPU.Governor)
 	add("CPU features", strings.Join(f.CPU.Features, " "))
 	add("/dev/crypto", yesNo(f.DevCrypto, ""))
 	add("AF_ALG", yesNo(f.AFALG, f.AFALGError))
-	engines := make(map[string]string, len(f.Engines))
-	for e, status := range f.Engines {
-		engines[e] = PlainReason(status) // OpenSSL's error records in words; show --raw and the JSON keep them
-	}
-	add("engines", joinMap(engines))
-	var modes []string
-	for _, m := range f.Modes {
-		s := m.Mode
-		switch {
-		case m.Available && m.Reason != "":
-			s += " (" + PlainReason(m.Reason) + ")"
-		case !m.Available:
-			s += ": not available"
-			if m.Reason != "" {
-				s += ", " + PlainReason(m.Reason) // the stored text: WriteRunSummary with raws, and the JSON
-			}
-		}
-		modes = append(modes, s)
-	}
-	add("modes", strings.Join(modes, "; "))
-	add("drivers", strings.Join(topDrivers(f), "; "))
+	add("engines", enginesFact(f.Engines))
+	add("modes", modesFact(f.Modes))
+	add("drivers", driversFact(topDrivers(f)))
 	add("OpenSSL env", envText(f.OpenSSLEnv))
-	conf := f.OpenSSLConf
-	switch {
-	case conf == "":
-	case f.OpenSSLConfDigest == "none":
-		conf += " (no engine or provider sections)"
-	case f.OpenSSLConfDigest != "":
-		conf += " (engine/provider sections " + f.OpenSSLConfDigest + ")"
-	}
-	add("OpenSSL config", conf)
+	add("OpenSSL config", opensslConfFact(f))
 	if len(f.OpenSSLConfRoutes) > 0 {
 		add("runs without -engine go to", strings.Join(f.OpenSSLConfRoutes, "; "))
 	}
@@ -100,6 +60,122 @@ func boardFacts(br store.BoardRun) []fact {
 	}
 	add("probe errors", strings.Join(f.Errors, "; "))
 	return out
+}
+
+// cpuFact is "Cortex-A53, 4 cores, 1200 MHz (max 1400)": the model with what the probe knows of cores and clock.
+func cpuFact(c protocol.CPUFacts) string {
+	cpu := c.Model
+	if c.Cores > 0 {
+		cpu += fmt.Sprintf(", %d cores", c.Cores)
+	}
+	// A board without cpufreq reports neither clock; one with only a maximum (no scaling_cur_freq) must not
+	// read "0 MHz", which looks like a measurement.
+	switch {
+	case c.CurMHz > 0 && c.MaxMHz > 0:
+		cpu += fmt.Sprintf(", %.0f MHz (max %.0f)", c.CurMHz, c.MaxMHz)
+	case c.CurMHz > 0:
+		cpu += fmt.Sprintf(", %.0f MHz", c.CurMHz)
+	case c.MaxMHz > 0:
+		cpu += fmt.Sprintf(", max %.0f MHz", c.MaxMHz)
+	}
+	return strings.TrimPrefix(cpu, ", ")
+}
+
+// enginesFact lists the engines with their status in words.
+func enginesFact(in map[string]string) string {
+	engines := make(map[string]string, len(in))
+	for e, status := range in {
+		// OpenSSL's error records in words, as the probe's "engine NAME: …" reasons are; the JSON keeps them
+		plain := PlainReason("engine " + e + ": " + status)
+		switch {
+		case strings.HasPrefix(plain, "the "+e+" engine is not installed"):
+			status = strings.TrimPrefix(plain, "the "+e+" engine is ")
+		case strings.HasPrefix(plain, "the "+e+" engine did not load: "):
+			status = "not available: " + strings.TrimPrefix(plain, "the "+e+" engine did not load: ")
+		}
+		engines[e] = status
+	}
+	return joinMap(engines)
+}
+
+// modesFact lists the modes, each with why it is, or is not, available.
+func modesFact(in []protocol.ModeFact) string {
+	var modes []string
+	for _, m := range in {
+		s := m.Mode
+		switch {
+		case m.Available && m.Reason != "":
+			s += " (" + PlainReason(m.Reason) + ")"
+		case !m.Available:
+			s += ": not available"
+			if m.Reason != "" {
+				s += ", " + PlainReason(m.Reason) // the stored text: WriteRunSummary with raws, and the JSON
+			}
+		}
+		modes = append(modes, s)
+	}
+	return strings.Join(modes, "; ")
+}
+
+// opensslConfFact is the OpenSSL configuration file with what its engine and provider sections are.
+func opensslConfFact(f *protocol.Facts) string {
+	conf := f.OpenSSLConf
+	switch {
+	case conf == "":
+	case f.OpenSSLConfDigest == "none":
+		conf += " (no engine or provider sections)"
+	case f.OpenSSLConfDigest != "":
+		conf += " (engine/provider sections " + f.OpenSSLConfDigest + ")"
+	}
+	return conf
+}
+
+// driversFact is the kernel's driver choices in one line a person reads: the hardware and optimised drivers
+// named, the generic software ones (C code, library calls, templates over another driver) counted, since a board
+// lists forty and more and the few that accelerate are what a reader looks for. `show --format json` and the
+// dashboard's fold keep every choice.
+func driversFact(choices []string) string {
+	if len(choices) == 0 {
+		return ""
+	}
+	var named []string
+	for _, c := range choices {
+		if !genericDriver(c) {
+			named = append(named, c)
+		}
+	}
+	const most = 8
+	generic := len(choices) - len(named)
+	var parts []string
+	if len(named) > most {
+		parts = append(parts, strings.Join(named[:most], "; ")+fmt.Sprintf("; %d more", len(named)-most))
+	} else if len(named) > 0 {
+		parts = append(parts, strings.Join(named, "; "))
+	}
+	if generic > 0 {
+		parts = append(parts, plural(generic, "algorithm")+" on generic software drivers")
+	}
+	if generic == 0 && len(named) <= most {
+		return strings.Join(parts, "; ") // every choice is named
+	}
+	return strings.Join(parts, "; ") + " (all of them: --format json)"
+}
+
+// genericDriver reports whether a choice "cbc(aes) → cbc(ecb(aes-fixed-time)) (101)" is the kernel's portable
+// software: a template over another driver, or a driver named as generic C or a library call.
+func genericDriver(choice string) bool {
+	_, driver, _ := strings.Cut(choice, " → ")
+	driver, _, _ = strings.Cut(driver, " (")
+	if strings.Contains(driver, "(") {
+		return true // a template (cbc, hmac, gcm…) over another driver: the inner one is listed on its own
+	}
+	for _, suffix := range []string{"-generic", "-lib", "-fixed-time", "-scomp", "_rng", "-cipher_null"} {
+		if strings.HasSuffix(driver, suffix) {
+			return true
+		}
+	}
+	// the kernel's random number generators (drbg_*, jitterentropy_rng) are software whatever the board
+	return driver == "cipher_null" || driver == "digest_null" || strings.HasPrefix(driver, "drbg_")
 }
 
 // topDrivers names, for every /proc/crypto algorithm, the driver the kernel picks (protocol.Facts.KernelDriver).

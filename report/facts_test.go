@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -60,5 +61,31 @@ func TestBoardChangesUnknownIsNotAChange(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDriversFact: forty generic choices and two accelerated ones read as the two named and the rest counted,
+// so that show's drivers line fits a few lines; every choice named when none is generic.
+func TestDriversFact(t *testing.T) {
+	choices := []string{"cbc(aes) → cbc-aes-sa2ul (400)", "sha256 → sha256-sa2ul (400)", "aes → aes-fixed-time (101)",
+		"hmac(sha256) → hmac(sha256-sa2ul) (400)", "md5 → md5-lib (300)", "stdrng → drbg_nopr_hmac_sha512 (217)",
+		"crc32c → crc32c-generic (100)", "lzo → lzo-scomp (0)", "jitterentropy_rng → jitterentropy_rng (100)"}
+	want := "cbc(aes) → cbc-aes-sa2ul (400); sha256 → sha256-sa2ul (400); 7 algorithms on generic software drivers " +
+		"(all of them: --format json)"
+	if got := driversFact(choices); got != want {
+		t.Errorf("driversFact = %q\nwant %q", got, want)
+	}
+	if got, want := driversFact(choices[:2]), "cbc(aes) → cbc-aes-sa2ul (400); sha256 → sha256-sa2ul (400)"; got != want {
+		t.Errorf("driversFact of two accelerated = %q, want %q", got, want)
+	}
+	var many []string
+	for i := range 10 {
+		many = append(many, fmt.Sprintf("alg%d → alg%d-ce (300)", i, i))
+	}
+	if got := driversFact(many); !strings.HasSuffix(got, "; 2 more (all of them: --format json)") {
+		t.Errorf("driversFact of ten accelerated = %q, want eight named and 2 more", got)
+	}
+	if got := driversFact(nil); got != "" {
+		t.Errorf("driversFact(nil) = %q", got)
 	}
 }

@@ -66,76 +66,21 @@ type junitFailure struct {
 // is an error (the check could not run), not a failure. Environment changes become suite properties; what each
 // series was judged against is in its system-out ("baseline: nightly runs 12–21, 10 runs, 30 samples").
 func WriteJUnit(w io.Writer, r *Regression) error {
-	all := junitSuites{Name: "fleet regress"}
-	index := map[string]int{}
-	suite := func(board string) *junitSuite { // the board's suite, made on first use
-		i, ok := index[board]
-		if !ok {
-			i = len(all.Suites)
-			index[board] = i
-			all.Suites = append(all.Suites, junitSuite{Name: board})
-		}
-		return &all.Suites[i]
-	}
+	j := junitBuilder{all: junitSuites{Name: "fleet regress"}, index: map[string]int{}}
 	for _, row := range r.Rows {
-		s := suite(row.Board)
-		tc := junitTestCase{Name: row.caseName(), ClassName: "fleet.regress." + row.Board}
-		tc.SystemOut = row.Verdict
-		if row.Baseline != nil {
-			tc.SystemOut += "\nbaseline: " + row.Baseline.String()
-		}
-		if row.Regressed() {
-			msg, rest := row.failureMessage(r.Unit)
-			tc.Failure = &junitFailure{Message: msg, Type: row.Verdict, Text: msg}
-			if len(rest) > 0 {
-				tc.Failure.Text += "\n" + strings.Join(rest, "\n")
-			}
-			s.Failures++
-			all.Failures++
-		}
-		if row.Verdict == VerdictInvalid {
-			msg := fmt.Sprintf("%s %s %s: not judged, points invalid", algoLabel(row.Algorithm, row.Op, row.Threads),
-				row.Size(), row.Mode)
-			tc.Error = &junitFailure{Message: msg, Type: "invalid", Text: msg + "\n" + strings.Join(row.Notes, "\n")}
-			s.Errors++
-			all.Errors++
-		}
-		s.Cases = append(s.Cases, tc)
-		s.Tests++
-		all.Tests++
+		j.row(row, r.Unit)
 	}
 	// A series every baseline point of which was invalid is not judged: an error of type invalid of its own
 	// test case, beside the board's judged series (it used to be left out of the JUnit file when another series of
 	// the board was judged, so a CI job saw only "unchanged").
 	for _, k := range r.BaselineInvalidSeries {
-		s := suite(k.Board)
-		row := RegressRow{SampleKey: k}
-		msg := fmt.Sprintf("%s %s %s: not judged, every baseline point invalid", algoLabel(k.Algorithm, k.Op, k.Threads),
-			row.Size(), k.Mode)
-		s.Cases = append(s.Cases, junitTestCase{Name: row.caseName(), ClassName: "fleet.regress." + k.Board,
-			SystemOut: VerdictInvalid, Error: &junitFailure{Message: msg, Type: "invalid", Text: msg}})
-		s.Tests++
-		s.Errors++
-		all.Tests++
-		all.Errors++
+		j.baselineInvalid(k)
 	}
 	for _, nb := range r.NoBaseline {
-		if nb.Invalid { // not judged for the board's state: an error, as an invalid series is, and exit 4
-			msg := "not judged, baseline runs invalid: " + nb.Reason
-			all.Suites = append(all.Suites, junitSuite{Name: nb.Board, Tests: 1, Errors: 1, Cases: []junitTestCase{{
-				Name: "baseline", ClassName: "fleet.regress." + nb.Board, Error: &junitFailure{Message: msg, Type: "invalid", Text: msg},
-				SystemOut: VerdictNoBaseline}}})
-			all.Tests++
-			all.Errors++
-			continue
-		}
-		all.Suites = append(all.Suites, junitSuite{Name: nb.Board, Tests: 1, Skipped: 1, Cases: []junitTestCase{{
-			Name: "baseline", ClassName: "fleet.regress." + nb.Board, Skipped: &junitSkipped{Message: nb.Reason},
-			SystemOut: VerdictNoBaseline}}})
-		all.Tests++
+		j.noBaseline(nb)
 	}
 	for _, e := range r.Environment {
-		i, ok := index[e.Board]
+		i, ok := j.index[e.Board]
 		if !ok {
 			continue
 		}
@@ -143,20 +88,98 @@ func WriteJUnit(w io.Writer, r *Regression) error {
 		for n, c := range e.Changes {
 			props.Props = append(props.Props, junitProp{Name: fmt.Sprintf("environment.changed.%d", n+1), Value: c})
 		}
-		all.Suites[i].Properties = props
+		j.all.Suites[i].Properties = props
 	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return fmt.Errorf("write junit: %w", err)
 	}
 	enc := xml.NewEncoder(w)
 	enc.Indent("", "  ")
-	if err := enc.Encode(all); err != nil {
+	if err := enc.Encode(j.all); err != nil {
 		return fmt.Errorf("write junit: %w", err)
 	}
 	if _, err := io.WriteString(w, "\n"); err != nil {
 		return fmt.Errorf("write junit: %w", err)
 	}
 	return nil
+}
+
+// junitBuilder gathers the suites of a JUnit file, keeping the counts of each suite and of the whole in step.
+type junitBuilder struct {
+	all   junitSuites
+	index map[string]int // board → its suite of series in all.Suites (a board without a baseline has none)
+}
+
+// suite is the board's suite of series, made on first use.
+func (j *junitBuilder) suite(board string) *junitSuite {
+	i, ok := j.index[board]
+	if !ok {
+		i = len(j.all.Suites)
+		j.index[board] = i
+		j.all.Suites = append(j.all.Suites, junitSuite{Name: board})
+	}
+	return &j.all.Suites[i]
+}
+
+// row adds a judged series: a failure when it regressed, an error when its points were invalid.
+func (j *junitBuilder) row(row RegressRow, unit string) {
+	s := j.suite(row.Board)
+	tc := junitTestCase{Name: row.caseName(), ClassName: "fleet.regress." + row.Board}
+	tc.SystemOut = row.Verdict
+	if row.Baseline != nil {
+		tc.SystemOut += "\nbaseline: " + row.Baseline.String()
+	}
+	if row.Regressed() {
+		msg, rest := row.failureMessage(unit)
+		tc.Failure = &junitFailure{Message: msg, Type: row.Verdict, Text: msg}
+		if len(rest) > 0 {
+			tc.Failure.Text += "\n" + strings.Join(rest, "\n")
+		}
+		s.Failures++
+		j.all.Failures++
+	}
+	if row.Verdict == VerdictInvalid {
+		msg := fmt.Sprintf("%s %s %s: not judged, points invalid", algoLabel(row.Algorithm, row.Op, row.Threads),
+			row.Size(), row.Mode)
+		tc.Error = &junitFailure{Message: msg, Type: "invalid", Text: msg + "\n" + strings.Join(row.Notes, "\n")}
+		s.Errors++
+		j.all.Errors++
+	}
+	s.Cases = append(s.Cases, tc)
+	s.Tests++
+	j.all.Tests++
+}
+
+// baselineInvalid adds a series not judged because every baseline point of it was invalid: an error.
+func (j *junitBuilder) baselineInvalid(k SampleKey) {
+	s := j.suite(k.Board)
+	row := RegressRow{SampleKey: k}
+	msg := fmt.Sprintf("%s %s %s: not judged, every baseline point invalid", algoLabel(k.Algorithm, k.Op, k.Threads),
+		row.Size(), k.Mode)
+	s.Cases = append(s.Cases, junitTestCase{Name: row.caseName(), ClassName: "fleet.regress." + k.Board,
+		SystemOut: VerdictInvalid, Error: &junitFailure{Message: msg, Type: "invalid", Text: msg}})
+	s.Tests++
+	s.Errors++
+	j.all.Tests++
+	j.all.Errors++
+}
+
+// noBaseline adds a board without a baseline as a suite of its own with one test case "baseline": skipped with
+// the reason, or an error when every run its baseline matched was invalid.
+func (j *junitBuilder) noBaseline(nb NoBaseline) {
+	if nb.Invalid { // not judged for the board's state: an error, as an invalid series is, and exit 4
+		msg := "not judged, baseline runs invalid: " + nb.Reason
+		j.all.Suites = append(j.all.Suites, junitSuite{Name: nb.Board, Tests: 1, Errors: 1, Cases: []junitTestCase{{
+			Name: "baseline", ClassName: "fleet.regress." + nb.Board, Error: &junitFailure{Message: msg, Type: "invalid", Text: msg},
+			SystemOut: VerdictNoBaseline}}})
+		j.all.Tests++
+		j.all.Errors++
+		return
+	}
+	j.all.Suites = append(j.all.Suites, junitSuite{Name: nb.Board, Tests: 1, Skipped: 1, Cases: []junitTestCase{{
+		Name: "baseline", ClassName: "fleet.regress." + nb.Board, Skipped: &junitSkipped{Message: nb.Reason},
+		SystemOut: VerdictNoBaseline}}})
+	j.all.Tests++
 }
 
 // caseName is "cpu/aes-128-cbc/16384", with the operation and threads appended where they are not the defaults,

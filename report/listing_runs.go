@@ -71,7 +71,7 @@ type runJSON struct {
 	Host        string    `json:"host"`
 	CommandLine string    `json:"command_line"`
 	Source      string    `json:"source,omitempty"`
-	// Validity counts the run's points by verdict; its headline is the status with them ("ok — 24 of 24 points
+	// Validity counts the run's points by verdict; its headline is the status word with them ("invalid — 24 of 24 points
 	// invalid: background CPU").
 	Validity validityJSON `json:"validity"`
 }

@@ -66,6 +66,9 @@ func PlainReason(reason string) string {
 	}
 	rec := parseRecord(reason, loc)
 	if m := enginePrefix.FindStringSubmatch(reason[:loc[0]]); m != nil {
+		if file, missing := rec.missingLibrary(); missing {
+			return "the " + m[1] + " engine is not installed (no " + file + ")" + PlainReason(reason[loc[1]:])
+		}
 		return "the " + m[1] + " engine did not load: " + rec.plain(true) + PlainReason(reason[loc[1]:])
 	}
 	return reason[:loc[0]] + rec.plain(false) + PlainReason(reason[loc[1]:])
@@ -147,4 +150,15 @@ func (r record) loadDetail() string {
 		return after
 	}
 	return ""
+}
+
+// missingLibrary is the engine's shared library that a failed load did not find, as its directory's last part
+// and its name ("engines-3/af_alg.so"): the commonest engine failure, an engine that is not installed.
+func (r record) missingLibrary() (string, bool) {
+	detail := r.loadDetail()
+	file, why, ok := strings.Cut(detail, ": ")
+	if !ok || !strings.Contains(why, "No such file or directory") {
+		return "", false
+	}
+	return path.Join(path.Base(path.Dir(file)), path.Base(file)), true
 }

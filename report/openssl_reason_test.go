@@ -20,7 +20,9 @@ func TestPlainReason(t *testing.T) {
 		{"engine missing: not available: error:13000074:engine routines:ENGINE_by_id:no such engine:eng_list.c:428:id=missing",
 			"the missing engine did not load: OpenSSL has no engine of that name"},
 		{"engine nosuchengine: not available: 4007926E8C7F0000:error:12800067:DSO support routines:dlfcn_load:could not load the shared library:../crypto/dso/dso_dlfcn.c:115:filename(libnosuchengine.so): libnosuchengine.so: cannot open shared object file: No such file or directory",
-			"the nosuchengine engine did not load: its shared library could not be loaded (libnosuchengine.so: cannot open shared object file: No such file or directory)"},
+			"the nosuchengine engine is not installed (no libnosuchengine.so)"},
+		{"engine af_alg: not available: error:12800067:DSO support routines:dlfcn_load:could not load the shared library:../crypto/dso/dso_dlfcn.c:115:filename(/usr/lib/x86_64-linux-gnu/engines-3/af_alg.so): /usr/lib/x86_64-linux-gnu/engines-3/af_alg.so: cannot open shared object file: No such file or directory",
+			"the af_alg engine is not installed (no engines-3/af_alg.so)"},
 		// not an engine's failure: the generic words, the code kept for a search
 		{"40876E4D0B7F0000:error:0308010C:digital envelope routines:inner_evp_generic_fetch:unsupported:../crypto/evp/evp_fetch.c:386:Global default library context, Algorithm (nosuchcipher : 0), Properties (<null>)",
 			"unsupported in inner_evp_generic_fetch: Global default library context, Algorithm (nosuchcipher : 0), Properties (<null>) (OpenSSL error 0308010C)"},

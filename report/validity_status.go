@@ -9,8 +9,8 @@ import (
 )
 
 // A run's status says how it ended (ok, partial, failed); its points' verdicts say whether its numbers can be
-// trusted. Every front end shows both together, so that a run that ended "ok" with every point invalid never
-// reads as a good run: "ok — 24 of 24 points invalid: background CPU".
+// trusted. Every front end shows both together, in one word first (StatusWord), so that a run that ended with
+// every point invalid never reads "ok" anywhere: "invalid — 24 of 24 points invalid: background CPU".
 
 // judgedText says how many of points were judged suspect or invalid and why: "24 of 24 points invalid:
 // background CPU; 2 suspect: temperature", "" when none was.
@@ -36,11 +36,21 @@ func withCauses(s string, causes []string) string {
 	return s + ": " + strings.Join(causes, ", ")
 }
 
-// StatusHeadline is a run's or board run's status with its points' validity: "ok — 24 of 24 points invalid:
-// background CPU", or the status alone when no point was judged suspect or invalid.
+// StatusWord is a run's or board run's status in one word: how it ended (partial, failed, interrupted), or, when
+// it ended ok, whether its numbers can be kept: the worst verdict of its points when that is suspect or invalid.
+// The run summary, show, runs and the dashboard all say this same word.
+func StatusWord(status, verdict string) string {
+	if status == string(protocol.StatusOK) && (verdict == protocol.ValidityInvalid || verdict == protocol.ValiditySuspect) {
+		return verdict
+	}
+	return status
+}
+
+// StatusHeadline is a run's or board run's status word with its points' validity: "invalid — 24 of 24 points
+// invalid: background CPU", or the status alone when no point was judged suspect or invalid.
 func StatusHeadline(status string, points int, j store.Judged) string {
 	if t := judgedText(points, j); t != "" {
-		return status + " — " + t
+		return StatusWord(status, Verdict(j)) + " — " + t
 	}
 	return status
 }
@@ -89,7 +99,7 @@ type validityJSON struct {
 	Unjudged      int      `json:"unjudged"` // imports and older agents' points
 	InvalidCauses []string `json:"invalid_causes"`
 	SuspectCauses []string `json:"suspect_causes"`
-	Headline      string   `json:"headline"` // as the text shows it: "ok — 24 of 24 points invalid: background CPU"
+	Headline      string   `json:"headline"` // as the text shows it: "invalid — 24 of 24 points invalid: background CPU"
 }
 
 func newValidityJSON(status string, points int, j store.Judged) validityJSON {

@@ -21,14 +21,17 @@ func TestStatusHeadline(t *testing.T) {
 		cell   string
 	}{
 		{"all invalid", 24, store.Judged{Invalid: 24, InvalidCauses: []string{"background CPU"}},
-			"ok — 24 of 24 points invalid: background CPU", "24/24 invalid: background CPU"},
+			"invalid — 24 of 24 points invalid: background CPU", "24/24 invalid: background CPU"},
 		{"both", 24, store.Judged{OK: 19, Invalid: 3, Suspect: 2, InvalidCauses: []string{"background CPU", "throttled"}, SuspectCauses: []string{"temperature"}},
-			"ok — 3 of 24 points invalid: background CPU, throttled; 2 suspect: temperature",
+			"invalid — 3 of 24 points invalid: background CPU, throttled; 2 suspect: temperature",
 			"3/24 invalid: background CPU, throttled; 2/24 suspect: temperature"},
-		{"suspect only", 10, store.Judged{OK: 9, Suspect: 1}, "ok — 1 of 10 points suspect", "1/10 suspect"},
+		{"suspect only", 10, store.Judged{OK: 9, Suspect: 1}, "suspect — 1 of 10 points suspect", "1/10 suspect"},
 		{"all ok", 10, store.Judged{OK: 10}, "ok", "ok"},
 		{"not judged", 10, store.Judged{}, "ok", "-"},
 	} {
+		if got := StatusHeadline("partial", tc.points, tc.j); tc.want != "ok" && !strings.HasPrefix(got, "partial — ") {
+			t.Errorf("%s: a partial run's headline %q does not start with its status", tc.name, got)
+		}
 		if got := StatusHeadline("ok", tc.points, tc.j); got != tc.want {
 			t.Errorf("%s: StatusHeadline = %q, want %q", tc.name, got, tc.want)
 		}
@@ -38,7 +41,7 @@ func TestStatusHeadline(t *testing.T) {
 	}
 }
 
-// TestRunSummaryHeadline: fleet show's first line and each board's status say how many points were invalid.
+// TestRunSummaryHeadline: fleet show's first line and each board's status say invalid, and how many points were, as the run summary does.
 func TestRunSummaryHeadline(t *testing.T) {
 	j := store.Judged{Invalid: 24, InvalidCauses: []string{"background CPU"}}
 	run := store.Run{ID: 1, Status: protocol.StatusOK, Points: 24, Boards: []string{"local"}, Judged: j,
@@ -48,10 +51,10 @@ func TestRunSummaryHeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	if first, _, _ := strings.Cut(out, "\n"); first != "run 1: ok — 24 of 24 points invalid: background CPU" {
+	if first, _, _ := strings.Cut(out, "\n"); first != "run 1: invalid — 24 of 24 points invalid: background CPU" {
 		t.Errorf("first line %q", first)
 	}
-	if !strings.Contains(out, "status:  ok — 24 of 24 points invalid: background CPU") {
+	if !strings.Contains(out, "status:  invalid — 24 of 24 points invalid: background CPU") {
 		t.Errorf("board status without validity:\n%s", out)
 	}
 }

@@ -46,6 +46,9 @@ func (s *Server) regression(r *http.Request, q regressQuery) (*report.Regression
 	in, err := s.DB.ReadRegressionInput(r.Context(), q.Baseline, cur)
 	if errors.Is(err, store.ErrBaselineIsJudged) {
 		return nil, badRequest("baseline %q is the run judged: name an earlier run, a label or previous", q.Baseline)
+	} else if errors.Is(err, store.ErrBaselineInvalid) {
+		// the baseline exists, but every run of it was invalid: judged as fleet regress does (not judged,
+		// invalid; its exit 4), never a 404
 	} else if errors.Is(err, store.ErrNotFound) {
 		return nil, notFound("baseline %q: %v", q.Baseline, err)
 	} else if err != nil {
@@ -72,9 +75,11 @@ func (s *Server) regressPage(w http.ResponseWriter, r *http.Request) {
 		Chart      template.HTML // baseline band and judged point per block size, per series group
 		Judged     bool
 		Regression bool
+		NotJudged  []string // why series were not judged (invalid points): fleet regress's exit 4
 	}{Q: q, Judged: reg != nil}
 	if reg != nil {
 		data.Table, data.Regression = report.RegressionHTML(reg, links), reg.HasRegression()
+		data.NotJudged = reg.InvalidReasons()
 		data.Chart = report.RegressionChartHTML(reg)
 	}
 	s.render(w, r, http.StatusOK, "regress", page{Title: "regress", Nav: "regress", Data: data})

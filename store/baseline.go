@@ -64,96 +64,132 @@ func (db *DB) ResolveBaselines(ctx context.Context, ref string, judged map[strin
 // ErrNotFound and names every board's reason, and ErrBaselineInvalid too when runs were passed over as invalid;
 // Baselines is filled in either case.
 func (db *DB) ResolveBaselineWindow(ctx context.Context, ref string, runs int, judged map[string]int64) (Baselines, error) {
-	bl := Baselines{Runs: map[string]int64{}, Window: map[string][]int64{}, Missing: map[string]string{}, Skipped: map[string][]string{},
-		SkippedRuns: map[string][]int64{}}
-	if ref == "" {
-		return bl, fmt.Errorf("resolve baseline in %s: empty reference", db.Path)
+	r := baselineResolver{db: db, ref: ref, runs: runs, bl: Baselines{Runs: map[string]int64{}, Window: map[string][]int64{},
+		Missing: map[string]string{}, Skipped: map[string][]string{}, SkippedRuns: map[string][]int64{}}}
+	if err := r.check(ctx, judged); err != nil {
+		return r.bl, err
 	}
-	if runs < 1 {
-		return bl, fmt.Errorf("resolve baseline %q in %s: a window of %d runs (want at least 1)", ref, db.Path, runs)
+	for _, board := range sortedKeys(judged) {
+		if err := r.board(ctx, board, judged[board]); err != nil {
+			return r.bl, fmt.Errorf("resolve baseline %q for %s in %s: %w", ref, board, db.Path, err)
+		}
+	}
+	if len(r.bl.Runs) == 0 {
+		return r.bl, r.notFound(judged)
+	}
+	return r.bl, nil
+}
+
+// baselineResolver resolves one baseline reference board by board, gathering Baselines and what the error
+// says when no board has one.
+type baselineResolver struct {
+	db      *DB
+	ref     string
+	isLabel bool // ref is a label: a window of runs, not one run
+	runs    int  // how many runs a label's window holds at most
+	bl      Baselines
+	invalid bool // a board's only matching runs were passed over as invalid (ErrBaselineInvalid)
+	self    bool // a board's baseline was its judged run (ErrBaselineIsJudged)
+}
+
+// check refuses a reference that cannot be resolved at all: empty, a window of no runs, no boards, a judged run
+// or a run id that does not exist, a vendor's reference table.
+func (r *baselineResolver) check(ctx context.Context, judged map[string]int64) error {
+	db, ref := r.db, r.ref
+	if ref == "" {
+		return fmt.Errorf("resolve baseline in %s: empty reference", db.Path)
+	}
+	if r.runs < 1 {
+		return fmt.Errorf("resolve baseline %q in %s: a window of %d runs (want at least 1)", ref, db.Path, r.runs)
 	}
 	if len(judged) == 0 {
-		return bl, fmt.Errorf("resolve baseline %q in %s: no boards to judge: %w", ref, db.Path, ErrNotFound)
+		return fmt.Errorf("resolve baseline %q in %s: no boards to judge: %w", ref, db.Path, ErrNotFound)
 	}
 	for _, board := range sortedKeys(judged) {
 		if err := db.checkRun(ctx, judged[board]); err != nil {
-			return bl, fmt.Errorf("resolve baseline %q: judged run of %s: %w", ref, board, err)
+			return fmt.Errorf("resolve baseline %q: judged run of %s: %w", ref, board, err)
 		}
 	}
-	_, idErr := strconv.ParseInt(ref, 10, 64)
-	isLabel := idErr != nil && ref != "previous" && ref != "latest"
-	if isLabel {
-		bl.Label = ref
+	id, idErr := strconv.ParseInt(ref, 10, 64)
+	r.isLabel = idErr != nil && ref != "previous" && ref != "latest"
+	if r.isLabel {
+		r.bl.Label = ref
 	} else if idErr == nil {
-		id, _ := strconv.ParseInt(ref, 10, 64)
 		if err := db.checkRun(ctx, id); err != nil {
-			return bl, fmt.Errorf("resolve baseline %q: %w", ref, err)
+			return fmt.Errorf("resolve baseline %q: %w", ref, err)
 		}
 	}
-	if err := db.checkBaselineNotReference(ctx, ref, isLabel); err != nil {
-		return bl, err
+	return db.checkBaselineNotReference(ctx, ref, r.isLabel)
+}
+
+// board resolves the reference for one board whose judged run is judged: its window, or why it has none, and
+// the newer runs passed over as invalid.
+func (r *baselineResolver) board(ctx context.Context, board string, judged int64) error {
+	window, why, err := r.window(ctx, board, judged)
+	if err != nil {
+		return err
 	}
-	invalid, self := false, false
-	for _, board := range sortedKeys(judged) {
-		var window []int64
-		var why string
-		var err error
-		if isLabel {
-			window, err = db.labelWindow(ctx, ref, board, judged[board], runs)
-			if err == nil && len(window) == 0 {
-				why = fmt.Sprintf("no run labelled %q with valid points of %s before run %d", ref, board, judged[board])
-			}
-		} else {
-			var run int64
-			run, why, err = db.baselineOf(ctx, ref, board, judged[board])
-			if run != 0 && run == judged[board] {
-				// A run judged against itself passes every point: say so instead of passing.
-				run, why, self = 0, fmt.Sprintf("run %d is the run judged: name an earlier run, a label or previous", run), true
-			}
-			if run != 0 {
-				window = []int64{run}
-			}
-		}
-		if err != nil {
-			return bl, fmt.Errorf("resolve baseline %q for %s in %s: %w", ref, board, db.Path, err)
-		}
+	if len(window) == 0 {
+		r.bl.Missing[board] = why
+	} else {
+		r.bl.Runs[board], r.bl.Window[board] = window[len(window)-1], window
+	}
+	var oldest int64
+	if len(window) > 0 {
+		oldest = window[0]
+	}
+	skipped, ids, err := r.db.skippedInvalid(ctx, r.ref, board, judged, oldest)
+	if err != nil {
+		return err
+	}
+	if len(skipped) > 0 {
+		r.bl.Skipped[board], r.bl.SkippedRuns[board] = skipped, ids
 		if len(window) == 0 {
-			bl.Missing[board] = why
-		} else {
-			bl.Runs[board], bl.Window[board] = window[len(window)-1], window
-		}
-		var oldest int64
-		if len(window) > 0 {
-			oldest = window[0]
-		}
-		skipped, ids, err := db.skippedInvalid(ctx, ref, board, judged[board], oldest)
-		if err != nil {
-			return bl, fmt.Errorf("resolve baseline %q for %s in %s: %w", ref, board, db.Path, err)
-		}
-		if len(skipped) > 0 {
-			bl.Skipped[board], bl.SkippedRuns[board] = skipped, ids
-			if len(window) == 0 {
-				invalid = true
-				bl.Missing[board] += fmt.Sprintf(": %d run(s) of it passed over as invalid", len(skipped))
-			}
+			r.invalid = true
+			r.bl.Missing[board] += fmt.Sprintf(": %d run(s) of it passed over as invalid", len(skipped))
 		}
 	}
-	if len(bl.Runs) == 0 {
-		var why []string
-		for _, board := range sortedKeys(judged) {
-			why = append(why, board+": "+bl.Missing[board])
+	return nil
+}
+
+// window is a board's baseline runs, oldest first: a label's last runs valid runs before judged, else the one
+// run the reference names. Empty, with why, when there is none; the judged run itself is none.
+func (r *baselineResolver) window(ctx context.Context, board string, judged int64) ([]int64, string, error) {
+	if r.isLabel {
+		window, err := r.db.labelWindow(ctx, r.ref, board, judged, r.runs)
+		if err == nil && len(window) == 0 {
+			return nil, fmt.Sprintf("no run labelled %q with valid points of %s before run %d", r.ref, board, judged), nil
 		}
-		if invalid {
-			return bl, fmt.Errorf("no board has a judgeable baseline %q in %s (%s): %w: %w", ref, db.Path, strings.Join(why, "; "),
-				ErrBaselineInvalid, ErrNotFound)
-		}
-		if self {
-			return bl, fmt.Errorf("no board has baseline %q in %s (%s): %w: %w", ref, db.Path, strings.Join(why, "; "),
-				ErrBaselineIsJudged, ErrNotFound)
-		}
-		return bl, fmt.Errorf("no board has baseline %q in %s (%s): %w", ref, db.Path, strings.Join(why, "; "), ErrNotFound)
+		return window, "", err
 	}
-	return bl, nil
+	run, why, err := r.db.baselineOf(ctx, r.ref, board, judged)
+	if run != 0 && run == judged {
+		// A run judged against itself passes every point: say so instead of passing.
+		r.self = true
+		return nil, fmt.Sprintf("run %d is the run judged: name an earlier run, a label or previous", run), err
+	}
+	if run != 0 {
+		return []int64{run}, why, err
+	}
+	return nil, why, err
+}
+
+// notFound is the error of a reference no board has a baseline for: every board's reason, wrapping ErrNotFound,
+// and ErrBaselineInvalid or ErrBaselineIsJudged when that is why.
+func (r *baselineResolver) notFound(judged map[string]int64) error {
+	var why []string
+	for _, board := range sortedKeys(judged) {
+		why = append(why, board+": "+r.bl.Missing[board])
+	}
+	if r.invalid {
+		return fmt.Errorf("no board has a judgeable baseline %q in %s (%s): %w: %w", r.ref, r.db.Path, strings.Join(why, "; "),
+			ErrBaselineInvalid, ErrNotFound)
+	}
+	if r.self {
+		return fmt.Errorf("no board has baseline %q in %s (%s): %w: %w", r.ref, r.db.Path, strings.Join(why, "; "),
+			ErrBaselineIsJudged, ErrNotFound)
+	}
+	return fmt.Errorf("no board has baseline %q in %s (%s): %w", r.ref, r.db.Path, strings.Join(why, "; "), ErrNotFound)
 }
 
 // baselineOf resolves a run id, previous or latest for one board whose judged run is judged: the baseline run,

@@ -134,74 +134,13 @@ func (db *DB) BoardRuns(ctx context.Context, runID int64) ([]BoardRun, error) {
 	if err := db.checkRun(ctx, runID); err != nil {
 		return nil, err
 	}
-	rows, err := db.db.QueryContext(ctx, `SELECT b.board, b.status, b.error, b.facts, b.started, b.finished,
-			(SELECT coalesce(sum(c.points), 0) FROM point_counts c WHERE c.run_id = b.run_id AND c.board = b.board),
-			b.validity, b.validity_reasons, b.kernel
-		FROM board_runs b WHERE b.run_id = ? ORDER BY b.board`, runID)
+	brs, err := db.boardRunRows(ctx, runID)
 	if err != nil {
-		return nil, fmt.Errorf("read boards of run %d: %w", runID, classify(err))
+		return nil, err
 	}
-	defer rows.Close()
-	var brs []BoardRun
-	index := map[string]int{}
-	for rows.Next() {
-		br := BoardRun{RunID: runID}
-		var facts, started, finished, reasons, kernel sql.NullString
-		if err := rows.Scan(&br.Board, &br.Status, &br.Error, &facts, &started, &finished, &br.Points,
-			&br.Validity, &reasons, &kernel); err != nil {
-			return nil, fmt.Errorf("read boards of run %d: %w", runID, err)
-		}
-		if facts.Valid {
-			br.Facts = new(protocol.Facts)
-			if err := json.Unmarshal([]byte(facts.String), br.Facts); err != nil {
-				return nil, fmt.Errorf("read facts of %s in run %d: %w", br.Board, runID, err)
-			}
-		}
-		if reasons.Valid {
-			if err := json.Unmarshal([]byte(reasons.String), &br.ValidityReasons); err != nil {
-				return nil, fmt.Errorf("read validity of %s in run %d: %w", br.Board, runID, err)
-			}
-		}
-		if kernel.Valid {
-			br.Kernel = new(protocol.KernelHealth)
-			if err := json.Unmarshal([]byte(kernel.String), br.Kernel); err != nil {
-				return nil, fmt.Errorf("read kernel health of %s in run %d: %w", br.Board, runID, err)
-			}
-		}
-		if br.Started, err = parseTime(started); err != nil {
-			return nil, fmt.Errorf("read boards of run %d: %w", runID, err)
-		}
-		if br.Finished, err = parseTime(finished); err != nil {
-			return nil, fmt.Errorf("read boards of run %d: %w", runID, err)
-		}
-		index[br.Board] = len(brs)
-		brs = append(brs, br)
+	if err := db.addSkips(ctx, runID, brs); err != nil {
+		return nil, err
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read boards of run %d: %w", runID, classify(err))
-	}
-	rows.Close()
-
-	srows, err := db.db.QueryContext(ctx, `SELECT board, mode, algorithm, reason FROM skips WHERE run_id = ?
-		ORDER BY id`, runID)
-	if err != nil {
-		return nil, fmt.Errorf("read skips of run %d: %w", runID, classify(err))
-	}
-	defer srows.Close()
-	for srows.Next() {
-		var board string
-		var s protocol.Skip
-		if err := srows.Scan(&board, &s.Mode, &s.Algorithm, &s.Reason); err != nil {
-			return nil, fmt.Errorf("read skips of run %d: %w", runID, err)
-		}
-		if i, ok := index[board]; ok {
-			brs[i].Skips = append(brs[i].Skips, s)
-		}
-	}
-	if err := srows.Err(); err != nil {
-		return nil, fmt.Errorf("read skips of run %d: %w", runID, classify(err))
-	}
-	srows.Close()
 	judged, err := db.judgedPoints(ctx, []int64{runID})
 	if err != nil {
 		return nil, err
@@ -215,6 +154,94 @@ func (db *DB) BoardRuns(ctx context.Context, runID int64) ([]BoardRun, error) {
 		}
 	}
 	return brs, nil
+}
+
+// boardRunRows reads the board_runs rows of a run, by board name, with each board's point count. Its rows are
+// closed when it returns, before the next query of BoardRuns.
+func (db *DB) boardRunRows(ctx context.Context, runID int64) ([]BoardRun, error) {
+	rows, err := db.db.QueryContext(ctx, `SELECT b.board, b.status, b.error, b.facts, b.started, b.finished,
+			(SELECT coalesce(sum(c.points), 0) FROM point_counts c WHERE c.run_id = b.run_id AND c.board = b.board),
+			b.validity, b.validity_reasons, b.kernel
+		FROM board_runs b WHERE b.run_id = ? ORDER BY b.board`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("read boards of run %d: %w", runID, classify(err))
+	}
+	defer rows.Close()
+	var brs []BoardRun
+	for rows.Next() {
+		br, err := scanBoardRun(rows, runID)
+		if err != nil {
+			return nil, err
+		}
+		brs = append(brs, br)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read boards of run %d: %w", runID, classify(err))
+	}
+	return brs, nil
+}
+
+// scanBoardRun reads one row of boardRunRows' query, decoding its JSON facts, validity reasons and kernel health.
+func scanBoardRun(rows *sql.Rows, runID int64) (BoardRun, error) {
+	br := BoardRun{RunID: runID}
+	var facts, started, finished, reasons, kernel sql.NullString
+	if err := rows.Scan(&br.Board, &br.Status, &br.Error, &facts, &started, &finished, &br.Points,
+		&br.Validity, &reasons, &kernel); err != nil {
+		return br, fmt.Errorf("read boards of run %d: %w", runID, err)
+	}
+	if facts.Valid {
+		br.Facts = new(protocol.Facts)
+		if err := json.Unmarshal([]byte(facts.String), br.Facts); err != nil {
+			return br, fmt.Errorf("read facts of %s in run %d: %w", br.Board, runID, err)
+		}
+	}
+	if reasons.Valid {
+		if err := json.Unmarshal([]byte(reasons.String), &br.ValidityReasons); err != nil {
+			return br, fmt.Errorf("read validity of %s in run %d: %w", br.Board, runID, err)
+		}
+	}
+	if kernel.Valid {
+		br.Kernel = new(protocol.KernelHealth)
+		if err := json.Unmarshal([]byte(kernel.String), br.Kernel); err != nil {
+			return br, fmt.Errorf("read kernel health of %s in run %d: %w", br.Board, runID, err)
+		}
+	}
+	var err error
+	if br.Started, err = parseTime(started); err != nil {
+		return br, fmt.Errorf("read boards of run %d: %w", runID, err)
+	}
+	if br.Finished, err = parseTime(finished); err != nil {
+		return br, fmt.Errorf("read boards of run %d: %w", runID, err)
+	}
+	return br, nil
+}
+
+// addSkips gives each board run of brs the skips its run stored for it, in the order they were stored.
+func (db *DB) addSkips(ctx context.Context, runID int64, brs []BoardRun) error {
+	index := make(map[string]int, len(brs))
+	for i, br := range brs {
+		index[br.Board] = i
+	}
+	rows, err := db.db.QueryContext(ctx, `SELECT board, mode, algorithm, reason FROM skips WHERE run_id = ?
+		ORDER BY id`, runID)
+	if err != nil {
+		return fmt.Errorf("read skips of run %d: %w", runID, classify(err))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var board string
+		var s protocol.Skip
+		if err := rows.Scan(&board, &s.Mode, &s.Algorithm, &s.Reason); err != nil {
+			return fmt.Errorf("read skips of run %d: %w", runID, err)
+		}
+		if i, ok := index[board]; ok {
+			brs[i].Skips = append(brs[i].Skips, s)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read skips of run %d: %w", runID, classify(err))
+	}
+	return nil
 }
 
 // previousFacts returns the facts of board's newest run before run (by start time) that has facts, nil when

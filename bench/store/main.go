@@ -121,10 +121,38 @@ func run(ctx context.Context, path string, total, boards, batch, reps int, query
 	}
 	defer func() { fmt.Printf("load: %s after the queries\n", loadAvg()) }()
 
-	queries := []struct {
-		name string
-		f    func() (int, error)
-	}{
+	queries := storeQueries(ctx, db)
+	if queryprofile != "" {
+		f, err := os.Create(queryprofile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	for _, q := range queries {
+		if !strings.Contains(q.name, only) {
+			continue
+		}
+		if err := timeQuery(q, reps); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// benchQuery is one query the benchmark times: f runs it once and returns how many rows it read.
+type benchQuery struct {
+	name string
+	f    func() (int, error)
+}
+
+// storeQueries are the queries timed over the ingested store: the ones `fleet` front ends make.
+func storeQueries(ctx context.Context, db *store.DB) []benchQuery {
+	return []benchQuery{
 		{"LatestPoints, all series", func() (int, error) {
 			ms, err := db.LatestPoints(ctx, store.Filter{})
 			return len(ms), err
@@ -151,37 +179,25 @@ func run(ctx context.Context, path string, total, boards, batch, reps int, query
 			return len(rs), err
 		}},
 	}
-	if queryprofile != "" {
-		f, err := os.Create(queryprofile)
+}
+
+// timeQuery runs q reps times and prints the median, minimum and maximum wall time and the median CPU time.
+func timeQuery(q benchQuery, reps int) error {
+	var times, cpus []time.Duration
+	var rows int
+	for range reps {
+		t0, c0 := time.Now(), cpuTime()
+		n, err := q.f()
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", q.name, err)
 		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+		times, cpus = append(times, time.Since(t0)), append(cpus, cpuTime()-c0)
+		rows = n
 	}
-	for _, q := range queries {
-		if !strings.Contains(q.name, only) {
-			continue
-		}
-		var times, cpus []time.Duration
-		var rows int
-		for range reps {
-			t0, c0 := time.Now(), cpuTime()
-			n, err := q.f()
-			if err != nil {
-				return fmt.Errorf("%s: %w", q.name, err)
-			}
-			times, cpus = append(times, time.Since(t0)), append(cpus, cpuTime()-c0)
-			rows = n
-		}
-		slices.Sort(times)
-		slices.Sort(cpus)
-		fmt.Printf("query: %-36s %5d rows  median %7.2f ms  min %7.2f ms  max %7.2f ms  cpu median %7.2f ms\n",
-			q.name, rows, ms(times[len(times)/2]), ms(times[0]), ms(times[len(times)-1]), ms(cpus[len(cpus)/2]))
-	}
+	slices.Sort(times)
+	slices.Sort(cpus)
+	fmt.Printf("query: %-36s %5d rows  median %7.2f ms  min %7.2f ms  max %7.2f ms  cpu median %7.2f ms\n",
+		q.name, rows, ms(times[len(times)/2]), ms(times[0]), ms(times[len(times)-1]), ms(cpus[len(cpus)/2]))
 	return nil
 }
 

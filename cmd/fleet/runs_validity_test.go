@@ -88,12 +88,12 @@ func TestRunsAndShowSayValidity(t *testing.T) {
 		t.Fatalf("runs --format json: exit %d, %v: %s%s", code, err, out, stderr)
 	}
 	if len(runs) != 2 || runs[1].ID != 1 || runs[1].Validity.Verdict != "invalid" || runs[1].Validity.Invalid != 24 ||
-		runs[1].Validity.Headline != "ok — 24 of 24 points invalid: background CPU" || runs[0].Validity.Verdict != "ok" {
+		runs[1].Validity.Headline != "invalid — 24 of 24 points invalid: background CPU" || runs[0].Validity.Verdict != "ok" {
 		t.Errorf("runs json %+v", runs)
 	}
 
 	out, _, code = runFleet(t, "show", "1", "--db", db)
-	if first, _, _ := strings.Cut(out, "\n"); code != 0 || first != "run 1 (nightly): ok — 24 of 24 points invalid: background CPU" {
+	if first, _, _ := strings.Cut(out, "\n"); code != 0 || first != "run 1 (nightly): invalid — 24 of 24 points invalid: background CPU" {
 		t.Errorf("show 1: exit %d, first line %q", code, first)
 	}
 	out, _, _ = runFleet(t, "show", "2", "--db", db)

@@ -63,7 +63,7 @@ func boardSummary(o fleet.BoardOutcome, v boardValidity, explain bool) []string 
 	// the board's name, its facts and its errors are its own words: shown, never acted on by the terminal
 	o.Board, o.Summary = report.Printable(o.Board), report.Printable(o.Summary)
 	o.Cause, o.FailedWhy = report.Printable(o.Cause), report.Printable(o.FailedWhy)
-	head := fmt.Sprintf("  %-14s %-11s %s", o.Board, boardWord(o.Status, v.verdict), boardCounts(o, v, len(unexplainedSkips)))
+	head := fmt.Sprintf("  %-14s %-11s %s", o.Board, report.StatusWord(string(o.Status), v.verdict), boardCounts(o, v, len(unexplainedSkips)))
 	factsLine := ""
 	if o.Summary != "" { // beside the counts when it fits, else under the cause
 		if withFacts := head + "  (" + o.Summary + ")"; width(withFacts) <= summaryWidth {
@@ -114,15 +114,6 @@ func boardSummary(o fleet.BoardOutcome, v boardValidity, explain bool) []string 
 		lines = appendFolded(lines, indent+"to do: "+todo, indent+"  ")
 	}
 	return lines
-}
-
-// boardWord is the board's status in one word: how its part of the run ended, or, when it ended ok, whether its
-// numbers can be kept.
-func boardWord(status protocol.Status, verdict string) string {
-	if status == protocol.StatusOK && (verdict == protocol.ValidityInvalid || verdict == protocol.ValiditySuspect) {
-		return verdict
-	}
-	return string(status)
 }
 
 // boardCounts is "24 points, all invalid; 3 modes not available, 1 not measured": the counts of what the lines

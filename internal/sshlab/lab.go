@@ -84,8 +84,49 @@ var labSeq atomic.Int32
 func Start(t testing.TB, opts Options) *Lab {
 	t.Helper()
 	root := os.Geteuid() == 0
-	needs := []string{"/usr/sbin/sshd", "ssh-keygen"}
 	namespaced := root && !opts.Loopback
+	checkPrerequisites(t, opts, root, namespaced)
+	cleanStale(t)
+	l := newLab(t, opts, root, namespaced)
+	l.Identity = filepath.Join(l.Dir, "id_ed25519")
+	if err := keygen(l.Identity, "ed25519"); err != nil {
+		t.Fatalf("sshlab: client key: %v", err)
+	}
+	if namespaced {
+		if err := l.setupBridge(); err != nil {
+			t.Fatalf("sshlab: %v", err)
+		}
+	}
+	n := 4
+	if opts.Dropbear {
+		n = 5
+	}
+	for k := 1; k <= n; k++ {
+		b, err := l.newBoard(k)
+		if err != nil {
+			t.Fatalf("sshlab: board%d: %v", k, err)
+		}
+		l.Boards = append(l.Boards, b)
+	}
+	l.KnownHosts = filepath.Join(l.Dir, "known_hosts")
+	l.SSHConfig = filepath.Join(l.Dir, "ssh_config")
+	if err := l.writeClientFiles(); err != nil {
+		t.Fatalf("sshlab: %v", err)
+	}
+	for _, b := range l.Boards {
+		b.KnownHosts = l.KnownHosts
+		if err := b.StartSSHD(); err != nil {
+			t.Fatalf("sshlab: %v", err)
+		}
+	}
+	return l
+}
+
+// checkPrerequisites skips the test when an option needs root or a package the machine lacks, or the lab's
+// tools are missing (namespaced: the lab's own network namespaces, which need ip), and fails it on an option
+// no lab can have.
+func checkPrerequisites(t testing.TB, opts Options, root, namespaced bool) {
+	t.Helper()
 	if opts.Dropbear && !DropbearInstalled() {
 		t.Skip("sshlab: Options.Dropbear needs root and dropbear-bin (apt-get install dropbear-bin)")
 	}
@@ -101,6 +142,7 @@ func Start(t testing.TB, opts Options) *Lab {
 	if opts.BusyBoxSh && (!root || busyboxFor(opts) == "") {
 		t.Skip("sshlab: Options.BusyBoxSh needs root and /bin/busybox (apt-get install busybox)")
 	}
+	needs := []string{"/usr/sbin/sshd", "ssh-keygen"}
 	if root {
 		needs = append(needs, "unshare", "nsenter", "mount")
 	}
@@ -116,8 +158,12 @@ func Start(t testing.TB, opts Options) *Lab {
 	if len(missing) > 0 {
 		t.Skipf("sshlab: %s not found (apt-get install openssh-server openssh-client iproute2 util-linux mount)", strings.Join(missing, ", "))
 	}
-	cleanStale(t)
+}
 
+// newLab makes the lab's directory (removed, with everything the lab started, by t.Cleanup) and, with
+// Options.Uname, the fake uname its boards will see.
+func newLab(t testing.TB, opts Options, root, namespaced bool) *Lab {
+	t.Helper()
 	pid := os.Getpid()
 	l := &Lab{t: t, root: root, Namespaced: namespaced, homeSize: opts.HomeSize, busybox: busyboxFor(opts), delay: opts.Delay, logLevel: "ERROR", id: fmt.Sprintf("fleet%dx%d", pid, labSeq.Add(1))}
 	if opts.LogSessions {
@@ -140,38 +186,6 @@ func Start(t testing.TB, opts Options) *Lab {
 	t.Cleanup(l.close)
 	if opts.Uname != (FakeUname{}) {
 		if l.uname, err = writeFakeUname(dir, opts.Uname); err != nil {
-			t.Fatalf("sshlab: %v", err)
-		}
-	}
-
-	l.Identity = filepath.Join(dir, "id_ed25519")
-	if err := keygen(l.Identity, "ed25519"); err != nil {
-		t.Fatalf("sshlab: client key: %v", err)
-	}
-	if namespaced {
-		if err := l.setupBridge(); err != nil {
-			t.Fatalf("sshlab: %v", err)
-		}
-	}
-	n := 4
-	if opts.Dropbear {
-		n = 5
-	}
-	for k := 1; k <= n; k++ {
-		b, err := l.newBoard(k)
-		if err != nil {
-			t.Fatalf("sshlab: board%d: %v", k, err)
-		}
-		l.Boards = append(l.Boards, b)
-	}
-	l.KnownHosts = filepath.Join(dir, "known_hosts")
-	l.SSHConfig = filepath.Join(dir, "ssh_config")
-	if err := l.writeClientFiles(); err != nil {
-		t.Fatalf("sshlab: %v", err)
-	}
-	for _, b := range l.Boards {
-		b.KnownHosts = l.KnownHosts
-		if err := b.StartSSHD(); err != nil {
 			t.Fatalf("sshlab: %v", err)
 		}
 	}
