@@ -8,7 +8,9 @@ import (
 )
 
 // at is a time on the trace's clock, s seconds after its start.
-func at(t *PowerTrace, s float64) time.Time { return t.start.Add(time.Duration(s * float64(time.Second))) }
+func at(t *PowerTrace, s float64) time.Time {
+	return t.start.Add(time.Duration(s * float64(time.Second)))
+}
 
 func TestPowerTraceEnergyKnownTruth(t *testing.T) {
 	// a power ramp P(t) = 2 + t W read every 0.1 s: the trapezoid is exact for it, ∫_1^4 = 3*2 + (16-1)/2 = 13.5 J,
