@@ -207,5 +207,6 @@ func (s *sweepState) runKcapi(ctx context.Context, j sweepJob, repeat int) error
 		p.Flags = append(p.Flags, "single-thread: kcapi measures one thread whatever the plan's threads")
 	}
 	setAccounting(&p, r.WallS, r.UserS, r.SysS, r.Before, r.Post)
+	s.window(&p, r.Before, r.Post, false)
 	return s.point(&p)
 }

@@ -81,6 +81,7 @@ func (s *sweepState) runOpenSSL(ctx context.Context, j sweepJob, repeat int) err
 	}
 	return s.openSSLPoints(ctx, j, repeat, res, func(p *protocol.Point, n int) {
 		splitAccounting(p, n, res, before, after)
+		s.window(p, before, after, n > 1)
 	})
 }
 

@@ -161,9 +161,11 @@ func (s *sweepState) runSeries(ctx context.Context, j sweepJob, repeat int) erro
 			wall, user, sys := sp.times()
 			p.Flags = append(p.Flags, fmt.Sprintf(flagSizeAccounts, len(spans)))
 			setAccounting(p, wall, user, sys, sp.dt.sys, sp.r.sys)
+			s.window(p, sp.dt.sys, sp.r.sys, false)
 			return
 		}
 		splitAccounting(p, n, res, before, after)
+		s.window(p, before, after, n > 1)
 	})
 }
 
