@@ -125,7 +125,9 @@ func (s *sweepState) stampEnergy(p *protocol.Point) {
 		sp.meter.waitPast(span.to)
 		p.SetEnergy(sp.meter.trace.Energy(span.from, span.to), sp.idleW)
 	}
-	if sp.plan.Windows {
+	if sp.plan.Windows && span.split {
+		p.EnergyUnknown = "accounting-split: one command measured several points, whose energy cannot be told apart"
+	} else if sp.plan.Windows {
 		p.Window = &protocol.PointWindow{Seconds: span.to.Sub(span.from).Seconds(), EndedAgoS: time.Since(span.to).Seconds()}
 	}
 }

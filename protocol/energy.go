@@ -34,6 +34,8 @@ type PowerPlan struct {
 	IdleS float64 `json:"idle_s,omitempty"`
 	// Windows asks the agent to stamp each point with its Window, for a meter the controller reads.
 	Windows bool `json:"windows,omitempty"`
+	// Command is that meter's command line (boards.toml power_command): the controller's own, never sent.
+	Command string `json:"-"`
 }
 
 // PointWindow is when a point ran, on the agent's clock, told relative to the moment its line was written so

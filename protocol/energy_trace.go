@@ -100,14 +100,21 @@ func (t *PowerTrace) prune(now float64) {
 	}
 }
 
-// Latest is when the newest reading was taken (the zero time when there is none).
+// Latest is when the source was last read, a reading or a fault (the zero time when never).
 func (t *PowerTrace) Latest() time.Time {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if len(t.samples) == 0 {
+	last := math.Inf(-1)
+	if n := len(t.samples); n > 0 {
+		last = t.samples[n-1].at
+	}
+	if n := len(t.faults); n > 0 {
+		last = max(last, t.faults[n-1].at)
+	}
+	if math.IsInf(last, -1) {
 		return time.Time{}
 	}
-	return t.start.Add(time.Duration(t.samples[len(t.samples)-1].at * float64(time.Second)))
+	return t.start.Add(time.Duration(last * float64(time.Second)))
 }
 
 // Energy integrates the readings over [from, to]: power by the trapezoid rule, a counter by its difference,
@@ -130,8 +137,8 @@ func (t *PowerTrace) Energy(from, to time.Time) EnergyReading {
 			r.Seconds, MinPowerIntervals, t.interval)
 		return r
 	}
-	for _, f := range t.faults {
-		if f.at >= t0-iv && f.at <= t1+iv {
+	for i := len(t.faults) - 1; i >= 0; i-- { // the latest fault in the window says most of the source now
+		if f := t.faults[i]; f.at >= t0-iv && f.at <= t1+iv {
 			r.Unknown = f.why
 			return r
 		}
