@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -165,7 +166,7 @@ func testResolveRunByUUID(t *testing.T, db *DB) {
 
 // openAtSchema creates the database dsn (a new file or an empty PostgreSQL database) with the migrations up to
 // version only, as an older fleet left it.
-func openAtSchema(t *testing.T, dsn string, version int) *DB {
+func openAtSchema(t *testing.T, dsn string, version int, also ...int) *DB {
 	t.Helper()
 	ctx := context.Background()
 	var db *DB
@@ -190,8 +191,8 @@ func openAtSchema(t *testing.T, dsn string, version int) *DB {
 		t.Fatal(err)
 	}
 	for _, m := range ms {
-		if m.version > version {
-			break
+		if m.version > version && !slices.Contains(also, m.version) {
+			continue
 		}
 		if _, err := db.applyMigration(ctx, m); err != nil {
 			t.Fatal(err)
