@@ -91,6 +91,9 @@ func (c *Comparison) compactDocument(l Layout) (document, error) {
 	if legend {
 		d.Notes = append(d.Notes, noteSpeedup)
 	}
+	if rowsHaveEnergy(c.Rows, nil) {
+		d.Notes = append(d.Notes, noteEnergy)
+	}
 	if c.cpuTimed() {
 		d.Notes = append(d.Notes, noteCPUTimed)
 	}
@@ -112,11 +115,16 @@ func (c *Comparison) boardTable(board string, rows []CompareRow) (table, bool) {
 	}
 	n, uniform := uniformN(rows, cols)
 	t := table{Header: []string{"size"}, Left: 1, Groups: []group{{"", 1}}}
-	withSpeedup := map[int]bool{}
+	withSpeedup, withEnergy := map[int]bool{}, map[int]bool{}
 	for _, i := range cols {
 		col := c.Columns[i]
 		g := group{col.Mode, 2}
 		t.Header = append(t.Header, c.Unit, "CPU")
+		if rowsHaveEnergy(rows, []int{i}) {
+			withEnergy[i] = true
+			g.Span++
+			t.Header = append(t.Header, "µJ/B")
+		}
 		if protocol.IsAccelerated(col.Mode) && anySpeedup(rows, SpeedupColumn{board, col.Mode, "cpu"}) {
 			withSpeedup[i] = true
 			g.Span++
@@ -138,6 +146,14 @@ func (c *Comparison) boardTable(board string, rows []CompareRow) (table, bool) {
 			} else {
 				row = append(row, c.throughput(cell, !uniform), cpuText(cell))
 				links = append(links, r.key(c.Columns[i]), SampleKey{}) // a mode's value: its history
+			}
+			if withEnergy[i] {
+				s := "-"
+				if cell.hasEnergy() {
+					s = energyText(cell)
+				}
+				row = append(row, s)
+				links = append(links, SampleKey{})
 			}
 			if withSpeedup[i] {
 				s := "-"
@@ -168,6 +184,9 @@ func (c *Comparison) boardTable(board string, rows []CompareRow) (table, bool) {
 	}
 	if len(xs) > 0 {
 		t.Notes = []string{"crossover over cpu: " + strings.Join(xs, ", ")}
+	}
+	if note := c.energyCrossoverNote(board, rows[0]); note != "" {
+		t.Notes = append(t.Notes, note)
 	}
 	return t, true
 }
