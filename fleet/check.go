@@ -28,8 +28,8 @@ type CheckResult struct {
 	Deploy  string     // "pushed N bytes" or "agent already there"
 	// Power is what the probe found to measure energy with (the hwmon rails, what a power source would read);
 	// nil before the probe, and from agents and shell paths that do not look.
-	Power *protocol.PowerFacts
-	Pushed  int64
+	Power  *protocol.PowerFacts
+	Pushed int64
 }
 
 // Check connects to each board, detects its arch, deploys the agent and probes it, in parallel.
