@@ -51,6 +51,9 @@ type RegressOptions struct {
 	// the runs of its board's window since the newest change point found in it (the current segment), pooled;
 	// nil: the baseline points as given, pooled.
 	Baselines map[string]BaselineWindow
+	// Metric is what the series are judged by (metric.go): MetricThroughput ("", the default) or MetricEnergy,
+	// µJ/B, lower better.
+	Metric string
 }
 
 // RegressRow is the verdict on one series. Base and Cur summarize bytes per second, or operations per second for
@@ -107,6 +110,8 @@ type Regression struct {
 	BaselineInvalidSeries []SampleKey `json:"baseline_invalid_series,omitempty"`
 	// Invalid says, per board and side, how many points were invalid, why and what to do (regress_invalid.go).
 	Invalid []InvalidCause `json:"invalid,omitempty"`
+	// Metric is "energy" when the series were judged by µJ/B (Unit µJ/B, lower better); absent for throughput.
+	Metric string `json:"metric,omitempty"`
 }
 
 // HasRegression reports whether any series regressed, regressed unconfirmed, or went missing.
@@ -166,6 +171,21 @@ func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*prot
 	if err != nil {
 		r.Unit = DefaultUnit
 		r.Notes = append(r.Notes, err.Error()+"; using "+DefaultUnit)
+	}
+	if metric, err := CheckMetric(opts.Metric); err != nil {
+		r.Notes = append(r.Notes, err.Error()+": throughput was judged")
+		opts.Metric = MetricThroughput
+	} else if opts.Metric = metric; lowerBetter(metric) {
+		var nb, nc []string
+		base, nb = EnergyMeasurements(base)
+		cur, nc = EnergyMeasurements(cur)
+		r.Metric, r.Unit = metric, UnitEnergy
+		for _, n := range nb {
+			r.Notes = append(r.Notes, "baseline: "+n)
+		}
+		for _, n := range nc {
+			r.Notes = append(r.Notes, "current: "+n)
+		}
 	}
 	if len(opts.NoBaseline) > 0 {
 		cur = slices.DeleteFunc(slices.Clone(cur), func(m store.Measurement) bool {
@@ -353,21 +373,25 @@ func judge(b, c, inv *Sample, opts RegressOptions) RegressRow {
 	if tooFew {
 		side, rangeP = beyondRange(b.Values, c.Values, opts.Threshold, opts.Alpha)
 	}
+	gain, better := row.Change, side // the change and the range rule's side, positive when better
+	if lowerBetter(opts.Metric) {
+		gain, better = -gain, -better
+	}
 	switch {
-	case row.Change < -opts.Threshold && significant:
+	case gain < -opts.Threshold && significant:
 		row.Verdict = VerdictRegressed
 	case side != 0:
 		row.Verdict, row.Delta, row.P = VerdictRegressed, formatChange(row.Change), rangeP
-		if side > 0 {
+		if better > 0 {
 			row.Verdict = VerdictImproved
 		}
 		row.Notes = append(row.Notes, rangeNote(side, bs.N, cs.N, opts.Alpha))
-	case row.Change < -opts.Threshold && tooFew:
+	case gain < -opts.Threshold && tooFew:
 		row.Verdict, row.Delta = VerdictUnconfirmed, formatChange(row.Change)+"?"
 		row.Notes = append(row.Notes, warnTooFew)
-	case row.Change > opts.Threshold && significant:
+	case gain > opts.Threshold && significant:
 		row.Verdict = VerdictImproved
-	case row.Change > opts.Threshold && tooFew:
+	case gain > opts.Threshold && tooFew:
 		row.Verdict, row.Delta = VerdictMaybeBetter, formatChange(row.Change)+"?"
 		row.Notes = append(row.Notes, warnTooFew)
 	default:

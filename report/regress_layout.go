@@ -72,8 +72,11 @@ func (r *Regression) document() document {
 	}
 	for _, row := range r.Rows {
 		cell := func(s *Summary) string {
-			if s == nil {
+			switch {
+			case s == nil:
 				return "-"
+			case lowerBetter(r.Metric):
+				return formatEnergyCell(*s)
 			}
 			return formatCell(*s, r.Unit, row.Asym())
 		}
@@ -93,7 +96,10 @@ func (r *Regression) document() document {
 	}
 	d.Notes = append(d.Notes, fn.lines()...)
 	d.Notes = append(d.Notes, r.Notes...)
-	if unit := r.Unit; unit != "" {
+	if lowerBetter(r.Metric) {
+		d.Notes = append(d.Notes, fmt.Sprintf("energy in %s above the board's idle power, lower is better (a rise is a "+
+			"regression): median ±spread (n); delta is \"~\" when not significant at α = %g", UnitEnergy, r.Alpha))
+	} else if unit := r.Unit; unit != "" {
 		d.Notes = append(d.Notes, fmt.Sprintf("throughput in %s (asymmetric operations in ops/s): median ±spread (n); "+
 			"delta is \"~\" when not significant at α = %g", unit, r.Alpha))
 	}

@@ -26,17 +26,19 @@ const (
 // regression check reads (report.Regress, Group, currentSegment, Confirm).
 const regressionCols = `m.id, m.run_id, m.board, m.mode, m.algorithm, m.op, m.block_size, m.key_bits, m.curve, m.threads,
 	m.driver, m.timing, m.bytes_per_sec, m.ops_per_sec, m.cpu_pct, m.failed, m.error, m.flags, m.validity,
-	m.validity_reasons, m.verification, m.verification_detail`
+	m.validity_reasons, m.verification, m.verification_detail, m.energy_uj_per_byte, m.energy_unknown`
 
 // scanRegression reads the regressionCols of one row into m.
 func scanRegression(rows *sql.Rows, m *Measurement) error {
 	var flags, reasons sql.NullString
+	var ujPerByte sql.NullFloat64 // fleet regress --metric energy judges it
 	p := &m.Point
 	if err := rows.Scan(&m.ID, &m.RunID, &m.Board, &p.Mode, &p.Algorithm, &p.Op, &p.BlockSize, &p.KeyBits, &p.Curve,
 		&p.Threads, &p.Driver, &p.Timing, &p.BytesPerSec, &p.OpsPerSec, &p.CPUPct, &p.Failed, &p.Error, &flags,
-		&p.Validity, &reasons, &p.Verification, &p.VerificationDetail); err != nil {
+		&p.Validity, &reasons, &p.Verification, &p.VerificationDetail, &ujPerByte, &p.EnergyUnknown); err != nil {
 		return err
 	}
+	p.EnergyUJPerByte = nullFloat(ujPerByte)
 	if flags.Valid {
 		if err := json.Unmarshal([]byte(flags.String), &p.Flags); err != nil {
 			return fmt.Errorf("measurement %d flags: %w", m.ID, err)
