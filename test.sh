@@ -47,7 +47,8 @@ quiet_stage() { # quiet_stage NAME CMD...: a stage that needs an idle machine
   if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "== FAILED: $name"; fi
 }
 
-stage "go test -race ./..." go test -race -count=1 -timeout 60m ./...
+# -tags long: the long end-to-end cases, which a plain `go test ./...` skips (e2e/long_test.go).
+stage "go test -race -tags long ./..." go test -race -count=1 -tags long -timeout 60m ./...
 # The change search gives the same answer whatever the number of goroutines: its determinism tests at 1, 2 and 8
 # CPUs under the race detector (the suite above runs them at the machine's count only).
 stage "change search at -cpu 1,2,8 under -race" go test -race -count=1 -cpu 1,2,8 -run '^(TestChangePointsDeterministic|TestChangesDeterministic)$' ./report/...
@@ -59,6 +60,8 @@ fuzz_targets=(
 	"FuzzParseSpeed ./opensslspeed 40000"
 	"FuzzDecodeText ./opensslspeed 20000"
 	"FuzzDecodeLine ./protocol 100000"
+	"FuzzJSONAgainstEncodingJSON ./protocol 40000"
+	"FuzzPatternsAgainstRegexp ./opensslspeed 10000"
 	"FuzzParse ./inventory 20000"
 	"FuzzParseProcCrypto ./agent 20000"
 	"FuzzParseCPUInfo ./agent 20000"
@@ -106,19 +109,19 @@ done
 if [ "${FLEET_SKIP_LAB:-0}" = 1 ]; then
   echo "== skip emulated ARM lab: FLEET_SKIP_LAB=1"
 elif ! command -v qemu-system-aarch64 >/dev/null || ! command -v qemu-system-arm >/dev/null; then
-  echo "== skip emulated ARM lab: qemu-system-arm is not installed (sudo .ci/install-deps)"
+  echo "== skip emulated ARM lab: qemu-system-arm is not installed (.ci/install-deps installs it, as root)"
 elif ! dpkg --print-foreign-architectures | grep -x arm64 >/dev/null; then
-  echo "== skip emulated ARM lab: apt has no arm64 architecture (sudo .ci/install-deps adds arm64, armhf, armel)"
+  echo "== skip emulated ARM lab: apt has no arm64 architecture (.ci/install-deps, as root, adds arm64, armhf, armel)"
 else
   stage "emulated ARM lab end to end" lab/e2e.sh
 fi
 # The stages that judge this machine's own numbers come last, each after waiting for an idle machine (wait_idle).
 # Validity's quiet case needs an idle machine, which the parallel suite above is not: run it alone.
-quiet_stage "validity on a quiet machine" env FLEET_E2E_REQUIRE_QUIET=1 go test -count=1 -run '^TestValidityLocalEndToEnd$' ./e2e
+quiet_stage "validity on a quiet machine" env FLEET_E2E_REQUIRE_QUIET=1 go test -count=1 -tags long -run '^TestValidityLocalEndToEnd$' ./e2e
 # regress --confirm's "transient" compares a re-measure with its baseline: both must see the same (idle) machine.
-quiet_stage "regress --confirm on a quiet machine" env FLEET_E2E_ALONE=1 go test -count=1 -run '^TestConfirmTransient$' ./e2e
+quiet_stage "regress --confirm on a quiet machine" env FLEET_E2E_ALONE=1 go test -count=1 -tags long -run '^TestConfirmTransient$' ./e2e
 # The shell path's numbers against the agent's, both boards on this host at once: judged only when nothing else runs.
-quiet_stage "shell path parity on a quiet machine" env FLEET_E2E_ALONE=1 go test -count=1 -run '^(TestShellPathParity|TestShellPathBusyBox)$' ./e2e
+quiet_stage "shell path parity on a quiet machine" env FLEET_E2E_ALONE=1 go test -count=1 -tags long -run '^(TestShellPathParity|TestShellPathBusyBox)$' ./e2e
 # A lab's first week on the local board: its nights are compared with each other, so nothing else may run.
 quiet_stage "nightly history on a quiet machine" env FLEET_E2E_ALONE=1 go test -count=1 -run '^TestNightlyHistoryEndToEnd$' ./cmd/fleet
 # The three nights after an AES-NI step, each judged regressed against the nights before it: the same machine.

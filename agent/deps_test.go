@@ -57,3 +57,22 @@ func TestSharedPackagesDoNotImportAgent(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentLeavesOutHeavyPackages: regexp and encoding/json are each about 200–330 KiB of the ARMv5 agent,
+// more than its 3 MiB budget leaves (TestCrossCompileAgent); protocol.Pattern and protocol.EncodeJSON and
+// DecodeJSON do their work in the agent.
+func TestAgentLeavesOutHeavyPackages(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		goBin = "/usr/local/go/bin/go"
+	}
+	out, err := exec.Command(goBin, "list", "-deps", "github.com/fleetlab/fleet/cmd/fleet-agent").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps: %v\n%s", err, out)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if p == "regexp" || p == "regexp/syntax" || p == "encoding/json" {
+			t.Errorf("the agent imports %s", p)
+		}
+	}
+}

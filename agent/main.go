@@ -3,7 +3,6 @@ package agent
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -230,7 +229,7 @@ func readPlan(r *bufio.Reader) (protocol.Plan, error) {
 		break
 	}
 	var p protocol.Plan
-	if err := json.Unmarshal(line, &p); err != nil {
+	if err := protocol.DecodeJSON(line, &p); err != nil {
 		return protocol.Plan{}, fmt.Errorf("read plan: %w", err)
 	}
 	if len(p.Algorithms) == 0 || len(p.Modes) == 0 {

@@ -2,8 +2,9 @@ package agent
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // opensslConf is an openssl.cnf read as sections of key = value pairs, in file order; "" is the default
@@ -147,7 +148,7 @@ func confRoutes(c opensslConf) []string {
 }
 
 // providerPropRE finds a provider=NAME (or ?provider=NAME) clause of a property query.
-var providerPropRE = regexp.MustCompile(`(?i)(?:^|,)\s*\??\s*provider\s*=\s*"?([A-Za-z0-9_.-]+)`)
+var providerPropRE = protocol.MustPattern(`(?i)(?:^|,)\s*\??\s*provider\s*=\s*"?([A-Za-z0-9_.-]+)`)
 
 // confTrue is a configuration boolean as OpenSSL 3 reads activate: 1, yes, true, on (any case); OpenSSL 3.0
 // activated a provider for any value, which the later releases' spellings of "no" are not.

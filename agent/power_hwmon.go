@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,7 +24,7 @@ type hwmonRail struct {
 	files  []string // energyN_input | powerN_input | currN_input, inN_input
 }
 
-var hwmonChannelRE = regexp.MustCompile(`^(power|energy|curr)([0-9]+)_input$`)
+var hwmonChannelRE = protocol.MustPattern(`^(power|energy|curr)([0-9]+)_input$`)
 
 // findPowerRails lists every power rail under root's /sys/class/hwmon, in device then channel order. A device
 // whose files cannot be read is left out: the probe lists what a user can name.

@@ -68,6 +68,7 @@ func probeFacts(ctx context.Context, opts ProbeOptions) (protocol.Facts, string,
 
 	if b, err := os.ReadFile(path("/proc/cpuinfo")); err == nil {
 		f.CPU = parseCPUInfo(bytes.NewReader(b))
+		f.CPU.Clusters = readClusters(opts.Root, b)
 	} else {
 		addErr("read cpuinfo: %v", err)
 	}

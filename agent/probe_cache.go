@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // The probe's openssl commands (`openssl version -a`, one `openssl engine -t` per engine, `openssl list
@@ -141,7 +142,7 @@ func (m *probeMemo) save(openssl string) error {
 		return nil
 	}
 	c.Stamp = stamp
-	b, err := json.Marshal(c)
+	b, err := protocol.EncodeJSON(c)
 	if err != nil {
 		return err
 	}
@@ -176,7 +177,7 @@ func (m *probeMemo) load() (probeCacheFile, bool) {
 // decodeProbeCache reads a cache file; one that is not exactly what save writes for key is a miss.
 func decodeProbeCache(b []byte, key string) (probeCacheFile, bool) {
 	var c probeCacheFile
-	if err := json.Unmarshal(b, &c); err != nil || c.Key != key || c.Stamp == "" {
+	if err := protocol.DecodeJSON(b, &c); err != nil || c.Key != key || c.Stamp == "" {
 		return c, false
 	}
 	for _, r := range c.Results {

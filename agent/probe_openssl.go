@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,7 +18,7 @@ type opensslVersion struct {
 	LibreSSL            bool
 }
 
-var opensslVersionRE = regexp.MustCompile(`(OpenSSL|LibreSSL)\s+(\d+)\.(\d+)\.(\d+)([a-z]*)`)
+var opensslVersionRE = protocol.MustPattern(`(OpenSSL|LibreSSL)\s+(\d+)\.(\d+)\.(\d+)([a-z]*)`)
 
 // parseOpenSSLVersion reads the first line of `openssl version`, e.g. "OpenSSL 3.0.19 27 Jan 2026" or
 // "OpenSSL 1.0.1e-fips 11 Feb 2013". It returns the version as printed ("3.0.19", "1.0.1e") too.
@@ -65,7 +64,7 @@ func (v opensslVersion) modeEngine(mode string) string {
 }
 
 // opensslErrPrefix matches the "40A7B1B3727F0000:" thread id OpenSSL 3 prints before each error.
-var opensslErrPrefix = regexp.MustCompile(`^[0-9A-F]{6,}:`)
+var opensslErrPrefix = protocol.MustPattern(`^[0-9A-F]{6,}:`)
 
 // firstErrorLine is the first non-empty line of an openssl error output, without the thread id, noting an engine
 // "init failed" met further down (the first line of afalg's error is an opaque reason code).
@@ -78,7 +77,7 @@ func firstErrorLine(out string) string {
 			continue
 		}
 		if first == "" {
-			first = opensslErrPrefix.ReplaceAllString(l, "")
+			first = opensslErrPrefix.ReplaceAllLiteralString(l, "")
 		}
 		if strings.Contains(l, "init failed") {
 			initFailed = true

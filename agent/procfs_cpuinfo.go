@@ -22,7 +22,8 @@ var armCoreNames = map[string]string{
 	"0xd0b": "Cortex-A76", "0xd0c": "Neoverse-N1", "0xd0d": "Cortex-A77", "0xd0e": "Cortex-A76AE", "0xd40": "Neoverse-V1",
 	"0xd41": "Cortex-A78", "0xd44": "Cortex-X1", "0xd46": "Cortex-A510", "0xd47": "Cortex-A710", "0xd48": "Cortex-X2",
 	"0xd49": "Neoverse-N2", "0xd4a": "Neoverse-E1", "0xd4b": "Cortex-A78C", "0xd4d": "Cortex-A715", "0xd4e": "Cortex-X3",
-	"0xd4f": "Neoverse-V2", "0xd80": "Cortex-A520", "0xd81": "Cortex-A720", "0xd82": "Cortex-X4",
+	"0xd4c": "Cortex-X1C", "0xd4f": "Neoverse-V2",
+	"0xd80": "Cortex-A520", "0xd81": "Cortex-A720", "0xd82": "Cortex-X4",
 }
 
 // cpuFeaturesOfInterest are the /proc/cpuinfo flags that decide crypto speed. x86 "aes" is AES-NI.

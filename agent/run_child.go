@@ -79,6 +79,12 @@ func runChildInput(ctx context.Context, argv []string, env []string, input strin
 // runChildWith runs argv with stdin and stderr as given (stdout is kept in the result) and calls started with the
 // child's pid once it runs, before waiting for it.
 func runChildWith(ctx context.Context, argv []string, env []string, stdin io.Reader, stderr io.Writer, started func(pid int)) childResult {
+	return runChildPinned(ctx, argv, env, stdin, stderr, started, nil)
+}
+
+// runChildPinned is runChildWith with the child pinned to pin's CPUs (nil: not pinned, pin.go); the CPUs the
+// kernel let the child run on are checked into pin as soon as it runs.
+func runChildPinned(ctx context.Context, argv []string, env []string, stdin io.Reader, stderr io.Writer, started func(pid int), pin *pinnedRun) childResult {
 	res := childResult{Argv: argv, Env: env, Exit: -1}
 	if len(argv) == 0 {
 		res.Err = errors.New("run: empty command")
@@ -101,10 +107,20 @@ func runChildWith(ctx context.Context, argv []string, env []string, stdin io.Rea
 	}
 	cmd.WaitDelay = childWaitDelay
 	start := time.Now()
-	err := cmd.Start()
+	var err error
+	if pin != nil {
+		err = startPinned(cmd, pin.target.cpus)
+	} else {
+		err = cmd.Start()
+	}
 	if err != nil {
 		res.Err = fmt.Errorf("start %s: %w", argv[0], err)
 		return res
+	}
+	if pin != nil {
+		// the child has not been waited for: its status is there, a zombie's too
+		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
+		pin.checkAllowed(string(status), err)
 	}
 	if started != nil {
 		started(cmd.Process.Pid)

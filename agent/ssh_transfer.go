@@ -2,7 +2,6 @@ package agent
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -58,7 +57,7 @@ func mainSSHTransfer(cmd string, args []string, stdin io.Reader, stdout, stderr 
 	if err != nil {
 		rep.Error = err.Error()
 	}
-	line, _ := json.Marshal(rep)
+	line, _ := protocol.EncodeJSON(rep)
 	fmt.Fprintf(out, "%s\n", line)
 	if err != nil {
 		return 1

@@ -16,6 +16,7 @@ type sweepJob struct {
 	speed     *speedCommand // openssl modes
 	series    *speedCommand // the one command measuring this job's whole series (sweep_series.go); nil: none
 	kcapi     *kcapiJob     // kcapi mode
+	pin       *pinTarget    // the CPUs it runs on (sweep_pin.go); nil: where the scheduler puts it
 }
 
 // sweepState is what a running sweep carries between jobs.
@@ -130,10 +131,11 @@ func sweepProbed(ctx context.Context, plan protocol.Plan, enc *protocol.Encoder,
 			return s.done, err
 		}
 	}
-	// jobs[alg][mode] in plan order, each a list of commands (one per block size, encrypt then decrypt)
+	targets, pinWhy := s.pinTargets()
+	// jobs[alg][mode×target] in plan order, each a list of commands (one per block size, encrypt then decrypt)
 	jobs := make([][][]sweepJob, len(plan.Algorithms))
 	for ai := range jobs {
-		jobs[ai] = make([][]sweepJob, len(plan.Modes))
+		jobs[ai] = make([][]sweepJob, len(plan.Modes)*len(targets))
 	}
 	seen := map[string]bool{}
 	for mi, mode := range plan.Modes {
@@ -153,20 +155,31 @@ func sweepProbed(ctx context.Context, plan protocol.Plan, enc *protocol.Encoder,
 				return s.done, err
 			}
 			continue
+		case pinWhy != "":
+			if err := s.skip(mode, "", pinWhy); err != nil {
+				return s.done, err
+			}
+			continue
 		}
 		for ai, alg := range plan.Algorithms {
 			var list []sweepJob
 			var why string
-			if protocol.IsKCAPIMode(mode) {
-				var skips []protocol.Skip
-				list, skips = s.prepareKcapiMode(mode, alg)
-				for _, sk := range skips {
-					if err := s.skip(sk.Mode, sk.Algorithm, sk.Reason); err != nil {
-						return s.done, err
+			for ti, t := range targets {
+				var tl []sweepJob
+				var tskips []protocol.Skip
+				tl, tskips, why = s.preparePinned(opensslPath, version, mode, alg, t)
+				if ti == 0 { // the same for every target
+					for _, sk := range tskips {
+						if err := s.skip(sk.Mode, sk.Algorithm, sk.Reason); err != nil {
+							return s.done, err
+						}
 					}
 				}
-			} else if version != nil {
-				list, why = s.prepareOpenSSL(opensslPath, *version, mode, alg)
+				if why != "" {
+					break
+				}
+				jobs[ai][mi*len(targets)+ti] = tl
+				list = append(list, tl...)
 			}
 			if why != "" {
 				if err := s.skip(mode, alg, why); err != nil {
@@ -174,7 +187,6 @@ func sweepProbed(ctx context.Context, plan protocol.Plan, enc *protocol.Encoder,
 				}
 				continue
 			}
-			jobs[ai][mi] = list
 			if plan.Verify {
 				// before it is measured: the same path (for kcapi:DRIVER and each driver of kcapi:all, bound to that
 				// driver, under the mode its points are stored as), the verification inputs, the outputs to the

@@ -188,7 +188,10 @@ func (s *sweepState) runKcapi(ctx context.Context, j sweepJob, repeat int) error
 	if seconds <= 0 {
 		seconds = 3
 	}
-	r, err := kcapiMeasure(ctx, k.spec, k.size, seconds, k.decrypt, s.sampleSystem)
+	var r kcapiResult
+	var err error
+	pin := s.pinnedRun(j)
+	pin.onThread(s.root, func() { r, err = kcapiMeasure(ctx, k.spec, k.size, seconds, k.decrypt, s.sampleSystem) })
 	if ctx.Err() != nil {
 		return fmt.Errorf("sweep: %w", ctx.Err())
 	}
@@ -207,6 +210,7 @@ func (s *sweepState) runKcapi(ctx context.Context, j sweepJob, repeat int) error
 		p.Flags = append(p.Flags, "single-thread: kcapi measures one thread whatever the plan's threads")
 	}
 	setAccounting(&p, r.WallS, r.UserS, r.SysS, r.Before, r.Post)
+	pin.mark(&p)
 	s.window(&p, r.Before, r.Post, false)
 	return s.point(&p)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -47,7 +46,7 @@ func (s *sweepState) prepareOpenSSL(openssl string, v opensslVersion, mode, alg 
 
 // engineSetRE matches OpenSSL's confirmation that an engine loaded: `Engine "afalg" set.` (3.x) or
 // `engine "cryptodev" set.` (1.x).
-var engineSetRE = regexp.MustCompile(`(?i)engine "([^"]+)" set`)
+var engineSetRE = protocol.MustPattern(`(?i)engine "([^"]+)" set`)
 
 // engineFallback says why the numbers of a run with an engine cannot be the engine's: OpenSSL prints
 // "Invalid engine" and carries on in software with exit 0.
@@ -75,12 +74,13 @@ func (s *sweepState) runOpenSSL(ctx context.Context, j sweepJob, repeat int) err
 	// a hung driver must not hang the sweep: bound each run well above what it should take
 	runCtx, cancel := context.WithTimeout(ctx, speedTimeout(c))
 	defer cancel()
-	res, before, after := s.measureChild(runCtx, c.Argv, c.Env)
+	res, before, after, pin := s.measureJob(runCtx, j, c.Argv, c.Env)
 	if ctx.Err() != nil {
 		return fmt.Errorf("sweep: %w", ctx.Err())
 	}
 	return s.openSSLPoints(ctx, j, repeat, res, func(p *protocol.Point, n int) {
 		splitAccounting(p, n, res, before, after)
+		pin.mark(p)
 		s.window(p, before, after, n > 1)
 	})
 }
@@ -298,7 +298,7 @@ func (s *sweepState) engineSoftDriversDefault(ctx context.Context, c *speedComma
 // softDriversRe finds the default in the help of the devcrypto engine's USE_SOFTDRIVERS control, as OpenSSL
 // 1.1.1 and 3.x print it: "USE_SOFTDRIVERS: specifies whether to use software (not accelerated) drivers (0=use
 // only accelerated drivers, 1=allow all drivers, 2=use if acceleration can't be determined) [default=2]".
-var softDriversRe = regexp.MustCompile(`(?m)^\s*USE_SOFTDRIVERS:.*\[default=([0-9]+)\]`)
+var softDriversRe = protocol.MustPattern(`(?m)^\s*USE_SOFTDRIVERS:.*\[default=([0-9]+)\]`)
 
 // softDriversDefault is the USE_SOFTDRIVERS default in `openssl engine -vvv devcrypto`'s output, "" if none.
 func softDriversDefault(out string) string {

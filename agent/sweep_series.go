@@ -145,8 +145,10 @@ func (s *sweepState) runSeries(ctx context.Context, j sweepJob, repeat int) erro
 	c := j.speed
 	runCtx, cancel := context.WithTimeout(ctx, speedTimeout(c))
 	defer cancel()
-	before := s.sampleSystem()
-	res, spans := runSeriesChild(runCtx, c.Argv, c.Env, s.root, s.sampleSystem)
+	pin := s.pinnedRun(j)
+	before, beforeCPUs := s.sampleSystem(), pin.sample(s.root)
+	res, spans := runSeriesChild(runCtx, c.Argv, c.Env, s.root, s.sampleSystem, pin)
+	pin.finish(s.root, beforeCPUs)
 	after := s.sampleSystem()
 	if ctx.Err() != nil {
 		return fmt.Errorf("sweep: %w", ctx.Err())
@@ -161,10 +163,12 @@ func (s *sweepState) runSeries(ctx context.Context, j sweepJob, repeat int) erro
 			wall, user, sys := sp.times()
 			p.Flags = append(p.Flags, fmt.Sprintf(flagSizeAccounts, len(spans)))
 			setAccounting(p, wall, user, sys, sp.dt.sys, sp.r.sys)
+			pin.mark(p)
 			s.window(p, sp.dt.sys, sp.r.sys, false)
 			return
 		}
 		splitAccounting(p, n, res, before, after)
+		pin.mark(p)
 		s.window(p, before, after, n > 1)
 	})
 }

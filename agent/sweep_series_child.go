@@ -151,7 +151,7 @@ func parsePIDStatCPU(s string) (cpuUsage, bool) {
 // runSeriesChild is runChild for a series: stderr is read line by line as the child writes it, and each -mr
 // line is handed to tr with its arrival time. The pipe is the agent's own, so the reader knows the child's pid
 // before the first line.
-func runSeriesChild(ctx context.Context, argv, env []string, root string, sample func() systemSample) (childResult, []sizeSpan) {
+func runSeriesChild(ctx context.Context, argv, env []string, root string, sample func() systemSample, pin *pinnedRun) (childResult, []sizeSpan) {
 	res := childResult{Argv: argv, Env: env, Exit: -1}
 	if len(argv) == 0 {
 		res.Err = fmt.Errorf("run: empty command")
@@ -164,13 +164,13 @@ func runSeriesChild(ctx context.Context, argv, env []string, root string, sample
 	}
 	stderr := &boundedBuffer{max: maxChildOutput}
 	var tr *seriesTracker
-	res = runChildWith(ctx, argv, env, nil, pw, func(pid int) {
+	res = runChildPinned(ctx, argv, env, nil, pw, func(pid int) {
 		pw.Close() // the child holds its copy: the read end sees EOF when the child and its group are done
 		tr = &seriesTracker{sample: sample, cpu: func() (cpuUsage, bool) { return procTreeCPU(root, pid) }}
 		// read here, before the child is waited for: until then an exited child stays a zombie whose
 		// /proc/PID/stat still holds its CPU times (and its pid is nobody else's). ctx's end still kills it.
 		readLines(pr, stderr, tr.line)
-	})
+	}, pin)
 	pr.Close()
 	if tr == nil { // never started
 		pw.Close()

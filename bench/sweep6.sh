@@ -14,7 +14,7 @@ for r in $(seq "$reps"); do
     "$F" $GLOBAL run --db "$db" "$@" --modes cpu --algorithms aes-128-cbc --sizes $sizes --seconds 1 --repeat 1 --trace > "$out/r$r-$kind.log" 2>&1
     t1=$(date +%s.%N)
     sweep=$(grep -E 'trace \S+ +\+[0-9.]+s +[0-9.]+ms  sweep$' "$out/r$r-$kind.log" | awk '{print $4/1000}' | head -1)
-    ver=$(grep -o 'verified [0-9]* paths.*; [0-9.]* s on the board' "$out/r$r-$kind.log" | grep -o '[0-9.]* s on' | cut -d' ' -f1 | head -1)
+    ver=$(grep -o 'outputs checked on [0-9]* paths.*; [0-9.]* s on the board' "$out/r$r-$kind.log" | grep -o '[0-9.]* s on' | cut -d' ' -f1 | head -1)
     read sw so n < <(sqlite3 -separator ' ' "$db" 'select round(sum(wall_s),3), round(sum(seconds),3), count(*) from measurements where failed=0')
     printf '%s %s %s %.3f %s %s %s %s %s\n' $r $kind $load $(echo "$t1 - $t0" | bc) "$sweep" "$ver" $sw $so $n
   done

@@ -3,7 +3,8 @@
 // arguments, exit codes, stdout and stderr, a real SQLite file (checked with store.Open and PRAGMA
 // integrity_check) and real OpenSSH sshd boards in network namespaces (internal/sshlab).
 //
-//	go test ./e2e                      # about 2-3 minutes on 2 loaded cores
+//	go test ./e2e                      # all but the long cases (long_test.go), within go test's 10 minutes
+//	go test -tags long ./e2e           # everything, as test.sh runs it
 //	go test ./e2e -run TestLinkCut -v  # one case
 //	go test -short ./...               # skips this package
 //

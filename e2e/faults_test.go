@@ -13,11 +13,23 @@ import (
 	"github.com/fleetlab/fleet/store"
 )
 
-// summaryLine is the end-of-run line of board in fleet run's stderr, with its cause line.
+// unfold joins the lines fleet run's summary folded at 100 columns (continued under 8 or more spaces) to the
+// line they continue, as a reader does.
+func unfold(text string) string {
+	return regexp.MustCompile(`\n {8,}`).ReplaceAllString(text, " ")
+}
+
+// completed reports whether a board's summary line says it ran to its end, its points valid or not (ok,
+// suspect, invalid).
+func completed(line string) bool {
+	return regexp.MustCompile(`^\s+\S+\s+(ok|suspect|invalid)\s`).MatchString(line)
+}
+
+// summaryLine is the end-of-run line of board in fleet run's stderr, with its cause line, each unfolded.
 func summaryLine(stderr, board string) string {
-	lines := strings.Split(stderr, "\n")
+	lines := strings.Split(unfold(stderr), "\n")
 	for i, l := range lines {
-		if regexp.MustCompile(`^\s+` + regexp.QuoteMeta(board) + `\s+(ok|partial|failed|interrupted)\s+\d+ points`).MatchString(l) {
+		if regexp.MustCompile(`^\s+` + regexp.QuoteMeta(board) + `\s+(ok|suspect|invalid|partial|failed|interrupted)\s+\d+ points`).MatchString(l) {
 			if i+1 < len(lines) && strings.Contains(lines[i+1], "cause:") {
 				return l + "\n" + lines[i+1]
 			}
@@ -43,7 +55,7 @@ func TestSSHDKilledMidSweep(t *testing.T) {
 	if l := summaryLine(r.stderr, "board2"); !strings.Contains(l, "failed") || !strings.Contains(l, "board2") || !strings.Contains(l, "board lost during") {
 		t.Errorf("board2's summary = %q, want failed, board lost during the point in flight\n%s", l, r)
 	}
-	if l := summaryLine(r.stderr, "board3"); !strings.Contains(l, "ok") {
+	if l := summaryLine(r.stderr, "board3"); !completed(l) {
 		t.Errorf("board3's summary = %q, want ok\n%s", l, r)
 	}
 	db := w.openDB()
@@ -66,6 +78,7 @@ func TestSSHDKilledMidSweep(t *testing.T) {
 // probe is done, as the sweep begins: the board fails with the lost connection named, the other finishes, exit 3;
 // the next run of the restarted board works and finds the agent already there.
 func TestBoardRestartedBeforeSweep(t *testing.T) {
+	longCase(t)
 	w, lab := labWorld(t, sshlab.Options{})
 	b2 := lab.Board("board2")
 	p := w.start(append([]string{"run", "--boards", "board2,board3", "--agent", agentBin}, longSweep...)...)
@@ -85,7 +98,7 @@ func TestBoardRestartedBeforeSweep(t *testing.T) {
 	if l := summaryLine(r.stderr, "board2"); !regexp.MustCompile(`failed|partial`).MatchString(l) || !strings.Contains(l, "connection lost") {
 		t.Errorf("board2's summary = %q, want failed with the lost connection\n%s", l, r)
 	}
-	if l := summaryLine(r.stderr, "board3"); !strings.Contains(l, "ok") {
+	if l := summaryLine(r.stderr, "board3"); !completed(l) {
 		t.Errorf("board3's summary = %q, want ok\n%s", l, r)
 	}
 	again := w.fleet(append([]string{"run", "--boards", "board2", "--agent", agentBin}, shortSweep...)...)
@@ -186,7 +199,7 @@ func TestHostKeyChanged(t *testing.T) {
 		if r.code != 3 || !strings.Contains(l, "failed") || !strings.Contains(l, "host key") || !strings.Contains(l, "changed") || !strings.Contains(l, where) {
 			t.Errorf("want exit 3 and board3 failed: host key changed, naming %s\n%s", where, r)
 		}
-		if strings.Contains(args[len(args)-1], "board1") && !strings.Contains(summaryLine(r.stderr, "board1"), "ok") {
+		if strings.Contains(args[len(args)-1], "board1") && !completed(summaryLine(r.stderr, "board1")) {
 			t.Errorf("board1 not ok\n%s", r)
 		}
 	}
@@ -215,7 +228,7 @@ func TestBoardDown(t *testing.T) {
 	if l := summaryLine(r.stderr, "board3"); r.code != 3 || !strings.Contains(l, "failed") || !strings.Contains(l, "unreachable") || !strings.Contains(l, "board3") {
 		t.Errorf("want exit 3 and board3 failed: unreachable\n%s", r)
 	}
-	if l := summaryLine(r.stderr, "board1"); !strings.Contains(l, "ok") || !strings.Contains(l, "4 points") {
+	if l := summaryLine(r.stderr, "board1"); !completed(l) || !strings.Contains(l, "4 points") {
 		t.Errorf("board1 = %q, want ok with 4 points\n%s", l, r)
 	}
 	check := w.fleet("boards", "check", "--boards", "board1,board3", "--agent", agentBin)
@@ -228,6 +241,7 @@ func TestBoardDown(t *testing.T) {
 // 2 Mbit/s): the board is reported failed within 10 s (20 s allowed here) with the lost connection named, the
 // other board is measured, exit 3; once the link is back, the next run pushes the agent whole.
 func TestLinkCutDuringPush(t *testing.T) {
+	longCase(t)
 	w, lab := labWorld(t, sshlab.Options{})
 	if !lab.Namespaced {
 		t.Skip("needs the boards' network namespaces (root) to slow a board's link with tc")
@@ -256,7 +270,7 @@ func TestLinkCutDuringPush(t *testing.T) {
 	if l := summaryLine(r.stderr, "board3"); r.code != 3 || !strings.Contains(l, "connection lost") || !strings.Contains(l, "push agent to board3") {
 		t.Errorf("want exit 3 and board3 failed: push agent to board3: … connection lost\n%s", r)
 	}
-	if l := summaryLine(r.stderr, "board2"); !strings.Contains(l, "ok") {
+	if l := summaryLine(r.stderr, "board2"); !completed(l) {
 		t.Errorf("board2 = %q, want ok\n%s", l, r)
 	}
 	if err := b.RestoreLink(); err != nil {

@@ -175,6 +175,7 @@ func runParity(t *testing.T, w *world, agentBoard, shellBoard string) {
 // and through the shell path (board3, agent = "shell") gives the same numbers and facts; nothing is left on the
 // shell board (no agent cache, nothing in /tmp, no process).
 func TestShellPathParity(t *testing.T) {
+	longCase(t)
 	w, lab := labWorld(t, sshlab.Options{})
 	w.writeInventory(withAgentKey(lab.BoardsTOML(), "shell", "board3"))
 	runParity(t, w, "board1", "board3")
@@ -223,7 +224,7 @@ func TestShellPathChosenByUname(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			w, lab := labWorld(t, sshlab.Options{Uname: tc.uname})
 			r := w.fleet(append([]string{"run", "--boards", "board3", "--agent", agentBin}, shortSweep...)...)
-			if !strings.Contains(r.stdout+r.stderr, tc.want) {
+			if !strings.Contains(unfold(r.stdout+r.stderr), tc.want) { // the summary folds at 100 columns
 				t.Errorf("summary: want %q\n%s", tc.want, r)
 			}
 			db := w.openDB()
@@ -260,6 +261,7 @@ func withBoardKeys(toml, board string, lines ...string) string {
 // ok; the run with the wrapper exits 3 naming the board and the wrong output, and stores its points marked
 // wrong; nothing is left in the board's /tmp.
 func TestShellPathWrongOutput(t *testing.T) {
+	longCase(t)
 	for _, tc := range []struct {
 		name string
 		opts sshlab.Options

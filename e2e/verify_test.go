@@ -49,6 +49,7 @@ func (w *world) verifiedPoints(t *testing.T) []verifiedPoint {
 // algorithm and size, stores its points marked wrong, and regress against the good run fails them as "wrong
 // output" (a JUnit failure) although the speed did not drop.
 func TestVerifyLocalWrongOutput(t *testing.T) {
+	longCase(t)
 	needOpenSSL(t)
 	w := newWorld(t)
 	w.writeInventory("[boards.local]\n" + anyValidity)

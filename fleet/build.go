@@ -14,6 +14,7 @@ import (
 	"time"
 
 	fleetsrc "github.com/fleetlab/fleet"
+	"github.com/fleetlab/fleet/agent"
 )
 
 // ErrNoGoToolchain is returned by BuildAgent when no go command is found; its message says what to do instead.
@@ -37,7 +38,7 @@ type BuildOptions struct {
 const agentPackage = "./cmd/fleet-agent"
 
 // BuildAgent returns the path of a fleet-agent for opts.Target, building it with the host's Go toolchain
-// (CGO_ENABLED=0, -trimpath, -ldflags="-s -w") only when the cache has none for this source hash and target. The
+// (CGO_ENABLED=0, agent.BuildFlags) only when the cache has none for this source hash and target. The
 // source is extracted into a temporary module directory under the cache, so the build works the same from a source
 // checkout and from an installed binary. The result's ELF header is checked against the target.
 func BuildAgent(ctx context.Context, opts BuildOptions) (string, error) {
@@ -95,7 +96,8 @@ func BuildAgent(ctx context.Context, opts BuildOptions) (string, error) {
 	tmp := filepath.Join(dir, ".build-"+filepath.Base(modDir))
 	defer os.Remove(tmp)
 	var stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, goBin, "build", "-trimpath", "-ldflags=-s -w", "-o", tmp, agentPackage)
+	args := append(append([]string{"build"}, agent.BuildFlags...), "-o", tmp, agentPackage)
+	cmd := exec.CommandContext(ctx, goBin, args...)
 	cmd.Dir = modDir
 	cmd.Env = buildEnv(os.Environ(), t)
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr

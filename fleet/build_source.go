@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fleetlab/fleet/agent"
 )
 
 // sourceFile is one file of the agent's source module.
@@ -62,6 +64,8 @@ func agentSourceFiles(src fs.FS) ([]sourceFile, error) {
 // hashSources is the agent source hash: sha256 over each file's name, length and content, in name order.
 func hashSources(files []sourceFile) string {
 	h := sha256.New()
+	// the flags are part of what is built: an agent built with others is not the one this controller would build
+	h.Write([]byte(strings.Join(agent.BuildFlags, "\x00") + "\x00\x00"))
 	for _, f := range files {
 		h.Write([]byte(f.name + "\x00" + strconv.Itoa(len(f.data)) + "\x00"))
 		h.Write(f.data)

@@ -70,11 +70,12 @@ func checkBoard(ctx context.Context, opts RunOptions, b inventory.Board) CheckRe
 		// execs the agent's probe, which ends at the empty plan; the first check pushes it first. The probe
 		// tests the engines of the board's own modes, and reads and refreshes the probe cache a run uses.
 		deployedOK := false
-		d, err := measureWarm(ctx, opts, b, t, protocol.Plan{OpenSSL: b.OpenSSL, Env: b.Env, Modes: b.Modes},
+		br := &boardRun{ctx: ctx, opts: opts, b: b, t: t} // no recorder: the probe only
+		d, err := br.measureWarm(protocol.Plan{OpenSSL: b.OpenSSL, Env: b.Env, Modes: b.Modes},
 			func(deployed) { deployedOK = true }, func(facts *protocol.Facts) (protocol.Plan, error) {
 				f = facts
 				return protocol.Plan{}, nil
-			}, nil, nil)
+			})
 		if !deployedOK {
 			if why := shellPathReason(err); why != "" && agentChoice(opts, b) == "" {
 				shellWhy, err = why, nil

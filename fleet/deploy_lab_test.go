@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fleetlab/fleet/internal/sshlab"
+	sshtransport "github.com/fleetlab/fleet/transport/ssh"
 )
 
 // labAgent builds the real agent for the host (the lab's boards are this machine).
@@ -28,16 +29,16 @@ func labAgent(t *testing.T) string {
 }
 
 // dialLab connects to a lab board with fleet's own SSH transport, strictly, ignoring the user's ~/.ssh.
-func dialLab(t *testing.T, ctx context.Context, b *sshlab.Board) *SSHTransport {
+func dialLab(t *testing.T, ctx context.Context, b *sshlab.Board) *sshtransport.Transport {
 	t.Helper()
-	tr, err := DialSSH(ctx, b.Inventory(), SSHOptions{Home: t.TempDir(), AgentSocket: "none", Retries: -1})
+	tr, err := sshtransport.Dial(ctx, b.Inventory(), sshtransport.Options{Home: t.TempDir(), AgentSocket: "none", Retries: -1})
 	if err != nil {
 		t.Fatalf("dial %s: %v", b.Name, err)
 	}
 	return tr
 }
 
-// TestDeployLab deploys the real agent through DialSSH to real sshd boards: root and non-root, one offering an
+// TestDeployLab deploys the real agent through sshtransport.Dial to real sshd boards: root and non-root, one offering an
 // unpinned ECDSA host key, one behind a ProxyJump, and a Dropbear board where dropbear is installed.
 func TestDeployLab(t *testing.T) {
 	if testing.Short() {

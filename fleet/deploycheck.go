@@ -97,7 +97,7 @@ type checkState struct {
 func deployCheck(ctx context.Context, t Transport, req string, resolve func(p boardPlatform) (string, error)) (checkState, error) {
 	stdinR, stdinW := io.Pipe()
 	stdoutR, stdoutW := io.Pipe()
-	stderr := &tailWriter{max: 4096}
+	stderr := &tailWriter{Max: 4096}
 	runErr := make(chan error, 1)
 	go func() {
 		err := t.Run(ctx, Command{Args: []string{"sh", "-c", deployScript}, Stdin: stdinR, Stdout: stdoutW, Stderr: stderr})

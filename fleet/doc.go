@@ -4,26 +4,28 @@
 //
 // A run: RunRecorded is a run's whole life in the store (begin the record, lease each board through it, Run,
 // the status with Ctrl-C's "interrupted", finish on a context that outlives the cancel), as fleet run and
-// regress --confirm make one (recorded.go). Run measures boards in parallel, each one end to end under its lease
-// (run.go, lease.go): connect, deploy (deploy.go, deploycheck.go: the agent's sha256 checked on the board, pushed
-// only when missing), then `agent measure`, the probe and the sweep in one session (measure.go, sweep.go), with
-// the plan's precision target (precision.go) and each board's validity verdict (validity.go). Progress events
-// (progress.go) and phase timings (trace.go) are for people. A board that fails never stops the others; its
-// BoardOutcome carries the cause, and ModeReport (modes.go) says what became of every mode; failures.go says
-// which points failed and why, in one line. facts_cap.go caps every fact string as it is received.
+// regress --confirm make one (recorded.go). Run measures boards in parallel (run.go), each one a boardRun
+// (boardrun.go): one board end to end under its lease (lease.go), its phases methods in files of their own:
+// connect (boardrun_connect.go), plan (boardrun_plan.go: the sweep, then the facts that settle it), measure
+// through the agent, through the board's shell or mode ssh (boardrun_measure.go), resume after a reboot
+// (boardrun_resume.go) and finish (boardrun_finish.go: the outcome, the kernel's health, the board's end
+// stored). Measuring with the agent is the deploy check (deploy.go, deploycheck.go: the agent's sha256 checked
+// on the board, pushed only when missing), then `agent measure`, the probe and the sweep in one session
+// (measure.go, sweep.go), with the plan's precision target (precision.go) and each board's validity verdict
+// (validity.go). Progress events (progress.go) and phase timings (trace.go) are for people. A board that fails
+// never stops the others; its BoardOutcome carries the cause, and ModeReport (modes.go) says what became of
+// every mode; failures.go says which points failed and why, in one line. facts_cap.go caps every fact string as
+// it is received.
 //
 // Boards going wrong: kernel.go and kernel_tally.go judge the kernel's log lines during a sweep (with the
 // patterns of protocol/kernel_patterns.go, which the agent matches every line with too); reboot.go tells a board
 // that died under it (and waits for it to answer again with ReconnectWait); verify.go fails a board
-// whose measured path gave a wrong output; retry.go retries connects that may succeed later, with backoff.
+// whose measured path gave a wrong output.
 //
-// Transports (transport*.go): Transport (transport.go) runs commands and puts files on a board. LocalTransport
-// (transport_local.go) is the built-in board "local"; SSHTransport (transport_ssh*.go) reaches the others:
-// dialing through ProxyJump chains (_dial, _config: ~/.ssh/config's host, user, port, identities and jumps),
-// authentication (_auth: identity files and ssh-agent), host keys checked against known_hosts, accept-new only when
-// asked (_knownhosts), keepalives that tell a dead link from a busy one (_keepalive), sessions (_run) and uploads
-// (_put), the sentinel errors that decide retries (_errors), and a fresh connection offering one cipher
-// (_cipher), which mode ssh uses.
+// Transports: package transport is the interface (Transport runs commands and puts files on a board), its
+// sentinel errors and the shell quoting every board command line uses; transport.go aliases its names here.
+// LocalTransport (transport_local.go) is the built-in board "local"; package transport/ssh reaches the others
+// (RunOptions.Dial is its Dial in fleet run), and mode ssh dials its one-cipher connections (DialCipher).
 //
 // Mode ssh (mode_ssh*.go) is a measurement, not the transport: the controller times uploads and downloads of
 // each cipher through the board's SSH server into and out of the agent (mode_ssh_transfer.go), one board at a

@@ -65,7 +65,9 @@ func sweepShellKernel(t *testing.T, board *hostTransport) (*kernelJudge, []proto
 		rec.kernel.setFacts(f)
 		return plan, rec.facts(ctx, *f)
 	}
-	if err := measureShell(ctx, board, inventory.Board{Name: "sh"}, plan, "test", onFacts, rec, func(progressKey) {}); err != nil {
+	r := &boardRun{ctx: ctx, opts: RunOptions{Progress: noProgress{}}, b: inventory.Board{Name: "sh"}, t: board,
+		rec: rec, shellWhy: "test"}
+	if err := r.measureShell(plan, onFacts); err != nil {
 		t.Fatal(err)
 	}
 	return rec.kernel, sink.points["sh"]

@@ -149,8 +149,11 @@ func takeLease(ctx context.Context, opts RunOptions, board string, ev func(Event
 		}
 		if ok {
 			if gone := holder.Replaced; gone != nil {
-				ev(Event{Stage: StageLease, Msg: fmt.Sprintf("took the lease at once from %s: its process is gone; "+
-					"that run is marked interrupted", holderText(*gone, true))})
+				why := holder.ReplacedWhy
+				if why == "" {
+					why = "its process is gone; that run is marked interrupted"
+				}
+				ev(Event{Stage: StageLease, Msg: fmt.Sprintf("took the lease at once from %s: %s", holderText(*gone, true), why)})
 			}
 			break
 		}

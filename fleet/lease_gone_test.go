@@ -12,8 +12,12 @@ import (
 )
 
 // goneLeaser is a leaser whose table's holder is a process that is gone: it hands the board over at once with
-// Replaced set, as store does for a dead PID of this machine.
-type goneLeaser struct{ *leaser }
+// Replaced set, as store does for a dead PID of this machine, and why as its ReplacedWhy (store's words for
+// an ended run; empty for a store that gives none).
+type goneLeaser struct {
+	*leaser
+	why string
+}
 
 func (l goneLeaser) AcquireLease(ctx context.Context, board string, ttl time.Duration) (protocol.Lease, bool, error) {
 	l.t.mu.Lock()
@@ -26,14 +30,25 @@ func (l goneLeaser) AcquireLease(ctx context.Context, board string, ttl time.Dur
 	l.t.mu.Lock()
 	defer l.t.mu.Unlock()
 	now := time.Now()
-	mine := protocol.Lease{Board: board, RunID: l.run, Since: now, Heartbeat: now, Expires: now.Add(ttl), Replaced: &h}
+	mine := protocol.Lease{Board: board, RunID: l.run, Since: now, Heartbeat: now, Expires: now.Add(ttl), Replaced: &h,
+		ReplacedWhy: l.why}
 	l.t.held[board] = mine
 	return mine, true, nil
 }
 
-// TestRunTakesLeaseOfGoneHolder: a board whose holder's process is gone is taken at once, with a line saying
-// so that names the dead holder, and measured without waiting.
+// TestRunTakesLeaseOfGoneHolder: a board whose holder's process is gone, or whose run has ended, is taken at
+// once, with a line saying so that names the old holder and why (the store's words, or a gone process when it
+// gives none), and measured without waiting.
 func TestRunTakesLeaseOfGoneHolder(t *testing.T) {
+	for _, tc := range []struct{ why, want string }{
+		{"", "its process is gone; that run is marked interrupted"},
+		{"that run has ended (ok): a finished run holds nothing", "that run has ended (ok): a finished run holds nothing"},
+	} {
+		t.Run(tc.want, func(t *testing.T) { testRunTakesLeaseOfGoneHolder(t, tc.why, tc.want) })
+	}
+}
+
+func testRunTakesLeaseOfGoneHolder(t *testing.T, why, want string) {
 	table := newLeaseTable()
 	dead := &leaser{t: table, run: 41}
 	if _, ok, _ := dead.AcquireLease(context.Background(), "lab1", time.Hour); !ok {
@@ -45,7 +60,7 @@ func TestRunTakesLeaseOfGoneHolder(t *testing.T) {
 	table.held["lab1"] = h
 	table.mu.Unlock()
 	ev := &events{}
-	opts := leaseRun([]string{"lab1"}, goneLeaser{&leaser{t: table, run: 42}}, func(ctx context.Context, b inventory.Board) (Transport, error) {
+	opts := leaseRun([]string{"lab1"}, goneLeaser{&leaser{t: table, run: 42}, why}, func(ctx context.Context, b inventory.Board) (Transport, error) {
 		return nil, errMeasured
 	})
 	opts.Progress = ev
@@ -59,7 +74,7 @@ func TestRunTakesLeaseOfGoneHolder(t *testing.T) {
 	}
 	msgs := ev.msgs(StageLease)
 	if len(msgs) != 1 || !strings.Contains(msgs[0], "took the lease at once from run 41 (test, host ci-3 pid 4242") ||
-		!strings.Contains(msgs[0], "its process is gone; that run is marked interrupted") {
-		t.Errorf("lease progress = %q, want one line saying the lease of run 41 (pid 4242) was taken over", msgs)
+		!strings.HasSuffix(msgs[0], ": "+want) {
+		t.Errorf("lease progress = %q, want one line saying the lease of run 41 (pid 4242) was taken over: %s", msgs, want)
 	}
 }

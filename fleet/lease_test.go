@@ -374,3 +374,15 @@ func TestRunLeasesNoDeadlock(t *testing.T) {
 		t.Errorf("boards worked on by two runs at once: %v", overlaps)
 	}
 }
+
+// TestClockTimeNamesTheDayWhenNotToday: a lease taken at 23:06 for an hour expires tomorrow, and says so.
+func TestClockTimeNamesTheDayWhenNotToday(t *testing.T) {
+	now := time.Now()
+	if got := clockTime(now); len(got) != len("15:04:05") {
+		t.Errorf("today: %q, want a clock time alone", got)
+	}
+	tomorrow := now.Add(24 * time.Hour)
+	if got, want := clockTime(tomorrow), tomorrow.Local().Format("2006-01-02 15:04:05"); got != want {
+		t.Errorf("tomorrow: %q, want %q", got, want)
+	}
+}

@@ -11,29 +11,30 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/fleetlab/fleet/inventory"
 	"github.com/fleetlab/fleet/protocol"
+	"github.com/fleetlab/fleet/transport"
 )
 
 // measure runs `agent measure`: the probe and the sweep in one session, and one probe on the board.
 // The agent prints its facts, which go to onFacts (it stores them and returns the plan, its modes filled from the
 // facts when plan has none), then sweeps the plan it reads on stdin. A plan that names its modes is sent at once,
 // before the facts arrive, so the sweep starts without waiting a round trip. Stdin stays open until the sweep
-// ends or ctx is cancelled: the agent stops and kills its openssl children when its stdin closes. Errors name
-// the phase: "probe BOARD: …" before the facts, "sweep BOARD: …" after; onFacts' own are returned as they are.
-func measure(ctx context.Context, t Transport, remote string, b inventory.Board, plan protocol.Plan,
-	onFacts func(*protocol.Facts) (protocol.Plan, error), rec *recorder, onPoint func(progressKey)) error {
-	args := append(append([]string{remote, "measure"}, probeArgs(b, plan.Modes)...), algorithmsArgs(plan)...)
+// ends or the board's context is cancelled: the agent stops and kills its openssl children when its stdin
+// closes. Errors name the phase: "probe BOARD: …" before the facts, "sweep BOARD: …" after; onFacts' own are
+// returned as they are.
+func (r *boardRun) measure(remote string, plan protocol.Plan,
+	onFacts func(*protocol.Facts) (protocol.Plan, error)) error {
+	args := append(append([]string{remote, "measure"}, probeArgs(r.b, plan.Modes)...), algorithmsArgs(plan)...)
 	args = append(args, "--probe-cache", path.Dir(remote)) // the agent's private directory (deployScript)
-	s := startSession(ctx, t, Command{Args: args, Env: plan.Env})
-	early := len(plan.Modes) > 0 && rec != nil // without a recorder (boards check) the plan only names what to probe
+	s := startSession(r.ctx, r.t, Command{Args: args, Env: plan.Env})
+	early := len(plan.Modes) > 0 && r.rec != nil // without a recorder (boards check) the plan only names what to probe
 	if early {
 		if err := s.sendPlan(plan); err != nil {
 			s.end()
 			return err
 		}
 	}
-	return s.measure(ctx, b, plan, early, onFacts, rec, onPoint)
+	return r.measureSession(s, plan, early, onFacts)
 }
 
 // agentSession is one session whose stdin takes lines in order (a deploy request, a plan) and whose stdout
@@ -58,7 +59,7 @@ type agentSession struct {
 func startSession(ctx context.Context, t Transport, cmd Command) *agentSession {
 	stdinR, stdinW := io.Pipe()
 	stdoutR, stdoutW := io.Pipe()
-	s := &agentSession{ctx: ctx, stderr: &tailWriter{max: 4096}, lines: make(chan []byte, 2), runErr: make(chan error, 1),
+	s := &agentSession{ctx: ctx, stderr: &tailWriter{Max: 4096}, lines: make(chan []byte, 2), runErr: make(chan error, 1),
 		stdoutR: stdoutR, stdinW: stdinW, finished: make(chan struct{}), out: bufio.NewReaderSize(stdoutR, 512)}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinR, stdoutW, s.stderr
 	go func() {
@@ -113,9 +114,10 @@ func (s *agentSession) end() error {
 	return s.endErr
 }
 
-// measure reads the agent's facts and sweep from the session; sent says the plan is on its way already.
-func (s *agentSession) measure(ctx context.Context, b inventory.Board, plan protocol.Plan, sent bool,
-	onFacts func(*protocol.Facts) (protocol.Plan, error), rec *recorder, onPoint func(progressKey)) error {
+// measureSession reads the agent's facts and sweep from session s; sent says the plan is on its way already.
+func (r *boardRun) measureSession(s *agentSession, plan protocol.Plan, sent bool,
+	onFacts func(*protocol.Facts) (protocol.Plan, error)) error {
+	ctx, b := r.ctx, r.b
 	defer s.end()
 	dec := protocol.NewDecoder(s.out)
 	facts, err := readFacts(dec)
@@ -150,12 +152,12 @@ func (s *agentSession) measure(ctx context.Context, b inventory.Board, plan prot
 	}
 
 	var agentErrs []string
-	streamErr := consume(ctx, dec, final, rec, onPoint, &agentErrs)
+	streamErr := consume(ctx, dec, final, r.rec, r.onPoint, &agentErrs)
 	err = s.end()
 	switch {
 	case ctx.Err() != nil:
 		err = ctx.Err()
-	case streamErr != nil && errors.Is(err, ErrConnectionLost):
+	case streamErr != nil && errors.Is(err, transport.ErrConnectionLost):
 		// the link, not the agent, ended the stream
 	case streamErr != nil:
 		err = streamErr

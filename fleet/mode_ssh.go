@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fleetlab/fleet/inventory"
 	"github.com/fleetlab/fleet/precision"
 	"github.com/fleetlab/fleet/protocol"
+	sshtransport "github.com/fleetlab/fleet/transport/ssh"
 )
 
 // Mode ssh: what the board's SSH server does with real traffic, per cipher. For every repeat, cipher and transfer
@@ -61,6 +61,13 @@ func sshPlan(plan protocol.Plan, transferSizes []int) *protocol.Plan {
 	return &p
 }
 
+// cipherDialer is what mode ssh needs of a board's transport: the SSH transport implements it, local does not.
+type cipherDialer interface {
+	DialCipher(ctx context.Context, cipher string) (*sshtransport.CipherConn, error)
+}
+
+var _ cipherDialer = (*sshtransport.Transport)(nil)
+
 // addSSHModeFact tells, for a plan that asks for mode ssh, whether the board can be measured that way; the
 // agent's probe knows nothing of it.
 func addSSHModeFact(f *protocol.Facts, modes []string, t Transport) {
@@ -76,9 +83,9 @@ func addSSHModeFact(f *protocol.Facts, modes []string, t Transport) {
 
 // measureSSH runs mode ssh on one board: every repeat × cipher × size, upload then download. A cipher the server
 // does not offer is one skip; a connection or transfer that fails is a failed point, and the others go on.
-func measureSSH(ctx context.Context, opts RunOptions, b inventory.Board, t Transport, agent string,
-	p *protocol.Plan, rec *recorder, onPoint func(progressKey)) error {
-	cd, ok := t.(cipherDialer)
+func (r *boardRun) measureSSH() error {
+	ctx, opts, b, agent, p, rec, onPoint := r.ctx, r.opts, r.b, r.deployed.remote, r.sshSweep, r.rec, r.onPoint
+	cd, ok := r.t.(cipherDialer)
 	if !ok {
 		return rec.skip(ctx, protocol.Skip{Mode: protocol.ModeSSH, Reason: sshModeUnsupported}, *p)
 	}
@@ -94,7 +101,7 @@ func measureSSH(ctx context.Context, opts RunOptions, b inventory.Board, t Trans
 					return err
 				}
 				pts, err := measureCipher(ctx, opts, cd, agent, cipher, int64(size), r)
-				var refusal *CipherRefusedError
+				var refusal *sshtransport.CipherRefusedError
 				switch {
 				case ctx.Err() != nil:
 					return ctx.Err()
@@ -121,7 +128,7 @@ func measureSSH(ctx context.Context, opts RunOptions, b inventory.Board, t Trans
 }
 
 // measureCipher is the upload and download points of one cipher, size and repeat, on a fresh connection. A
-// connection that cannot be made fails both points (err is only a *CipherRefusedError or ctx's).
+// connection that cannot be made fails both points (err is only a *sshtransport.CipherRefusedError or ctx's).
 func measureCipher(ctx context.Context, opts RunOptions, cd cipherDialer, agent, cipher string, size int64,
 	repeat int) ([]protocol.Point, error) {
 	if opts.sshGate != nil {
@@ -136,8 +143,8 @@ func measureCipher(ctx context.Context, opts RunOptions, cd cipherDialer, agent,
 		return protocol.Point{Mode: protocol.ModeSSH, Algorithm: cipher, Op: op, BlockSize: int(size), Threads: 1,
 			Repeat: repeat, Timing: "wall"}
 	}
-	c, err := cd.dialCipher(ctx, cipher)
-	if errors.Is(err, ErrCipherNotOffered) || ctx.Err() != nil {
+	c, err := cd.DialCipher(ctx, cipher)
+	if errors.Is(err, sshtransport.ErrCipherNotOffered) || ctx.Err() != nil {
 		return nil, err
 	}
 	if err != nil {
@@ -148,25 +155,25 @@ func measureCipher(ctx context.Context, opts RunOptions, cd cipherDialer, agent,
 	}
 	defer c.Close()
 	var flags []string
-	if c.server != "" {
-		flags = append(flags, protocol.FlagSSHServer+c.server)
+	if c.Server() != "" {
+		flags = append(flags, protocol.FlagSSHServer+c.Server())
 	}
-	if len(c.jumpers) > 0 {
-		flags = append(flags, protocol.FlagProxyJump+strings.Join(c.jumpers, ","))
+	if len(c.Jumpers()) > 0 {
+		flags = append(flags, protocol.FlagProxyJump+strings.Join(c.Jumpers(), ","))
 	}
-	checkErr := c.check(cipher)
+	checkErr := c.Check(cipher)
 	var pts []protocol.Point
 	for _, op := range []string{protocol.OpUpload, protocol.OpDownload} {
 		pt := point(op)
-		pt.Driver = c.negotiated()
+		pt.Driver = c.Negotiated()
 		pt.Flags = slices.Clone(flags)
 		var res transferResult
 		err := checkErr
 		if err == nil {
 			if op == protocol.OpUpload {
-				res, err = c.upload(ctx, agent, size)
+				res, err = upload(ctx, c, agent, size)
 			} else {
-				res, err = c.download(ctx, agent, size)
+				res, err = download(ctx, c, agent, size)
 			}
 		}
 		if ctx.Err() != nil {

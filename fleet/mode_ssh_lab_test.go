@@ -9,9 +9,10 @@ import (
 
 	"github.com/fleetlab/fleet/internal/sshlab"
 	"github.com/fleetlab/fleet/protocol"
+	sshtransport "github.com/fleetlab/fleet/transport/ssh"
 )
 
-// TestSSHModeLabTransfer measures ciphers both ways on a real OpenSSH board through dialCipher: the points carry
+// TestSSHModeLabTransfer measures ciphers both ways on a real OpenSSH board through DialCipher: the points carry
 // the negotiated cipher and MAC read back from the connection, the server's version and the board's CPU from its
 // agent. On the Dropbear board (where dropbear is installed) a cipher Dropbear lacks is refused by name.
 func TestSSHModeLabTransfer(t *testing.T) {
@@ -58,7 +59,7 @@ func TestSSHModeLabTransfer(t *testing.T) {
 	}
 }
 
-// TestSSHModeCipherRefused: a server without the cipher makes dialCipher return a *CipherRefusedError naming it
+// TestSSHModeCipherRefused: a server without the cipher makes DialCipher return a *sshtransport.CipherRefusedError naming it
 // and what the server offers, without retrying; the board's main connection is unaffected.
 func TestSSHModeCipherRefused(t *testing.T) {
 	if testing.Short() {
@@ -71,16 +72,16 @@ func TestSSHModeCipherRefused(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	tr, err := DialSSH(ctx, b.Inventory(), SSHOptions{Home: t.TempDir(), AgentSocket: "none"})
+	tr, err := sshtransport.Dial(ctx, b.Inventory(), sshtransport.Options{Home: t.TempDir(), AgentSocket: "none"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tr.Close()
 	start := time.Now()
-	_, err = tr.dialCipher(ctx, protocol.CipherAES256GCM)
-	var refused *CipherRefusedError
-	if !errors.As(err, &refused) || !errors.Is(err, ErrCipherNotOffered) {
-		t.Fatalf("dialCipher = %v, want a *CipherRefusedError", err)
+	_, err = tr.DialCipher(ctx, protocol.CipherAES256GCM)
+	var refused *sshtransport.CipherRefusedError
+	if !errors.As(err, &refused) || !errors.Is(err, sshtransport.ErrCipherNotOffered) {
+		t.Fatalf("DialCipher = %v, want a *sshtransport.CipherRefusedError", err)
 	}
 	if got, want := err.Error(), "server does not offer aes256-gcm@openssh.com (it offers aes128-ctr)"; got != want {
 		t.Errorf("error %q, want %q", got, want)
@@ -88,7 +89,7 @@ func TestSSHModeCipherRefused(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("refusal took %v: retried?", d)
 	}
-	c, err := tr.dialCipher(ctx, protocol.CipherAES128CTR)
+	c, err := tr.DialCipher(ctx, protocol.CipherAES128CTR)
 	if err != nil {
 		t.Fatalf("the offered cipher: %v", err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/fleetlab/fleet/precision"
 	"github.com/fleetlab/fleet/protocol"
+	sshtransport "github.com/fleetlab/fleet/transport/ssh"
 )
 
 // TestSSHPlanSplit: the agent never sees mode ssh or SSH cipher names; mode ssh gets the ciphers named (all
@@ -54,7 +55,7 @@ func TestSSHModeFact(t *testing.T) {
 		t.Errorf("local board: %+v, want ssh unavailable with the reason", f.Modes)
 	}
 	f = &protocol.Facts{}
-	addSSHModeFact(f, []string{"ssh"}, &SSHTransport{})
+	addSSHModeFact(f, []string{"ssh"}, &sshtransport.Transport{})
 	if len(f.Modes) != 1 || !f.Modes[0].Available {
 		t.Errorf("ssh board: %+v, want ssh available", f.Modes)
 	}

@@ -9,15 +9,13 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
-	"golang.org/x/crypto/ssh"
-
 	"github.com/fleetlab/fleet/protocol"
+	sshtransport "github.com/fleetlab/fleet/transport/ssh"
 )
 
-// transferResult is one timed transfer through a cipherConn.
+// transferResult is one timed transfer through a cipher connection.
 type transferResult struct {
 	bytes         int64
 	seconds       float64 // the controller's wall clock, from the first byte sent (or the go) to the last one
@@ -49,14 +47,15 @@ func (p transferPipes) stderrOf(err error) error {
 
 // startTransfer opens a session, starts `agent CMD n` (ssh-sink or ssh-source) and waits for its ready line: the
 // agent has sampled /proc/stat, and the clock may start. op names the transfer in errors.
-func (c *cipherConn) startTransfer(ctx context.Context, op, agent, cmd string, n int64) (*transferSession, transferPipes, error) {
+func startTransfer(ctx context.Context, c *sshtransport.CipherConn, op, agent, cmd string,
+	n int64) (*sshtransport.CipherSession, transferPipes, error) {
 	var p transferPipes
-	s, err := c.session(ctx)
+	s, err := c.Session(ctx)
 	if err != nil {
 		return nil, p, err
 	}
-	fail := func(err error) (*transferSession, transferPipes, error) {
-		s.close()
+	fail := func(err error) (*sshtransport.CipherSession, transferPipes, error) {
+		s.Close()
 		return nil, p, err
 	}
 	if p.stdin, err = s.StdinPipe(); err != nil {
@@ -72,27 +71,27 @@ func (c *cipherConn) startTransfer(ctx context.Context, op, agent, cmd string, n
 		}
 		p.ctl = bufio.NewReader(stderr)
 	} else {
-		p.stderr = &tailWriter{max: 4096}
+		p.stderr = &tailWriter{Max: 4096}
 		s.Stderr = p.stderr
 		p.ctl = bufio.NewReader(p.stdout)
 	}
 	if err := s.Start(shellQuote(agent) + " " + cmd + " " + strconv.FormatInt(n, 10)); err != nil {
-		return fail(c.lost(fmt.Errorf("%s: start agent: %w", op, err)))
+		return fail(c.Lost(fmt.Errorf("%s: start agent: %w", op, err)))
 	}
 	if err := expectReady(p.ctl); err != nil {
-		return fail(c.lost(p.stderrOf(fmt.Errorf("%s: %w", op, err))))
+		return fail(c.Lost(p.stderrOf(fmt.Errorf("%s: %w", op, err))))
 	}
 	return s, p, nil
 }
 
 // upload streams n bytes into `agent ssh-sink n` on the board: the board decrypts. The clock starts when the agent
 // says it is ready (its /proc/stat is sampled) and stops when its report arrives (it has read every byte).
-func (c *cipherConn) upload(ctx context.Context, agent string, n int64) (transferResult, error) {
-	s, p, err := c.startTransfer(ctx, "upload", agent, "ssh-sink", n)
+func upload(ctx context.Context, c *sshtransport.CipherConn, agent string, n int64) (transferResult, error) {
+	s, p, err := startTransfer(ctx, c, "upload", agent, "ssh-sink", n)
 	if err != nil {
 		return transferResult{}, err
 	}
-	defer s.close()
+	defer s.Close()
 	cpu0 := processCPU()
 	t0 := time.Now()
 	buf := make([]byte, writeChunk)
@@ -101,7 +100,7 @@ func (c *cipherConn) upload(ctx context.Context, agent string, n int64) (transfe
 		k, err := p.stdin.Write(buf[:min(int64(len(buf)), n-sent)])
 		sent += int64(k)
 		if err != nil {
-			return transferResult{}, c.lost(fmt.Errorf("upload: after %d of %d bytes: %w", sent, n, err))
+			return transferResult{}, c.Lost(fmt.Errorf("upload: after %d of %d bytes: %w", sent, n, err))
 		}
 	}
 	line, err := p.ctl.ReadBytes('\n')
@@ -109,23 +108,23 @@ func (c *cipherConn) upload(ctx context.Context, agent string, n int64) (transfe
 	cpu1 := processCPU()
 	p.stdin.Close()
 	if err != nil {
-		return transferResult{}, c.lost(p.stderrOf(fmt.Errorf("upload: waiting for the board's report: %w", err)))
+		return transferResult{}, c.Lost(p.stderrOf(fmt.Errorf("upload: waiting for the board's report: %w", err)))
 	}
 	return finishTransfer(s, "upload", line, n, t0, t1, cpu0, cpu1)
 }
 
 // download reads n bytes from `agent ssh-source n` on the board: the board encrypts. The clock starts when the
 // go byte is sent (the agent is ready and has sampled /proc/stat after it) and stops at the last byte.
-func (c *cipherConn) download(ctx context.Context, agent string, n int64) (transferResult, error) {
-	s, p, err := c.startTransfer(ctx, "download", agent, "ssh-source", n)
+func download(ctx context.Context, c *sshtransport.CipherConn, agent string, n int64) (transferResult, error) {
+	s, p, err := startTransfer(ctx, c, "download", agent, "ssh-source", n)
 	if err != nil {
 		return transferResult{}, err
 	}
-	defer s.close()
+	defer s.Close()
 	cpu0 := processCPU()
 	t0 := time.Now()
 	if _, err := p.stdin.Write([]byte{'g'}); err != nil {
-		return transferResult{}, c.lost(fmt.Errorf("download: send go: %w", err))
+		return transferResult{}, c.Lost(fmt.Errorf("download: send go: %w", err))
 	}
 	got, err := io.CopyBuffer(io.Discard, io.LimitReader(p.stdout, n), make([]byte, writeChunk))
 	t1 := time.Now()
@@ -134,18 +133,18 @@ func (c *cipherConn) download(ctx context.Context, agent string, n int64) (trans
 		err = io.ErrUnexpectedEOF
 	}
 	if err != nil {
-		return transferResult{}, c.lost(fmt.Errorf("download: after %d of %d bytes: %w", got, n, err))
+		return transferResult{}, c.Lost(fmt.Errorf("download: after %d of %d bytes: %w", got, n, err))
 	}
 	p.stdin.Close()
 	line, err := p.ctl.ReadBytes('\n')
 	if err != nil {
-		return transferResult{}, c.lost(fmt.Errorf("download: waiting for the board's report: %w", err))
+		return transferResult{}, c.Lost(fmt.Errorf("download: waiting for the board's report: %w", err))
 	}
 	return finishTransfer(s, "download", line, n, t0, t1, cpu0, cpu1)
 }
 
 // finishTransfer reads the board's report line of a transfer timed from t0 to t1 and waits for the agent's exit.
-func finishTransfer(s *transferSession, op string, line []byte, n int64, t0, t1 time.Time,
+func finishTransfer(s *sshtransport.CipherSession, op string, line []byte, n int64, t0, t1 time.Time,
 	cpu0, cpu1 time.Duration) (transferResult, error) {
 	rep, err := parseTransfer(line, n)
 	if err != nil {
@@ -182,41 +181,4 @@ func parseTransfer(line []byte, n int64) (protocol.Transfer, error) {
 		return rep, fmt.Errorf("board moved %d bytes, want %d", rep.Bytes, n)
 	}
 	return rep, nil
-}
-
-// lost names the connection's end when it is what broke the transfer: a cut link ends in a keepalive timeout,
-// and that says more than the read error it caused.
-func (c *cipherConn) lost(err error) error {
-	if c.waitLost() {
-		return fmt.Errorf("%w (%w)", err, c.lostErr())
-	}
-	return err
-}
-
-// transferSession is one session of a cipherConn that cancelling ctx closes.
-type transferSession struct {
-	*ssh.Session
-	stop func() bool
-	once sync.Once
-}
-
-func (c *cipherConn) session(ctx context.Context) (*transferSession, error) {
-	if !c.alive() {
-		return nil, c.lostErr()
-	}
-	s, err := c.client.NewSession()
-	if err != nil {
-		return nil, c.lost(fmt.Errorf("open session: %w", err))
-	}
-	ts := &transferSession{Session: s}
-	// A blocked write or read returns when the session (and, on cancel, the whole connection) closes.
-	ts.stop = context.AfterFunc(ctx, func() { c.SSHTransport.Close() })
-	return ts, nil
-}
-
-func (s *transferSession) close() {
-	s.once.Do(func() {
-		s.stop()
-		s.Close()
-	})
 }

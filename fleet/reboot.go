@@ -14,10 +14,11 @@ import (
 
 	"github.com/fleetlab/fleet/inventory"
 	"github.com/fleetlab/fleet/protocol"
+	"github.com/fleetlab/fleet/transport"
 )
 
 // A board that dies under a sweep (panic, reboot, watchdog reset) takes its SSH connection with it: the
-// keepalives go unanswered and the transport reports ErrConnectionLost. The job in flight is stored as a failed
+// keepalives go unanswered and the transport reports transport.ErrConnectionLost. The job in flight is stored as a failed
 // point "board lost during afalg aes-256-cbc 8192 B". With a reconnect wait, fleet dials the board until it
 // answers again, reads its boot id (a new one: it rebooted) and the panic it kept in pstore, leaves out the mode
 // and algorithm that were running and measures the rest; without one the board fails with what it measured.
@@ -32,7 +33,7 @@ const maxReboots = 4
 const reconnectPoll = 3 * time.Second
 
 // boardLost reports whether err is the board going away, not the agent or the measurement failing.
-func boardLost(err error) bool { return errors.Is(err, ErrConnectionLost) }
+func boardLost(err error) bool { return errors.Is(err, transport.ErrConnectionLost) }
 
 // lostPoint is the failed point stored for the job in flight.
 func lostPoint(b protocol.Begin) protocol.Point {
@@ -61,7 +62,7 @@ type bootState struct {
 // readBootState runs bootCheckScript on t.
 func readBootState(ctx context.Context, t Transport, since int64) (bootState, error) {
 	var out bytes.Buffer
-	stderr := &tailWriter{max: 1024}
+	stderr := &tailWriter{Max: 1024}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	err := t.Run(ctx, Command{Args: []string{"sh", "-c", bootCheckScript, "fleet-boot-check", strconv.FormatInt(since, 10)},
@@ -119,14 +120,13 @@ func panicExcerpt(ls []protocol.KernelLine) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// reconnect dials b until it answers and runs the boot check, or wait has passed.
-func reconnect(ctx context.Context, opts RunOptions, b inventory.Board, wait time.Duration, since int64,
-	ev func(Event)) (Transport, bootState, error) {
-	ctx, cancel := context.WithTimeout(ctx, wait)
+// reconnect dials the board until it answers and runs the boot check, or wait has passed.
+func (r *boardRun) reconnect(wait time.Duration, since int64) (Transport, bootState, error) {
+	ctx, cancel := context.WithTimeout(r.ctx, wait)
 	defer cancel()
 	var last error
 	for {
-		t, err := connect(ctx, opts, b)
+		t, err := connect(ctx, r.opts, r.b)
 		if err == nil {
 			var st bootState
 			if st, err = readBootState(ctx, t, since); err == nil {
@@ -135,7 +135,7 @@ func reconnect(ctx context.Context, opts RunOptions, b inventory.Board, wait tim
 			t.Close()
 		}
 		last = err
-		ev(Event{Stage: StageConnect, Msg: fmt.Sprintf("waiting for the board to answer again: %v", err)})
+		r.event(Event{Stage: StageConnect, Msg: fmt.Sprintf("waiting for the board to answer again: %v", err)})
 		select {
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
@@ -190,75 +190,6 @@ func (l *limitWriter) Write(p []byte) (int, error) {
 		l.n -= k
 	}
 	return len(p), nil
-}
-
-// resume deals with a board lost mid-sweep (lostErr): it stores the job in flight as a failed point and, with a
-// reconnect wait, waits for the board, records the reboot, leaves out the lost mode and algorithm and measures
-// the rest of plan on the new connection, which replaces *t. It returns nil when the rest was measured, else the
-// cause, which wraps errBoardLost when the board did not come back.
-func resume(ctx context.Context, opts RunOptions, b inventory.Board, t *Transport, plan protocol.Plan, lostErr error,
-	rec *recorder, ev func(Event), onPoint func(progressKey)) error {
-	queue := []protocol.Plan{plan}
-	for n := 0; ; n++ {
-		lost := rec.kernel.lostDuring()
-		if lost == nil {
-			return lostErr // lost between jobs or after the sweep's end: nothing was in flight
-		}
-		label := lost.Label()
-		if err := rec.point(ctx, lostPoint(*lost), plan, onPoint); err != nil {
-			return err
-		}
-		wait := reconnectWaitFor(opts, b)
-		bootBefore, since := rec.kernel.boot()
-		if wait <= 0 || n >= maxReboots {
-			rec.kernel.rebooted(protocol.Reboot{During: label, BootBefore: bootBefore}, nil)
-			why := "no reconnect wait (--reconnect-wait or reconnect_wait)"
-			if wait > 0 {
-				why = fmt.Sprintf("lost %d times", n+1)
-			}
-			return fmt.Errorf("%s: %w during %s (%s): %v", b.Name, errBoardLost, label, why, lostErr)
-		}
-		ev(Event{Stage: StageConnect, Msg: fmt.Sprintf("board lost during %s; waiting up to %v for it to answer again", label, wait)})
-		(*t).Close()
-		nt, st, err := reconnect(ctx, opts, b, wait, since, ev)
-		if err != nil {
-			*t = closedTransport{}
-			rec.kernel.rebooted(protocol.Reboot{During: label, BootBefore: bootBefore}, nil)
-			return fmt.Errorf("%s: %w during %s: %v", b.Name, errBoardLost, label, err)
-		}
-		*t = traced(nt, b.Name, opts.Trace)
-		rec.kernel.rebooted(protocol.Reboot{During: label, BootBefore: bootBefore, BootAfter: st.bootID,
-			Panic: panicExcerpt(st.panic)}, st.panic)
-		rec.resumed = true
-		if err := rec.skip(ctx, protocol.Skip{Mode: lost.Mode, Algorithm: lost.Algorithm,
-			Reason: "left out: the board was lost during " + label}, queue[0]); err != nil {
-			return err
-		}
-		d, err := deployAgent(ctx, opts, b, *t)
-		if err != nil {
-			return fmt.Errorf("after the board came back: %w", err)
-		}
-		// What is left: the rest of the plan that was running, then the plans queued after it.
-		queue = append(restPlans(queue[0], *lost), queue[1:]...)
-		lostErr = nil
-		for len(queue) > 0 {
-			p := queue[0]
-			onFacts := func(*protocol.Facts) (protocol.Plan, error) { return p, nil }
-			rec.rawBase = rec.rawMax
-			err := measure(ctx, *t, d.remote, b, p, onFacts, rec, onPoint)
-			if err != nil && ctx.Err() == nil && boardLost(err) {
-				lostErr = err
-				break
-			}
-			if err != nil {
-				return err
-			}
-			queue = queue[1:]
-		}
-		if lostErr == nil {
-			return nil
-		}
-	}
 }
 
 func reconnectWaitFor(opts RunOptions, b inventory.Board) time.Duration {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -19,6 +18,7 @@ type RunOptions struct {
 	Boards      []inventory.Board
 	Sweep       inventory.Profile // algorithms, modes, sizes, seconds, threads, repeats
 	ModesSet    bool              // Sweep.Modes came from the command line: it wins over each board's modes
+	CPUsSet     bool              // Sweep.CPUs came from the command line: it wins over each board's cpus
 	Concurrency int               // boards at once; 0 means 8
 
 	// Dial connects to a board that is not local (the SSH transport). Required when a remote board is selected.
@@ -73,7 +73,7 @@ type BoardOutcome struct {
 	Arch         string
 	Pushed       int64
 	Summary      string     // e.g. "x86_64, Linux 6.1, OpenSSL 3.0.19"
-	Verification string     // "8 paths: 6 ok, 2 unknown, 0 wrong; 3.2 s on the board"; "" when nothing was verified
+	Verification Verified   // the paths whose output was checked, by verdict; zero when nothing was verified
 	Modes        ModeReport // what was measured, what is not available and why, what was not asked for; empty before the probe
 }
 
@@ -132,7 +132,7 @@ func Run(ctx context.Context, opts RunOptions, sink Sink) ([]BoardOutcome, error
 		go func() {
 			defer wg.Done()
 			defer p.leave()
-			outcomes[i] = runBoard(ctx, opts, b, sink, p)
+			outcomes[i] = newBoardRun(ctx, opts, b, sink, p).run()
 		}()
 	}
 	wg.Wait()
@@ -145,211 +145,6 @@ func Run(ctx context.Context, opts RunOptions, sink Sink) ([]BoardOutcome, error
 		}
 	}
 	return outcomes, nil
-}
-
-// runBoard is one board end to end, under its lease: connect, deploy, probe, sweep.
-func runBoard(ctx context.Context, opts RunOptions, b inventory.Board, sink Sink, p *place) BoardOutcome {
-	out := BoardOutcome{Board: b.Name}
-	var lease *heldLease
-	rec := &recorder{sink: sink, board: b.Name, kernel: newKernelJudge(b.KernelPatterns), trace: opts.Trace}
-	ev := func(e Event) { e.Board = b.Name; opts.Progress.Event(e) }
-	var modes func() ModeReport // set once the probe has spoken
-	finish := func(err error) BoardOutcome {
-		if lost := lease.lost(); lost != nil && err != nil {
-			err = lost // the board stopped because another run may have it now, not because of the user
-		}
-		out.Points, out.Skips, out.Failed = rec.counts()
-		if modes != nil {
-			out.Modes = modes()
-		}
-		out.Skipped = rec.skipList()
-		out.FailedWhy = failedClause(rec.failureList())
-		// An Oops, BUG or panic during the sweep, and a board lost under it, fail the board run whatever it measured.
-		failed := false
-		if err == nil {
-			var why []string
-			if cause := rec.kernel.rebootCause(); cause != "" {
-				why = append(why, cause)
-			}
-			if fatal := rec.kernel.fatalLine(); fatal != "" {
-				why = append(why, "kernel: "+fatal)
-			}
-			if len(why) > 0 {
-				err, failed = fmt.Errorf("%s: %s", b.Name, strings.Join(why, "; ")), true
-			}
-		}
-		if errors.Is(err, errBoardLost) {
-			failed = true
-		}
-		out.Verification = rec.verificationSummary()
-		out.Err = err
-		if serr := sink.BoardKernel(context.WithoutCancel(ctx), b.Name, rec.kernel.result()); serr != nil && out.Err == nil {
-			out.Err = fmt.Errorf("store kernel health of %s: %w", b.Name, serr)
-		}
-		err = out.Err
-		switch {
-		case failed:
-			out.Status = protocol.StatusFailed
-		case err == nil:
-			out.Status = protocol.StatusOK
-		case ctx.Err() != nil && lease.lost() == nil:
-			out.Status = protocol.StatusInterrupted
-		case out.Points > 0:
-			out.Status = protocol.StatusPartial
-		default:
-			out.Status = protocol.StatusFailed
-		}
-		cause := ""
-		if err != nil {
-			cause = err.Error()
-		}
-		if out.Status == protocol.StatusInterrupted {
-			cause = interruptedCause(err) // "sweep local: context canceled" is Go's word for Ctrl-C
-		}
-		out.Cause = cause
-		// The board's end must be recorded even when the run was cancelled.
-		if serr := sink.BoardFinished(context.WithoutCancel(ctx), b.Name, out.Status, cause); serr != nil && out.Err == nil {
-			out.Err, out.Status = fmt.Errorf("store %s: %w", b.Name, serr), protocol.StatusFailed
-		}
-		ev(Event{Stage: StageDone, Status: out.Status, Msg: cause})
-		return out
-	}
-	// The lease comes first, so that the board run's start and finish bound the time this run had the board.
-	lease, err := takeLease(ctx, opts, b.Name, ev, p)
-	if err != nil {
-		lease = &heldLease{ctx: ctx}
-		return finish(err)
-	}
-	defer lease.release() // after finish and after the transport's Close: the board is done with
-	ctx = lease.ctx       // cancelled when the lease is lost
-	if err := sink.BoardStarted(ctx, b.Name); err != nil {
-		return finish(fmt.Errorf("store %s: %w", b.Name, err))
-	}
-
-	ev(Event{Stage: StageConnect})
-	endPhase := opts.Trace.Phase(b.Name, "connect")
-	t, err := connect(ctx, opts, b)
-	endPhase()
-	if err != nil {
-		return finish(err)
-	}
-	t = traced(t, b.Name, opts.Trace)
-	defer func() { defer opts.Trace.Phase(b.Name, "close")(); t.Close() }() // t: the transport after any reconnect
-
-	// The shell path (shellpath.go) when boards.toml says so, or when the deploy check finds a board the agent
-	// cannot run on; the summary says which and why.
-	var d deployed
-	shellWhy := ""
-	if agentChoice(opts, b) == inventory.AgentShell {
-		shellWhy = shellChosenReason(b)
-	}
-
-	plan := boardPlan(opts, b)
-	preparePlan(&plan, opts, b)
-	verifyPlan(&plan, opts.VerifyThreads)
-	rec.verifying = true
-	var facts *protocol.Facts
-	var total int
-	var sshSweep *protocol.Plan
-	var agentSweep protocol.Plan
-	onFacts := func(f *protocol.Facts) (protocol.Plan, error) {
-		endPhase()
-		if err := unknownAlgorithms(b.Name, f); err != nil {
-			return plan, err // before the facts are stored: the board's part of the run is dropped
-		}
-		facts = f
-		rec.kernel.setFacts(f)
-		out.Summary = factsSummary(facts)
-		addSSHModeFact(facts, plan.Modes, t) // mode ssh is the controller's, not the probe's
-		if shellWhy != "" {
-			markShellModes(facts, shellWhy)
-			out.Summary += "; shell path: " + shellWhy
-		}
-		if err := rec.facts(ctx, *facts); err != nil {
-			return plan, err
-		}
-		if len(plan.Modes) == 0 {
-			plan.Modes = planModes(facts)
-		}
-		modes = func() ModeReport { return modeReport(facts, plan.Modes, rec.goodByMode()) }
-
-		// Progress counts what will be measured: a mode the probe found unavailable is one skip, not a run of slots.
-		rec.unavailable = unavailableModes(facts)
-		// Mode ssh is measured by the controller after the agent's sweep (mode_ssh.go).
-		agentSweep = agentPlan(plan)
-		sshSweep = sshPlan(plan, opts.TransferSizes)
-		total = plannedPoints(withoutModes(agentSweep, rec.unavailable)) + sshSlots(sshSweep, rec.unavailable)
-		ev(Event{Stage: StageSweep, Total: total})
-		endPhase = opts.Trace.Phase(b.Name, "sweep")
-		return agentSweep, nil
-	}
-	onPoint := func(p progressKey) {
-		ev(Event{Stage: StageSweep, Done: rec.done(), Total: total, Mode: p.mode, Algorithm: p.alg, Size: p.size})
-	}
-	probing := func() {
-		ev(Event{Stage: StageProbe})
-		endPhase = opts.Trace.Phase(b.Name, "probe")
-	}
-	// A board with the agent costs one session: the deploy check, then the agent's probe and sweep of the plan it
-	// is sent (none when the run asked only for mode ssh), on one stdin and stdout (warm.go).
-	if shellWhy == "" {
-		ev(Event{Stage: StageDeploy})
-		endPhase = opts.Trace.Phase(b.Name, "deploy")
-		deployedOK := false
-		d, err = measureWarm(ctx, opts, b, t, agentPlan(plan), func(d deployed) {
-			deployedOK = true
-			endPhase()
-			out.Arch, out.Pushed = d.arch, d.pushed
-			msg := fmt.Sprintf("agent %s, pushed %d bytes", d.remote, d.pushed)
-			if d.pushed == 0 {
-				msg = fmt.Sprintf("agent %s already there, pushed 0 bytes", d.remote)
-			}
-			ev(Event{Stage: StageDeploy, Msg: msg})
-			probing()
-		}, onFacts, rec, onPoint)
-		if !deployedOK {
-			endPhase()
-			if why := shellPathReason(err); why != "" && agentChoice(opts, b) == "" {
-				shellWhy, err = why, nil
-			}
-			if err != nil {
-				return finish(err)
-			}
-		}
-	}
-	if shellWhy != "" {
-		out.Arch = "shell"
-		ev(Event{Stage: StageDeploy, Msg: "shell path, nothing pushed: " + shellWhy})
-		probing()
-		err = measureShell(ctx, t, b, agentPlan(plan), shellWhy, onFacts, rec, onPoint)
-	}
-	endPhase()
-	if err != nil && ctx.Err() == nil && boardLost(err) && shellWhy == "" {
-		err = resume(ctx, opts, b, &t, agentSweep, err, rec, ev, onPoint)
-	}
-	switch {
-	case err == nil && sshSweep != nil && shellWhy != "":
-		err = rec.skip(ctx, protocol.Skip{Mode: protocol.ModeSSH, Reason: shellNeedsAgent("mode ssh", shellWhy)}, *sshSweep)
-	case err == nil && sshSweep != nil:
-		err = measureSSH(ctx, opts, b, t, d.remote, sshSweep, rec, onPoint)
-	}
-	if werr := rec.wrongOutput(); err != nil && werr != nil {
-		err = fmt.Errorf("%w; %w", werr, err) // the wrong output first: it is why the nightly is red
-	}
-	if err != nil {
-		return finish(err)
-	}
-	// A sweep that ran to its end can still have measured nothing it was asked to: that board is not ok.
-	if err := opensslProblem(facts, agentPlan(plan).Modes); err != nil {
-		return finish(fmt.Errorf("%s: %w", b.Name, err))
-	}
-	if err := rec.wrongOutput(); err != nil {
-		return finish(fmt.Errorf("%s: %w", b.Name, err))
-	}
-	if err := nothingMeasured(plan, rec.goodByMode(), rec.failureList(), rec.skipList()); err != nil {
-		return finish(fmt.Errorf("%s: %w", b.Name, err))
-	}
-	return finish(nil)
 }
 
 // place is a board's turn among the run's Concurrency boards at once.
@@ -417,6 +212,8 @@ type recorder struct {
 
 	trace       Tracer     // fleet run --trace: each verification and point too (trace.go)
 	tracePoints pointTimer // when the agent began the point in flight, and sent the last
+
+	progress func(Event) // the board's progress: each verification and each point's start (nil: none)
 }
 
 // storedKey is one point of a sweep.
@@ -466,13 +263,4 @@ func (r *recorder) done() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return len(r.slots) + r.slotsSkipped
-}
-
-// interruptedCause says what a board was doing when the run was interrupted, in the user's words.
-func interruptedCause(err error) string {
-	msg := strings.TrimSuffix(err.Error(), ": "+context.Canceled.Error())
-	if msg == context.Canceled.Error() || msg == "" {
-		return "interrupted"
-	}
-	return "interrupted during " + msg
 }

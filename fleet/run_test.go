@@ -116,7 +116,7 @@ func TestRunOneBoardFailsOthersFinish(t *testing.T) {
 	gone := inventory.Board{Name: "am64x", Host: "192.0.2.64"}
 	opts := runOptions(t, local, gone)
 	opts.Dial = func(ctx context.Context, b inventory.Board) (Transport, error) {
-		// as DialSSH does, the error names the board
+		// as sshtransport.Dial does, the error names the board
 		return nil, fmt.Errorf("connect to %s (root@192.0.2.64:22): dial tcp 192.0.2.64:22: connect: connection refused", b.Name)
 	}
 	sink := newMemSink()

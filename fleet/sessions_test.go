@@ -14,6 +14,7 @@ import (
 
 	"github.com/fleetlab/fleet/internal/sshlab"
 	"github.com/fleetlab/fleet/inventory"
+	sshtransport "github.com/fleetlab/fleet/transport/ssh"
 )
 
 // TestRunSessionsPerBoard guards the fixed cost of a board: every session is round trips, and a process or two on
@@ -224,7 +225,7 @@ func TestRunSessionsLab(t *testing.T) {
 	}
 	home := t.TempDir()
 	opts.Dial = func(ctx context.Context, b inventory.Board) (Transport, error) {
-		return DialSSH(ctx, b, SSHOptions{Home: home, AgentSocket: "none", Retries: -1})
+		return sshtransport.Dial(ctx, b, sshtransport.Options{Home: home, AgentSocket: "none", Retries: -1})
 	}
 	opts.Sweep.Modes = []string{"cpu"}
 	opts.Sweep.Sizes = []int{64}

@@ -63,14 +63,34 @@ func (s *shellSession) WriteFile(ctx context.Context, path string, data []byte) 
 // shellscript.go): syscall.ENOSPC when it says the disk is full (OpenSSL 3 prints the errno of a failed write,
 // "No space left on device"), so that the agent tells a full /tmp from a wrong path; else its output.
 func boardFailure(exit int, out string) error {
+	out, df, _ := strings.Cut(out, "\n"+dfMarker+"\n")
 	out = strings.TrimSpace(out)
 	switch {
 	case strings.Contains(strings.ToLower(out), "no space left on device"):
 		return fmt.Errorf("exit %d: %w", exit, syscall.ENOSPC)
+	case diskFull(df) && out == "":
+		return fmt.Errorf("exit %d: no output, and no space is left there: %w", exit, syscall.ENOSPC)
+	case diskFull(df):
+		return fmt.Errorf("exit %d: %s, and no space is left there: %w", exit, truncate(out, 200), syscall.ENOSPC)
 	case out == "":
 		return fmt.Errorf("exit %d: no output", exit)
 	}
 	return fmt.Errorf("exit %d: %s", exit, truncate(out, 200))
+}
+
+// dfMarker comes before what df says of the session's directory after a write failed (writeFileLines).
+const dfMarker = "fleet-df"
+
+// diskFull reads `df -P -k` (POSIX: a header, then "filesystem blocks used available capacity mount"): true when
+// nothing is available where the session writes. A write that failed for want of space leaves it at 0, the
+// blocks reserved for root left out; anything else (no df, another layout) says nothing.
+func diskFull(df string) bool {
+	lines := strings.Split(strings.TrimSpace(df), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "Filesystem") {
+		return false
+	}
+	f := strings.Fields(lines[1])
+	return len(f) >= 6 && f[3] == "0"
 }
 
 // execKillMargin is how much longer than the board's kill of a command (RemoteExec.TimeoutS) the controller

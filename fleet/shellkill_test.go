@@ -23,8 +23,9 @@ const killedControllerEnv = "FLEET_TEST_KILLED_CONTROLLER_SHELL"
 const hungSeconds = "4127"
 
 // TestShellSessionKilledController: a controller killed with SIGKILL while its shell session runs a command
-// (a hung driver: `sleep 4127`) leaves nothing on the board, under dash, BusyBox ash and bash: within a few
-// seconds no process of the session's process group is left (not the command, not the watchdog's sleep, which
+// (a hung driver: a wrapper running `sleep 4127`) leaves nothing on the board, under dash, BusyBox ash and bash:
+// within a few seconds no process of the session's process group is left (not the command, not the wrapper's
+// child, which outlived the command when only the command was killed, not the watchdog's sleep, which
 // slept out its SECONDS before, 3600 here), and its /tmp directory is gone. The controller's mirror it could
 // not remove goes at the next session's start.
 func TestShellSessionKilledController(t *testing.T) {
@@ -108,7 +109,8 @@ func killedController(t *testing.T, shell []string) {
 		t.Fatal(err)
 	}
 	fmt.Printf("ready %s %s\n", s.dir, s.mirror)
-	r := s.Measure(ctx, []string{"sleep", hungSeconds}, nil)
+	// a wrapper whose child hangs, as an openssl wrapper script's: "; exit" keeps sh from exec'ing the sleep
+	r := s.Measure(ctx, []string{"sh", "-c", "sleep " + hungSeconds + "; exit 0"}, nil)
 	t.Fatalf("the measured command ended before the controller was killed: %+v", r)
 }
 

@@ -52,10 +52,12 @@ func markShellModes(f *protocol.Facts, why string) {
 }
 
 // measureShell is measure for the shell path: the probe and the sweep over one session of the board's shell,
-// with the same onFacts, recorder and progress as the agent's.
-func measureShell(ctx context.Context, t Transport, b inventory.Board, plan protocol.Plan, why string,
-	onFacts func(*protocol.Facts) (protocol.Plan, error), rec *recorder, onPoint func(progressKey)) (err error) {
-	s, err := startShell(ctx, t, b.Name)
+// with the same onFacts, recorder and progress as the agent's, and r.shellWhy as the reason of what only the
+// agent measures.
+func (r *boardRun) measureShell(plan protocol.Plan,
+	onFacts func(*protocol.Facts) (protocol.Plan, error)) (err error) {
+	ctx, b, why := r.ctx, r.b, r.shellWhy
+	s, err := startShell(ctx, r.t, b.Name)
 	if err != nil {
 		return fmt.Errorf("probe %s: %w", b.Name, err)
 	}
@@ -93,7 +95,7 @@ func measureShell(ctx context.Context, t Transport, b inventory.Board, plan prot
 		pw.Close()
 	}()
 	var sweepErrs []string
-	streamErr := consume(ctx, protocol.NewDecoder(pr), final, rec, onPoint, &sweepErrs)
+	streamErr := consume(ctx, protocol.NewDecoder(pr), final, r.rec, r.onPoint, &sweepErrs)
 	pr.CloseWithError(io.ErrClosedPipe) // a sweep still writing stops at its next line
 	<-swept
 	switch {

@@ -28,7 +28,7 @@ import (
 //	                   cpufreq and thermal files, and the shell's times. Before a command the times come last and
 //	                   after it first, with /proc/stat beside them, so that the window /proc/stat measures is
 //	                   the command's and the children's CPU in times is the command's alone.
-//	fleet_w SECONDS s  waits for the command just started in the background ($!), killing it after SECONDS (a
+//	fleet_w SECONDS s  waits for the command just started in the background ($!), killing it (fleet_k) after SECONDS (a
 //	                   hung driver must not keep the board busy after the controller is gone), then prints its
 //	                   exit status, the sample after it (with s) and its stderr. A fast command's watchdog is
 //	                   stopped just as it starts, so: by USR1, which the session does not trap (a signal the
@@ -42,6 +42,11 @@ import (
 //	                   close) fails that write, and the watchdog kills the command at once instead of sleeping
 //	                   out its SECONDS; the shell then dies writing the command's exit. A subshell makes the
 //	                   write, so that the SIGPIPE kills it and not the watchdog.
+//	fleet_k PID        SIGKILLs PID and every process under it, found by their parent in /proc/PID/stat (the
+//	                   field after the last ')': comm may hold any). The session's commands share its process
+//	                   group (no job control without a terminal: dash refuses set -m), so killing only the
+//	                   command left a wrapper's children behind (an openssl wrapper's sleep, reparented to
+//	                   init). Each is stopped as it is found, so that none forks behind the walk.
 //	fleet_x            the EXIT trap: removes the session's directory, but only in the session's own shell. A
 //	                   USR1 that reaches bash's watchdog between its fork and its trap kills it through bash's
 //	                   handler, which runs the EXIT trap the child still holds from the session: without the
@@ -97,6 +102,24 @@ fleet_s() {
 	if [ "$1" = b ]; then fleet_r /proc/stat; fleet_m T; times; fi
 	fleet_m Z
 }
+fleet_k() {
+	fleet_kall= fleet_kgen=$1
+	kill -STOP $1
+	while [ -n "$fleet_kgen" ]; do
+		fleet_kall="$fleet_kall $fleet_kgen" fleet_knext=
+		for fleet_kst in /proc/[0-9]*/stat; do
+			read -r fleet_kl <"$fleet_kst" || continue
+			set -- ${fleet_kl##*") "}
+			for fleet_kp in $fleet_kgen; do
+				[ "$2" = "$fleet_kp" ] || continue
+				fleet_kp=${fleet_kst#/proc/}; fleet_kp=${fleet_kp%%/stat}
+				kill -STOP $fleet_kp && fleet_knext="$fleet_knext $fleet_kp"
+			done
+		done 2>/dev/null
+		fleet_kgen=$fleet_knext
+	done
+	kill -9 $fleet_kall
+}
 fleet_w() {
 	fleet_pid=$!
 	( trap '[ "$!" = "$fleet_pid" ] || kill -9 $! 2>/dev/null; exit 0' USR1
@@ -107,7 +130,7 @@ fleet_w() {
 	    ( printf '\000' >&3 ) 2>/dev/null || break
 	    fleet_t=$((fleet_t - 1))
 	  done
-	  kill -9 $fleet_pid ) </dev/null >/dev/null 3>&2 2>/dev/null &
+	  fleet_k $fleet_pid ) </dev/null >/dev/null 3>&2 2>/dev/null &
 	fleet_wd=$!
 	wait $fleet_pid
 	fleet_rc=$?
@@ -244,7 +267,9 @@ const base64End = "FLEET_B64_END"
 
 // writeFileLines writes data to path on the board: its base64 in a here-document, decoded by the board's openssl,
 // as a command of its own (R, X, E records). Its stderr comes in its stdout (R), not through the err file: the
-// write that fills the disk would lose the "No space left on device" that says so.
+// write that fills the disk would lose the "No space left on device" that says so. OpenSSL's base64 -d does not
+// say it ("error writing output file", 3.0), so a failed write adds the space left where it writes (POSIX df,
+// after dfMarker; diskFull reads it).
 func writeFileLines(path string, data []byte) string {
 	var b strings.Builder
 	b.WriteString("fleet_m R\n")
@@ -262,7 +287,8 @@ func writeFileLines(path string, data []byte) string {
 	if enc != "" {
 		b.WriteString(enc + "\n")
 	}
-	b.WriteString(base64End + "\nfleet_m X $?\nfleet_m E\n")
+	b.WriteString(base64End + "\nfleet_wx=$?\n[ $fleet_wx -eq 0 ] || { printf '\\n%s\\n' " + dfMarker +
+		"; df -P -k \"$fleet_d\" 2>&1; }\nfleet_m X $fleet_wx\nfleet_m E\n")
 	return b.String()
 }
 

@@ -56,7 +56,7 @@ func startShell(ctx context.Context, t Transport, board string) (*shellSession, 
 	stdinR, stdinW := io.Pipe()
 	stdoutR, stdoutW := io.Pipe()
 	s := &shellSession{board: board, nonce: hex.EncodeToString(raw[:]), stdin: stdinW, stdout: stdoutR,
-		recs: make(chan recordOrErr, 64), runErr: make(chan error, 1), stderr: &tailWriter{max: 4096}, mirror: mirror}
+		recs: make(chan recordOrErr, 64), runErr: make(chan error, 1), stderr: &tailWriter{Max: 4096}, mirror: mirror}
 	go func() {
 		err := t.Run(ctx, Command{Args: []string{"sh", "-s"}, Stdin: stdinR, Stdout: stdoutW, Stderr: dropNUL{s.stderr}})
 		stdoutW.CloseWithError(io.EOF)

@@ -55,7 +55,7 @@ func deployAgent(ctx context.Context, opts RunOptions, b inventory.Board, t Tran
 // modes are those the sweep will measure, so the probe tests the engines and providers they name.
 func probe(ctx context.Context, t Transport, remote string, b inventory.Board, modes []string) (*protocol.Facts, error) {
 	var stdout bytes.Buffer
-	stderr := &tailWriter{max: 4096}
+	stderr := &tailWriter{Max: 4096}
 	err := t.Run(ctx, Command{Args: append([]string{remote, "probe"}, probeArgs(b, modes)...), Env: b.Env, Stdout: &stdout, Stderr: stderr})
 	if err != nil {
 		return nil, withStderr(err, stderr.String())
@@ -91,22 +91,29 @@ func modeNames(modes []string, prefix string) []string {
 }
 
 // boardPlan is the sweep for one board: the run's profile, with the board's own modes unless the command line
-// named modes. Modes left empty by all three mean every mode the probe finds: runBoard fills them from the facts.
+// named modes. Modes left empty by all three mean every mode the probe finds: boardRun.onFacts fills them from
+// the facts.
 func boardPlan(opts RunOptions, b inventory.Board) protocol.Plan {
 	s := opts.Sweep
 	modes := s.Modes
 	if !opts.ModesSet && len(b.Modes) > 0 {
 		modes = b.Modes
 	}
+	cpus := s.CPUs
+	if !opts.CPUsSet && b.CPUs != "" {
+		cpus = b.CPUs
+	}
 	return protocol.Plan{
-		OpenSSL:    b.OpenSSL,
-		Env:        b.Env,
-		Algorithms: s.Algorithms,
-		Modes:      modes,
-		Sizes:      s.Sizes,
-		Seconds:    s.Seconds,
-		Threads:    s.Threads,
-		Repeats:    s.MaxRepeats(),
+		CPUs:           cpus,
+		ClusterThreads: s.ClusterThreads && cpus != "",
+		OpenSSL:        b.OpenSSL,
+		Env:            b.Env,
+		Algorithms:     s.Algorithms,
+		Modes:          modes,
+		Sizes:          s.Sizes,
+		Seconds:        s.Seconds,
+		Threads:        s.Threads,
+		Repeats:        s.MaxRepeats(),
 		// the agent matches every kernel line on the board, before its caps, with these after the defaults
 		KernelPatterns: b.KernelPatterns,
 		Power:          powerPlan(b, s.Seconds),
@@ -170,6 +177,7 @@ func consume(ctx context.Context, dec *protocol.Decoder, plan protocol.Plan, rec
 		case protocol.TypeBegin:
 			rec.kernel.begin(*m.Begin)
 			rec.tracePoints.begin(time.Now())
+			rec.event(Event{Stage: StageMeasure, Done: rec.done(), Mode: m.Begin.Mode, Algorithm: m.Begin.Algorithm, Size: m.Begin.BlockSize})
 		case protocol.TypeKernel:
 			rec.kernel.report(*m.Kernel)
 		case protocol.TypePoint:
@@ -200,7 +208,8 @@ func consume(ctx context.Context, dec *protocol.Decoder, plan protocol.Plan, rec
 				*agentErrs = append(*agentErrs, fmt.Sprintf("line %d: verification for mode %q, which the plan does not have: refused", dec.Line(), m.Verify.Mode))
 				continue
 			}
-			rec.verified(*m.Verify)
+			res := rec.verified(*m.Verify)
+			rec.event(Event{Stage: StageVerify, Mode: m.Verify.Mode, Algorithm: m.Verify.Algorithm, Msg: res.Verdict})
 			traceVerify(rec.trace, rec.board, *m.Verify, time.Now())
 		case protocol.TypeRaw:
 			m.Raw.ID += rec.rawBase

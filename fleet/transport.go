@@ -1,42 +1,24 @@
 package fleet
 
 import (
-	"context"
-	"io"
-	"io/fs"
-	"strconv"
+	"github.com/fleetlab/fleet/transport"
 )
 
-// Command is one program to start on a board. Args are passed as an argument vector: the SSH transport quotes
-// each one for the remote shell, so no value is ever spliced into a shell line unquoted.
-type Command struct {
-	Args   []string
-	Env    map[string]string // extra environment
-	Stdin  io.Reader
-	Stdout io.Writer // must not be the same writer as Stderr
-	Stderr io.Writer
-}
+// The controller reaches boards through package transport (the interface, its Command and sentinel errors) and
+// its implementations: LocalTransport here, package transport/ssh for the others. The aliases keep the names
+// the controller's files and callers have always used (fleet.Transport in RunOptions.Dial), so that the move
+// of the SSH transport into its own package changed none of them.
+type (
+	// Transport is transport.Transport: what a board run measures through.
+	Transport = transport.Transport
+	// Command is transport.Command: one program to start on a board.
+	Command = transport.Command
+	// ExitError is transport.ExitError: a command that ran and exited non-zero.
+	ExitError = transport.ExitError
+)
 
-// Transport runs commands on one board and puts files there. Implementations: local (the host itself) and ssh.
-type Transport interface {
-	// Run starts cmd, waits for it and returns an *ExitError for a non-zero exit. Cancelling ctx stops the
-	// remote process (closing its stdin, then signalling or closing the session).
-	Run(ctx context.Context, cmd Command) error
-	// Put writes size bytes from r to path on the board with mode perm, creating parent directories (0700).
-	Put(ctx context.Context, path string, r io.Reader, size int64, perm fs.FileMode) error
-	// Close releases the connection.
-	Close() error
-}
+// shellQuote is transport.Quote, under the name the shell path's scripts and mode ssh use.
+func shellQuote(s string) string { return transport.Quote(s) }
 
-// ExitError is a remote command that ran and exited non-zero.
-type ExitError struct {
-	Code   int
-	Stderr string // tail of stderr when the caller did not capture it
-}
-
-func (e *ExitError) Error() string {
-	if e.Stderr != "" {
-		return "exit status " + strconv.Itoa(e.Code) + ": " + e.Stderr
-	}
-	return "exit status " + strconv.Itoa(e.Code)
-}
+// tailWriter is transport.TailWriter: the tail of a session's stderr for its error.
+type tailWriter = transport.TailWriter

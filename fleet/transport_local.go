@@ -34,7 +34,7 @@ func (l *LocalTransport) Run(ctx context.Context, cmd Command) error {
 	c.Stdin, c.Stdout, c.Stderr = cmd.Stdin, cmd.Stdout, cmd.Stderr
 	var tail *tailWriter
 	if c.Stderr == nil {
-		tail = &tailWriter{max: 4096}
+		tail = &tailWriter{Max: 4096}
 		c.Stderr = tail
 	}
 	c.Env = os.Environ()

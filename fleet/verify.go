@@ -97,19 +97,59 @@ func (r *recorder) markVerification(p *protocol.Point) {
 	}
 }
 
-// verificationSummary is "8 paths: 6 ok, 2 unknown, 0 wrong; 3.2 s on the board", "" when nothing was verified.
-func (r *recorder) verificationSummary() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if len(r.verdicts) == 0 {
+// Verified counts a board's verified paths (each mode × algorithm whose output the controller checked before
+// it was measured) by verdict, for the run's summary, which words them for people.
+type Verified struct {
+	Paths, OK, Unknown, Wrong int
+	Seconds                   float64 // the board's time spent verifying
+}
+
+// String is "8 paths: 6 ok, 2 unknown; 3.2 s on the board" (a count of 0 is left out), "" when nothing was
+// verified.
+func (v Verified) String() string {
+	if v.Paths == 0 {
 		return ""
 	}
-	n := map[string]int{}
-	for _, v := range r.verdicts {
-		n[v.Verdict]++
+	return fmt.Sprintf("%d paths: %s; %.1f s on the board", v.Paths, v.Counts(), v.Seconds)
+}
+
+// Counts is "6 ok, 2 unknown, 1 wrong", leaving out the verdicts no path had.
+func (v Verified) Counts() string {
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{v.OK, protocol.VerificationOK}, {v.Unknown, protocol.VerificationUnknown}, {v.Wrong, protocol.VerificationWrong}} {
+		if c.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.what))
+		}
 	}
-	return fmt.Sprintf("%d paths: %d ok, %d unknown, %d wrong; %.1f s on the board", len(r.verdicts),
-		n[protocol.VerificationOK], n[protocol.VerificationUnknown], n[protocol.VerificationWrong], r.verifySeconds)
+	return strings.Join(parts, ", ")
+}
+
+// verificationSummary counts the board's verdicts; zero when nothing was verified.
+func (r *recorder) verificationSummary() Verified {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	v := Verified{Paths: len(r.verdicts), Seconds: r.verifySeconds}
+	for _, res := range r.verdicts {
+		switch res.Verdict {
+		case protocol.VerificationOK:
+			v.OK++
+		case protocol.VerificationWrong:
+			v.Wrong++
+		default:
+			v.Unknown++
+		}
+	}
+	return v
+}
+
+// event hands e to the board's progress, if it has one.
+func (r *recorder) event(e Event) {
+	if r.progress != nil {
+		r.progress(e)
+	}
 }
 
 // wrongOutput is the board's error when any path was wrong, naming mode, algorithm, size and direction; nil

@@ -19,7 +19,23 @@ import (
 // reports by algorithm and the session's directory. replace are more of the script's names, old and new in turn.
 func shellVerify(t *testing.T, name string, plan protocol.Plan, replace ...string) (map[string]protocol.VerifyReport, string) {
 	t.Helper()
+	return shellVerifyTools(t, name, nil, plan, replace...)
+}
+
+// shellVerifyTools is shellVerify on a board that also has tools: testdata/verify files installed as the
+// name before their first dot (df.full is the board's df).
+func shellVerifyTools(t *testing.T, name string, tools []string, plan protocol.Plan, replace ...string) (map[string]protocol.VerifyReport, string) {
+	t.Helper()
 	board := shellBoard(t, []string{"dash"})
+	for _, tool := range tools {
+		b, err := os.ReadFile(filepath.Join("testdata/verify", tool))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(board.path, strings.SplitN(tool, ".", 2)[0]), b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	real, err := exec.LookPath("openssl")
 	if err != nil {
 		t.Skip("no openssl")
@@ -126,6 +142,23 @@ func TestShellVerifyDiskFull(t *testing.T) {
 		"/in-65536: exit 1: no space left on device"
 	if got := reps["aes-128-cbc"].Unknown; got != want {
 		t.Errorf("input on a full /tmp: unknown %q,\nwant %q", got, want)
+	}
+
+	// OpenSSL 3.0's base64 -d names no errno ("error writing output file"): df says the disk is full, and
+	// without df the reason is what openssl said
+	reps, dir = shellVerifyTools(t, "openssl-disk-full", []string{"df.full"}, plan, "@FULL_IN@", "in-65536",
+		"40E7E11D8B7F0000:error:8000001C:system library:file_ctrl:No space left on device:../crypto/bio/bss_file.c:327:calling fflush()",
+		"error writing output file")
+	want = "writing the input to " + dir + "/in-65536: shell path on test: openssl base64 -d -out " + dir +
+		"/in-65536: exit 1: error writing output file, and no space is left there: no space left on device"
+	if got := reps["aes-128-cbc"].Unknown; got != want {
+		t.Errorf("input on a full /tmp, OpenSSL 3.0's words: unknown %q,\nwant %q", got, want)
+	}
+	reps, dir = shellVerify(t, "openssl-disk-full", plan, "@FULL_IN@", "in-65536",
+		"40E7E11D8B7F0000:error:8000001C:system library:file_ctrl:No space left on device:../crypto/bio/bss_file.c:327:calling fflush()",
+		"error writing output file")
+	if got, want := reps["aes-128-cbc"].Unknown, "/in-65536: exit 1: error writing output file"; !strings.HasSuffix(got, want) {
+		t.Errorf("input on a full /tmp, no df: unknown %q, want it to end %q", got, want)
 	}
 
 	reps, dir = shellVerify(t, "openssl-disk-full", plan, "@FULL_ENC@", "in-4097")

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fleetlab/fleet/opensslspeed"
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // builder turns a decoded document into boards and profiles, recording every problem it finds.
@@ -75,6 +76,11 @@ func (b *builder) checkBoardDoc(base []string, ctx string, d *boardDoc) {
 	if d.OpenSSL != nil {
 		if msg := checkLine("openssl", *d.OpenSSL, `"/usr/bin/openssl"`); msg != "" {
 			b.ps.add(at("openssl"), ctx, "%s", msg)
+		}
+	}
+	if d.CPUs != nil {
+		if err := protocol.CheckCPUs(*d.CPUs); err != nil {
+			b.ps.add(at("cpus"), ctx, "%v", err)
 		}
 	}
 }
@@ -217,6 +223,7 @@ func (b *builder) board(name string, d boardDoc, defaults *boardDoc) (Board, boo
 	bd.Prepare = prep
 	bd.KernelPatterns = patterns
 	bd.ReconnectWait = reconnect
+	bd.CPUs = deref(d.CPUs)
 	bd.PowerHwmon, bd.PowerCommand = hwmon, command
 	return bd, true
 }

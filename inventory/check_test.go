@@ -3,6 +3,8 @@ package inventory
 import (
 	"strings"
 	"testing"
+
+	"github.com/fleetlab/fleet/opensslspeed"
 )
 
 func TestNormalizeArch(t *testing.T) {
@@ -102,17 +104,18 @@ func TestHomeExpansion(t *testing.T) {
 	}
 }
 
-func TestLevenshtein(t *testing.T) {
+// TestEditDistance: the distance inventory's suggestions use is opensslspeed's, in runes, a swap one edit.
+func TestEditDistance(t *testing.T) {
 	tests := []struct {
 		a, b string
 		want int
 	}{
-		{"", "", 0}, {"a", "", 1}, {"", "ab", 2}, {"host", "hots", 2}, {"am64", "am64x", 1}, {"imx6g", "imx6q", 1},
+		{"", "", 0}, {"a", "", 1}, {"", "ab", 2}, {"host", "hots", 1}, {"am64", "am64x", 1}, {"imx6g", "imx6q", 1},
 		{"kitten", "sitting", 3}, {"ünï", "uni", 2},
 	}
 	for _, tt := range tests {
-		if got := levenshtein(tt.a, tt.b); got != tt.want {
-			t.Errorf("levenshtein(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		if got := opensslspeed.EditDistance(tt.a, tt.b); got != tt.want {
+			t.Errorf("EditDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
 		}
 	}
 }

@@ -2,13 +2,15 @@ package inventory
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"time"
+
+	"github.com/fleetlab/fleet/protocol"
 )
 
-// A board's own kernel-log patterns ([boards.NAME.kernel_log] patterns = [...]) are Go regular expressions
-// matched against each kernel line that appears during its sweep, beside fleet's defaults (Oops, BUG, WARNING,
+// A board's own kernel-log patterns ([boards.NAME.kernel_log] patterns = [...]) are regular expressions in the
+// subset of Go's syntax that protocol.Pattern reads (the agent matches them on the board, where package regexp
+// does not fit its size budget: no backreferences, named groups or Unicode classes), matched against each kernel line that appears during its sweep, beside fleet's defaults (Oops, BUG, WARNING,
 // failed self-tests, known crypto driver errors). reconnect_wait is how long fleet waits for a board that went
 // away mid-sweep to answer again; 0 or absent: not at all, the board fails with what it measured.
 
@@ -50,7 +52,7 @@ func (b *builder) kernelPatterns(base []string, ctx string, d *kernelLogDoc) []s
 	for i, p := range *d.Patterns {
 		off := b.ps.pos.valueAt(appendPath(base, "kernel_log", "patterns", "["+strconv.Itoa(i)+"]")...)
 		el := fmt.Sprintf("kernel_log.patterns[%d]", i)
-		switch re, err := regexp.Compile(p); {
+		switch re, err := protocol.CompilePattern(p); {
 		case len(p) > maxPatternBytes:
 			b.ps.add(off, ctx, "%s: pattern is %d bytes, expected at most %d", el, len(p), maxPatternBytes)
 		case err != nil:

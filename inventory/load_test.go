@@ -150,8 +150,12 @@ func TestLoadShippedBoardsToml(t *testing.T) {
 	if got, want := len(all), 1; got != want {
 		t.Errorf("--all selects %d boards, want %d (the seed boards are commented out)", got, want)
 	}
-	if _, err := inv.Profile("nightly"); err != nil {
+	if _, err := inv.Profile("nightly-short"); err != nil {
 		t.Error(err)
+	}
+	// the shipped file must not replace a built-in profile: --profile nightly is the README's everywhere
+	if p, err := inv.Profile(NightlyProfile); err != nil || len(p.Algorithms) != 11 {
+		t.Errorf("--profile nightly with the shipped boards.toml: %d algorithms, %v; want the built-in's 11", len(p.Algorithms), err)
 	}
 	// Uncommenting the seed boards must give a valid file too.
 	var lines []string
@@ -213,7 +217,7 @@ func TestLoadOrDefault(t *testing.T) {
 	// A default file that exists but is wrong is an error: only absence falls back.
 	_, err = LoadOrDefault(bad, false)
 	wantErr := bad + `:1:1: board "x": missing host (expected host = "NAME-OR-ADDRESS", or an alias from ~/.ssh/config)` + "\n" +
-		bad + `:2:1: board "x": unknown key "hots", did you mean "host"? (expected one of host, port, user, identity_file, known_hosts, proxy_jump, arch, soc, tags, modes, env, openssl, agent, validity, kernel_log, reconnect_wait, power, power_command)`
+		bad + `:2:1: board "x": unknown key "hots", did you mean "host"? (expected one of host, port, user, identity_file, known_hosts, proxy_jump, arch, soc, tags, modes, env, openssl, agent, validity, kernel_log, reconnect_wait, cpus, power, power_command)`
 	if got := errString(err); got != wantErr {
 		t.Errorf("bad default file: error\n%s\nwant\n%s", got, wantErr)
 	}

@@ -117,6 +117,15 @@ func (b *builder) profile(name string, d profileDoc) (Profile, bool) {
 	p.Validity = b.validityLimits(base, ctx, d.Validity)
 	p.Prepare = b.preparation(base, ctx, d.Validity)
 	p.ReconnectWait = b.reconnectWait(base, ctx, d.ReconnectWait)
+	if d.CPUs != nil {
+		if err := protocol.CheckCPUs(*d.CPUs); err != nil {
+			b.ps.add(at("cpus"), ctx, "%v", err)
+		}
+		p.CPUs = *d.CPUs
+	}
+	if d.ClusterThreads != nil {
+		p.ClusterThreads = *d.ClusterThreads
+	}
 	return p, len(b.ps.errs) == before
 }
 
@@ -227,6 +236,12 @@ func ValidateProfile(p Profile) error {
 		}
 	}
 	checkAll("algorithms", p.Algorithms, checkAlgorithm)
+	if err := protocol.CheckCPUs(p.CPUs); err != nil {
+		add("%v", err)
+	}
+	if p.ClusterThreads && p.CPUs == "" {
+		add("cluster_threads needs cpus (the CPUs whose count is the -multi)")
+	}
 	checkAll("modes", p.Modes, checkMode)
 	if err := CheckSSHCiphers(p.Algorithms, p.Modes); err != nil {
 		add("algorithms: %v", err)

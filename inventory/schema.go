@@ -42,6 +42,7 @@ type boardDoc struct {
 	OpenSSL      *string           `toml:"openssl"`
 	Agent        *string           `toml:"agent"`
 	Validity     *validityDoc      `toml:"validity"`
+	CPUs         *string           `toml:"cpus"` // big, little, all, each or a CPU list: where openssl is pinned
 
 	KernelLog     *kernelLogDoc `toml:"kernel_log"`
 	ReconnectWait *string       `toml:"reconnect_wait"`
@@ -65,6 +66,9 @@ type profileDoc struct {
 
 	ReconnectWait *string `toml:"reconnect_wait"` // "3m": wait for a board lost mid-sweep to come back
 
+	CPUs           *string `toml:"cpus"`            // big, little, all, each or a CPU list (protocol.CheckCPUs)
+	ClusterThreads *bool   `toml:"cluster_threads"` // a pinned point runs -multi N, N its CPU count
+
 	Validity *validityDoc `toml:"validity"`
 }
 
@@ -73,9 +77,9 @@ var (
 	rootKeys     = []string{"defaults", "boards", "profiles"}
 	defaultsKeys = []string{"user", "port", "identity_file", "known_hosts", "proxy_jump", "tags", "modes", "env", "openssl", "agent"}
 	boardKeys    = []string{"host", "port", "user", "identity_file", "known_hosts", "proxy_jump", "arch", "soc", "tags", "modes", "env", "openssl", "agent", "validity",
-		"kernel_log", "reconnect_wait", "power", "power_command"}
+		"kernel_log", "reconnect_wait", "cpus", "power", "power_command"}
 	profileKeys = []string{"algorithms", "modes", "sizes", "seconds", "threads", "repeats", "precision", "max_repeat", "budget", "agent", "validity",
-		"reconnect_wait"}
+		"reconnect_wait", "cpus", "cluster_threads"}
 	// localRefused are the board keys that make no sense for the built-in local board: it is reached without SSH.
 	localRefused = []string{"host", "port", "user", "identity_file", "known_hosts", "proxy_jump", "arch"}
 )
@@ -115,6 +119,10 @@ func expectedType(path []string) string {
 		return "a number (percent, such as 2 for ±2 %)"
 	case "budget":
 		return `a duration string, such as "60m"`
+	case "cpus":
+		return `a string: big, little, all, each or a CPU list such as "0-3,5"`
+	case "cluster_threads":
+		return "a boolean"
 	case "tags", "modes", "algorithms":
 		return "an array of strings"
 	case "sizes":

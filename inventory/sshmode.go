@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fleetlab/fleet/opensslspeed"
 	"github.com/fleetlab/fleet/protocol"
 )
 
@@ -40,7 +41,7 @@ func cipherDidYouMean(a string) string {
 	}
 	var matches []string
 	for _, c := range protocol.SSHCiphers {
-		if cn, _, _ := strings.Cut(c, "@"); levenshtein(name, cn) <= 1 {
+		if cn, _, _ := strings.Cut(c, "@"); opensslspeed.EditDistance(name, cn) <= 1 {
 			matches = append(matches, c)
 		}
 	}

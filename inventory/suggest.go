@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/fleetlab/fleet/opensslspeed"
 )
 
 // suggest returns the known names close to a mistyped one: at most two edits away, or a prefix of it (or it of
@@ -15,7 +17,7 @@ func suggest(name string, known []string) []string {
 	}
 	var cs []cand
 	for _, k := range known {
-		d := levenshtein(name, k)
+		d := opensslspeed.EditDistance(name, k)
 		prefix := name != "" && (strings.HasPrefix(k, name) || strings.HasPrefix(name, k))
 		if d <= 2 || prefix {
 			cs = append(cs, cand{k, d})
@@ -32,28 +34,6 @@ func suggest(name string, known []string) []string {
 		out = append(out, cs[i].name)
 	}
 	return out
-}
-
-// levenshtein is the edit distance between a and b, counted in runes.
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // quoteOr renders names as `"a"`, `"a" or "b"`, `"a", "b" or "c"`.

@@ -31,6 +31,7 @@ type Board struct {
 
 	KernelPatterns []string       `toml:"-"` // [boards.NAME.kernel_log] patterns: regexps, checked to compile
 	ReconnectWait  *time.Duration `toml:"-"` // reconnect_wait; nil: the profile's, else 0 (do not wait)
+	CPUs           string         `toml:"-"` // cpus: where openssl is pinned on this board; "": the profile's
 
 	// Energy per point (power.go): PowerHwmon the board's own sensor, "NAME[/CHANNEL]" of power = "hwmon:…",
 	// which the agent samples; PowerCommand a lab meter's command line, run on the controller, that prints watts.
@@ -61,6 +62,11 @@ type Profile struct {
 	Prepare  Preparation        `toml:"-"` // [profiles.NAME.validity]: quiet_wait, governor; a board's own win
 
 	ReconnectWait *time.Duration `toml:"-"` // reconnect_wait; a board's own wins
+
+	// CPUs pins every point: big, little, all, each (every cluster in turn) or a CPU list; "" not pinned. A
+	// board's own cpus win. ClusterThreads: a pinned point runs -multi N with N the CPUs it is pinned to.
+	CPUs           string `toml:"-"`
+	ClusterThreads bool   `toml:"-"`
 }
 
 // LocalBoard is the name of the built-in board that is the host itself.

@@ -2,9 +2,10 @@ package opensslspeed
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // CanonicalAlgorithm maps any spelling OpenSSL uses for an algorithm to the canonical lower-case hyphenated
@@ -75,7 +76,7 @@ var canonAliases = map[string]string{
 	"hmac":          "hmac-md5", // `openssl speed hmac` before 3.0 is HMAC-MD5
 }
 
-var canonIDAESRE = regexp.MustCompile(`^id-aes(128|192|256)-([a-z0-9]+)$`)
+var canonIDAESRE = protocol.MustPattern(`^id-aes(128|192|256)-([a-z0-9]+)$`)
 
 // speedAsym is an asymmetric algorithm named the way `openssl speed` takes it on its command line.
 type speedAsym struct {
@@ -85,14 +86,14 @@ type speedAsym struct {
 }
 
 var (
-	canonRSARE   = regexp.MustCompile(`^(rsa|dsa|ffdh)(\d+)$`)
-	canonECRE    = regexp.MustCompile(`^(ecdsa|ecdh)([pkb])(\d+)$`)
-	canonECBPRE  = regexp.MustCompile(`^(ecdsa|ecdh)brp(\d+)([rt])1$`)
-	canonECXRE   = regexp.MustCompile(`^ecdh(x25519|x448)$`)
-	canonBareRE  = regexp.MustCompile(`^(rsa|dsa|ecdsa|ecdh|eddsa|sm2|ffdh)$`)
-	canonEdRE    = regexp.MustCompile(`^(ed25519|ed448)$`)
-	canonPQRE    = regexp.MustCompile(`^(ml-kem|ml-dsa|slh-dsa)-[a-z0-9-]+$`)
-	speedArgRE   = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+	canonRSARE   = protocol.MustPattern(`^(rsa|dsa|ffdh)(\d+)$`)
+	canonECRE    = protocol.MustPattern(`^(ecdsa|ecdh)([pkb])(\d+)$`)
+	canonECBPRE  = protocol.MustPattern(`^(ecdsa|ecdh)brp(\d+)([rt])1$`)
+	canonECXRE   = protocol.MustPattern(`^ecdh(x25519|x448)$`)
+	canonBareRE  = protocol.MustPattern(`^(rsa|dsa|ecdsa|ecdh|eddsa|sm2|ffdh)$`)
+	canonEdRE    = protocol.MustPattern(`^(ed25519|ed448)$`)
+	canonPQRE    = protocol.MustPattern(`^(ml-kem|ml-dsa|slh-dsa)-[a-z0-9-]+$`)
+	speedArgRE   = protocol.MustPattern(`^[a-z0-9][a-z0-9-]*$`)
 	canonCurveEd = map[string]int{"ed25519": 253, "ed448": 456, "x25519": 253, "x448": 448}
 )
 

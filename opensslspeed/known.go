@@ -95,8 +95,12 @@ func NearestAlgorithm(alg string) string {
 }
 
 // EditDistance is the edit distance between a and b counting a swap of neighbours as one edit (sha265 is one
-// from sha256, two from sha224), in bytes: algorithm names are ASCII.
-func EditDistance(a, b string) int {
+// from sha256, two from sha224), in runes. It is fleet's only one: inventory's suggestions and the CLI's
+// did-you-mean call it too. Kept rather than taken from a library (agnivade/levenshtein, xrash/smetrics):
+// the agent imports this package and may import nothing beyond the standard library and x/sys, those
+// libraries have no swap-of-neighbours variant, and 20 lines with a table test are as strict.
+func EditDistance(as, bs string) int {
+	a, b := []rune(as), []rune(bs)
 	d := make([][]int, len(a)+1)
 	for i := range d {
 		d[i] = make([]int, len(b)+1)

@@ -2,7 +2,6 @@ package opensslspeed
 
 import (
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -35,7 +34,7 @@ var speedValueOpts = map[string]bool{
 	"primes": true, "rand": true, "writerand": true, "config": true,
 }
 
-var speedEnvRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+var speedEnvRE = protocol.MustPattern(`^[A-Za-z_][A-Za-z0-9_]*=`)
 
 // parseSpeedCmd reads an argv (with or without "openssl speed" and env assignments in front) plus extra
 // environment entries.
@@ -200,7 +199,7 @@ func (c *speedCmd) openSSLEnv() map[string]string {
 // speedCommandRE finds a shell command running `openssl speed` in a pasted log: an optional prompt
 // ("$ ", "root@board:~# ", "[root@host ~]# "), optional wrappers (time -v, env, sudo, taskset, VAR=value), then
 // openssl speed and its arguments.
-var speedCommandRE = regexp.MustCompile(`^(?:\[[^\]]*\][#$]\s*|\S*[#$%>]\s+)?((?:(?:sudo|time|env|nice|taskset|chrt|numactl|\S+=\S*|-\S+|\d+)\s+)*)((?:\S*/)?openssl)\s+speed(?:\s+(.*))?$`)
+var speedCommandRE = protocol.MustPattern(`^(?:\[[^\]]*\][#$]\s*|\S*[#$%>]\s+)?((?:(?:sudo|time|env|nice|taskset|chrt|numactl|\S+=\S*|-\S+|\d+)\s+)*)((?:\S*/)?openssl)\s+speed(?:\s+(.*))?$`)
 
 // speedCommandLine returns the argv of an `openssl speed` command on a log line, or nil.
 func speedCommandLine(line string) []string {

@@ -1,9 +1,10 @@
 package opensslspeed
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // Human-readable `openssl speed` output: "Doing ..." progress lines and the result tables, OpenSSL 1.0.x–3.6.
@@ -11,19 +12,19 @@ import (
 var (
 	// Doing aes-128-cbc for 3s on 16 size blocks: 123 aes-128-cbc's in 3.00s
 	// Doing AES-128-CBC ops for 3s on 16 size blocks: 123 AES-128-CBC ops in 3.00s   (3.2+)
-	speedDoingSymRE = regexp.MustCompile(`^Doing (.+?)(?: ops)? for (\d+(?:\.\d+)?)s on (\d+) size blocks:(.*)$`)
+	speedDoingSymRE = protocol.MustPattern(`^Doing (.+?)(?: ops)? for (\d+(?:\.\d+)?)s on (\d+) size blocks:(.*)$`)
 	// Doing 2048 bits private rsa's for 10s: 2239 2048 bits private RSA's in 1.00s
 	// Doing 2048 bits private rsa sign ops for 10s: ...                               (3.5+)
-	speedDoingAsymRE = regexp.MustCompile(`^Doing (\d+) bits? (.*?)(?:'s| ops) for (\d+(?:\.\d+)?)s:(.*)$`)
+	speedDoingAsymRE = protocol.MustPattern(`^Doing (\d+) bits? (.*?)(?:'s| ops) for (\d+(?:\.\d+)?)s:(.*)$`)
 	// Doing rsa2048 keygen ops for 10s: 390 rsa2048 KEM keygen ops in 9.93s              (3.5+ KEM and signatures)
-	speedDoingKEMRE = regexp.MustCompile(`^Doing (\S+) (keygen|encaps|decaps|signs|sign|verify) ops for (\d+(?:\.\d+)?)s:(.*)$`)
+	speedDoingKEMRE = protocol.MustPattern(`^Doing (\S+) (keygen|encaps|decaps|signs|sign|verify) ops for (\d+(?:\.\d+)?)s:(.*)$`)
 	// counts are read as any number, so that a negative or absurd one is refused rather than missed
-	speedResultRE  = regexp.MustCompile(`(?:^|\s)(` + speedNumPat + `)\s(?:.*\s)?in\s+(-?\d+(?:\.\d+)?)s\s*$`)
-	speedAsymResRE = regexp.MustCompile(`(?:^|\s)(` + speedNumPat + `)\s+\d+[- ]bits?\s.*\sin\s+(-?\d+(?:\.\d+)?)s\s*$`)
-	speedKEMResRE  = regexp.MustCompile(`(?:^|\s)(` + speedNumPat + `)\s+\S+\s+(KEM|signature)\s.*\sin\s+(-?\d+(?:\.\d+)?)s\s*$`)
-	speedValueRE   = regexp.MustCompile(`^\d+\.\d+k?$`)
-	speedGluedRE   = regexp.MustCompile(`^(.*?[^\d.])(\d+\.\d{2}k?)$`)
-	speedRowNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9 ()/_.,+-]*$`)
+	speedResultRE  = protocol.MustPattern(`(?:^|\s)(` + speedNumPat + `)\s(?:.*\s)?in\s+(-?\d+(?:\.\d+)?)s\s*$`)
+	speedAsymResRE = protocol.MustPattern(`(?:^|\s)(` + speedNumPat + `)\s+\d+[- ]bits?\s.*\sin\s+(-?\d+(?:\.\d+)?)s\s*$`)
+	speedKEMResRE  = protocol.MustPattern(`(?:^|\s)(` + speedNumPat + `)\s+\S+\s+(KEM|signature)\s.*\sin\s+(-?\d+(?:\.\d+)?)s\s*$`)
+	speedValueRE   = protocol.MustPattern(`^\d+\.\d+k?$`)
+	speedGluedRE   = protocol.MustPattern(`^(.*?[^\d.])(\d+\.\d{2}k?)$`)
+	speedRowNameRE = protocol.MustPattern(`^[A-Za-z][A-Za-z0-9 ()/_.,+-]*$`)
 )
 
 // speedNumPat is a count as openssl prints it, or as a hand-edited capture may spell it.
@@ -224,10 +225,10 @@ type speedAsymRow struct {
 }
 
 var (
-	speedRSARowRE  = regexp.MustCompile(`^(rsa|dsa)\s+(\d+)\s+bits?((?:\s+\S+s)+)((?:\s+[\d.]+)+)$`)
-	speedECRowRE   = regexp.MustCompile(`^(\d+)\s+bits?\s+(ecdsa|ecdh|EdDSA|SM2)\s+\(([^)]+)\)((?:\s+\S+s)+)((?:\s+[\d.]+)+)$`)
-	speedFFDHRowRE = regexp.MustCompile(`^(\d+)\s+bits?\s+ffdh((?:\s+\S+s)+)((?:\s+[\d.]+)+)$`)
-	speedKEMRowRE  = regexp.MustCompile(`^(\S+)((?:\s+[\d.]+s){3})((?:\s+[\d.]+){3})$`)
+	speedRSARowRE  = protocol.MustPattern(`^(rsa|dsa)\s+(\d+)\s+bits?((?:\s+\S+s)+)((?:\s+[\d.]+)+)$`)
+	speedECRowRE   = protocol.MustPattern(`^(\d+)\s+bits?\s+(ecdsa|ecdh|EdDSA|SM2)\s+\(([^)]+)\)((?:\s+\S+s)+)((?:\s+[\d.]+)+)$`)
+	speedFFDHRowRE = protocol.MustPattern(`^(\d+)\s+bits?\s+ffdh((?:\s+\S+s)+)((?:\s+[\d.]+)+)$`)
+	speedKEMRowRE  = protocol.MustPattern(`^(\S+)((?:\s+[\d.]+s){3})((?:\s+[\d.]+){3})$`)
 )
 
 // parseSpeedAsymRow reads a row of the table announced by header (see speedAsymHeader).

@@ -5,9 +5,10 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/fleetlab/fleet/protocol"
 )
 
 // speedLine is one logical line of a text: quoting and indentation removed, hard wraps joined.
@@ -109,10 +110,10 @@ func (s *speedLines) drop(n int) {
 }
 
 var (
-	speedDoneRE      = regexp.MustCompile(`\sin\s+-?\d+(?:\.\d+)?s\s*$`)
-	speedSizeOnlyRE  = regexp.MustCompile(`^(?:\d+|bytes)(?:\s+(?:\d+|bytes))*$`)
-	speedNumOnlyRE   = regexp.MustCompile(`^\d+\.\d+k?(?:\s+\d+\.\d+k?)*$`)
-	speedTableHeadRE = regexp.MustCompile(`^type\s+\d+\s+bytes`)
+	speedDoneRE      = protocol.MustPattern(`\sin\s+-?\d+(?:\.\d+)?s\s*$`)
+	speedSizeOnlyRE  = protocol.MustPattern(`^(?:\d+|bytes)(?:\s+(?:\d+|bytes))*$`)
+	speedNumOnlyRE   = protocol.MustPattern(`^\d+\.\d+k?(?:\s+\d+\.\d+k?)*$`)
+	speedTableHeadRE = protocol.MustPattern(`^type\s+\d+\s+bytes`)
 )
 
 // next returns the next logical line. It undoes hard wraps that authors (and mail clients) put into pasted

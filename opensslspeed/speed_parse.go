@@ -1,7 +1,6 @@
 package opensslspeed
 
 import (
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,16 +41,16 @@ type speedParser struct {
 }
 
 var (
-	speedEngineSetRE  = regexp.MustCompile(`(?i)^engine "([^"]*)" set\.?$`)
-	speedInvalidEngRE = regexp.MustCompile(`(?i)^invalid engine "([^"]*)"`)
-	speedVersionRE    = regexp.MustCompile(`^(?:version: (\S+)|OpenSSL (\d+\.\d+\.\d+[a-z]*(?:-\S+)?)\s)`)
-	speedCPUInfoRE    = regexp.MustCompile(`^CPUINFO: (OPENSSL_\w+)=\S*(?:\s+env:(\S*))?`)
-	speedForkedRE     = regexp.MustCompile(`^Forked child (\d+)$`)
-	speedGotRE        = regexp.MustCompile(`^Got: (\+\S+) from (\d+)$`)
-	speedErrStackRE   = regexp.MustCompile(`^[0-9A-Fa-f]+:error:`)
-	speedUsageRE      = regexp.MustCompile(`^(?:speed: Unknown (?:algorithm|option|cipher).*|speed: .* is an unknown cipher or digest.*|Error: bad option or value.*|speed: Use -help for summary\.?|Invalid (?:cipher|digest|algorithm).*)$`)
-	speedUnknownAlgRE = regexp.MustCompile(`^speed: (.+) is an unknown cipher or digest`)
-	speedTimeVRE      = regexp.MustCompile(`^(User time \(seconds\)|System time \(seconds\)|Elapsed \(wall clock\) time \(h:mm:ss or m:ss\)): (.+)$`)
+	speedEngineSetRE  = protocol.MustPattern(`(?i)^engine "([^"]*)" set\.?$`)
+	speedInvalidEngRE = protocol.MustPattern(`(?i)^invalid engine "([^"]*)"`)
+	speedVersionRE    = protocol.MustPattern(`^(?:version: (\S+)|OpenSSL (\d+\.\d+\.\d+[a-z]*(?:-\S+)?)\s)`)
+	speedCPUInfoRE    = protocol.MustPattern(`^CPUINFO: (OPENSSL_\w+)=\S*(?:\s+env:(\S*))?`)
+	speedForkedRE     = protocol.MustPattern(`^Forked child (\d+)$`)
+	speedGotRE        = protocol.MustPattern(`^Got: (\+\S+) from (\d+)$`)
+	speedErrStackRE   = protocol.MustPattern(`^[0-9A-Fa-f]+:error:`)
+	speedUsageRE      = protocol.MustPattern(`^(?:speed: Unknown (?:algorithm|option|cipher).*|speed: .* is an unknown cipher or digest.*|Error: bad option or value.*|speed: Use -help for summary\.?|Invalid (?:cipher|digest|algorithm).*)$`)
+	speedUnknownAlgRE = protocol.MustPattern(`^speed: (.+) is an unknown cipher or digest`)
+	speedTimeVRE      = protocol.MustPattern(`^(User time \(seconds\)|System time \(seconds\)|Elapsed \(wall clock\) time \(h:mm:ss or m:ss\)): (.+)$`)
 )
 
 // cur returns the run being read, starting one at line if there is none.

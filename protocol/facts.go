@@ -80,6 +80,9 @@ type CPUFacts struct {
 	MaxMHz      float64  `json:"max_mhz,omitempty"`
 	Governor    string   `json:"governor,omitempty"`
 	Features    []string `json:"features,omitempty"` // of interest: aes, pmull, sha1, sha2, sha512, neon, vfp, aes-ni (x86 "aes"), sha_ni, pclmulqdq, avx2
+	// Clusters are the board's classes of cores, smallest first (cpus.go); nil when the probe could not tell
+	// (no sysfs, an older agent, an import).
+	Clusters []Cluster `json:"clusters,omitempty"`
 }
 
 // CryptoAlg is one entry of /proc/crypto.

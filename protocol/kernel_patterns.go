@@ -2,7 +2,6 @@ package protocol
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -12,9 +11,9 @@ import (
 
 // KernelPattern is one kind of kernel line that says something went wrong while a sweep ran.
 type KernelPattern struct {
-	Name  string // the default's name ("oops"), or a board's regexp itself
-	Fatal bool   // the kernel itself failed (Oops, BUG, panic): the board run fails with the line as the cause
-	re    *regexp.Regexp
+	Name  string   // the default's name ("oops"), or a board's regexp itself
+	Fatal bool     // the kernel itself failed (Oops, BUG, panic): the board run fails with the line as the cause
+	re    *Pattern // the subset of Go's regexp syntax that Pattern reads (pattern_parse.go), as on the board
 	// guard are lower-case strings of which a line must contain one for re to match it (none: re always runs).
 	// The agent matches every line of a flood on the board, and an unanchored regexp costs a microsecond or more
 	// per line where a substring test costs nanoseconds; TestDefaultKernelPatterns holds them to the regexps.
@@ -28,18 +27,18 @@ type KernelPattern struct {
 // using cbc(aes) failed (rc=-22)"; CAAM's job ring prints "caam_jr 8020000.jr: 40000010: DECO: desc idx 0: …".
 // "alg: No test for …" is not a failure and matches none.
 var defaultKernelPatterns = []KernelPattern{
-	{"oops", true, regexp.MustCompile(`\bOops\b|^Unable to handle kernel (NULL pointer dereference|paging request)`), []string{"oops", "unable to handle kernel "}},
-	{"bug", true, regexp.MustCompile(`^BUG: |\bkernel BUG at `), []string{"bug: ", "kernel bug at "}},
-	{"panic", true, regexp.MustCompile(`^Kernel panic - not syncing`), nil},
-	{"warning", false, regexp.MustCompile(`^WARNING: (CPU: \d+ PID: \d+ at |at )`), nil},
-	{"self-test", false, regexp.MustCompile(`(?i)\bself-?tests? .*\bfail|^alg: .*\b(test|tests) failed|^alg: .*\bfailed\b`), []string{"self", "alg: "}},
-	{"lockup", false, regexp.MustCompile(`soft lockup - CPU#\d+ stuck|blocked for more than \d+ seconds|rcu: INFO: rcu_\w+ (self-)?detected stall`),
+	{"oops", true, MustPattern(`\bOops\b|^Unable to handle kernel (NULL pointer dereference|paging request)`), []string{"oops", "unable to handle kernel "}},
+	{"bug", true, MustPattern(`^BUG: |\bkernel BUG at `), []string{"bug: ", "kernel bug at "}},
+	{"panic", true, MustPattern(`^Kernel panic - not syncing`), nil},
+	{"warning", false, MustPattern(`^WARNING: (CPU: \d+ PID: \d+ at |at )`), nil},
+	{"self-test", false, MustPattern(`(?i)\bself-?tests? .*\bfail|^alg: .*\b(test|tests) failed|^alg: .*\bfailed\b`), []string{"self", "alg: "}},
+	{"lockup", false, MustPattern(`soft lockup - CPU#\d+ stuck|blocked for more than \d+ seconds|rcu: INFO: rcu_\w+ (self-)?detected stall`),
 		[]string{"soft lockup", "blocked for more than", "rcu: info"}},
-	{"caam", false, regexp.MustCompile(`^caam(_jr)? \S+: ([0-9a-f]{8}: |.*\b(error|failed|timed? ?out)\b)`), nil},
-	{"sa2ul", false, regexp.MustCompile(`(?i)^sa2ul \S+: .*(\b(error|fail(ed)?|timeout)\b|couldn't be loaded|bad digest_size)`), nil},
-	{"talitos", false, regexp.MustCompile(`(?i)^talitos \S+: .*\b(error|fail(ed)?|timeout|overflow)\b`), nil},
-	{"cesa", false, regexp.MustCompile(`(?i)^marvell-cesa \S+: .*\b(error|fail(ed)?|timeout)\b`), nil},
-	{"crypto-driver", false, regexp.MustCompile(`(?i)^(omap-aes|omap-sham|atmel-aes|atmel-sha|stm32-cryp|sun8i-ce|sun4i-ss|rk-crypto|rockchip-crypto|mxs-dcp|sahara|virtio_crypto)\S* \S+: .*\b(error|fail(ed)?|timeout|timed out)\b`),
+	{"caam", false, MustPattern(`^caam(_jr)? \S+: ([0-9a-f]{8}: |.*\b(error|failed|timed? ?out)\b)`), nil},
+	{"sa2ul", false, MustPattern(`(?i)^sa2ul \S+: .*(\b(error|fail(ed)?|timeout)\b|couldn't be loaded|bad digest_size)`), nil},
+	{"talitos", false, MustPattern(`(?i)^talitos \S+: .*\b(error|fail(ed)?|timeout|overflow)\b`), nil},
+	{"cesa", false, MustPattern(`(?i)^marvell-cesa \S+: .*\b(error|fail(ed)?|timeout)\b`), nil},
+	{"crypto-driver", false, MustPattern(`(?i)^(omap-aes|omap-sham|atmel-aes|atmel-sha|stm32-cryp|sun8i-ce|sun4i-ss|rk-crypto|rockchip-crypto|mxs-dcp|sahara|virtio_crypto)\S* \S+: .*\b(error|fail(ed)?|timeout|timed out)\b`),
 		[]string{"error", "fail", "timeout", "timed out"}},
 }
 
@@ -59,7 +58,7 @@ func NewKernelMatcher(board []string) (KernelMatcher, error) {
 	m.patterns = append([]KernelPattern(nil), defaultKernelPatterns...)
 	var bad []string
 	for _, p := range board {
-		re, err := regexp.Compile(p)
+		re, err := CompilePattern(p)
 		if err != nil || re.MatchString("") {
 			bad = append(bad, fmt.Sprintf("%q", p))
 			continue

@@ -15,13 +15,15 @@ type Lease struct {
 	// cannot be told (not Linux, a row an older fleet wrote). Only a holder of the asker's own space can be
 	// known to be gone.
 	PIDSpace string
-	// Replaced is set on a lease just taken from a holder whose process was gone (same PIDSpace, no such
-	// PID) before its lease expired: that holder, whose run was marked interrupted.
-	Replaced  *Lease
-	Since     time.Time
-	Heartbeat time.Time // the holder's last renewal
-	Expires   time.Time // after it, the holder is taken for dead and another run may take the board
-	Expired   bool      // Expires had passed when the lease was read, by the database's clock
+	// Replaced is set on a lease just taken before the holder's expired: that holder, whose process was gone
+	// (same PIDSpace, no such PID; its run was marked interrupted) or whose run had ended or was not in the
+	// database. ReplacedWhy says which, in words ("its process is gone; that run is marked interrupted").
+	Replaced    *Lease
+	ReplacedWhy string
+	Since       time.Time
+	Heartbeat   time.Time // the holder's last renewal
+	Expires     time.Time // after it, the holder is taken for dead and another run may take the board
+	Expired     bool      // Expires had passed when the lease was read, by the database's clock
 }
 
 // LocalBoard is the name of the built-in board that is the controller's host itself (inventory.LocalBoard).

@@ -11,6 +11,11 @@ type Plan struct {
 	Threads    int               `json:"threads,omitempty"` // -multi N when > 1
 	Repeats    int               `json:"repeats,omitempty"` // at least 1; interleaved across modes; the cap with PrecisionPct
 	Decrypt    bool              `json:"decrypt,omitempty"` // also measure decryption
+	// CPUs pins every measurement: big, little, all, each (every cluster in turn) or a CPU list (cpus.go); ""
+	// leaves the scheduler free. ClusterThreads: a pinned point runs -multi N with N the number of CPUs it is
+	// pinned to, in place of Threads.
+	CPUs           string `json:"cpus,omitempty"`
+	ClusterThreads bool   `json:"cluster_threads,omitempty"`
 
 	// Preparing the board for valid points. QuietWaitS: wait up to this many seconds before the sweep for
 	// background CPU to fall to QuietLimitPct (0: DefaultBackgroundPeakPct of the board's cores). Governor: set

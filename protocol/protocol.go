@@ -2,7 +2,6 @@ package protocol
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -100,6 +99,16 @@ type Point struct {
 	Verification       string `json:"verification,omitempty"`
 	VerificationDetail string `json:"verification_detail,omitempty"`
 
+	// CPUs is the list the point's process was pinned to ("4-5", the kernel's cpulist format; "" not pinned) and
+	// Cluster the name of the cluster those CPUs are (Facts.CPU.Clusters: "A72"; "all" for every CPU, "mixed"
+	// for a list that spans clusters; "" not pinned, so that an unpinned history stays one series). PinnedBusyPct
+	// is how busy those CPUs were over the point (/proc/stat, 100 = all of them) and OtherBusyPct the rest of
+	// the board's: a pinned point whose work ran elsewhere shows it.
+	CPUs          string  `json:"cpus,omitempty"`
+	Cluster       string  `json:"cluster,omitempty"`
+	PinnedBusyPct float64 `json:"pinned_busy_pct,omitempty"`
+	OtherBusyPct  float64 `json:"other_busy_pct,omitempty"`
+
 	// Energy of the point (energy.go), where the board's sensor or the lab's meter could say: nil, never zero,
 	// when it could not, with EnergyUnknown saying why (a board without any source says so once, in its facts).
 	EnergyJ         *float64 `json:"energy_j,omitempty"`           // joules over the point's wall time
@@ -176,12 +185,12 @@ func (e *Encoder) Encode(typ string, v any) error {
 	var body []byte
 	var err error
 	if typ == TypeError {
-		body, err = json.Marshal(struct {
+		body, err = EncodeJSON(struct {
 			Type string `json:"type"`
 			Msg  string `json:"msg"`
 		}{typ, fmt.Sprint(v)})
 	} else {
-		body, err = json.Marshal(v)
+		body, err = EncodeJSON(v)
 		if err == nil {
 			// splice "type" in front of the object's fields
 			if len(body) < 2 || body[0] != '{' {
@@ -274,7 +283,7 @@ func DecodeLine(line []byte) (Message, error) {
 		Type string `json:"type"`
 		Msg  string `json:"msg"`
 	}
-	if err := json.Unmarshal(line, &head); err != nil {
+	if err := DecodeJSON(line, &head); err != nil {
 		return Message{}, fmt.Errorf("%w: %v", ErrBadMessage, err)
 	}
 	m := Message{Type: head.Type}
@@ -316,7 +325,7 @@ func DecodeLine(line []byte) (Message, error) {
 	default:
 		return Message{}, fmt.Errorf("%w: unknown type %q", ErrBadMessage, head.Type)
 	}
-	if err := json.Unmarshal(line, target); err != nil {
+	if err := DecodeJSON(line, target); err != nil {
 		return Message{}, fmt.Errorf("%w: %s: %v", ErrBadMessage, head.Type, err)
 	}
 	if m.Hello != nil && m.Hello.Protocol != ProtocolVersion {

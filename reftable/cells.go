@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/fleetlab/fleet/opensslspeed"
 )
@@ -27,6 +28,33 @@ var (
 	sizeRE     = regexp.MustCompile(`^([0-9]+)\s*(?i:bytes?|b)?$`)
 	algRE      = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]*$`)
 )
+
+// maxAlgorithmBytes bounds an algorithm's name: OpenSSL's longest (aes-256-cbc-hmac-sha256, id-aes256-wrap-pad)
+// are near 25 bytes; a longer cell is no name, and storing it would carry it into every message and page.
+const maxAlgorithmBytes = 64
+
+// maxQuotedBytes is how much of a cell a message quotes: a hostile cell may be a whole line of 64 KiB.
+const maxQuotedBytes = 60
+
+// cutCell is s cut to maxQuotedBytes (at a character's start), "…" marking the cut.
+func cutCell(s string) string {
+	if len(s) <= maxQuotedBytes {
+		return s
+	}
+	n := maxQuotedBytes
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// quoteCell quotes a cell for a message as %q does, cut to maxQuotedBytes with its length said.
+func quoteCell(s string) string {
+	if len(s) <= maxQuotedBytes {
+		return strconv.Quote(s)
+	}
+	return fmt.Sprintf("%s (%d bytes)", strconv.Quote(strings.TrimSuffix(cutCell(s), "…"))+"…", len(s))
+}
 
 // notPublished are the cells of a figure the vendor did not publish.
 var notPublished = map[string]bool{"": true, "-": true, "–": true, "—": true, "n/a": true, "na": true}

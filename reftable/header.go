@@ -79,12 +79,12 @@ var modeSuffixRE = regexp.MustCompile(`^(engine|provider|kcapi):[a-z0-9][a-z0-9.
 func (p *parser) valueColumn(header, board, name, unitText string, t *rawTable, line int) (column, error) {
 	c := column{header: header, board: strings.ToLower(board)}
 	if c.board != "" && !boardRE.MatchString(c.board) {
-		return c, p.errorf(line, "column %q: board %q is not a board name (letters, digits, '.', '_', '-')", header, board)
+		return c, p.errorf(line, "column %s: board %s is not a board name (letters, digits, '.', '_', '-')", quoteCell(header), quoteCell(board))
 	}
 	if unitText != "" {
 		u, ok, amb := parseUnit(unitText)
 		if amb {
-			return c, p.errorf(line, "column %q: %s could be bits or bytes (a lower-case m is milli): write Mb/s for bits or MB/s for bytes", header, unitText)
+			return c, p.errorf(line, "column %s: %s could be bits or bytes (a lower-case m is milli): write Mb/s for bits or MB/s for bytes", quoteCell(header), unitText)
 		}
 		if ok {
 			c.unit = u
@@ -102,17 +102,17 @@ func (p *parser) valueColumn(header, board, name, unitText string, t *rawTable, 
 	case slices.Contains(protocol.StandardModes, name) || modeSuffixRE.MatchString(name):
 		c.mode = name
 	case ambiguousNames[name] != "":
-		return c, p.errorf(line, "column %q: %q does not say %s; map it with --column \"%s=MODE\"", header, name, ambiguousNames[name], name)
+		return c, p.errorf(line, "column %s: %s does not say %s; map it with --column \"%s=MODE\"", quoteCell(header), quoteCell(name), ambiguousNames[name], cutCell(name))
 	default:
-		return c, p.errorf(line, "column %q: %q is no mode, board or measure known here; map it with --column \"%s=MODE\"", header, name, name)
+		return c, p.errorf(line, "column %s: %s is no mode, board or measure known here; map it with --column \"%s=MODE\"", quoteCell(header), quoteCell(name), cutCell(name))
 	}
 	if c.measure == measureNone {
 		u, found, problem := titleUnit(t.title)
 		switch {
 		case problem != "":
-			return c, p.errorf(line, "column %q has no unit and %s", header, problem)
+			return c, p.errorf(line, "column %s has no unit and %s", quoteCell(header), problem)
 		case !found:
-			return c, p.errorf(line, "column %q has no unit, and the table's title names none: which unit its figures are in is ambiguous", header)
+			return c, p.errorf(line, "column %s has no unit, and the table's title names none: which unit its figures are in is ambiguous", quoteCell(header))
 		}
 		c.unit = u
 	}

@@ -201,6 +201,12 @@ func TestRefused(t *testing.T) {
 		{"grid spanning", "+----+----+\n| a  | b  |\n+====+====+\n| a-b-cel |\n+----+----+\n", Options{Board: "b"}, 4, "spanning"},
 		{"no table", "just prose\n", Options{}, 1, "no table"},
 		{"asymmetric in a cipher column", head + "rsa2048\t16\t1\n", Options{Board: "b"}, 2, "asymmetric"},
+		{"5000-byte algorithm", head + strings.Repeat("a", 5000) + "\t16\t1\n", Options{Board: "b"}, 2,
+			`algorithm "` + strings.Repeat("a", 60) + `"… (5000 bytes): a name of 5000 bytes, longer than any algorithm's (64 at most)`},
+		{"65-byte algorithm", head + strings.Repeat("a", 65) + "\t16\t1\n", Options{Board: "b"}, 2, "longer than any algorithm's"},
+		{"long bad algorithm", head + strings.Repeat("é", 40) + "\t16\t1\n", Options{Board: "b"}, 2, "… (80 bytes)"},
+		{"long unknown column", "Algorithm\tSize (bytes)\t" + strings.Repeat("x", 5000) + " (MB/s)\naes-128-cbc\t16\t1\n",
+			Options{Board: "b"}, 1, "--column"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			c.opts.File = "t.txt"
@@ -211,6 +217,9 @@ func TestRefused(t *testing.T) {
 			}
 			if pe.Line != c.line || !strings.Contains(pe.Msg, c.want) || !strings.HasPrefix(err.Error(), "t.txt:") {
 				t.Errorf("Parse = %v, want t.txt:%d: …%s…", err, c.line, c.want)
+			}
+			if len(pe.Msg) > 400 { // a cell is quoted cut to 60 bytes, however long the line
+				t.Errorf("a message of %d bytes: %.200s…", len(pe.Msg), pe.Msg)
 			}
 		})
 	}

@@ -128,7 +128,7 @@ func (p *parser) csvTable(ls []line, i int) (rawTable, int, error) {
 		ls[i].table = true
 		name, value, ok := strings.Cut(s[1:], ":")
 		if !ok {
-			return t, i, p.errorf(ls[i].n, "csv-table option %q without its closing ':'", s)
+			return t, i, p.errorf(ls[i].n, "csv-table option %s without its closing ':'", quoteCell(s))
 		}
 		value = strings.TrimSpace(value)
 		switch strings.ToLower(name) {
@@ -142,7 +142,7 @@ func (p *parser) csvTable(ls []line, i int) (rawTable, int, error) {
 		case "header-rows":
 			n, err := strconv.Atoi(value)
 			if err != nil || n < 0 || n > 8 {
-				return t, i, p.errorf(ls[i].n, "csv-table :header-rows: %q: not 0 to 8", value)
+				return t, i, p.errorf(ls[i].n, "csv-table :header-rows: %s: not 0 to 8", quoteCell(value))
 			}
 			headerRows = n
 		case "delim":
@@ -154,7 +154,7 @@ func (p *parser) csvTable(ls []line, i int) (rawTable, int, error) {
 			case utf8.RuneCountInString(value) == 1 && value != "\"":
 				delim, _ = utf8.DecodeRuneInString(value)
 			default:
-				return t, i, p.errorf(ls[i].n, "csv-table :delim: %q: not one character, tab or space", value)
+				return t, i, p.errorf(ls[i].n, "csv-table :delim: %s: not one character, tab or space", quoteCell(value))
 			}
 		case "file", "url", "encoding", "escape", "quote":
 			return t, i, p.errorf(ls[i].n, "csv-table option :%s: is not read: paste the table's rows into the directive", name)

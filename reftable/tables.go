@@ -62,15 +62,15 @@ func (p *parser) rowTable(t *rawTable) error {
 		switch {
 		case board == "" && unitText == "" && isAlgorithmHeader(name):
 			if algCol >= 0 {
-				return p.errorf(h.line, "two algorithm columns, %q and %q", h.cells[algCol], cell)
+				return p.errorf(h.line, "two algorithm columns, %s and %s", quoteCell(h.cells[algCol]), quoteCell(cell))
 			}
 			algCol = i
 		case board == "" && strings.Contains(name, "size"):
 			if !isSizeHeader(name) || unitText != "" {
-				return p.errorf(h.line, "size column %q: only sizes in bytes are read (\"Size (bytes)\")", cell)
+				return p.errorf(h.line, "size column %s: only sizes in bytes are read (\"Size (bytes)\")", quoteCell(cell))
 			}
 			if sizeCol >= 0 {
-				return p.errorf(h.line, "two size columns, %q and %q", h.cells[sizeCol], cell)
+				return p.errorf(h.line, "two size columns, %s and %s", quoteCell(h.cells[sizeCol]), quoteCell(cell))
 			}
 			sizeCol = i
 		default:
@@ -92,7 +92,7 @@ func (p *parser) rowTable(t *rawTable) error {
 		if sizeCol >= 0 {
 			s, ok := parseSize(r.cells[sizeCol])
 			if !ok {
-				return p.errorf(r.line, "size %q: not a whole number of bytes from 1 to %d", r.cells[sizeCol], opensslspeed.MaxBlockSize)
+				return p.errorf(r.line, "size %s: not a whole number of bytes from 1 to %d", quoteCell(r.cells[sizeCol]), opensslspeed.MaxBlockSize)
 			}
 			size = s
 		}
@@ -102,7 +102,7 @@ func (p *parser) rowTable(t *rawTable) error {
 			}
 			v, ok, err := parseValue(r.cells[i])
 			if err != nil {
-				return p.errorf(r.line, "column %q: %v", c.header, err)
+				return p.errorf(r.line, "column %s: %v", quoteCell(c.header), err)
 			}
 			if !ok {
 				continue // not published
@@ -124,17 +124,17 @@ func (p *parser) rowTable(t *rawTable) error {
 				cf := cpuFigure{line: r.line, board: board, mode: mode, algorithm: alg, size: size, pct: v.mean}
 				if v.hasRange { // the shape its throughput column beside it has: the mean, and the range kept
 					if !(v.min <= v.mean && v.mean <= v.max) {
-						return p.errorf(r.line, "column %q: CPU %% %g not within (min %g, max %g)", c.header, v.mean, v.min, v.max)
+						return p.errorf(r.line, "column %s: CPU %% %g not within (min %g, max %g)", quoteCell(c.header), v.mean, v.min, v.max)
 					}
 					cf.min, cf.max = v.min, v.max
 				}
 				p.cpus = append(p.cpus, cf)
 			case measureBytes:
 				if sizeCol < 0 {
-					return p.errorf(h.line, "column %q is a throughput, but the table has no size column", c.header)
+					return p.errorf(h.line, "column %s is a throughput, but the table has no size column", quoteCell(c.header))
 				}
 				if v.percent {
-					return p.errorf(r.line, "column %q: %q is a percentage in a throughput column", c.header, r.cells[i])
+					return p.errorf(r.line, "column %s: %s is a percentage in a throughput column", quoteCell(c.header), quoteCell(r.cells[i]))
 				}
 				if k.alg, err = p.algorithm(r.cells[algCol], r.line); err != nil {
 					return err
@@ -167,7 +167,7 @@ func (p *parser) sizeColumns(t *rawTable) error {
 		for _, r := range t.rows[1:] {
 			u, ok, _ := parseUnit(r.cells[0])
 			if !ok || u.measure != measureOps || u.op == "" {
-				return p.errorf(r.line, "row %q under %q: want sign/s or verify/s", r.cells[0], h.cells[0])
+				return p.errorf(r.line, "row %s under %s: want sign/s or verify/s", quoteCell(r.cells[0]), quoteCell(h.cells[0]))
 			}
 			for i, cell := range r.cells[1:] {
 				v, ok, err := parseValue(cell)
@@ -193,7 +193,7 @@ func (p *parser) sizeColumns(t *rawTable) error {
 	if unitText != "" {
 		var ok, amb bool
 		if u, ok, amb = parseUnit(unitText); amb || !ok {
-			return p.errorf(h.line, "%q: unit %s could be bits or bytes", h.cells[0], unitText)
+			return p.errorf(h.line, "%s: unit %s could be bits or bytes", quoteCell(h.cells[0]), unitText)
 		}
 	} else {
 		var found bool
@@ -201,7 +201,7 @@ func (p *parser) sizeColumns(t *rawTable) error {
 		if u, found, problem = titleUnit(t.title); problem != "" {
 			return p.errorf(h.line, "table of sizes: %s", problem)
 		} else if !found {
-			return p.errorf(h.line, "table of sizes without a unit, in its header or its title (%q): which unit its figures are in is ambiguous", t.title)
+			return p.errorf(h.line, "table of sizes without a unit, in its header or its title (%s): which unit its figures are in is ambiguous", quoteCell(t.title))
 		}
 	}
 	if u.measure != measureBytes {
@@ -250,11 +250,11 @@ func (p *parser) boardMode(c *column, line int) (board, mode string, err error) 
 	}
 	switch {
 	case board == "":
-		return "", "", p.errorf(line, "column %q names no board: pass --board", c.header)
+		return "", "", p.errorf(line, "column %s names no board: pass --board", quoteCell(c.header))
 	case mode == "" && c.sizes:
-		return "", "", p.errorf(line, "the table of sizes under %q names no mode (which path served its figures is ambiguous): pass --mode", c.header)
+		return "", "", p.errorf(line, "the table of sizes under %s names no mode (which path served its figures is ambiguous): pass --mode", quoteCell(c.header))
 	case mode == "":
-		return "", "", p.errorf(line, "column %q names no mode (which path served the figures is ambiguous): pass --mode or --column \"%s=MODE\"", c.header, c.header)
+		return "", "", p.errorf(line, "column %s names no mode (which path served the figures is ambiguous): pass --mode or --column \"%s=MODE\"", quoteCell(c.header), cutCell(c.header))
 	}
 	return board, mode, nil
 }
@@ -301,18 +301,22 @@ func (p *parser) add(line int, k key, v value, u unit) error {
 // algorithm is a symmetric algorithm's canonical name.
 func (p *parser) algorithm(cell string, line int) (string, error) {
 	a := opensslspeed.CanonicalAlgorithm(cell)
+	if len(a) > maxAlgorithmBytes {
+		return "", p.errorf(line, "algorithm %s: a name of %d bytes, longer than any algorithm's (%d at most)",
+			quoteCell(cell), len(a), maxAlgorithmBytes)
+	}
 	if !algRE.MatchString(a) {
-		return "", p.errorf(line, "algorithm %q: not an algorithm name", cell)
+		return "", p.errorf(line, "algorithm %s: not an algorithm name", quoteCell(cell))
 	}
 	if _, _, _, asym := opensslspeed.AsymName(a); asym {
-		return "", p.errorf(line, "algorithm %q is asymmetric: its figures are sign/s or verify/s", cell)
+		return "", p.errorf(line, "algorithm %s is asymmetric: its figures are sign/s or verify/s", quoteCell(cell))
 	}
 	if !opensslspeed.KnownAlgorithm(a) && !p.warned[a] {
 		if p.warned == nil {
 			p.warned = map[string]bool{}
 		}
 		p.warned[a] = true
-		msg := fmt.Sprintf("algorithm %q is not one fleet knows", cell)
+		msg := fmt.Sprintf("algorithm %s is not one fleet knows", quoteCell(cell))
 		if near := opensslspeed.NearestAlgorithm(a); near != "" {
 			msg += "; did you mean " + near + "?"
 		}
@@ -324,7 +328,7 @@ func (p *parser) algorithm(cell string, line int) (string, error) {
 func (p *parser) asymName(k *key, cell string, line int) error {
 	alg, bits, curve, ok := opensslspeed.AsymName(strings.ToLower(cell))
 	if !ok || bits == 0 {
-		return p.errorf(line, "%q: not an asymmetric algorithm with its key size or curve (rsa2048, ecdsap256)", cell)
+		return p.errorf(line, "%s: not an asymmetric algorithm with its key size or curve (rsa2048, ecdsap256)", quoteCell(cell))
 	}
 	k.alg, k.bits, k.curve = alg, bits, curve
 	return nil

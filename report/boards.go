@@ -61,7 +61,7 @@ func WriteBoards(w io.Writer, boards []BoardListing, leases []protocol.Lease, fo
 		}
 		inv.Rows = append(inv.Rows, []string{b.Name, host, orDash(b.Arch), orDash(strings.Join(b.Tags, ",")), lease, seen})
 	}
-	d := document{Tables: []table{inv}}
+	d := document{Tables: []table{inv}, Width: TextWidth}
 	if len(leases) > 0 {
 		lt := table{Title: "Leases", Header: []string{"board", "run", "label", "host", "pid", "since", "expires"},
 			Align: "lrllrll", Notes: []string{noteLeaseTimes}}

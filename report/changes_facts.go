@@ -17,8 +17,8 @@ import (
 func factsChanged(h *store.Histories, s *store.SeriesHistory, prev, first nightValue, key SampleKey) []string {
 	out := []string{}
 	diff := func(what, a, b string) {
-		if a != b {
-			out = append(out, fmt.Sprintf("%s %s → %s", what, orNone(a), orNone(b)))
+		if knownChange(a, b) {
+			out = append(out, fmt.Sprintf("%s %s → %s", what, a, b))
 		}
 	}
 	bf, af := h.FactsOf(prev.run, key.Board), h.FactsOf(first.run, key.Board)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/fleetlab/fleet/store"
 )
@@ -98,7 +99,14 @@ func wantText(t *testing.T, r *ChangeReport, want string) {
 	if err := WriteChanges(&b, r, "text"); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), want) {
+	// The text folds its notes at 100 columns: the words are compared, not where the lines break.
+	words := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	if !strings.Contains(words(b.String()), words(want)) {
 		t.Errorf("text lacks %q:\n%s", want, b.String())
+	}
+	for _, l := range strings.Split(b.String(), "\n") {
+		if n := utf8.RuneCountInString(l); n > TextWidth {
+			t.Errorf("text line of %d columns, over %d: %q", n, TextWidth, l)
+		}
 	}
 }

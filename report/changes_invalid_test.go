@@ -60,8 +60,8 @@ func TestChangesAllInvalid(t *testing.T) {
 		}
 	}
 	note := "am64x: 12 series not searched: all 6 runs invalid: background CPU 60–90 %; a change needs 3 usable runs on each side: " +
-		"run on a quiet board, wait for it with fleet run --quiet-wait 60s (validity.quiet_wait in boards.toml), " +
-		"or set validity limits in boards.toml ([boards.am64x.validity] background_peak_pct)"
+		"run on a quiet board, wait for one with fleet run --quiet-wait 60s (quiet_wait in [boards.am64x.validity] in " +
+		"boards.toml), or set the limits there (background_peak_pct, background_avg_pct)"
 	wantText(t, r, note)
 	wantText(t, r, "no change in the 0 series searched of 12")
 	wantText(t, r, "not judged: am64x afalg aes-128-cbc 16 B −8")

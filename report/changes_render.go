@@ -19,7 +19,9 @@ func WriteChanges(w io.Writer, r *ChangeReport, format string) error {
 	}
 	switch f {
 	case FormatText:
-		err = r.document().writeText(w)
+		d := r.document()
+		d.Width = TextWidth
+		err = d.writeText(w)
 	case FormatMarkdown:
 		err = r.document().writeMarkdown(w)
 	case FormatJSON:

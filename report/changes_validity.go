@@ -82,12 +82,14 @@ func firstPercent(s string) (text string, v float64, ok bool) {
 	return "", 0, false
 }
 
-// validityAdvice says what makes a board's points valid again, for the causes of validityCauses, naming the
-// flags and boards.toml keys that exist (fleet run --quiet-wait and --governor; [boards.NAME.validity]
-// background_peak_pct, throttle_pct, quiet_wait, governor). Empty without causes.
+// validityAdvice says what makes a board's points valid again, for the causes of validityCauses ("background CPU
+// 60–90 %"): ValidityAdvice's words, the one home of that advice (regress and run's summary give the same), for
+// the causes' names. Empty without causes.
 func validityAdvice(board string, causes []string) string {
-	table := fmt.Sprintf("[boards.%s.validity]", board)
-	var out []string
+	if len(causes) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(causes))
 	for _, c := range causes {
 		name := c
 		for rc := range rangedCauses {
@@ -95,22 +97,7 @@ func validityAdvice(board string, causes []string) string {
 				name = rc
 			}
 		}
-		var a string
-		switch name {
-		case "background CPU":
-			a = "run on a quiet board, wait for it with fleet run --quiet-wait 60s (validity.quiet_wait in boards.toml), " +
-				"or set validity limits in boards.toml (" + table + " background_peak_pct)"
-		case "steal time":
-			a = "run where the hypervisor does not take the board's CPU, or set validity limits in boards.toml (" +
-				table + " background_peak_pct)"
-		case "throttled":
-			a = "cool the board or keep its clock at its maximum, or set validity limits in boards.toml (" + table + " throttle_pct)"
-		case "governor powersave":
-			a = "run with fleet run --governor performance (validity.governor in boards.toml)"
-		default:
-			a = "fleet show RUN lists each board run's validity reasons"
-		}
-		out = appendNew(out, a)
+		names = append(names, name)
 	}
-	return strings.Join(out, "; ")
+	return ValidityAdvice(board, names)
 }

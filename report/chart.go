@@ -17,6 +17,7 @@ var palette = []string{"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#
 type chartLine struct {
 	Name   string
 	Points []chartPoint
+	Band   bool // the points' Lo–Hi is drawn as a shaded band along the line instead of whiskers (a baseline's spread)
 }
 
 type chartPoint struct {
@@ -38,10 +39,12 @@ type lineChart struct {
 	XTitle  string
 	YTitle  string
 	LogX    bool
+	TimeX   bool // x is a time (timeX): calendar ticks (timeTicks) instead of one per point
 	XLabels map[float64]string
 	Lines   []chartLine
 	Marks   []chartMark   // change points on history charts: vertical lines with their delta
 	Markers []chartMarker // crossovers on sweep charts: the block size where an accelerator overtakes the CPU
+	Bands   []chartBand   // baseline bands on history charts: what the newest run is judged against
 }
 
 // chartMarker is a dashed vertical line at X with a label, in the colour of line Line (grey when -1).
@@ -66,6 +69,9 @@ func (c lineChart) svg() string {
 			ymin = math.Min(ymin, math.Min(p.Y, p.Lo))
 			ymax = math.Max(ymax, math.Max(p.Y, p.Hi))
 		}
+	}
+	for _, bd := range c.Bands {
+		ymin, ymax = math.Min(ymin, bd.Lo), math.Max(ymax, bd.Hi)
 	}
 	// The plot keeps its size; the legend beside it gets the width of its longest name and the height of its
 	// lines, so that many boards × modes are neither cut off nor overlapping.
@@ -133,21 +139,30 @@ func (c lineChart) svg() string {
 		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" class="grid"/>`, padLeft, y, chartW-padRight, y)
 		fmt.Fprintf(&b, `<text x="%d" y="%.1f" class="ytick">%s</text>`+"\n", padLeft-6, y+4, tickLabel(v))
 	}
-	labels, pos := make([]string, len(xs)), make([]float64, len(xs))
+	tickXs := xs
+	labels := make([]string, len(xs))
 	for i, x := range xs {
-		labels[i], pos[i] = fmtFloat(x), fx(x)
+		labels[i] = fmtFloat(x)
 		if l, ok := c.XLabels[x]; ok {
 			labels[i] = l
 		}
 	}
+	if c.TimeX && len(xs) > 1 {
+		tickXs, labels = timeTicks(xs[0], xs[len(xs)-1], 8)
+	}
+	pos := make([]float64, len(tickXs))
+	for i, x := range tickXs {
+		pos[i] = fx(x)
+	}
 	shown := visibleTicks(pos, labels, 0, float64(chartW))
-	for i, x := range xs {
+	for i, x := range tickXs {
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" class="grid"/>`, fx(x), padTop, fx(x), chartH-padBot)
 		if shown[i] {
 			fmt.Fprintf(&b, `<text x="%.1f" y="%d" class="xtick">%s</text>`+"\n", fx(x), chartH-padBot+16, html.EscapeString(labels[i]))
 		}
 	}
 	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.0f" height="%.0f" class="frame"/>`+"\n", padLeft, padTop, plotW, plotH)
+	svgBands(&b, c.Bands, fx, fy, padLeft, chartH-padBot)
 	svgMarks(&b, c.Marks, fx, chartH-padBot)
 	scale := "linear"
 	if logY {
@@ -167,10 +182,20 @@ func (c lineChart) svg() string {
 				coords = append(coords, fmt.Sprintf("%.1f,%.1f", fx(p.X), fy(p.Y)))
 			}
 		}
-		fmt.Fprintf(&b, `<g class="series"><polyline points="%s" fill="none" stroke="%s" stroke-width="2"%s/>`+"\n",
+		b.WriteString(`<g class="series">`)
+		if l.Band {
+			var lo, hi []string
+			for _, p := range pts {
+				lo = append(lo, fmt.Sprintf("%.1f,%.1f", fx(p.X), fy(p.Lo)))
+				hi = append([]string{fmt.Sprintf("%.1f,%.1f", fx(p.X), fy(p.Hi))}, hi...)
+			}
+			fmt.Fprintf(&b, `<polygon class="spread" points="%s" fill="%s" fill-opacity="0.18" stroke="none"/>`,
+				strings.Join(append(lo, hi...), " "), color)
+		}
+		fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2"%s/>`+"\n",
 			strings.Join(coords, " "), color, dash)
 		for _, p := range pts {
-			if p.Hi > p.Lo {
+			if p.Hi > p.Lo && !l.Band {
 				fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s"/>`, fx(p.X), fy(p.Lo), fx(p.X), fy(p.Hi), color)
 			}
 			circle := fmt.Sprintf(`<circle cx="%.1f" cy="%.1f" r="4" fill="%s"><title>%s</title></circle>`,

@@ -26,16 +26,33 @@ type CompareOptions struct {
 type Column struct {
 	Board string `json:"board"`
 	Mode  string `json:"mode"`
+	// Cluster is the cluster the column's points were pinned to ("A53"): each cluster of a board is a column of
+	// its own; "" for points not pinned.
+	Cluster string `json:"cluster,omitempty"`
 }
 
-// Name is the column heading: "am64x devcrypto".
-func (c Column) Name() string { return c.Board + " " + c.Mode }
+// Name is the column heading: "am64x devcrypto", "rk3399 cpu A72".
+func (c Column) Name() string {
+	if c.Cluster != "" {
+		return c.Board + " " + c.Mode + " " + c.Cluster
+	}
+	return c.Board + " " + c.Mode
+}
+
+// modeLabel is the column's mode as a board's own table heads it: "cpu", "cpu on A72".
+func (c Column) modeLabel() string {
+	if c.Cluster != "" {
+		return c.Mode + " on " + c.Cluster
+	}
+	return c.Mode
+}
 
 // Cell is one sample of a comparison. Median, Min and Max are bytes per second, or operations per second in
 // asymmetric rows; Value is the median in the comparison's unit (ops/s for asymmetric rows).
 type Cell struct {
 	Board    string  `json:"board"`
 	Mode     string  `json:"mode"`
+	Cluster  string  `json:"cluster,omitempty"`
 	Value    float64 `json:"value"`
 	Median   float64 `json:"median"`
 	Min      float64 `json:"min"`
@@ -74,7 +91,7 @@ type CompareRow struct {
 // key is the series of the row's cell in column col.
 func (r CompareRow) key(col Column) SampleKey {
 	return SampleKey{Board: col.Board, Mode: col.Mode, Algorithm: r.Algorithm, Op: r.Op, BlockSize: r.BlockSize,
-		KeyBits: r.KeyBits, Curve: r.Curve, Threads: r.Threads}
+		KeyBits: r.KeyBits, Curve: r.Curve, Threads: r.Threads, Cluster: col.Cluster}
 }
 
 // Name is the row's algorithm label, with the operation and threads where they are not the defaults.
@@ -90,13 +107,19 @@ func (r CompareRow) Size() string {
 
 // SpeedupColumn is an accelerated mode on a board measured against one of its CPU paths (cpu or soft).
 type SpeedupColumn struct {
-	Board string `json:"board"`
-	Mode  string `json:"mode"`
-	Over  string `json:"over"`
+	Board   string `json:"board"`
+	Mode    string `json:"mode"`
+	Over    string `json:"over"`
+	Cluster string `json:"cluster,omitempty"` // both paths pinned to this cluster
 }
 
-// Name is the column heading: "am64x devcrypto/cpu".
-func (s SpeedupColumn) Name() string { return s.Board + " " + s.Mode + "/" + s.Over }
+// Name is the column heading: "am64x devcrypto/cpu", "rk3399 afalg/cpu A53".
+func (s SpeedupColumn) Name() string {
+	if s.Cluster != "" {
+		return s.Board + " " + s.Mode + "/" + s.Over + " " + s.Cluster
+	}
+	return s.Board + " " + s.Mode + "/" + s.Over
+}
 
 // Speedup is the ratio of medians of an accelerated mode over a CPU path: 0.81 means 19 % slower.
 type Speedup struct {
@@ -114,6 +137,7 @@ type Crossover struct {
 	Threads   int    `json:"threads"`
 	BlockSize int    `json:"block_size,omitempty"`
 	Never     bool   `json:"never"`
+	Cluster   string `json:"cluster,omitempty"`
 }
 
 // String is "am335x devcrypto aes-256-cbc: 1024 B" or "...: never".
@@ -121,6 +145,9 @@ func (c Crossover) String() string {
 	at := "never"
 	if !c.Never {
 		at = fmt.Sprintf("%d B", c.BlockSize)
+	}
+	if c.Cluster != "" {
+		return fmt.Sprintf("%s %s %s on %s: %s", c.Board, c.Mode, algoLabel(c.Algorithm, c.Op, c.Threads), c.Cluster, at)
 	}
 	return fmt.Sprintf("%s %s %s: %s", c.Board, c.Mode, algoLabel(c.Algorithm, c.Op, c.Threads), at)
 }
@@ -170,7 +197,7 @@ func Compare(ms []store.Measurement, opts CompareOptions) (*Comparison, error) {
 
 	colIndex := map[Column]int{}
 	for _, s := range samples {
-		col := Column{s.Key.Board, s.Key.Mode}
+		col := Column{Board: s.Key.Board, Mode: s.Key.Mode, Cluster: s.Key.Cluster}
 		if _, ok := colIndex[col]; !ok {
 			colIndex[col] = 0
 			c.Columns = append(c.Columns, col)
@@ -208,7 +235,7 @@ func Compare(ms []store.Measurement, opts CompareOptions) (*Comparison, error) {
 		if !k.Asym() {
 			value = inUnit(value, unit)
 		}
-		r.Cells[colIndex[Column{k.Board, k.Mode}]] = &Cell{Board: k.Board, Mode: k.Mode, Value: value,
+		r.Cells[colIndex[Column{Board: k.Board, Mode: k.Mode, Cluster: k.Cluster}]] = &Cell{Board: k.Board, Mode: k.Mode, Cluster: k.Cluster, Value: value,
 			Median: sum.Median, Min: sum.Min, Max: sum.Max, Spread: sum.Spread(), N: sum.N, CPUPct: s.CPU(),
 			CPUTimed: s.CPUTimed, Runs: s.Runs, Failed: s.Failed, Suspect: s.Suspect, Invalid: s.Invalid, Wrong: s.Wrong, Precision: precisionOf(s),
 			UJPerByte: energy[k].ujPerByte, EnergyUnknown: energy[k].unknown}
@@ -244,9 +271,9 @@ func Compare(ms []store.Measurement, opts CompareOptions) (*Comparison, error) {
 
 // addSpeedups fills, for every accelerated column whose board also has cpu or soft, the ratio of medians per row.
 func (c *Comparison) addSpeedups() {
-	find := func(board, mode string) int {
+	find := func(board, mode, cluster string) int {
 		for i, col := range c.Columns {
-			if col.Board == board && col.Mode == mode {
+			if col.Board == board && col.Mode == mode && col.Cluster == cluster {
 				return i
 			}
 		}
@@ -259,9 +286,9 @@ func (c *Comparison) addSpeedups() {
 			continue
 		}
 		for _, over := range []string{"cpu", "soft"} {
-			if j := find(col.Board, over); j >= 0 {
+			if j := find(col.Board, over, col.Cluster); j >= 0 {
 				pairs = append(pairs, pair{i, j})
-				c.SpeedupColumns = append(c.SpeedupColumns, SpeedupColumn{col.Board, col.Mode, over})
+				c.SpeedupColumns = append(c.SpeedupColumns, SpeedupColumn{col.Board, col.Mode, over, col.Cluster})
 			}
 		}
 	}
@@ -288,8 +315,8 @@ func (c *Comparison) addSpeedups() {
 // addCrossovers finds, per accelerated mode and algorithm, the block size from which it beats the cpu path.
 func (c *Comparison) addCrossovers() {
 	type group struct {
-		board, mode, alg, op string
-		threads              int
+		board, mode, alg, op, cluster string
+		threads                       int
 	}
 	type point struct {
 		size  int
@@ -302,7 +329,7 @@ func (c *Comparison) addCrossovers() {
 			if s.Over != "cpu" {
 				continue
 			}
-			g := group{s.Board, s.Mode, r.Algorithm, r.Op, r.Threads}
+			g := group{s.Board, s.Mode, r.Algorithm, r.Op, s.Cluster, r.Threads}
 			if _, ok := byGroup[g]; !ok {
 				order = append(order, g)
 			}
@@ -311,7 +338,7 @@ func (c *Comparison) addCrossovers() {
 	}
 	sort.SliceStable(order, func(i, j int) bool {
 		a, b := order[i], order[j]
-		ca, cb := columnIndex(c.Columns, Column{a.board, a.mode}), columnIndex(c.Columns, Column{b.board, b.mode})
+		ca, cb := columnIndex(c.Columns, Column{a.board, a.mode, a.cluster}), columnIndex(c.Columns, Column{b.board, b.mode, b.cluster})
 		if ca != cb {
 			return ca < cb
 		}
@@ -320,7 +347,8 @@ func (c *Comparison) addCrossovers() {
 	for _, g := range order {
 		pts := byGroup[g]
 		sort.Slice(pts, func(i, j int) bool { return pts[i].size < pts[j].size })
-		x := Crossover{Board: g.board, Mode: g.mode, Algorithm: g.alg, Op: g.op, Threads: g.threads, Never: true}
+		x := Crossover{Board: g.board, Mode: g.mode, Algorithm: g.alg, Op: g.op, Threads: g.threads, Never: true,
+			Cluster: g.cluster}
 		for i := len(pts) - 1; i >= 0 && pts[i].ratio > 1; i-- {
 			x.BlockSize, x.Never = pts[i].size, false
 		}

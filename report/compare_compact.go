@@ -118,14 +118,14 @@ func (c *Comparison) boardTable(board string, rows []CompareRow) (table, bool) {
 	withSpeedup, withEnergy := map[int]bool{}, map[int]bool{}
 	for _, i := range cols {
 		col := c.Columns[i]
-		g := group{col.Mode, 2}
+		g := group{col.modeLabel(), 2}
 		t.Header = append(t.Header, c.Unit, "CPU")
 		if rowsHaveEnergy(rows, []int{i}) {
 			withEnergy[i] = true
 			g.Span++
 			t.Header = append(t.Header, "µJ/B")
 		}
-		if protocol.IsAccelerated(col.Mode) && anySpeedup(rows, SpeedupColumn{board, col.Mode, "cpu"}) {
+		if protocol.IsAccelerated(col.Mode) && anySpeedup(rows, SpeedupColumn{board, col.Mode, "cpu", col.Cluster}) {
 			withSpeedup[i] = true
 			g.Span++
 			t.Header = append(t.Header, "×cpu")
@@ -157,7 +157,7 @@ func (c *Comparison) boardTable(board string, rows []CompareRow) (table, bool) {
 			}
 			if withSpeedup[i] {
 				s := "-"
-				if v, ok := r.speedup(SpeedupColumn{board, c.Columns[i].Mode, "cpu"}); ok {
+				if v, ok := r.speedup(SpeedupColumn{board, c.Columns[i].Mode, "cpu", c.Columns[i].Cluster}); ok {
 					s = formatSpeedup(v)
 				}
 				row = append(row, s)
@@ -180,7 +180,7 @@ func (c *Comparison) boardTable(board string, rows []CompareRow) (table, bool) {
 	t.Title = fmt.Sprintf("%s %s (%s; CPU %% of one core)", board, rows[0].Name(), what)
 	var xs []string
 	for _, x := range c.crossoversOf(board, rows[0]) {
-		xs = append(xs, x.Mode+" "+crossoverAt(x))
+		xs = append(xs, Column{Mode: x.Mode, Cluster: x.Cluster}.modeLabel()+" "+crossoverAt(x))
 	}
 	if len(xs) > 0 {
 		t.Notes = []string{"crossover over cpu: " + strings.Join(xs, ", ")}
@@ -208,7 +208,7 @@ func (c *Comparison) boardAsymTable(board string) (table, bool) {
 	}
 	t := table{Title: board + " asymmetric: ops/s " + what, Header: []string{"algorithm"}, Left: 1}
 	for _, i := range cols {
-		t.Header = append(t.Header, c.Columns[i].Mode)
+		t.Header = append(t.Header, c.Columns[i].modeLabel())
 	}
 	for _, r := range c.AsymRows {
 		if !anyCellOf(r, cols) {
@@ -342,7 +342,7 @@ func (c *Comparison) boardsTable(rows []CompareRow, size int) (table, bool) {
 			}
 			row = append(row, value(board, mode)...)
 			s, at := "-", "-"
-			if v, ok := r.speedup(SpeedupColumn{board, mode, "cpu"}); ok {
+			if v, ok := r.speedup(SpeedupColumn{Board: board, Mode: mode, Over: "cpu"}); ok {
 				s = formatSpeedup(v)
 			}
 			for _, x := range c.crossoversOf(board, *r) {

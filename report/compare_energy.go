@@ -100,26 +100,27 @@ func rowsHaveEnergy(rows []CompareRow, cols []int) bool {
 
 // addEnergyCrossovers finds, per accelerated mode and algorithm of a board that also has cpu, the block size
 // from which the accelerator's µJ/B is below the cpu path's at that and every larger size where both carry one;
-// Never when it costs more even at the largest.
+// Never when it costs more even at the largest. A column pinned to a cluster is set against the cpu path pinned
+// to the same cluster, as the throughput crossover is.
 func (c *Comparison) addEnergyCrossovers() {
 	type series struct {
-		board, mode, alg, op string
-		threads              int
+		board, mode, cluster, alg, op string
+		threads                       int
 	}
 	type point struct {
 		size    int
 		cheaper bool
 	}
-	cpuOf := map[string]int{}
+	cpuOf := map[Column]int{}
 	for i, col := range c.Columns {
 		if col.Mode == protocol.ModeCPU {
-			cpuOf[col.Board] = i
+			cpuOf[Column{Board: col.Board, Cluster: col.Cluster}] = i
 		}
 	}
 	bySeries := map[series][]point{}
 	var order []series
 	for i, col := range c.Columns {
-		j, ok := cpuOf[col.Board]
+		j, ok := cpuOf[Column{Board: col.Board, Cluster: col.Cluster}]
 		if !ok || !protocol.IsAccelerated(col.Mode) {
 			continue
 		}
@@ -128,7 +129,7 @@ func (c *Comparison) addEnergyCrossovers() {
 			if acc == nil || cpu == nil || acc.UJPerByte == nil || cpu.UJPerByte == nil {
 				continue
 			}
-			s := series{col.Board, col.Mode, r.Algorithm, r.Op, r.Threads}
+			s := series{col.Board, col.Mode, col.Cluster, r.Algorithm, r.Op, r.Threads}
 			if _, seen := bySeries[s]; !seen {
 				order = append(order, s)
 			}
@@ -137,7 +138,8 @@ func (c *Comparison) addEnergyCrossovers() {
 	}
 	sort.SliceStable(order, func(i, j int) bool {
 		a, b := order[i], order[j]
-		ca, cb := columnIndex(c.Columns, Column{a.board, a.mode}), columnIndex(c.Columns, Column{b.board, b.mode})
+		ca := columnIndex(c.Columns, Column{Board: a.board, Mode: a.mode, Cluster: a.cluster})
+		cb := columnIndex(c.Columns, Column{Board: b.board, Mode: b.mode, Cluster: b.cluster})
 		if ca != cb {
 			return ca < cb
 		}
@@ -146,7 +148,8 @@ func (c *Comparison) addEnergyCrossovers() {
 	for _, s := range order {
 		pts := bySeries[s]
 		sort.Slice(pts, func(i, j int) bool { return pts[i].size < pts[j].size })
-		x := Crossover{Board: s.board, Mode: s.mode, Algorithm: s.alg, Op: s.op, Threads: s.threads, Never: true}
+		x := Crossover{Board: s.board, Mode: s.mode, Algorithm: s.alg, Op: s.op, Threads: s.threads, Never: true,
+			Cluster: s.cluster}
 		for i := len(pts) - 1; i >= 0 && pts[i].cheaper; i-- {
 			x.BlockSize, x.Never = pts[i].size, false
 		}
@@ -191,7 +194,8 @@ func (c *Comparison) energyTables(header func(...string) []string) []table {
 		x := table{Title: "Energy crossover: smallest block size from which the accelerator costs less per byte than cpu at every larger size",
 			Header: []string{"board", "mode", "algorithm", "crossover"}, Left: 4}
 		for _, e := range c.EnergyCrossovers {
-			x.Rows = append(x.Rows, []string{e.Board, e.Mode, algoLabel(e.Algorithm, e.Op, e.Threads), crossoverAt(e)})
+			mode := Column{Mode: e.Mode, Cluster: e.Cluster}.modeLabel()
+			x.Rows = append(x.Rows, []string{e.Board, mode, algoLabel(e.Algorithm, e.Op, e.Threads), crossoverAt(e)})
 		}
 		out = append(out, x)
 	}
@@ -203,7 +207,7 @@ func (c *Comparison) energyTables(header func(...string) []string) []table {
 func (c *Comparison) energyCrossoverNote(board string, r CompareRow) string {
 	var xs []string
 	for _, x := range c.energyCrossoversOf(board, r) {
-		xs = append(xs, x.Mode+" "+crossoverAt(x))
+		xs = append(xs, Column{Mode: x.Mode, Cluster: x.Cluster}.modeLabel()+" "+crossoverAt(x))
 	}
 	if len(xs) == 0 {
 		return ""

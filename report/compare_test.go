@@ -29,7 +29,7 @@ func TestCompareS00(t *testing.T) {
 	if at8192 == nil {
 		t.Fatal("no 8192 B row")
 	}
-	ratio, ok := at8192.speedup(SpeedupColumn{"am335x", "devcrypto", "cpu"})
+	ratio, ok := at8192.speedup(SpeedupColumn{Board: "am335x", Mode: "devcrypto", Over: "cpu"})
 	if !ok {
 		t.Fatal("no devcrypto/cpu speedup at 8192 B")
 	}

@@ -68,12 +68,13 @@ func (c *Comparison) energyChart(name string, rows []CompareRow) (chart lineChar
 		if algoLabel(x.Algorithm, x.Op, x.Threads) != name || x.Never {
 			continue
 		}
-		line, ok := lineOf[Column{x.Board, x.Mode}]
+		col := Column{Board: x.Board, Mode: x.Mode, Cluster: x.Cluster}
+		line, ok := lineOf[col]
 		if !ok {
 			line = -1
 		}
 		chart.Markers = append(chart.Markers, chartMarker{X: float64(x.BlockSize), Line: line,
-			Label: fmt.Sprintf("%s %s costs less than cpu from %d B", x.Board, x.Mode, x.BlockSize)})
+			Label: fmt.Sprintf("%s costs less than cpu from %d B", col.Name(), x.BlockSize)})
 	}
 	return chart, undrawn
 }

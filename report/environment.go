@@ -43,8 +43,8 @@ func environmentChanges(base, cur []*Sample, baseFacts, curFacts map[string]*pro
 	for _, board := range names {
 		var changes []string
 		diff := func(what, a, b string) {
-			if a != b {
-				changes = append(changes, fmt.Sprintf("%s: %s → %s", what, orNone(a), orNone(b)))
+			if knownChange(a, b) {
+				changes = append(changes, fmt.Sprintf("%s: %s → %s", what, a, b))
 			}
 		}
 		bf, cf := baseFacts[board], curFacts[board]
@@ -95,11 +95,11 @@ func environmentChanges(base, cur []*Sample, baseFacts, curFacts map[string]*pro
 	return out
 }
 
-func orNone(s string) string {
-	if s == "" {
-		return "(none)"
-	}
-	return s
+// knownChange says whether a fact differs between two runs that both record it. A fact one run does not
+// record (an imported capture names no kernel, a board without cpufreq has no governor) is unknown, not a
+// value: "6.1 → (none)" would claim the kernel changed when nothing says it did.
+func knownChange(a, b string) bool {
+	return a != "" && b != "" && a != b
 }
 
 func mhz(v float64) string {

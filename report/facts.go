@@ -56,17 +56,21 @@ func boardFacts(br store.BoardRun) []fact {
 	add("CPU features", strings.Join(f.CPU.Features, " "))
 	add("/dev/crypto", yesNo(f.DevCrypto, ""))
 	add("AF_ALG", yesNo(f.AFALG, f.AFALGError))
-	add("engines", joinMap(f.Engines))
+	engines := make(map[string]string, len(f.Engines))
+	for e, status := range f.Engines {
+		engines[e] = PlainReason(status) // OpenSSL's error records in words; show --raw and the JSON keep them
+	}
+	add("engines", joinMap(engines))
 	var modes []string
 	for _, m := range f.Modes {
 		s := m.Mode
 		switch {
 		case m.Available && m.Reason != "":
-			s += " (" + m.Reason + ")"
+			s += " (" + PlainReason(m.Reason) + ")"
 		case !m.Available:
 			s += ": not available"
 			if m.Reason != "" {
-				s += ", " + m.Reason
+				s += ", " + PlainReason(m.Reason) // the stored text: WriteRunSummary with raws, and the JSON
 			}
 		}
 		modes = append(modes, s)
@@ -216,15 +220,15 @@ func envText(env map[string]string) string {
 }
 
 // boardChanges is what differs between a board's facts in an earlier run and now: kernel, OpenSSL version,
-// governor, maximum clock, and environmentDiff's facts.
+// governor, maximum clock, and environmentDiff's facts, each only where both runs record it (knownChange).
 func boardChanges(prev, cur *protocol.Facts) []string {
 	if prev == nil || cur == nil {
 		return nil
 	}
 	var out []string
 	diff := func(what, a, b string) {
-		if a != b {
-			out = append(out, fmt.Sprintf("%s: %s → %s", what, orNone(a), orNone(b)))
+		if knownChange(a, b) {
+			out = append(out, fmt.Sprintf("%s: %s → %s", what, a, b))
 		}
 	}
 	diff("kernel", prev.Kernel, cur.Kernel)

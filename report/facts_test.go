@@ -1,6 +1,8 @@
 package report
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/fleetlab/fleet/protocol"
@@ -29,5 +31,34 @@ func TestBoardFactsCPUClock(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("cur %g max %g: CPU = %q, want %q", tc.cur, tc.max, got, tc.want)
 		}
+	}
+}
+
+// TestBoardChangesUnknownIsNotAChange guards against "kernel: 6.18 → (none)" after an import: a capture records
+// only its openssl environment, so the facts it does not record are unknown, never a change of value; facts both
+// runs record are still compared.
+func TestBoardChangesUnknownIsNotAChange(t *testing.T) {
+	measured := &protocol.Facts{Kernel: "6.18.0", OpenSSLVersion: "3.0.13", CPU: protocol.CPUFacts{Governor: "performance", MaxMHz: 1000}}
+	imported := &protocol.Facts{OpenSSLEnv: map[string]string{}}
+	for _, tc := range []struct {
+		name      string
+		prev, cur *protocol.Facts
+		want      []string
+	}{
+		{"measured then imported", measured, imported, nil},
+		{"imported then measured", imported, measured, nil},
+		{"both know", measured, &protocol.Facts{Kernel: "6.19.1", OpenSSLVersion: "3.0.13"}, []string{"kernel: 6.18.0 → 6.19.1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := boardChanges(tc.prev, tc.cur); !slices.Equal(got, tc.want) {
+				t.Errorf("boardChanges = %q, want %q", got, tc.want)
+			}
+			br := store.BoardRun{Facts: tc.cur, Previous: &store.PreviousFacts{RunID: 2, Facts: tc.prev}}
+			for _, fa := range boardFacts(br) {
+				if strings.HasPrefix(fa.Name, "changed since") && tc.want == nil {
+					t.Errorf("facts list %q: %q", fa.Name, fa.Value)
+				}
+			}
+		})
 	}
 }

@@ -45,22 +45,26 @@ func RegressionHTML(r *Regression, l Links) template.HTML {
 	return linkedFragment(l, func(ew *errWriter) { writeDocumentHTML(ew, r.document()) })
 }
 
-// BoardHTML is one board's part of a run: its facts (kernel, OpenSSL, CPU, drivers…) and its skips with reasons.
+// BoardHTML is one board's part of a run: its facts (kernel, OpenSSL, CPU, drivers…) and its skips with reasons,
+// folded (writeBoardFoldedHTML): the headline facts visible, the rest in <details>.
 func BoardHTML(br store.BoardRun) template.HTML {
 	return fragment(func(ew *errWriter) {
 		for _, n := range emulationNotes([]store.BoardRun{br}) {
 			ew.printf("<p class=\"warning\">%s</p>\n", template.HTMLEscapeString(n))
 		}
-		writeBoardHTML(ew, br)
+		writeBoardFoldedHTML(ew, br)
 	})
 }
 
 // HistoryHTMLOptions says how HistoryHTML draws: the throughput unit (DefaultUnit when empty), where a point
-// links (nil: nowhere) and the change points to mark (SeriesChanges of Changes, oldest first).
+// links (nil: nowhere), the change points to mark (SeriesChanges of Changes, oldest first), whether x is the
+// runs' start time (else the runs in order) and the baseline bands to draw (HistoryBand).
 type HistoryHTMLOptions struct {
 	Unit    string
 	RunHref func(run int64) string
 	Changes []Change
+	Time    bool
+	Bands   []HistoryBand
 }
 
 // HistoryHTML is the chart of a series over runs (median and min-max of each run, points linking to their runs,
@@ -76,11 +80,13 @@ func HistoryHTML(title string, ms []store.Measurement, runs []store.Run, boards 
 		}
 	}
 	points := historyPoints(ms)
-	chart, ok := historyChart(title, points, unit, opts.RunHref)
+	runX := historyX(points, opts.Time)
+	chart, ok := historyChartOn(title, points, unit, opts.RunHref, runX)
 	if !ok {
 		return "", nil
 	}
-	markChanges(&chart, historyRunIndex(points), opts.Changes)
+	markChanges(&chart, runX, opts.Changes)
+	chart.Bands = historyBands(points, unit, runX, opts.Bands)
 	return fragment(func(ew *errWriter) {
 		ew.printf("%s", chart.svg())
 		writeHistoryChanges(ew, opts.Changes, unit, opts.RunHref, false)

@@ -120,8 +120,8 @@ func History(ms []store.Measurement, runs []store.Run, boards []store.BoardRun) 
 			}
 			for _, d := range []struct{ what, a, b string }{{"kernel", prev.Kernel, e.Kernel},
 				{"OpenSSL", prev.OpenSSL, e.OpenSSL}, {"fleet", prev.ToolVersion, e.ToolVersion}} {
-				if d.a != d.b {
-					e.Changed = append(e.Changed, fmt.Sprintf("%s %s → %s", d.what, orNone(d.a), orNone(d.b)))
+				if knownChange(d.a, d.b) {
+					e.Changed = append(e.Changed, fmt.Sprintf("%s %s → %s", d.what, d.a, d.b))
 				}
 			}
 			e.Changed = append(e.Changed, environmentDiff(facts[rb{prev.Run, p.Key.Board}].Facts, cur)...)
@@ -144,6 +144,7 @@ func WriteHistory(w io.Writer, ms []store.Measurement, runs []store.Run, boards 
 	case FormatText, FormatMarkdown:
 		d := historyDocument(hist)
 		if f == FormatText {
+			d.Width = TextWidth
 			err = d.writeText(w)
 		} else {
 			err = d.writeMarkdown(w)

@@ -43,14 +43,19 @@ func (r *ChangeReport) Marks() []Change {
 	return out
 }
 
-// markChanges numbers the changes on a history chart (index: run → x): a dashed line, between the runs on either
+// markChanges numbers the changes on a history chart (index: run → x, historyX): a dashed line, between the runs on either
 // side, for each whose first run at the new level is plotted, labelled "#N −84.2%" as writeHistoryChanges lists it;
 // a step not judged (seen only with the invalid points counted) is drawn apart, grey and dotted, labelled
 // "#N not judged: invalid −86.0%".
 func markChanges(chart *lineChart, index map[int64]float64, cs []Change) {
 	for i, c := range cs {
 		if x, ok := index[c.Run]; ok {
-			m := chartMark{X: x - 0.5, Label: fmt.Sprintf("#%d %s", i+1, formatChange(c.Delta))}
+			// between the runs on either side: half a run before on a run axis, half-way in time on a time axis
+			mx := x - 0.5
+			if prev, ok := index[c.PreviousRun]; ok {
+				mx = (prev + x) / 2
+			}
+			m := chartMark{X: mx, Label: fmt.Sprintf("#%d %s", i+1, formatChange(c.Delta))}
 			if c.NotJudged != "" {
 				m.NotJudged = true
 				m.Label = fmt.Sprintf("#%d not judged: %s %s", i+1, notJudgedWhy(c), formatChange(c.Delta))

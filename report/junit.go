@@ -7,6 +7,10 @@ import (
 	"strings"
 )
 
+// The JUnit XML is written with encoding/xml from these types rather than a library: no well-kept Go
+// package writes JUnit for a program's own verdicts (go-junit-report converts `go test` output and keeps its
+// types internal), and the format CI servers read is these few elements and attributes, which the goldens
+// (testdata/*.junit.golden) pin.
 type junitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
 	Name     string       `xml:"name,attr"`

@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fleetlab/fleet/internal/textfit"
 
 	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/store"
@@ -277,8 +280,9 @@ func WriteResults(w io.Writer, ms []store.Measurement, format string) error {
 	return nil
 }
 
-// WriteRunSummary prints one run for people: its header, each board's status, facts and skips with reasons, and,
-// when raws is not nil, the raw tool output kept for audit.
+// WriteRunSummary prints one run for people: its header, each board's status, facts and skips with reasons (in
+// words: PlainReason), and, when raws is not nil (fleet show --raw), each reason as it was stored and the raw
+// tool output kept for audit.
 func WriteRunSummary(w io.Writer, run store.Run, boards []store.BoardRun, raws []store.RawOutput) error {
 	ew := &errWriter{w: w}
 	ew.printf("run %d", run.ID)
@@ -301,18 +305,18 @@ func WriteRunSummary(w io.Writer, run store.Run, boards []store.BoardRun, raws [
 		ew.printf("\nboard %s\n", Printable(br.Board))
 		writeFactsText(ew, boardFacts(br), "  ")
 		if br.Validity != "" {
-			ew.printf("  validity: %s\n", strings.TrimSuffix(br.Validity+": "+strings.Join(br.ValidityReasons, "; "), ": "))
+			ew.folded("  ", "validity: "+strings.TrimSuffix(br.Validity+": "+strings.Join(br.ValidityReasons, "; "), ": "))
 		}
 		for _, n := range KernelNotes(br.Kernel) {
-			ew.printf("  %s\n", Printable(n))
+			ew.folded("  ", Printable(n))
 		}
 		if br.Facts != nil {
 			for _, p := range br.Facts.Prepared {
-				ew.printf("  prepared: %s\n", p)
+				ew.folded("  ", "prepared: "+Printable(p))
 			}
 		}
 		if emulated := emulationNotes([]store.BoardRun{br}); len(emulated) > 0 {
-			ew.printf("  note: %s\n", Printable(emulated[0]))
+			ew.folded("  ", "note: "+Printable(emulated[0]))
 		}
 		if len(br.Skips) > 0 {
 			ew.printf("  not measured:\n")
@@ -321,8 +325,11 @@ func WriteRunSummary(w io.Writer, run store.Run, boards []store.BoardRun, raws [
 				if alg == "" {
 					alg = "(all)"
 				}
-				ew.printf("    %s %s: %s\n", Printable(s.Mode), Printable(alg), Printable(s.Reason))
+				ew.folded("    ", Printable(s.Mode)+" "+Printable(alg)+": "+Printable(PlainReason(s.Reason)))
 			}
+		}
+		if raws != nil {
+			writeRawReasons(ew, br)
 		}
 	}
 	for _, r := range raws {
@@ -350,7 +357,19 @@ func writeFactsText(ew *errWriter, facts []fact, indent string) {
 		if f.Value == "" {
 			continue
 		}
-		ew.printf("%s%-*s  %s\n", indent, width+1, Printable(f.Name)+":", Printable(f.Value))
+		// a long value (every driver of /proc/crypto, an engine's error) folds under itself; show --raw and
+		// --format json keep every word on one line
+		head := fmt.Sprintf("%s%-*s  ", indent, width+1, Printable(f.Name)+":")
+		for _, l := range textfit.Fold(head+Printable(f.Value), TextWidth, strings.Repeat(" ", textfit.Width(head))) {
+			ew.printf("%s\n", l)
+		}
+	}
+}
+
+// folded prints line, indented by indent, folded at TextWidth with its continuation two columns further in.
+func (ew *errWriter) folded(indent, line string) {
+	for _, l := range textfit.Fold(indent+line, TextWidth, indent+"  ") {
+		ew.printf("%s\n", l)
 	}
 }
 
@@ -389,4 +408,36 @@ func WriteSweepTables(w io.Writer, ms []store.Measurement, unit string, l Layout
 func validityCSV(p protocol.Point) string {
 	v, _ := validityOf(p)
 	return v
+}
+
+// writeRawReasons prints the reasons of a board run's modes and skips that PlainReason put in other words, as
+// they were stored: OpenSSL's own error records, for a search or a bug report.
+func writeRawReasons(ew *errWriter, br store.BoardRun) {
+	var lines []string
+	seen := map[string]bool{}
+	add := func(what, reason string) {
+		if reason != "" && PlainReason(reason) != reason && !seen[what+reason] {
+			seen[what+reason] = true
+			lines = append(lines, fmt.Sprintf("    %s: %s", Printable(what), Printable(reason)))
+		}
+	}
+	if br.Facts != nil {
+		for _, m := range br.Facts.Modes {
+			add(m.Mode, m.Reason)
+		}
+		var engines []string
+		for e := range br.Facts.Engines {
+			engines = append(engines, e)
+		}
+		sort.Strings(engines)
+		for _, e := range engines {
+			add("engine "+e, br.Facts.Engines[e])
+		}
+	}
+	for _, s := range br.Skips {
+		add(strings.TrimSpace(s.Mode+" "+s.Algorithm), s.Reason)
+	}
+	if len(lines) > 0 {
+		ew.printf("  reasons as stored:\n%s\n", strings.Join(lines, "\n"))
+	}
 }

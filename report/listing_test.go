@@ -171,3 +171,31 @@ func TestWriteResultsFitsTextWidth(t *testing.T) {
 		t.Errorf("the points of an import that stores nothing name a run:\n%s", dry.String())
 	}
 }
+
+// TestWriteRunSummaryLongFacts: the facts a board can make as long as it likes (an engine's DSO error, every
+// CPU feature, a kernel command line) fold under their value's column at TextWidth, every word kept.
+func TestWriteRunSummaryLongFacts(t *testing.T) {
+	dso := "not available: 40C7E0B6FFFF0000:error:12800067:DSO support routines:dlfcn_load:could not load the shared " +
+		"library:../crypto/dso/dso_dlfcn.c:118:filename(/usr/lib/aarch64-linux-gnu/engines-3/afalg.so): " +
+		strings.Repeat("/usr/lib/aarch64-linux-gnu/engines-3/afalg.so: cannot open shared object file: No such file ", 4)
+	features := strings.Repeat("fp asimd evtstrm aes pmull sha1 sha2 crc32 cpuid ", 10)
+	br := store.BoardRun{Board: "am64x", Status: protocol.StatusOK, Points: 1, Facts: &protocol.Facts{
+		Hostname: "am64xx-evm", Kernel: "6.1.80-ti", Machine: "aarch64", KernelCmdline: strings.Repeat("console=ttyS2,115200n8 ", 12),
+		CPU: protocol.CPUFacts{Model: "Cortex-A53", Features: strings.Fields(features)}, Engines: map[string]string{"afalg": dso}}}
+	var b bytes.Buffer
+	if err := WriteRunSummary(&b, store.Run{ID: 1}, []store.BoardRun{br}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(b.String(), "\n") {
+		if w := len([]rune(l)); w > TextWidth {
+			t.Errorf("line of %d columns, over %d: %q", w, TextWidth, l)
+		}
+	}
+	// a word cut after punctuation goes on: compare without the spaces
+	squash := func(s string) string { return strings.Join(strings.Fields(s), "") }
+	for _, want := range []string{PlainReason(dso), features} { // engine errors in words (show --raw has them as stored)
+		if !strings.Contains(squash(b.String()), squash(want)) {
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
+		}
+	}
+}

@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/csv"
 	"fmt"
+	"github.com/fleetlab/fleet/internal/textfit"
 	"html/template"
 	"io"
 	"strconv"
@@ -27,10 +28,8 @@ func WriteReference(w io.Writer, c *ReferenceComparison, format string) error {
 	ew := &errWriter{w: w}
 	// Each line folds at TextWidth, its continuation indented, so that a terminal shows one series per paragraph.
 	print := func(s string, indent string) {
-		// "99 %" is one word: the fold never leaves a lone "%" at the start of a line.
-		glued := strings.ReplaceAll(Printable(s), " %", "\x00%")
-		for _, l := range wrapText(glued, TextWidth, indent) {
-			ew.printf("%s\n", strings.ReplaceAll(l, "\x00", " "))
+		for _, l := range textfit.Fold(Printable(s), TextWidth, indent) {
+			ew.printf("%s\n", l)
 		}
 	}
 	print(fmt.Sprintf("Beside reference %s (run %d): %s", c.Label, c.RunID, c.Source), "  ")

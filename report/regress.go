@@ -412,3 +412,11 @@ func (r RegressRow) comparisonString() string {
 	}
 	return fmt.Sprintf("p=%.3f n=%d+%d", r.P, r.Base.N, r.Cur.N)
 }
+
+// pString is the p-value alone, "p=0.008", for the table: its baseline and current cells already show n.
+func (r RegressRow) pString() string {
+	if r.Base == nil || r.Cur == nil {
+		return ""
+	}
+	return fmt.Sprintf("p=%.3f", r.P)
+}

@@ -121,7 +121,7 @@ func (r *Regression) invalidCauses(curInvalid, cur, baseInvalid, skipped []store
 	for _, nb := range r.NoBaseline {
 		if nb.Invalid && len(whole[nb.Board]) == 0 {
 			c := InvalidCause{Board: nb.Board, Side: InvalidBaseline, Text: nb.Reason}
-			c.Advice = advice(nb.Board, nil)
+			c.Advice = ValidityAdvice(nb.Board, nil)
 			out = append(out, c)
 		}
 	}
@@ -148,7 +148,7 @@ func summarizeInvalid(board, side string, ms []store.Measurement, of int) Invali
 	}
 	slices.Sort(c.Runs)
 	c.Causes = validity.Causes(reasons)
-	c.Advice = advice(board, c.Causes)
+	c.Advice = ValidityAdvice(board, c.Causes)
 	return c
 }
 
@@ -171,8 +171,10 @@ func (c InvalidCause) evidence() string {
 	return ": " + strings.Join(parts, ", ")
 }
 
-// advice says what to do about the causes, naming the fleet run flags and the boards.toml keys that exist.
-func advice(board string, causes []string) string {
+// ValidityAdvice says what to do about the causes (validity.Cause's words) of a board's suspect or invalid points,
+// naming the fleet run flags and the boards.toml keys that exist: the one home of that advice, for regress's
+// exit 4 and the end of fleet run.
+func ValidityAdvice(board string, causes []string) string {
 	table := fmt.Sprintf("[boards.%s.validity] in boards.toml", board)
 	var out []string
 	add := func(s string) {
@@ -190,6 +192,10 @@ func advice(board string, causes []string) string {
 				"or set throttle_pct there", table))
 		case "governor powersave":
 			add(fmt.Sprintf("run with fleet run --governor performance (governor = \"performance\" in %s)", table))
+		case "swapping":
+			add("free the board's memory: it was swapping")
+		case "CPUs offline":
+			add("bring the board's CPUs online")
 		}
 	}
 	if len(out) == 0 {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -70,6 +71,30 @@ func (r *Regression) document() document {
 		Header: []string{"board", "mode", "algorithm", "size", "baseline", "current", "delta", "test", "verdict"},
 		Align:  "llllrrrll",
 	}
+	// A note every row carries ("need ≥ 4 samples per side") is said once under the table, not marked on each.
+	shared := map[string]bool{}
+	if len(r.Rows) > 1 {
+		for _, n := range r.Rows[0].Notes {
+			shared[n] = true
+		}
+		for _, row := range r.Rows[1:] {
+			for n := range shared {
+				if !slices.Contains(row.Notes, n) {
+					delete(shared, n)
+				}
+			}
+		}
+	}
+	notes := func(row RegressRow) []string {
+		var own []string
+		for _, n := range row.Notes {
+			if !shared[n] {
+				own = append(own, n)
+			}
+		}
+		return own
+	}
+	unconfirmed := false
 	for _, row := range r.Rows {
 		cell := func(s *Summary) string {
 			switch {
@@ -81,7 +106,10 @@ func (r *Regression) document() document {
 			return formatCell(*s, r.Unit, row.Asym())
 		}
 		t.Rows = append(t.Rows, []string{row.Board, row.Mode, algoLabel(row.Algorithm, row.Op, row.Threads),
-			row.Size(), cell(row.Base), cell(row.Cur), row.Delta, row.comparisonString(), row.Verdict + fn.mark(row.Notes)})
+			row.Size(), cell(row.Base), cell(row.Cur), row.Delta, row.pString(), tableVerdict(row.Verdict) + fn.mark(notes(row))})
+		if tableVerdict(row.Verdict) != row.Verdict {
+			unconfirmed = true
+		}
 		t.Links = append(t.Links, []SampleKey{{}, {}, row.SampleKey, row.SampleKey}) // algorithm and size: the series' history
 	}
 	var d document
@@ -94,6 +122,17 @@ func (r *Regression) document() document {
 	for _, e := range r.Environment {
 		d.Notes = append(d.Notes, fmt.Sprintf("environment changed on %s: %s", e.Board, strings.Join(e.Changes, "; ")))
 	}
+	for _, n := range r.Rows[0:min(1, len(r.Rows))] {
+		for _, note := range n.Notes {
+			if shared[note] {
+				d.Notes = append(d.Notes, note)
+			}
+		}
+	}
+	if unconfirmed {
+		d.Notes = append(d.Notes, "regressed? and improved?: beyond the threshold, but with too few samples to "+
+			"test significance (unconfirmed); a regressed? fails the check")
+	}
 	d.Notes = append(d.Notes, fn.lines()...)
 	d.Notes = append(d.Notes, r.Notes...)
 	if lowerBetter(r.Metric) {
@@ -104,4 +143,16 @@ func (r *Regression) document() document {
 			"delta is \"~\" when not significant at α = %g", unit, r.Alpha))
 	}
 	return d
+}
+
+// tableVerdict is the verdict as the table prints it: the unconfirmed verdicts as "regressed?" and "improved?",
+// echoing their delta's "?", so that the table fits a terminal; the summary line and JSON say them in full.
+func tableVerdict(v string) string {
+	switch v {
+	case VerdictUnconfirmed:
+		return "regressed?"
+	case VerdictMaybeBetter:
+		return "improved?"
+	}
+	return v
 }

@@ -24,9 +24,9 @@ type judgedLevel struct {
 //     the third run of the new level): those runs are left out and the run is judged against the level
 //     before the step;
 //   - a step the search cannot see yet (the first and second night after it, 1 or 2 runs of the new level):
-//     when the judged run and the 1 or 2 runs before it each lie beyond the range of the level before them, on
-//     one side, by the range rule (beyondRange: the threshold and Student's prediction test at α), those runs are
-//     left out too. One odd night before the judged run is not: the judged run is back inside the range,
+//     when the judged run and the 1 or 2 runs before it lie beyond the range of the level before them, all on
+//     one side, by the range rule (beyondRange on them together: the threshold and Student's prediction test of
+//     their mean at α), those runs are left out too. One odd night before the judged run is not: the judged run is back inside the range,
 //     and it is judged against the whole window, its odd night included.
 //
 // So the first three nights after a step of 5 × the noise are judged against the level before it, and the
@@ -68,16 +68,27 @@ func chooseLevel(xs []float64, y, threshold, alpha float64) judgedLevel {
 	return lv
 }
 
-// apart reports whether every run of tail, each on its own, lies beyond the level by the range rule, all on
-// one side: a run barely outside the level's range does not stand apart because the judged run beside it does.
+// apart reports whether the runs of tail stand apart from the level together: each of them beyond the level's
+// range and its change from the level's median beyond the threshold, all on one side, and then the range rule
+// on them together (beyondRange: the prediction test of their mean at α). Each must step by the threshold, so a
+// run barely outside the level's range does not stand apart because the judged run beside it does; the test is
+// taken together, so on a noisy level (3 runs of ±40 %) a run 85 % down that is not significant on its own at
+// 2 degrees of freedom is, with the judged run beside it, and the second night after a step is not judged
+// against a window that already holds the first.
 func apart(level, tail []float64, threshold, alpha float64) bool {
-	first := 0
+	if len(level) == 0 {
+		return false
+	}
+	b := stats.Sorted(level)
+	m := stats.Median(b)
+	side, _ := beyondRange(level, tail, threshold, alpha)
 	for _, v := range tail {
-		side, _ := beyondRange(level, []float64{v}, threshold, alpha)
-		if side == 0 || first != 0 && side != first {
+		switch {
+		case side < 0 && !(v < b[0] && v/m-1 < -threshold):
+			return false
+		case side > 0 && !(v > b[len(b)-1] && v/m-1 > threshold):
 			return false
 		}
-		first = side
 	}
-	return true
+	return side != 0
 }

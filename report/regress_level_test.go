@@ -212,3 +212,19 @@ func TestRangeRuleRecall(t *testing.T) {
 		}
 	}
 }
+
+// TestChooseLevelNoisyLevel: the second night after a step on a noisy machine (a level of three runs spread
+// ±40 %, as measured on a shared 2-core host: 392.8, 774.9, 845.2 MB/s, then 114.3 with AES-NI masked) leaves
+// the first slow night out of the level: neither slow night is significant alone at 2 degrees of freedom
+// (p ≈ 0.07), both are together. A level run barely outside the range beside a far judged run is kept.
+func TestChooseLevelNoisyLevel(t *testing.T) {
+	xs := []float64{392.8, 774.9, 845.2, 114.3}
+	if lv := chooseLevel(xs, 83.79, 0.05, 0.05); lv.From != 0 || lv.To != 3 {
+		t.Errorf("chooseLevel = %+v, want the level of runs 1–3 (To 3), the first slow night left out", lv)
+	}
+	// the fourth run a little below the others' range, the judged run far below: the fourth is the level's own
+	xs = []float64{800, 810, 805, 798, 803, 807, 795}
+	if lv := chooseLevel(xs, 120, 0.05, 0.05); lv.From != 0 || lv.To != len(xs) {
+		t.Errorf("chooseLevel = %+v, want the whole window (To %d): 795 is no step", lv, len(xs))
+	}
+}

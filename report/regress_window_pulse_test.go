@@ -27,7 +27,7 @@ func TestRegressWindowPulse(t *testing.T) {
 		if x.Verdict != VerdictUnchanged {
 			t.Errorf("%s: %s at the level after the pulse, want unchanged", x.Size(), x.Verdict)
 		}
-		if got, want := x.Baseline.String(), "nightly runs 14–20, 7 runs, 21 samples (the window's 7 runs since the change at run 14)"; got != want {
+		if got, want := x.Baseline.String(), "nightly runs 14–20, 7 runs, 21 samples (the window's 7 runs since the change at run 14, +525.3%)"; got != want {
 			t.Errorf("baseline = %q, want %q", got, want)
 		}
 		if x.Baseline.Window != 20 || x.Baseline.Since != 14 {

@@ -117,7 +117,7 @@ func (c *Comparison) algorithmChart(alg string, rows []CompareRow) (lineChart, [
 			if cell == nil {
 				continue
 			}
-			k := lineKey{Column{cell.Board, cell.Mode}, r.Op, r.Threads}
+			k := lineKey{Column{Board: cell.Board, Mode: cell.Mode, Cluster: cell.Cluster}, r.Op, r.Threads}
 			l := lines[k]
 			if l == nil {
 				name := cell.Board + " " + cell.Mode
@@ -171,7 +171,7 @@ func (c *Comparison) algorithmChart(alg string, rows []CompareRow) (lineChart, [
 		}
 		line := -1
 		for i, k := range order {
-			if k == (lineKey{Column{x.Board, x.Mode}, x.Op, x.Threads}) {
+			if k == (lineKey{Column{Board: x.Board, Mode: x.Mode, Cluster: x.Cluster}, x.Op, x.Threads}) {
 				line = i
 			}
 		}

@@ -31,6 +31,9 @@ type SampleKey struct {
 	KeyBits   int    `json:"key_bits,omitempty"`
 	Curve     string `json:"curve,omitempty"`
 	Threads   int    `json:"threads"`
+	// Cluster is the cluster the points were pinned to ("A72"); "" for points not pinned, so that a history
+	// measured before pinning existed stays one series.
+	Cluster string `json:"cluster,omitempty"`
 }
 
 // Asym reports whether the key names an asymmetric operation, measured in operations per second.
@@ -59,6 +62,9 @@ func asymSize(bits int, curve string) string {
 // Label is a short human name of the key, used in warnings and failure messages.
 func (k SampleKey) Label() string {
 	s := fmt.Sprintf("%s %s %s %s", k.Board, k.Mode, algoLabel(k.Algorithm, k.Op, k.Threads), k.Size())
+	if k.Cluster != "" {
+		s += " on " + k.Cluster
+	}
 	return s
 }
 
@@ -82,7 +88,7 @@ func keyOf(m store.Measurement) SampleKey {
 		t = 1
 	}
 	return SampleKey{Board: m.Board, Mode: m.Mode, Algorithm: m.Algorithm, Op: m.Op, BlockSize: m.BlockSize,
-		KeyBits: m.KeyBits, Curve: m.Curve, Threads: t}
+		KeyBits: m.KeyBits, Curve: m.Curve, Threads: t, Cluster: m.Cluster}
 }
 
 // Sample is the repeats of one measurement. Values are bytes per second for ciphers and digests and operations
@@ -246,6 +252,9 @@ func keyLess(a, b SampleKey) bool {
 	}
 	if a.BlockSize != b.BlockSize {
 		return a.BlockSize < b.BlockSize
+	}
+	if a.Mode == b.Mode && a.Cluster != b.Cluster {
+		return a.Cluster < b.Cluster
 	}
 	return modeLess(a.Mode, b.Mode)
 }

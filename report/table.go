@@ -2,9 +2,9 @@ package report
 
 import (
 	"fmt"
+	"github.com/fleetlab/fleet/internal/textfit"
 	"io"
 	"strings"
-	"unicode/utf8"
 )
 
 // table is the layout every tabular renderer shares: the compare, regress and listing outputs are first laid out
@@ -25,6 +25,9 @@ type table struct {
 	titleLines []string
 	// Heading, when set, is a line of its own above the title in text (a board's run above its first table).
 	Heading string
+	// foldAt, set by fitText, is the width the text form keeps to by folding the last column's cells (a note, a
+	// verdict, facts) onto lines of their own under it, when that column is text and the others leave it room.
+	foldAt int
 }
 
 // group is a heading over Span adjacent columns; an empty Label leaves its columns without one.
@@ -65,7 +68,7 @@ func (d document) writeText(w io.Writer) error {
 	if d.Width > 0 {
 		notes = nil
 		for _, n := range d.Notes {
-			notes = append(notes, wrapText(n, proseWidth, "  ")...)
+			notes = append(notes, textfit.Fold(n, proseWidth, "  ")...)
 		}
 	}
 	writeNotesText(ew, notes)
@@ -81,6 +84,9 @@ func writeNotesText(ew *errWriter, notes []string) {
 		ew.printf("%s\n", Printable(n))
 	}
 }
+
+// minFoldedColumn is the narrowest a folded last column may become: "unchanged", "never", a short clause.
+const minFoldedColumn = 12
 
 func (t table) writeText(ew *errWriter) {
 	if t.Heading != "" {
@@ -106,7 +112,7 @@ func (t table) writeText(ew *errWriter) {
 			if i < len(row) {
 				c = row[i]
 			}
-			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
+			pad := strings.Repeat(" ", max(widths[i]-textfit.Width(c), 0))
 			if i > 0 {
 				b.WriteString("  ")
 			}
@@ -118,9 +124,30 @@ func (t table) writeText(ew *errWriter) {
 		}
 		ew.printf("%s\n", strings.TrimRight(b.String(), " "))
 	}
+	last := len(widths) - 1
+	room := 0
+	if t.foldAt > 0 && last > 0 && t.leftAligned(last) && spanWidth(widths) > t.foldAt {
+		room = t.foldAt - spanWidth(widths[:last]) - 2
+		if room < minFoldedColumn {
+			room = 0 // too narrow to read: the table stays wide
+		} else {
+			widths[last] = room
+		}
+	}
 	line(t.Header)
 	for _, row := range t.Rows {
-		line(row)
+		if room == 0 || len(row) <= last {
+			line(row)
+			continue
+		}
+		for i, piece := range textfit.Fold(row[last], room, "") {
+			cells := make([]string, last+1)
+			if i == 0 {
+				copy(cells, row)
+			}
+			cells[last] = piece
+			line(cells)
+		}
 	}
 	for _, n := range t.Notes {
 		ew.printf("  %s\n", n)
@@ -132,8 +159,8 @@ func (t table) widths() []int {
 	widths := make([]int, len(t.Header))
 	for _, row := range append([][]string{t.Header}, t.Rows...) {
 		for i, c := range row {
-			if i < len(widths) && utf8.RuneCountInString(c) > widths[i] {
-				widths[i] = utf8.RuneCountInString(c)
+			if i < len(widths) && textfit.Width(c) > widths[i] {
+				widths[i] = textfit.Width(c)
 			}
 		}
 	}
@@ -142,7 +169,7 @@ func (t table) widths() []int {
 		last := min(first+g.Span, len(widths)) - 1
 		if g.Label != "" && last >= first {
 			// the label and one rule character on each side
-			if short := utf8.RuneCountInString(g.Label) + 4 - spanWidth(widths[first:last+1]); short > 0 {
+			if short := textfit.Width(g.Label) + 4 - spanWidth(widths[first:last+1]); short > 0 {
 				widths[last] += short
 			}
 		}
@@ -176,7 +203,7 @@ func (t table) groupLine(widths []int) string {
 		if g.Label == "" {
 			b.WriteString(strings.Repeat(" ", w))
 		} else {
-			rule := w - utf8.RuneCountInString(g.Label) - 2
+			rule := w - textfit.Width(g.Label) - 2
 			left := rule / 2
 			b.WriteString(strings.Repeat("─", left) + " " + g.Label + " " + strings.Repeat("─", rule-left))
 		}

@@ -1,8 +1,8 @@
 package report
 
 import (
+	"github.com/fleetlab/fleet/internal/textfit"
 	"strings"
-	"unicode/utf8"
 )
 
 // proseWidth is where titles and notes of a fitted document wrap: prose reads best, and fits the classic
@@ -14,13 +14,14 @@ const proseWidth = 80
 func (t table) fitText(width int) []table {
 	wrap := func(t table) table {
 		if t.Title != "" {
-			t.titleLines = wrapText(t.Title, min(width, proseWidth), "")
+			t.titleLines = textfit.Fold(t.Title, min(width, proseWidth), "")
 		}
 		var notes []string
 		for _, n := range t.Notes {
-			notes = append(notes, wrapText(n, min(width, proseWidth)-2, "  ")...)
+			notes = append(notes, textfit.Fold(n, min(width, proseWidth)-2, "  ")...)
 		}
 		t.Notes = notes
+		t.foldAt = width
 		return t
 	}
 	if len(t.Groups) < 3 || spanWidth(t.widths()) <= width {
@@ -84,25 +85,4 @@ func (s table) append(src table, first int, g group) table {
 		out.Rows[i] = append(append([]string(nil), r...), src.Rows[i][first:min(first+g.Span, len(src.Rows[i]))]...)
 	}
 	return out
-}
-
-// wrapText breaks s at spaces into lines no wider than width, the lines after the first indented.
-func wrapText(s string, width int, indent string) []string {
-	var lines []string
-	line := ""
-	for _, word := range strings.Fields(s) {
-		switch {
-		case line == "":
-			line = word
-		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) > width:
-			lines = append(lines, line)
-			line = indent + word
-		default:
-			line += " " + word
-		}
-	}
-	if line != "" || len(lines) == 0 {
-		lines = append(lines, line)
-	}
-	return lines
 }

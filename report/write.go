@@ -78,7 +78,9 @@ func WriteRegression(w io.Writer, r *Regression, format string) error {
 	}
 	switch f {
 	case FormatText:
-		err = r.document().writeText(w)
+		d := r.document()
+		d.Width = TextWidth
+		err = d.writeText(w)
 	case FormatMarkdown:
 		err = r.document().writeMarkdown(w)
 	case FormatCSV:

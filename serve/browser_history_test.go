@@ -3,6 +3,7 @@ package serve
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -31,7 +32,8 @@ const formQuery = `(() => { const f = document.querySelector('form.filters');
 
 // TestHistoryInChromium: /history opens on a stored series and pressing "show" with its defaults answers 200;
 // the x tick labels of 40 runs do not overlap as Chromium lays them out, the newest run is named; the step is
-// marked and listed; /changes shows it and filters. Screenshots (in $FLEET_SCREENSHOTS when set):
+// marked and listed; on the default time axis the baseline band regress would use for run 40 is drawn, as
+// wide as its threshold, and the axis toggles to the runs by a link; /changes shows it and filters. Screenshots (in $FLEET_SCREENSHOTS when set):
 // history-default.png, history-step.png, changes.png.
 func TestHistoryInChromium(t *testing.T) {
 	b := browsertest.New(t)
@@ -66,8 +68,36 @@ func TestHistoryInChromium(t *testing.T) {
 			t.Errorf("show with the defaults (%s) draws no points", next)
 		}
 	})
-	t.Run("step", func(t *testing.T) {
+	t.Run("time", func(t *testing.T) {
 		p := b.Load(t, srv.URL+historyURL)
+		clean(t, p)
+		if got := p.Eval(t, overlapQuery); !strings.HasPrefix(got, "0/") || got == "0/0" {
+			t.Errorf("time axis tick labels: %s (overlapping pairs/labels), want none overlapping", got)
+		}
+		if title := p.Eval(t, `document.querySelector('svg.history text.axis').textContent`); title != "run start (UTC)" {
+			t.Errorf("x axis title %q, want the runs' start time", title)
+		}
+		if n := p.Eval(t, `String(document.querySelectorAll('svg.history g.band rect').length)`); n != "1" {
+			t.Fatalf("%s baseline bands, want 1", n)
+		}
+		hint := p.Eval(t, `document.querySelector('p.band').innerText`)
+		if !strings.Contains(hint, "fleet regress --baseline nightly --threshold 5% would judge run 40") {
+			t.Errorf("band hint %q", hint)
+		}
+		h5 := p.Eval(t, `document.querySelector('svg.history g.band rect').getAttribute('height')`)
+		p.Screenshot(t, filepath.Join(shots, "history-time.png"))
+		runs := p.Eval(t, `document.querySelector('p.axis a').getAttribute('href')`)
+		if !strings.Contains(runs, "axis=runs") {
+			t.Fatalf("the axis toggle links to %q", runs)
+		}
+		p = b.Load(t, srv.URL+historyURL+"&threshold=10%25")
+		clean(t, p)
+		if h10 := p.Eval(t, `document.querySelector('svg.history g.band rect').getAttribute('height')`); !(parseF(h10) > 1.5*parseF(h5)) {
+			t.Errorf("the band at 10%% is %s px high, at 5%% %s: want about twice", h10, h5)
+		}
+	})
+	t.Run("step", func(t *testing.T) {
+		p := b.Load(t, srv.URL+historyURL+"&axis=runs")
 		clean(t, p)
 		got := p.Eval(t, overlapQuery)
 		if !strings.HasPrefix(got, "0/") || got == "0/0" || got == "0/1" {
@@ -108,4 +138,9 @@ func TestHistoryInChromium(t *testing.T) {
 			}
 		}
 	})
+}
+
+func parseF(s string) float64 {
+	f, _ := strconv.ParseFloat(s, 64)
+	return f
 }

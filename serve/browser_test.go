@@ -29,10 +29,11 @@ func TestPagesInChromium(t *testing.T) {
 	}
 	for _, tc := range []struct{ name, path, shot, text string }{
 		{"runs", "/", "runs.png", "Runs"},
-		{"run", "/runs/3", "run.png", "cbc-aes-sa2ul"},
+		{"run", "/runs/3", "run.png", "Cortex-A53, 2 cores"},
 		{"running run", "/runs/4", "", "Progress"},
 		{"compare", "/compare?run=3&modes=cpu,devcrypto", "compare.png", "am64x devcrypto"},
-		{"history", "/history?board=am64x&mode=devcrypto&algorithm=aes-128-cbc&size=16384", "history.png", "#3 nightly"},
+		{"history", "/history?board=am64x&mode=devcrypto&algorithm=aes-128-cbc&size=16384", "history.png", "run start (UTC)"},
+		{"history by run", "/history?board=am64x&mode=devcrypto&algorithm=aes-128-cbc&size=16384&axis=runs", "history-runs.png", "#3 nightly"},
 		{"regress", "/regress?baseline=2&run=3", "regress.png", "regressed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -52,6 +53,14 @@ func TestPagesInChromium(t *testing.T) {
 			}
 			if tc.name == "run" && !strings.Contains(text, `<script>alert("x")</script>`) {
 				t.Errorf("the hostile version line is not shown as text")
+			}
+			if tc.name == "run" { // the driver list is on the page, folded
+				if all := p.Eval(t, "document.body.textContent"); !strings.Contains(all, "cbc(aes) → cbc-aes-sa2ul (400)") {
+					t.Errorf("the run page lacks the driver list")
+				}
+				if strings.Contains(text, "cbc(aes) → cbc-aes-sa2ul (400)") {
+					t.Errorf("the driver list is shown unfolded")
+				}
 			}
 			if tc.name == "compare" || tc.name == "regress" {
 				// every row links to its series' history, and the first such link answers (no 404)

@@ -53,6 +53,11 @@ func writeRun(t testing.TB, db *store.DB, label string, drop float64, finish boo
 		t.Fatal(err)
 	}
 	for _, board := range []string{"am64x", "imx6q"} {
+		if !finish { // a run still going holds its boards, as fleet run does, for as long as the tests last
+			if _, ok, err := w.AcquireLease(ctx, board, 100*365*24*time.Hour); err != nil || !ok {
+				t.Fatalf("lease %s: %v, %v", board, ok, err)
+			}
+		}
 		must(t, w.BoardStarted(ctx, board))
 		facts := protocol.Facts{Hostname: board, Machine: "aarch64", Kernel: "6.1.0-ti",
 			OpenSSL: "OpenSSL 3.0.13 " + hostile, OpenSSLVersion: "3.0.13", CPU: protocol.CPUFacts{Model: "Cortex-A53", Cores: 2},

@@ -114,7 +114,7 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if data.Empty = rc == nil; rc != nil {
-			data.Comparison = report.ReferenceHTML(rc)
+			data.Comparison = report.ReferenceChartHTML(rc) + report.ReferenceHTML(rc)
 		}
 	case v != nil:
 		data.Comparison = report.CompareViewHTML(v, links)

@@ -13,10 +13,12 @@ import (
 
 // historyQuery is one series and a page of its runs, from the URL: the choices of `fleet history`.
 type historyQuery struct {
-	Key   store.SeriesKey
-	Page  int
-	Set   bool // there is a series to show
-	given struct{ board, mode, algorithm, size bool }
+	Key       store.SeriesKey
+	Page      int
+	Runs      bool    // x is the runs in order (axis=runs); default: their start time
+	Threshold float64 // of the baseline band (threshold=5%); regress's default when absent
+	Set       bool    // there is a series to show
+	given     struct{ board, mode, algorithm, size bool }
 }
 
 // readHistoryQuery reads the URL's series. The API needs board and algorithm; the page completes what is
@@ -29,6 +31,14 @@ func readHistoryQuery(r *http.Request) (historyQuery, error) {
 	q.Key.BlockSize, q.given.size = p.integer("size", preferredSize, 0, 1<<30)
 	q.Key.Threads, _ = p.integer("threads", 0, 0, 4096)
 	q.Key.Op = p.str("op")
+	switch axis := p.str("axis"); axis {
+	case "", "time":
+	case "runs":
+		q.Runs = true
+	default:
+		p.fail("axis: %q is not time or runs", truncate(axis, 40))
+	}
+	q.Threshold = p.percent("threshold", report.DefaultThreshold)
 	q.Set = q.given.board && q.given.algorithm
 	return q, p.err
 }
@@ -46,7 +56,19 @@ func (q historyQuery) values(page int) url.Values {
 	if page > 1 {
 		v.Set("page", strconv.Itoa(page))
 	}
+	if q.Runs {
+		v.Set("axis", "runs")
+	}
+	if q.Threshold != 0 && q.Threshold != report.DefaultThreshold { // 0: a link built elsewhere, no band asked
+		v.Set("threshold", strconv.FormatFloat(100*q.Threshold, 'f', -1, 64)+"%")
+	}
 	return v
+}
+
+// axisHref is the link to the same page on the other x axis.
+func (q historyQuery) axisHref(runs bool) string {
+	q.Runs = runs
+	return "/history?" + q.values(q.Page).Encode()
 }
 
 // historyPageData is one page of a series' history: its points, the runs and board runs behind them.
@@ -89,6 +111,9 @@ func (s *Server) historyPage(w http.ResponseWriter, r *http.Request) {
 		Choices    historyChoices
 		Body       template.HTML
 		Prev, Next string
+		Band       string // what the band shows, or why there is none
+		TimeHref   string
+		RunsHref   string
 	}{}
 	if data.Q, data.Choices, err = resolveSeries(keys, q); err != nil {
 		s.fail(w, r, err)
@@ -106,9 +131,16 @@ func (s *Server) historyPage(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, r, err)
 			return
 		}
+		var bands []report.HistoryBand
+		bands, data.Band, err = s.historyBands(r, q, h.Points)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		data.TimeHref, data.RunsHref = q.axisHref(false), q.axisHref(true)
 		title := fmt.Sprintf("%s %s %s %d B", q.Key.Board, q.Key.Mode, q.Key.Algorithm, q.Key.BlockSize)
 		data.Body, err = report.HistoryHTML(title, h.Points, h.Runs, h.Boards, report.HistoryHTMLOptions{
-			RunHref: runHref, Changes: changes})
+			RunHref: runHref, Changes: changes, Time: !q.Runs, Bands: bands})
 		if err != nil {
 			s.fail(w, r, err)
 			return

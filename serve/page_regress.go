@@ -69,11 +69,13 @@ func (s *Server) regressPage(w http.ResponseWriter, r *http.Request) {
 	data := struct {
 		Q          regressQuery
 		Table      template.HTML
+		Chart      template.HTML // baseline band and judged point per block size, per series group
 		Judged     bool
 		Regression bool
 	}{Q: q, Judged: reg != nil}
 	if reg != nil {
 		data.Table, data.Regression = report.RegressionHTML(reg, links), reg.HasRegression()
+		data.Chart = report.RegressionChartHTML(reg)
 	}
 	s.render(w, r, http.StatusOK, "regress", page{Title: "regress", Nav: "regress", Data: data})
 }

@@ -43,7 +43,7 @@ func redirectRunID(w http.ResponseWriter, r *http.Request) bool {
 // progressRow is one board of a run in progress.
 type progressRow struct {
 	Board    string
-	Status   protocol.Status
+	State    state
 	Points   int
 	Expected int   // 0: unknown
 	FromRun  int64 // where the estimate comes from
@@ -59,19 +59,20 @@ type rawView struct {
 }
 
 type runView struct {
-	Run        store.Run
-	Status     string
-	Validity   string // "24 of 24 points invalid: background CPU", "" when no point was suspect or invalid
-	Verdict    string // the worst verdict of the points: invalid, suspect, ok, unknown
-	Duration   string
-	Running    bool
-	Progress   []progressRow
-	Boards     []template.HTML
-	Comparison template.HTML // charts and tables per algorithm, as fleet report draws them
-	Energy     template.HTML // µJ/B against block size where the points carry energy (templates/energy.html)
-	NoPoints   bool
-	Raws       []rawView
-	RawsLeft   int
+	Run           store.Run
+	State         state  // the status and validity in one word and colour (status.go)
+	Gone          string // why a run still marked running is known to have stopped; "" otherwise
+	Validity      string // "24 of 24 points invalid: background CPU", "" when no point was suspect or invalid
+	ValidityState state
+	Duration      string
+	Running       bool // its controller is still at it: the page reloads itself
+	Progress      []progressRow
+	Boards        []template.HTML
+	Comparison    template.HTML // charts and tables per algorithm, as fleet report draws them
+	Energy        template.HTML // µJ/B against block size where the points carry energy (templates/energy.html)
+	NoPoints      bool
+	Raws          []rawView
+	RawsLeft      int
 }
 
 func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
@@ -105,16 +106,21 @@ func (s *Server) readRun(r *http.Request, id int64) (*runView, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &runView{Run: run, Status: report.RunStatus(run), Running: run.Status == protocol.StatusRunning}
-	v.Validity, _, v.Verdict = report.RunValidity(run)
-	v.Duration = s.runRows([]store.Run{run})[0].Duration
+	gone, err := s.DB.GoneRuns(ctx, []store.Run{run})
+	if err != nil {
+		return nil, err
+	}
+	row := s.runRows([]store.Run{run}, gone)[0]
+	v := &runView{Run: run, State: row.State, Gone: row.Gone, ValidityState: row.ValidityState, Duration: row.Duration,
+		Running: row.State == stateRunning}
+	v.Validity, _, _ = report.RunValidity(run)
 	if v.Running {
 		exp, err := s.DB.ExpectedPoints(ctx, run)
 		if err != nil {
 			return nil, err
 		}
 		for _, br := range brs {
-			row := progressRow{Board: br.Board, Status: br.Status, Points: br.Points}
+			row := progressRow{Board: br.Board, State: boardState(br, false), Points: br.Points}
 			if e, ok := exp[br.Board]; ok && e.Points > 0 {
 				row.Expected, row.FromRun = e.Points, e.FromRun
 				row.Percent = min(100, 100*br.Points/e.Points)
@@ -123,6 +129,10 @@ func (s *Server) readRun(r *http.Request, id int64) (*runView, error) {
 		}
 	}
 	for _, br := range brs {
+		if v.Gone != "" && br.Status == protocol.StatusRunning {
+			// what the store will write when another run takes the board over, said now
+			br.Status, br.Error = protocol.StatusInterrupted, "interrupted: "+v.Gone
+		}
 		v.Boards = append(v.Boards, report.BoardHTML(br))
 	}
 	ms, err := s.DB.Measurements(ctx, store.Filter{RunID: id})

@@ -29,21 +29,24 @@ func readRunsQuery(r *http.Request) (runsQuery, error) {
 // runRow is one line of the runs page.
 type runRow struct {
 	store.Run
-	Status   string // as the listings show it
-	Duration string
-	Validity string // the points' verdicts in short: "24/24 invalid: background CPU", "ok", "-"
-	Verdict  string // the worst of them, for the colour: invalid, suspect, ok, unknown
+	State         state  // the status and validity in one word and colour (status.go)
+	Gone          string // why a run still marked running is known to have stopped (store.DB.GoneRuns); "" otherwise
+	Duration      string
+	Validity      string // the points' verdicts in short: "24/24 invalid: background CPU", "ok", "-"
+	ValidityState state  // its colour; "" when no point was judged
 }
 
-func (s *Server) runRows(runs []store.Run) []runRow {
+// runRows lays out runs; gone is store.DB.GoneRuns of them.
+func (s *Server) runRows(runs []store.Run, gone map[int64]string) []runRow {
 	rows := make([]runRow, 0, len(runs))
 	for _, r := range runs {
-		row := runRow{Run: r, Status: report.RunStatus(r)}
-		_, row.Validity, row.Verdict = report.RunValidity(r)
+		row := runRow{Run: r, Gone: gone[r.ID], ValidityState: validityState(r.Points, r.Judged)}
+		row.State = runState(r, row.Gone != "")
+		_, row.Validity, _ = report.RunValidity(r)
 		switch {
 		case !r.Finished.IsZero():
 			row.Duration = r.Finished.Sub(r.Started).Round(time.Second).String()
-		case r.Status == "running":
+		case row.State == stateRunning:
 			row.Duration = "running for " + s.now().Sub(r.Started).Round(time.Second).String()
 		}
 		rows = append(rows, row)
@@ -67,13 +70,19 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	gone, err := s.DB.GoneRuns(r.Context(), runs)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	data := struct {
 		Label, Board, Status string
 		Rows                 []runRow
 		Total, Page, Pages   int
 		Prev, Next           string
 		AnyRunning           bool
-	}{Label: q.Filter.Label, Board: q.Filter.Board, Status: string(q.Filter.Status), Rows: s.runRows(runs),
+		Legend               any
+	}{Legend: stateLegend(), Label: q.Filter.Label, Board: q.Filter.Board, Status: string(q.Filter.Status), Rows: s.runRows(runs, gone),
 		Total: total, Page: q.Page, Pages: max(1, (total+q.PerPage-1)/q.PerPage)}
 	link := func(page int) string {
 		v := url.Values{}
@@ -95,7 +104,7 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 		data.Next = link(q.Page + 1)
 	}
 	for _, row := range data.Rows {
-		data.AnyRunning = data.AnyRunning || row.Run.Status == "running"
+		data.AnyRunning = data.AnyRunning || row.State == stateRunning
 	}
 	refresh := 0
 	if data.AnyRunning && q.Page == 1 {

@@ -43,6 +43,7 @@ var funcs = template.FuncMap{
 	"query":    func(v url.Values) string { return v.Encode() },
 	"contains": func(list []string, s string) bool { return contains(list, s) },
 	"list":     func(s ...string) []string { return s },
+	"pct":      func(f float64) float64 { return 100 * f },
 }
 
 func parsePages() (map[string]*pageTemplate, error) {

@@ -27,6 +27,7 @@ type Store interface {
 	ReferenceLabels(ctx context.Context) ([]string, error)
 	RawCipherPoints(ctx context.Context, ms []store.Measurement) ([]store.Measurement, error)
 	SeriesHistories(ctx context.Context, f store.HistoryFilter) (*store.Histories, error)
+	GoneRuns(ctx context.Context, rs []store.Run) (map[int64]string, error)
 }
 
 var _ Store = (*store.DB)(nil)

@@ -52,8 +52,8 @@ func writeBusyNightFixture(t testing.TB) string {
 	return path
 }
 
-// TestValidityInChromium: the busy night's run page says "ok — 24 of 24 points invalid: background CPU" and
-// its status is not green; the runs list has the validity column; the history chart draws the busy night
+// TestValidityInChromium: the busy night's run page says "invalid — 24 of 24 points invalid: background CPU",
+// in red (its run ended ok, but nothing of it can be judged: never a red "ok"); the runs list has the validity column; the history chart draws the busy night
 // hollow and out of the line, and the run page's own chart draws its points hollow.
 func TestValidityInChromium(t *testing.T) {
 	b := browsertest.New(t)
@@ -71,7 +71,7 @@ func TestValidityInChromium(t *testing.T) {
 
 	p := b.Load(t, srv.URL+"/runs/3")
 	clean(t, p)
-	if got, want := p.Eval(t, `document.querySelector("h1").innerText`), "Run 3 (nightly): ok — 24 of 24 points invalid: background CPU"; got != want {
+	if got, want := p.Eval(t, `document.querySelector("h1").innerText`), "Run 3 (nightly): invalid — 24 of 24 points invalid: background CPU"; got != want {
 		t.Errorf("run page headline %q, want %q", got, want)
 	}
 	if got := p.Eval(t, `getComputedStyle(document.querySelector("h1 span")).color`); got != "rgb(176, 0, 32)" {
@@ -97,6 +97,12 @@ func TestValidityInChromium(t *testing.T) {
 	if cells != "ok|24/24 invalid: background CPU|ok|ok" {
 		t.Errorf("runs list validity cells %q", cells)
 	}
+	// the status column: the word and its colour agree on every row
+	status := p.Eval(t, `Array.from(document.querySelectorAll("table.runs tr td:nth-child(4)")).map(td => td.innerText + " " + getComputedStyle(td).color).join("|")`)
+	if want := "ok rgb(0, 122, 77)|invalid rgb(176, 0, 32)|ok rgb(0, 122, 77)|ok rgb(0, 122, 77)"; status != want {
+		t.Errorf("runs list status cells %q, want %q", status, want)
+	}
+	p.Screenshot(t, filepath.Join(shots, "runs-invalid.png"))
 
 	p = b.Load(t, srv.URL+"/history?board=local&mode=cpu&algorithm=aes-128-cbc&size=16384")
 	clean(t, p)

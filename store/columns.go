@@ -51,6 +51,10 @@ var measurementColumns = []measurementColumn{
 	{"published_max", func(_ *RunWriter, bp *boardPoint) any { return bp.p.PublishedMax }},
 	{"verification", func(_ *RunWriter, bp *boardPoint) any { return bp.p.Verification }},
 	{"verification_detail", func(_ *RunWriter, bp *boardPoint) any { return bp.p.VerificationDetail }},
+	{"cpus", func(_ *RunWriter, bp *boardPoint) any { return bp.p.CPUs }},
+	{"cluster", func(_ *RunWriter, bp *boardPoint) any { return bp.p.Cluster }},
+	{"pinned_busy_pct", func(_ *RunWriter, bp *boardPoint) any { return bp.p.PinnedBusyPct }},
+	{"other_busy_pct", func(_ *RunWriter, bp *boardPoint) any { return bp.p.OtherBusyPct }},
 	// energy (migration 0013): NULL, never 0, where the board's sensor or meter could not say
 	{"energy_j", func(_ *RunWriter, bp *boardPoint) any { return floatOrNull(bp.p.EnergyJ) }},
 	{"power_w", func(_ *RunWriter, bp *boardPoint) any { return floatOrNull(bp.p.PowerW) }},

@@ -80,3 +80,26 @@ func TestOpenUnsafeURLRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenURLParseReasons: a URL pgx cannot read says why, without its password: a port out of range or not a
+// number is named (pgx says only "invalid port"); an upper-case scheme is a URL (schemes are case-insensitive),
+// read and dialled as the lower-case one, not a keyword/value string; Redact reads it the same.
+func TestOpenURLParseReasons(t *testing.T) {
+	for _, tc := range []struct{ dsn, want, redacted string }{
+		{"postgres://h:99999/db", `cannot parse the URL: port "99999" is not a number from 1 to 65535`, "postgres://***"},
+		{"postgres://u:SECRET@[::1]:0/db", `port "0" is not a number from 1 to 65535`, "postgres://***"},
+		{"host=h port=abc password=SECRET", `port "abc" is not a number from 1 to 65535`, "postgres://***"},
+		{"POSTGRES://u:SECRET@127.0.0.1:1/db", "cannot connect to PostgreSQL at 127.0.0.1:1/db as u", "postgres://u:***@127.0.0.1:1/db"},
+		{"PostgreSQL://u@127.0.0.1:1/db?sslmode=disable", "cannot connect to PostgreSQL at 127.0.0.1:1/db as u",
+			"postgresql://u@127.0.0.1:1/db?sslmode=disable"},
+	} {
+		_, err := Open(context.Background(), tc.dsn)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "SECRET") ||
+			strings.Contains(err.Error(), "keyword/value") {
+			t.Errorf("Open(%s) = %v, want it to say %q, without the password", tc.dsn, err, tc.want)
+		}
+		if got := Redact(tc.dsn); got != tc.redacted {
+			t.Errorf("Redact(%s) = %q, want %q", tc.dsn, got, tc.redacted)
+		}
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/fleetlab/fleet/protocol"
@@ -22,9 +24,9 @@ import (
 const acquireTries = 3
 
 // AcquireLease takes req.Board for the run req.RunID (with req's Label, Host and PID, shown to runs that wait)
-// for ttl, when nobody holds it, its holder's lease has expired, that run holds it already, or its holder's
-// process is gone (holderGone: same PIDSpace, no such PID; Replaced then names it and its run is marked
-// interrupted). It returns the lease as it now is and whether it is req's: false means another run holds the
+// for ttl, when nobody holds it, its holder's lease has expired, that run holds it already, or its holder
+// holds nothing any more (holderEnded: its process is gone, and its run is then marked interrupted, or its run
+// has ended or is not in the database; Replaced and ReplacedWhy then say so). It returns the lease as it now is and whether it is req's: false means another run holds the
 // board, and the lease says who.
 func (db *DB) AcquireLease(ctx context.Context, req protocol.Lease, ttl time.Duration) (protocol.Lease, bool, error) {
 	if req.Board == "" || ttl <= 0 {
@@ -64,14 +66,18 @@ func (db *DB) AcquireLease(ctx context.Context, req protocol.Lease, ttl time.Dur
 		if err != nil {
 			return protocol.Lease{}, false, fmt.Errorf("take lease of %s: %w", req.Board, err)
 		}
-		if holderGone(holder, l) {
+		why, err := db.holderEnded(ctx, holder, l)
+		if err != nil {
+			return protocol.Lease{}, false, fmt.Errorf("take lease of %s: %w", req.Board, err)
+		}
+		if why != "" {
 			taken, err := db.takeOverGone(ctx, l, holder)
 			if err != nil {
-				return protocol.Lease{}, false, fmt.Errorf("take lease of %s from run %d, whose process %d is gone: %w",
-					req.Board, holder.RunID, holder.PID, err)
+				return protocol.Lease{}, false, fmt.Errorf("take lease of %s from run %d (%s): %w",
+					req.Board, holder.RunID, why, err)
 			}
 			if taken {
-				l.Replaced = &holder
+				l.Replaced, l.ReplacedWhy = &holder, why
 				return l, true, nil
 			}
 			if try+1 < acquireTries {
@@ -165,18 +171,44 @@ func scanLease(row interface{ Scan(...any) error }, now time.Time) (protocol.Lea
 	if err := row.Scan(&l.Board, &l.RunID, &l.Label, &l.Host, &l.PID, &l.PIDSpace, &since, &heartbeat, &expires); err != nil {
 		return l, err
 	}
-	var err error
-	if l.Since, err = parseTime(since); err != nil {
-		return l, err
-	}
-	if l.Heartbeat, err = parseTime(heartbeat); err != nil {
-		return l, err
-	}
-	if l.Expires, err = parseTime(expires); err != nil {
-		return l, err
+	for _, c := range []struct {
+		name string
+		text sql.NullString
+		t    *time.Time
+	}{{"since", since, &l.Since}, {"heartbeat", heartbeat, &l.Heartbeat}, {"expires", expires, &l.Expires}} {
+		t, err := parseTime(c.text)
+		if err != nil {
+			return l, &leaseRowError{board: l.Board, runID: l.RunID, column: c.name, value: c.text.String}
+		}
+		*c.t = t
 	}
 	l.Expired = !l.Expires.After(now)
 	return l, nil
+}
+
+// leaseRowError is a lease row whose times fleet cannot read: fleet writes every time in timeLayout, whose
+// fixed width is what the expiry comparisons in SQL rely on, so another format ("…T10:20:41Z") was written by
+// hand or by another tool. Reading it in another layout would let SQL and Go judge the lease differently;
+// instead the row is named, with the way out.
+type leaseRowError struct {
+	board  string
+	runID  int64
+	column string
+	value  string
+}
+
+func (e *leaseRowError) Error() string {
+	return fmt.Sprintf("the lease of %s (run %d) has %s %s, not a time as fleet writes them (%s): it was not "+
+		"written by fleet; once no run uses %s, delete the row (DELETE FROM leases WHERE board = '%s')",
+		e.board, e.runID, e.column, quoteShort(e.value), timeLayout, e.board, strings.ReplaceAll(e.board, "'", "''"))
+}
+
+// quoteShort quotes s as Go does, cut to its first 60 bytes: a hand-written value may be anything, of any size.
+func quoteShort(s string) string {
+	if len(s) > 60 {
+		return strconv.Quote(s[:60]) + fmt.Sprintf("… (%d bytes)", len(s))
+	}
+	return strconv.Quote(s)
 }
 
 // leaseNow is the clock leases are judged by. A SQLite database is a file on one machine, so the controllers

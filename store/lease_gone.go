@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 
 	"github.com/fleetlab/fleet/protocol"
@@ -14,6 +16,33 @@ import (
 // and one PID namespace (processSpace); a PID reused by another process looks alive, and the lease then
 // expires by itself as before. A holder of another space (another machine, container, boot, or a row an older
 // fleet wrote) is never judged.
+
+// A run's end releases its leases in the transaction that ends it, so a lease naming a run that has ended (or
+// that is not in the database at all: a row left by a crash between a copy and a prune, or written by hand)
+// protects nothing: waiting out its expiry would only keep the board idle. Unlike a gone process, this holds
+// for a holder of any machine: the run's row is in the database every controller shares.
+
+// holderEnded says, in words, why holder holds nothing any more: its process is gone (holderGone), or its run
+// has ended or is not in the database. Empty means it may still be measuring and must be waited for.
+func (db *DB) holderEnded(ctx context.Context, holder, asker protocol.Lease) (string, error) {
+	if holder.Expired || holder.RunID == asker.RunID {
+		return "", nil
+	}
+	if holderGone(holder, asker) {
+		return "its process is gone; that run is marked interrupted", nil
+	}
+	var status string
+	err := db.db.QueryRowContext(ctx, `SELECT status FROM runs WHERE id = ?`, holder.RunID).Scan(&status)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return "that run is not in the database", nil
+	case err != nil:
+		return "", fmt.Errorf("read the status of run %d, which holds %s: %w", holder.RunID, holder.Board, classify(err))
+	case status != string(protocol.StatusRunning):
+		return fmt.Sprintf("that run has ended (%s): a finished run holds nothing", status), nil
+	}
+	return "", nil
+}
 
 // holderGone reports a holder, not expired, of the asker's own process space whose PID no process has.
 func holderGone(holder, asker protocol.Lease) bool {

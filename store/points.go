@@ -19,6 +19,7 @@ const (
 	m.key_bits, m.curve, m.threads, m.repeat, m.engine, m.driver, m.count, m.seconds, m.timing, m.wall_est_s,
 	m.bytes_per_sec, m.ops_per_sec, m.wall_s, m.user_s, m.sys_s, m.cpu_pct, m.sys_busy_pct, m.irq_delta, m.failed,
 	m.error, m.flags, m.raw_id, m.line, m.validity, m.validity_reasons, m.evidence, m.published_min, m.published_max, m.verification, m.verification_detail,
+	m.cpus, m.cluster, m.pinned_busy_pct, m.other_busy_pct,
 	m.energy_j, m.power_w, m.energy_samples, m.energy_uj_per_byte, m.energy_unknown`
 )
 
@@ -26,7 +27,7 @@ const (
 // regression check reads (report.Regress, Group, currentSegment, Confirm).
 const regressionCols = `m.id, m.run_id, m.board, m.mode, m.algorithm, m.op, m.block_size, m.key_bits, m.curve, m.threads,
 	m.driver, m.timing, m.bytes_per_sec, m.ops_per_sec, m.cpu_pct, m.failed, m.error, m.flags, m.validity,
-	m.validity_reasons, m.verification, m.verification_detail, m.energy_uj_per_byte, m.energy_unknown`
+	m.validity_reasons, m.verification, m.verification_detail, m.cluster, m.cpus, m.energy_uj_per_byte, m.energy_unknown`
 
 // scanRegression reads the regressionCols of one row into m.
 func scanRegression(rows *sql.Rows, m *Measurement) error {
@@ -35,7 +36,8 @@ func scanRegression(rows *sql.Rows, m *Measurement) error {
 	p := &m.Point
 	if err := rows.Scan(&m.ID, &m.RunID, &m.Board, &p.Mode, &p.Algorithm, &p.Op, &p.BlockSize, &p.KeyBits, &p.Curve,
 		&p.Threads, &p.Driver, &p.Timing, &p.BytesPerSec, &p.OpsPerSec, &p.CPUPct, &p.Failed, &p.Error, &flags,
-		&p.Validity, &reasons, &p.Verification, &p.VerificationDetail, &ujPerByte, &p.EnergyUnknown); err != nil {
+		&p.Validity, &reasons, &p.Verification, &p.VerificationDetail, &p.Cluster, &p.CPUs, &ujPerByte,
+		&p.EnergyUnknown); err != nil {
 		return err
 	}
 	p.EnergyUJPerByte = nullFloat(ujPerByte)
@@ -242,6 +244,7 @@ func scanInto(rows *sql.Rows, m *Measurement, run ...any) error {
 		&p.Timing, &p.WallEst, &p.BytesPerSec, &p.OpsPerSec, &p.WallS, &p.UserS, &p.SysS, &p.CPUPct,
 		&p.SysBusyPct, &p.IRQDelta, &p.Failed, &p.Error, &flags, &p.RawID, &p.Line, &p.Validity,
 		&reasons, &evidence, &p.PublishedMin, &p.PublishedMax, &p.Verification, &p.VerificationDetail,
+		&p.CPUs, &p.Cluster, &p.PinnedBusyPct, &p.OtherBusyPct,
 		&energyJ, &powerW, &p.EnergySamples, &ujPerByte, &p.EnergyUnknown)
 	if err := rows.Scan(dest...); err != nil {
 		return err

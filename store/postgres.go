@@ -58,7 +58,7 @@ func Redact(dsn string) string {
 	if checkUserinfo(dsn) != nil {
 		return scheme + "://***" // where its password ends is not certain: show nothing of it
 	}
-	cfg, err := pgx.ParseConfig(dsn)
+	cfg, err := pgx.ParseConfig(lowerScheme(dsn))
 	if err != nil || strings.Contains(cfg.Host+cfg.Database+cfg.User, "@") {
 		// an '@' past the authority ("u:12/PW@host/db" is host u, port 12, database "PW@host/db" to libpq)
 		// means the author meant something else there: likely a password
@@ -110,9 +110,9 @@ func openPostgres(ctx context.Context, dsn string, readOnly bool) (_ *DB, err er
 	if err := checkUserinfo(dsn); err != nil {
 		return nil, fmt.Errorf("open database %s: %w", shown, err)
 	}
-	cfg, err := pgx.ParseConfig(dsn)
+	cfg, err := pgx.ParseConfig(lowerScheme(dsn))
 	if err != nil {
-		return nil, Scrub(fmt.Errorf("open database %s: %w: %v", shown, ErrCannotOpen, parseError(err)), dsn)
+		return nil, Scrub(fmt.Errorf("open database %s: %w: %v", shown, ErrCannotOpen, parseError(err, dsn)), dsn)
 	}
 	defer func() { err = scrubSecrets(Scrub(err, dsn), cfg.Password) }()
 	if cfg.ConnectTimeout == 0 {
@@ -144,16 +144,70 @@ func serverName(cfg *pgx.ConnConfig) string {
 	return host + "/" + cfg.Database
 }
 
-// parseError is pgx's complaint about a URL without the URL (pgx masks passwords in it only as best it can).
-func parseError(err error) string {
+// lowerScheme is dsn with its postgres:// or postgresql:// scheme in lower case. URL schemes are
+// case-insensitive (RFC 3986), but pgx reads a URL only under a lower-case prefix and takes POSTGRES://… for a
+// keyword/value string ("invalid keyword/value"); IsPostgres and Redact already take any case.
+func lowerScheme(dsn string) string {
+	t := strings.TrimLeft(dsn, " \t\r\n")
+	for _, scheme := range []string{"postgresql://", "postgres://"} {
+		if len(t) >= len(scheme) && strings.EqualFold(t[:len(scheme)], scheme) {
+			return scheme + t[len(scheme):]
+		}
+	}
+	return dsn
+}
+
+// parseError is pgx's complaint about a URL without the URL (pgx masks passwords in it only as best it can):
+// the error it wraps, else its own words after the quoted string ("invalid port"), with the port named when
+// that is what is wrong (pgx says only "invalid port" of 99999, 0 or abc).
+func parseError(err error, dsn string) string {
 	var pe *pgconn.ParseConfigError
-	if errors.As(err, &pe) && pe.Unwrap() != nil {
+	if !errors.As(err, &pe) {
+		return err.Error()
+	}
+	if pe.Unwrap() != nil {
 		return "cannot parse the URL: " + pe.Unwrap().Error()
 	}
-	if errors.As(err, &pe) {
+	msg := pe.Error()
+	if i := strings.LastIndex(msg, "`: "); i >= 0 {
+		msg = msg[i+len("`: "):]
+	} else {
 		return "cannot parse the URL"
 	}
-	return err.Error()
+	if msg == "invalid port" {
+		if port, ok := dsnPort(dsn); ok {
+			return fmt.Sprintf("cannot parse the URL: port %s is not a number from 1 to 65535", port)
+		}
+	}
+	return "cannot parse the URL: " + msg
+}
+
+// dsnPort is the port a URL names after its host (the last ':' of the authority past a ']'), cut to 20 bytes.
+func dsnPort(dsn string) (string, bool) {
+	rest, ok := urlAfterScheme(dsn)
+	if !ok {
+		if m := portKeywordRE.FindStringSubmatch(dsn); m != nil {
+			return strconv.Quote(cutPort(m[1])), true
+		}
+		return "", false
+	}
+	authority := rest[:strings.IndexAny(rest+"/", "/?#")]
+	host := authority[strings.LastIndex(authority, "@")+1:]
+	if i := strings.LastIndexByte(host, ':'); i >= 0 && i > strings.LastIndexByte(host, ']') {
+		return strconv.Quote(cutPort(host[i+1:])), true
+	}
+	return "", false
+}
+
+// portKeywordRE finds the port of a keyword/value string.
+var portKeywordRE = regexp.MustCompile(`(?:^|\s)port\s*=\s*(\S*)`)
+
+// cutPort keeps a message short whatever was typed as a port.
+func cutPort(s string) string {
+	if len(s) > 20 {
+		return s[:20] + "…"
+	}
+	return s
 }
 
 // connectError explains a failed connection, naming the server and the database.

@@ -40,7 +40,7 @@ func TestRedact(t *testing.T) {
 		{"postgres://u:12?SECRETPW@host/db", "postgres://***"},
 		{"postgres://u:12/SECRETPW@host/db", "postgres://***"}, // to libpq: host u, port 12, database "SECRETPW@host/db"
 		{"postgres://u@host/db?password=50%offSECRETPW", "postgres://***"},
-		{"POSTGRES://u:SECRETPW@host/db", "postgres://***"},
+		{"POSTGRES://u:SECRETPW@host/db", "postgres://u:***@host:5432/db"}, // a scheme in any case is a URL
 		{"postgres:/u:SECRETPW@host/db", "postgres://***"},
 		{"host=127.0.0.1 password=SECRETPW user=u dbname=d", "postgres://u:***@127.0.0.1:5432/d"},
 		{"  user=u password='SECRET PW' host=db sslmode=disable", "postgres://u:***@db:5432/?sslmode=disable"},

@@ -12,6 +12,11 @@ import (
 // destination), the UUID travels with the run, so `fleet db copy` knows what is already there.
 
 // newRunUUID returns a random (version 4) UUID in its canonical lower-case form.
+//
+// Kept rather than github.com/google/uuid (already in the module graph, through modernc): generating is
+// crypto/rand and the two masks of RFC 9562 §5.4, tested in uuid_test.go; uuid.Parse would not replace
+// IsRunUUID, since it also accepts {braced}, urn:uuid: and undashed forms that must not name the same run
+// two ways, so the library would add a direct dependency and save four lines.
 func newRunUUID() string {
 	var b [16]byte
 	rand.Read(b[:])         // never fails (crypto/rand panics rather than return an error since Go 1.24)

@@ -165,7 +165,7 @@ func testResolveRunByUUID(t *testing.T, db *DB) {
 }
 
 // openAtSchema creates the database dsn (a new file or an empty PostgreSQL database) with the migrations up to
-// version only, as an older fleet left it.
+// version only, as an older fleet left it, and those of also (columns today's writer fills).
 func openAtSchema(t *testing.T, dsn string, version int, also ...int) *DB {
 	t.Helper()
 	ctx := context.Background()

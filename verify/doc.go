@@ -3,6 +3,13 @@
 // through the path a mode measures, recomputes each output with Go's own crypto, and says ok, wrong (with the
 // size, direction and first differing byte) or unknown (with why).
 //
-// oracle.go computes the expected outputs; judge.go compares them with a protocol.VerifyReport. It imports
-// nothing of the module but protocol, and does no I/O.
+// It imports nothing of the module but protocol and opensslspeed (the signature algorithms' names and key
+// sizes), and does no I/O.
+//
+// Files:
+//
+//   - oracle.go: Expected, each cipher's and digest's output computed with Go's crypto;
+//   - judge.go: Judge, a protocol.VerifyReport compared with the oracle, case by case, into a Result;
+//   - sign.go: the signature check, SignInputs (the key and message sent per algorithm) and IsSignature;
+//   - keys.go: the fixed, published RSA test keys the signature check signs with (generating one costs minutes).
 package verify

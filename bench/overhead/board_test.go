@@ -11,10 +11,11 @@ import (
 
 	"github.com/fleetlab/fleet/fleet"
 	"github.com/fleetlab/fleet/inventory"
+	sshtransport "github.com/fleetlab/fleet/transport/ssh"
 	"golang.org/x/crypto/ssh"
 )
 
-// TestBoardRunsDeploy deploys a file twice to a simulated board through the controller's own code (fleet.DialSSH,
+// TestBoardRunsDeploy deploys a file twice to a simulated board through the controller's own code (sshtransport.Dial,
 // fleet.Deploy): the board's sh runs the deploy check, the push and the verification, so the file lands in the
 // board's HOME, 0700, and the second deployment finds it (0 bytes pushed). A board that matched commands by
 // their text would fail as soon as the controller's scripts change.
@@ -43,7 +44,7 @@ func TestBoardRunsDeploy(t *testing.T) {
 	ctx := context.Background()
 	var pushed []int64
 	for range 2 {
-		tr, err := fleet.DialSSH(ctx, board, fleet.SSHOptions{Home: dir, AgentSocket: "none", ConnectTimeout: 10 * time.Second, Retries: -1})
+		tr, err := sshtransport.Dial(ctx, board, sshtransport.Options{Home: dir, AgentSocket: "none", ConnectTimeout: 10 * time.Second, Retries: -1})
 		if err != nil {
 			t.Fatalf("dial: %v", err)
 		}

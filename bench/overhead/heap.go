@@ -15,6 +15,7 @@ import (
 	"github.com/fleetlab/fleet/inventory"
 	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/store"
+	sshtransport "github.com/fleetlab/fleet/transport/ssh"
 )
 
 // profileRun runs what `fleet run --tag sim` runs (fleet.Run into the store, without progress or report) in this
@@ -74,7 +75,7 @@ func profileRun(work, invPath, agentBin string, n int, out string) {
 	start := time.Now()
 	outs, err := fleet.Run(ctx, fleet.RunOptions{Boards: boards, Sweep: sweep, Concurrency: n, Agent: agents.For,
 		Dial: func(ctx context.Context, b inventory.Board) (fleet.Transport, error) {
-			return fleet.DialSSH(ctx, b, fleet.SSHOptions{Home: home, AgentSocket: "none", ConnectTimeout: 10 * time.Second})
+			return sshtransport.Dial(ctx, b, sshtransport.Options{Home: home, AgentSocket: "none", ConnectTimeout: 10 * time.Second})
 		}}, w)
 	close(done)
 	<-stopped

@@ -28,6 +28,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fleetlab/fleet/agent"
 	"github.com/fleetlab/fleet/bench/internal/machine"
 )
 
@@ -73,7 +74,7 @@ func main() {
 	agentEnv := []string{"CGO_ENABLED=0", "GOOS=linux", "GOARCH=" + runtime.GOARCH}
 	if *agentBin == "" {
 		*agentBin = filepath.Join(dir, "fleet-agent")
-		build(*agentBin, module+"/cmd/fleet-agent", agentEnv, "-trimpath", "-ldflags=-s -w")
+		build(*agentBin, module+"/cmd/fleet-agent", agentEnv, agent.BuildFlags...)
 	}
 	fake := filepath.Join(dir, "fleet-agent-fake")
 	build(fake, module+"/bench/overhead/fakeagent", agentEnv, "-trimpath", "-ldflags=-s -w")

@@ -12,9 +12,10 @@ import (
 	"github.com/fleetlab/fleet/bench/internal/machine"
 	"github.com/fleetlab/fleet/fleet"
 	"github.com/fleetlab/fleet/internal/sshlab"
+	sshtransport "github.com/fleetlab/fleet/transport/ssh"
 )
 
-// TestBenchPush compares the first deployment of the agent (fleet.DialSSH + fleet.Deploy: $HOME, inspect,
+// TestBenchPush compares the first deployment of the agent (sshtransport.Dial + fleet.Deploy: $HOME, inspect,
 // stream, size check, sha256 verified on the board) with scp of the same file to the same sshd board, rounds
 // interleaved (fleet first in odd rounds, scp first in even ones), then a second deployment, which must push 0
 // bytes. Each side's time includes its connection and handshake; wire bytes are what crossed the board's
@@ -36,7 +37,7 @@ func TestBenchPush(t *testing.T) {
 
 	deploy := func() (time.Duration, int64, int64) {
 		w0, start := wireBytes(t, b), time.Now()
-		tr, err := fleet.DialSSH(ctx, b.Inventory(), fleet.SSHOptions{Home: home, AgentSocket: "none", Retries: -1})
+		tr, err := sshtransport.Dial(ctx, b.Inventory(), sshtransport.Options{Home: home, AgentSocket: "none", Retries: -1})
 		if err != nil {
 			t.Fatalf("dial: %v", err)
 		}

@@ -25,7 +25,8 @@ lab shares (--db postgres://user@host/db), for comparison and regression checks.
    fleet run --boards local                 measure this machine (no boards.toml needed)
    fleet run --boards am335x,am64x --label nightly
    fleet compare --boards am64x              accelerator vs CPU, speedups and the crossover block size
-   fleet regress --baseline nightly          verdicts against the last nightly run (exit 1 on regression)
+   fleet run --tag nightly --profile nightly --label nightly
+   fleet regress --baseline nightly          verdicts against each board's last 10 valid nightly runs
 
 ` + exitCodesHelp,
 		Reader:                 stdin,
@@ -37,7 +38,7 @@ lab shares (--db postgres://user@host/db), for comparison and regression checks.
 		UseShortOptionHandling: false,
 		ExitErrHandler:         func(*cli.Context, error) {}, // main decides exit codes
 		OnUsageError: func(c *cli.Context, err error, isSub bool) error {
-			return usageErr("%w (see fleet --help)", err)
+			return flagUsageErr(err, "fleet", globalFlags())
 		},
 		Commands: []*cli.Command{
 			runCommand(),
@@ -57,9 +58,11 @@ lab shares (--db postgres://user@host/db), for comparison and regression checks.
 		},
 	}
 	refuseUnknownCommands(app)
+	decimalIntFlags(app)
 	for _, cmd := range app.Commands {
 		withGlobalFlags(cmd, cmd.Name)
 	}
+	fitHelp(app)
 	return app
 }
 
@@ -104,9 +107,10 @@ func withGlobalFlags(cmd *cli.Command, name string) {
 	}
 	refuseArgs(cmd, name)
 	refuseEmptyValues(cmd, name)
+	requireFlags(cmd, "fleet "+name)
 	if cmd.OnUsageError == nil {
 		cmd.OnUsageError = func(c *cli.Context, err error, isSub bool) error {
-			return usageErr("%w (see fleet %s --help)", err, name)
+			return flagUsageErr(err, "fleet "+name, cmd.Flags)
 		}
 	}
 	for _, sub := range cmd.Subcommands {

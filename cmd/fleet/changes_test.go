@@ -72,7 +72,7 @@ func TestChangesImportedHistory(t *testing.T) {
 	}
 	for _, want := range []string{"am64x cpu aes-128-cbc: changed at run 18 (2026-01-18 02:00), after run 17 (2026-01-17)",
 		"1024 B", "8192 B", "16384 B", "3 change(s) in 6 series"} {
-		if !strings.Contains(stdout, want) {
+		if !strings.Contains(unfold(stdout), want) {
 			t.Errorf("text lacks %q:\n%s", want, stdout)
 		}
 	}

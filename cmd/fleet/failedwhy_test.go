@@ -48,7 +48,7 @@ func TestRunNamesWhyPointsFailed(t *testing.T) {
 		t.Errorf("run's summary does not say %q:\n%s", want, stderr)
 	}
 	show, serr, code := runFleet(t, "show", "--db", db, "latest")
-	if code != 0 || !strings.Contains(show, want) {
+	if code != 0 || !strings.Contains(unfold(show), want) {
 		t.Errorf("show: exit %d, does not say %q:\n%s\n%s", code, want, show, serr)
 	}
 	for _, out := range []string{stderr, show} {

@@ -119,7 +119,7 @@ func parseThreshold(s string) (float64, error) {
 		return 0, usageErr("--threshold %q is not a percentage; want %s", s, thresholdRange)
 	}
 	if math.IsNaN(v) || v <= 0 || v > 100 {
-		return 0, usageErr("--threshold %q is out of range; want %s", s, thresholdRange)
+		return 0, usageErr("--threshold %q: out of range, want %s", s, thresholdRange)
 	}
 	return v / 100, nil
 }

@@ -29,7 +29,7 @@ func wantUsage(t *testing.T, args []string, wants ...string) {
 		return
 	}
 	for _, w := range wants {
-		if !strings.Contains(stderr, w) {
+		if !strings.Contains(unfold(stderr), unfold(w)) {
 			t.Errorf("fleet %q: stderr lacks %q:\n%s", args, w, stderr)
 		}
 	}
@@ -221,12 +221,18 @@ func TestHelpShowsProfileDefaults(t *testing.T) {
 	}
 	for _, flag := range []string{"--repeat", "--threads", "--seconds", "--sizes"} {
 		line := ""
-		for _, l := range strings.Split(stdout, "\n") {
+		lines := strings.Split(stdout, "\n")
+		for i, l := range lines {
 			if strings.HasPrefix(strings.TrimSpace(l), flag+" ") {
 				line = l
+				// the usage folds under its column: its continuation lines start with spaces alone
+				for j := i + 1; j < len(lines) && strings.HasPrefix(lines[j], "      ") &&
+					!strings.HasPrefix(strings.TrimSpace(lines[j]), "-"); j++ {
+					line += " " + strings.TrimSpace(lines[j])
+				}
 			}
 		}
-		if !strings.Contains(line, "(default: from the profile)") || strings.Contains(line, "default: 0") {
+		if !strings.Contains(line, "(default: from the profile") || strings.Contains(line, "default: 0") {
 			t.Errorf("%s help line = %q, want (default: from the profile)", flag, line)
 		}
 	}

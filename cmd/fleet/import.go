@@ -145,8 +145,10 @@ func importAction(c *cli.Context) error {
 	if err != nil {
 		return importErr(c.Context, err)
 	}
+	// what was stored is the command's result: stdout, where a script reads the run id (progress and
+	// warnings go to stderr)
 	for _, r := range runs {
-		fmt.Fprintf(c.App.ErrWriter, "%s: run %d, %d points from %d openssl command(s)\n", r.File, r.RunID, r.Points, r.Commands)
+		fmt.Fprintf(c.App.Writer, "%s: run %d, %d points from %d openssl command(s)\n", r.File, r.RunID, r.Points, r.Commands)
 	}
 	return nil
 }

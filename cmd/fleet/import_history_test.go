@@ -68,13 +68,15 @@ func importPasted(t *testing.T, db, board string, texts []string) []int64 {
 	for i, text := range texts {
 		path := writeCapture(t, dir, fmt.Sprintf("night%02d.txt", i+1), text)
 		date := time.Date(2026, 1, 1+i, 2, 0, 0, 0, time.UTC).Format("2006-01-02T15:04")
-		_, stderr, code := runFleet(t, "import", "--db", db, "--board", board, "--label", "wiki", "--date", date, path)
+		stdout, stderr, code := runFleet(t, "import", "--db", db, "--board", board, "--label", "wiki", "--date", date, path)
 		if code != 0 {
 			t.Fatalf("import night %d: exit %d: %s", i+1, code, stderr)
 		}
 		var id int64
-		if _, err := fmt.Sscanf(stderr[strings.Index(stderr, "run "):], "run %d,", &id); err != nil {
-			t.Fatalf("import night %d: no run id in %q", i+1, stderr)
+		if i := strings.Index(stdout, "run "); i < 0 {
+			t.Fatalf("import night %d: no run id in %q", i+1, stdout)
+		} else if _, err := fmt.Sscanf(stdout[i:], "run %d,", &id); err != nil {
+			t.Fatalf("import night %d: no run id in %q", i+1, stdout)
 		}
 		ids = append(ids, id)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/fleetlab/fleet/internal/textfit"
 	"github.com/fleetlab/fleet/opensslspeed"
 	"github.com/fleetlab/fleet/report"
 )
@@ -35,8 +36,9 @@ func (p *importPrinter) run(file string, r opensslspeed.Run) {
 		p.err = report.WriteImport(p.out, p.board, pts, report.FormatJSON)
 		return
 	}
-	fmt.Fprintf(p.errw, "%s:%d: %s, %d points, timing %s%s\n", file, r.Line, dash(r.Mode), len(r.Points), dash(r.Timing),
+	line := fmt.Sprintf("%s:%d: %s, %d points, timing %s%s\n", file, r.Line, dash(r.Mode), len(r.Points), dash(r.Timing),
 		report.Printable(failedNote(r.Failed)))
+	io.WriteString(p.errw, textfit.FoldLines(line, report.TextWidth, "  "))
 	for _, pt := range r.Points {
 		p.pts = append(p.pts, report.ImportedPoint{File: file, Point: pt})
 	}

@@ -44,7 +44,8 @@ func referenceImportFlags() []cli.Flag {
 		&cli.StringFlag{Name: "source", Usage: "with --reference: the tables' provenance `TEXT` (default: each file's first \"# source:\" line)"},
 		&cli.StringSliceFlag{Name: "column", Usage: "with --reference: `HEADER=MODE`, the mode of a column (\"Accelerator=devcrypto\")"},
 		&cli.StringFlag{Name: "mode", Usage: "the `MODE` of commands whose capture names none (soft, cpu, devcrypto, afalg, engine:NAME, provider:NAME; default cpu); with --reference, of columns that name none"},
-		&cli.IntFlag{Name: "threads", Usage: "with --reference: the -multi `N` of the figures (default: the text's own -multi N, else 1)"},
+		&cli.IntFlag{Name: "threads", Usage: "with --reference: the -multi `N` of the figures",
+			DefaultText: "the text's own -multi N, else 1"},
 	}
 }
 
@@ -134,7 +135,7 @@ func importReferenceAction(c *cli.Context) error {
 	if err != nil {
 		return importErr(c.Context, err)
 	}
-	fmt.Fprintf(c.App.ErrWriter, "reference %s: run %d, %d figures of %s in modes %s\n", label, id, len(points),
+	fmt.Fprintf(c.App.Writer, "reference %s: run %d, %d figures of %s in modes %s\n", label, id, len(points),
 		strings.Join(ref.Boards(), ", "), strings.Join(ref.Modes(), ", "))
 	return nil
 }

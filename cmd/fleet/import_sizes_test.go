@@ -39,13 +39,13 @@ func TestImportHeaderlessRows(t *testing.T) {
 		}
 	}
 	stdout, stderr, code := runFleet(t, "--db", db, "import", "--board", "b1", "--sizes", "16,64,256,1024,8192,16384", f)
-	if code != 0 || !strings.Contains(stderr, "6 points") {
+	if code != 0 || !strings.Contains(stdout, "6 points") {
 		t.Fatalf("with --sizes: exit %d, stdout %q, stderr %q; want 6 points stored", code, stdout, stderr)
 	}
 	// the capture with its command line needs no --sizes
-	if _, stderr, code := runFleet(t, "--db", db, "import", "--board", "b1", capturePath(t, "L25")); code != 0 ||
-		!strings.Contains(stderr, "7 points from 2 openssl command(s)") {
-		t.Fatalf("L25: exit %d, stderr %q; want 7 points from 2 commands", code, stderr)
+	if stdout, stderr, code := runFleet(t, "--db", db, "import", "--board", "b1", capturePath(t, "L25")); code != 0 ||
+		!strings.Contains(stdout, "7 points from 2 openssl command(s)") {
+		t.Fatalf("L25: exit %d, stdout %q, stderr %q; want 7 points from 2 commands", code, stdout, stderr)
 	}
 }
 

@@ -27,7 +27,8 @@ const atSize = "at-size"
 func layoutFlags(sizeName string) []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "wide", Usage: "text: the full tables, one row per algorithm and size with a column per board × mode (wider than a terminal)"},
-		&cli.IntFlag{Name: sizeName, Usage: "set the boards against each other at block size `BYTES` (default: per algorithm, the largest two boards measured)"},
+		&cli.IntFlag{Name: sizeName, Usage: "set the boards against each other at block size `BYTES`",
+			DefaultText: "per algorithm, the largest two boards measured"},
 	}
 }
 

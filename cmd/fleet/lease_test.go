@@ -84,8 +84,8 @@ func TestRunLeasedBoardFails(t *testing.T) {
 			if code != exitBoardFailed {
 				t.Fatalf("exit %d, want %d\n%s", code, exitBoardFailed, stderr)
 			}
-			cause := regexp.MustCompile(`cause: local is leased by run ` + itoa(holder) + ` \(nightly, host ` + regexp.QuoteMeta(host) + ` pid \d+, since [0-9:]+\), expires [0-9:]+; `)
-			if !cause.MatchString(stderr) {
+			cause := regexp.MustCompile(`cause: local is leased by run ` + itoa(holder) + ` \(nightly, host ` + regexp.QuoteMeta(host) + ` pid \d+, since (\d{4}-\d\d-\d\d )?[0-9:]+\), expires (\d{4}-\d\d-\d\d )?[0-9:]+; `)
+			if !cause.MatchString(unfold(stderr)) {
 				t.Errorf("stderr does not name the holder as the cause:\n%s", stderr)
 			}
 			waiting := strings.Contains(stderr, "local        waiting for run "+itoa(holder)+" (nightly, host "+host+", since ")

@@ -47,7 +47,7 @@ func TestNightlyStepEndToEnd(t *testing.T) {
 			inv = off
 		}
 		stdout, stderr, code := runFleet(t, "--inventory", inv, "run", "--boards", "local", "--db", db, "--label", "nightly",
-			"--modes", "cpu", "--algorithms", "aes-128-cbc", "--sizes", "16384", "--repeat", "1", "--seconds", "0.3")
+			"--modes", "cpu", "--algorithms", "aes-128-cbc", "--sizes", "16384", "--repeat", "1", "--seconds", "1")
 		if code != 0 {
 			t.Fatalf("night %d: fleet run exit %d\nstdout:\n%s\nstderr:\n%s", n, code, stdout, stderr)
 		}

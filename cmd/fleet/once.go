@@ -69,7 +69,7 @@ type onceValue struct {
 
 func (v *onceValue) Set(s string) error {
 	if v.first != nil {
-		return fmt.Errorf("--%s given twice (%q, then %q): it takes one value, give it once", v.name, *v.first, s)
+		return fmt.Errorf("--%s given twice (%q, then %q): it takes one value", v.name, *v.first, s)
 	}
 	v.first = &s
 	return v.Value.Set(s)

@@ -29,7 +29,7 @@ func TestCommandLineHidesPasswords(t *testing.T) {
 		{[]string{"fleet", "runs", "--db=postgresql://u:s3cret@h/db?sslmode=require"}, "fleet runs --db=postgresql://u:***@h:5432/db?sslmode=require"},
 		{[]string{"fleet", "runs", "--db", "postgres://u:1234#SECRETPW@h/db"}, "fleet runs --db postgres://***"},
 		{[]string{"fleet", "runs", "--db", "host=h password=SECRETPW user=u dbname=d"}, "fleet runs --db postgres://u:***@h:5432/d"},
-		{[]string{"fleet", "runs", "--db=POSTGRES://u:SECRETPW@h/d"}, "fleet runs --db=postgres://***"},
+		{[]string{"fleet", "runs", "--db=POSTGRES://u:SECRETPW@h/d"}, "fleet runs --db=postgres://u:***@h:5432/d"}, // a scheme in any case is a URL
 		{[]string{"fleet", "runs", "--db", "x password=SECRETPW"}, "fleet runs --db ***"},
 		{[]string{"fleet", "run", "--db", "/srv/fleet.db"}, "fleet run --db /srv/fleet.db"},
 	}

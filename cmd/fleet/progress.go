@@ -17,47 +17,22 @@ import (
 )
 
 // progress shows each board's progress on stderr: one live bar per board on a terminal, timestamped lines
-// otherwise. It never writes to stdout.
+// otherwise. It never writes to stdout, so `fleet run > tables.txt` keeps the tables alone. Each board says the
+// phase it is in (connecting, deploying, probing, verifying, measuring) and, once its sweep is planned, about how
+// long it has left (fleet.ETA: the plan's points × seconds per point, refined as points complete).
 type progress struct {
-	w   io.Writer
-	now func() time.Time
+	w        io.Writer
+	now      func() time.Time
+	perPoint time.Duration // the sweep's seconds per point; 0: unknown, no estimate before a point completed
 
 	mu     sync.Mutex
 	bars   *mpb.Progress // nil when stderr is not a terminal
-	board  map[string]*boardBar
-	logged map[string]string // last stage line printed per board (plain mode)
-}
-
-type boardBar struct {
-	bar *mpb.Bar
-
-	mu    sync.Mutex // never held while calling into mpb: its render goroutine reads these
-	label string     // current mode, algorithm and size
-	stage string
-}
-
-func (b *boardBar) set(stage, label string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if stage != "" {
-		b.stage = stage
-	}
-	if label != "" {
-		b.label = label
-	}
-}
-
-func (b *boardBar) get(stage bool) string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if stage {
-		return b.stage
-	}
-	return b.label
+	board  map[string]*boardState
+	logged map[string]string // last line printed per board (plain mode)
 }
 
 func newProgress(w io.Writer) *progress {
-	p := &progress{w: w, now: time.Now, board: map[string]*boardBar{}, logged: map[string]string{}}
+	p := &progress{w: w, now: time.Now, board: map[string]*boardState{}, logged: map[string]string{}}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		p.bars = mpb.New(mpb.WithOutput(w), mpb.WithWidth(30), mpb.WithRefreshRate(200*time.Millisecond))
 	}
@@ -78,82 +53,58 @@ func (p *progress) Logf(format string, args ...any) {
 
 // Event implements fleet.Progress.
 func (p *progress) Event(e fleet.Event) {
-	if p.bars == nil {
-		p.line(e)
-		return
-	}
+	now := p.now()
 	p.mu.Lock()
 	b := p.board[e.Board]
 	if b == nil {
-		b = &boardBar{stage: e.Stage}
+		b = &boardState{stage: e.Stage, eta: fleet.ETA{PerPoint: p.perPoint, Overhead: fleet.DefaultPointOverhead}}
 		p.board[e.Board] = b
-		b.bar = p.bars.AddBar(0,
-			mpb.PrependDecorators(decor.Name(e.Board, decor.WCSyncSpaceR),
-				decor.Any(func(decor.Statistics) string { return b.get(true) }, decor.WCSyncSpaceR)),
-			mpb.AppendDecorators(decor.CountersNoUnit("%d/%d", decor.WCSyncSpace),
-				decor.Any(func(decor.Statistics) string { return b.get(false) }, decor.WCSyncSpace),
-				decor.OnComplete(decor.AverageETA(decor.ET_STYLE_GO, decor.WCSyncSpace), "")),
-		)
+		if p.bars != nil {
+			b.bar = p.bars.AddBar(0,
+				mpb.PrependDecorators(decor.Name(e.Board, decor.WCSyncSpaceR),
+					decor.Any(func(decor.Statistics) string { return b.view(p.now()).phase }, decor.WCSyncSpaceR)),
+				mpb.AppendDecorators(decor.CountersNoUnit("%d/%d", decor.WCSyncSpace),
+					decor.Any(func(decor.Statistics) string { return b.view(p.now()).label }, decor.WCSyncSpace),
+					decor.Any(func(decor.Statistics) string { return b.view(p.now()).eta }, decor.WCSyncSpace)),
+			)
+		}
 	}
 	p.mu.Unlock()
+	line := b.apply(e, now, p.perPoint > 0)
+	if p.bars == nil {
+		if line != "" {
+			p.line(e.Board, line)
+		}
+		return
+	}
 	switch e.Stage {
 	case fleet.StageLease:
 		// kept above the bars: the waiting line says whom the board waits for, and when that changed
 		fmt.Fprintf(p.bars, "%s: %s\n", report.Printable(e.Board), report.Printable(e.Msg))
-		b.set("lease", "")
 	case fleet.StageSweep:
-		label := ""
-		if e.Algorithm != "" {
-			label = fmt.Sprintf("%s %s %d B", e.Mode, e.Algorithm, e.Size)
-		}
-		b.set("sweep", label)
 		if e.Total > 0 {
 			b.bar.SetTotal(int64(e.Total), false)
 		}
 		b.bar.SetCurrent(int64(min(e.Done, max(e.Total, 0))))
 	case fleet.StageDone:
-		b.set(string(e.Status), report.Printable(e.Msg))
 		if e.Status == protocol.StatusOK {
 			b.bar.SetTotal(-1, true)
 		} else {
 			b.bar.Abort(false)
 		}
-	default:
-		b.set(e.Stage, report.Printable(e.Msg))
 	}
 }
 
-// line prints an event as a timestamped line; sweep progress is printed per point.
-func (p *progress) line(e fleet.Event) {
-	var msg string
-	switch e.Stage {
-	case fleet.StageSweep:
-		if e.Algorithm == "" {
-			msg = fmt.Sprintf("sweep: %d points planned", e.Total)
-		} else {
-			msg = fmt.Sprintf("%d/%d %s %s %d B", e.Done, e.Total, e.Mode, e.Algorithm, e.Size)
-		}
-	case fleet.StageDone:
-		msg = string(e.Status)
-		if e.Msg != "" {
-			msg += ": " + e.Msg
-		}
-	case fleet.StageLease:
-		msg = e.Msg // "waiting for run 41 (nightly, host ci-3, since 02:00:00)"
-	default:
-		msg = e.Stage
-		if e.Msg != "" {
-			msg += ": " + e.Msg
-		}
-	}
+// line prints one timestamped line for a board, unless it repeats the board's last.
+func (p *progress) line(board, msg string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.logged[e.Board] == msg {
+	if p.logged[board] == msg {
 		return
 	}
-	p.logged[e.Board] = msg
+	p.logged[board] = msg
 	// a board's words (its errors, its facts in a message) are shown, never acted on by the terminal
-	fmt.Fprintf(p.w, "%s %-12s %s\n", p.now().Format("15:04:05"), report.Printable(e.Board), report.Printable(msg))
+	fmt.Fprintf(p.w, "%s %-12s %s\n", p.now().Format("15:04:05"), report.Printable(board), report.Printable(msg))
 }
 
 // Wait lets the bars draw their final state.

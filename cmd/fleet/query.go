@@ -91,11 +91,15 @@ func historyCommand() *cli.Command {
 
 Shows each run's median, with its label, and notes where the kernel, OpenSSL or fleet version changed.`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "board", Required: true, Usage: "`BOARD`"},
-			&cli.StringFlag{Name: "algorithm", Required: true, Usage: "`ALG`"},
-			&cli.StringFlag{Name: "mode", Value: "cpu", Usage: "`MODE`"},
+			&cli.StringFlag{Name: "board", Required: true, Usage: "the series' `BOARD` (fleet boards list names them)"},
+			&cli.StringFlag{Name: "algorithm", Required: true, Usage: "its algorithm `ALG`, such as aes-128-cbc or sha256"},
+			&cli.StringFlag{Name: "mode", Value: "cpu", Usage: "its `MODE`: soft, cpu, devcrypto, afalg, kcapi…"},
 			sizeFlag(16384, "block size `N` in bytes (0 for asymmetric)", ""),
-			intFlag("threads", 0, 0, "only -multi `N` (0: any)", "0 is any number of threads"),
+			func() cli.Flag {
+				f := intFlag("threads", 0, 0, "only -multi `N`", "0 is any number of threads")
+				f.DefaultText = "0, any"
+				return f
+			}(),
 			formatFlag(report.ViewHistory),
 		},
 		Action: withDB(func(c *cli.Context, db *store.DB) error {
@@ -155,6 +159,7 @@ func showCommand() *cli.Command {
 				if raws, err = db.RawOutputs(c.Context, id, c.String("board")); err != nil {
 					return err
 				}
+				raws = append([]store.RawOutput{}, raws...) // not nil: the reasons as stored print without raw outputs too
 			}
 			return report.WriteRunDetail(c.App.Writer, run, brs, raws, c.String("format"))
 		},

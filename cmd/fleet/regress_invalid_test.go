@@ -62,7 +62,7 @@ func TestRegressSaysWhyInvalid(t *testing.T) {
 		want := "local not judged: all 6 runs the baseline matched invalid (6 of 6 points): background CPU 60–90 %; run on a quiet " +
 			"board, wait for one with fleet run --quiet-wait 60s (quiet_wait in [boards.local.validity] in boards.toml), or set the " +
 			"limits there (background_peak_pct, background_avg_pct)"
-		if !strings.Contains(stderr, want) || !strings.Contains(stdout, want) {
+		if !strings.Contains(stderr, want) || !strings.Contains(unfold(stdout), want) {
 			t.Errorf("text and stderr do not say %q\nstdout:\n%s\nstderr:\n%s", want, stdout, stderr)
 		}
 		stdout, _, code = runFleet(t, "regress", "--db", db, "--baseline", "nightly", "--run", "7", "--format", "json")
@@ -84,7 +84,7 @@ func TestRegressSaysWhyInvalid(t *testing.T) {
 			t.Fatalf("exit %d, want %d\n%s%s", code, exitInvalid, stdout, stderr)
 		}
 		want := "local not judged: 1 series: 1 of 1 points of run 4 invalid: background CPU 45 %; run on a quiet board"
-		if ids[3] != 4 || !strings.Contains(stderr, want) || !strings.Contains(stdout, want) {
+		if ids[3] != 4 || !strings.Contains(stderr, want) || !strings.Contains(unfold(stdout), want) {
 			t.Errorf("text and stderr do not say %q\nstdout:\n%s\nstderr:\n%s", want, stdout, stderr)
 		}
 	})

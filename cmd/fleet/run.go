@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -16,6 +14,7 @@ import (
 	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/report"
 	"github.com/fleetlab/fleet/store"
+	sshtransport "github.com/fleetlab/fleet/transport/ssh"
 )
 
 func selectionFlags() []cli.Flag {
@@ -76,7 +75,8 @@ points of one board are measured at a time. fleet compare --modes ssh prints the
 			&cli.Float64Flag{Name: "seconds", Usage: "`S` seconds per point", DefaultText: fromProfile},
 			modesFlag("`MODES` to measure: "+measurableModes()),
 			algorithmsFlag("algorithms", []string{"a"}, "`ALGS` e.g. aes-128-cbc,sha256,rsa2048; for mode ssh, SSH ciphers such as aes128-ctr,chacha20-poly1305@openssh.com (default: "+strings.Join(protocol.DefaultSSHCiphers, ", ")+")"),
-			&cli.StringSliceFlag{Name: "sizes", Usage: "block `SIZES` in bytes, e.g. 16,1024,16384; with --modes ssh alone, bytes per transfer (default 67108864, 64 MiB)", DefaultText: fromProfile},
+			&cli.StringSliceFlag{Name: "sizes", Usage: "block `SIZES` in bytes, e.g. 16,1024,16384; with --modes ssh alone, bytes per transfer",
+				DefaultText: fromProfile + "; with --modes ssh alone 67108864, 64 MiB"},
 			&cli.IntFlag{Name: "threads", Usage: "run `N` openssl processes in parallel (-multi)", DefaultText: fromProfile},
 			formatFlag(report.ViewRun),
 			&cli.IntFlag{Name: "verify-threads", DefaultText: "the board's cores",
@@ -89,7 +89,7 @@ points of one board are measured at a time. fleet compare --modes ssh prints the
 				}},
 			&cli.BoolFlag{Name: "trace", EnvVars: []string{"FLEET_TRACE"},
 				Usage: "print on stderr how long each phase of each board took (connect, deploy, probe, sweep), each SSH session in it, and in the sweep each path's verification and each point (its openssl child's wall time, openssl's own seconds, the time since the previous point)"},
-		), append(append(append(append(layoutFlags("at-size"), prepareFlags()...), leaseFlags()...), precisionFlags()...), reconnectFlags()...)...),
+		), append(append(append(append(layoutFlags("at-size"), prepareFlags()...), leaseFlags()...), precisionFlags()...), append(reconnectFlags(), cpusFlags()...)...)...),
 		Action: runAction,
 	}
 }
@@ -133,12 +133,14 @@ func runAction(c *cli.Context) error {
 	defer db.Close()
 
 	progress := newProgress(c.App.ErrWriter)
+	progress.perPoint = time.Duration(sweep.Seconds * float64(time.Second)) // the time left comes from the plan
 	opts, err := recordOptions(c, db, store.RunInfo{Label: c.String("label")}, progress)
 	if err != nil {
 		return err
 	}
 	endPhase()
 	opts.Boards, opts.Sweep, opts.ModesSet = boards, sweep, c.IsSet("modes")
+	opts.CPUsSet = c.IsSet("cpus")
 	opts.QuietWait, opts.Governor, opts.Trace = quietWait, governor, trace
 	opts.ReconnectWait = reconnectWait
 	opts.TransferSizes = transferSizes
@@ -166,8 +168,7 @@ func runAction(c *cli.Context) error {
 	if refused != nil {
 		runErr = refused // the usage error decides the exit code; the other boards' results are kept and printed
 	}
-	printOutcomes(c.App.ErrWriter, run.ID, outcomes)
-	printValidity(final, c.App.ErrWriter, db, run.ID)
+	printRunSummary(final, c.App.ErrWriter, db, run.ID, outcomes)
 
 	ms, err := db.Measurements(final, store.Filter{RunID: run.ID})
 	if err != nil {
@@ -177,43 +178,6 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	return runErr
-}
-
-func printOutcomes(w io.Writer, runID int64, outs []fleet.BoardOutcome) {
-	fmt.Fprintf(w, "run %d:\n", runID)
-	for _, o := range outs {
-		// what the board said (its facts, its errors, its skips' reasons) is made Printable, piece by piece
-		line := fmt.Sprintf("  %-14s %-11s %4d points, %d skips", report.Printable(o.Board), o.Status, o.Points, o.Skips)
-		if o.Failed > 0 {
-			line += fmt.Sprintf(", %d failed", o.Failed)
-		}
-		if o.Summary != "" {
-			line += "  (" + report.Printable(o.Summary) + ")"
-		}
-		if o.Cause != "" {
-			line += "\n      cause: " + report.Printable(o.Cause)
-		}
-		if o.FailedWhy != "" && !strings.Contains(o.Cause, o.FailedWhy) { // the cause says it when nothing was measured
-			line += "\n      " + report.Printable(o.FailedWhy)
-		}
-		if o.Summary != "" { // the probe spoke: say what became of every mode
-			line += "\n" + strings.Join(modeSummary(o.Modes, true, "      "), "\n")
-		}
-		if o.Verification != "" {
-			line += "\n      verified " + report.Printable(o.Verification)
-		}
-		for _, s := range o.Skipped {
-			if !unexplained(o.Modes, s.Mode, s.Algorithm) {
-				continue
-			}
-			what := s.Mode
-			if s.Algorithm != "" {
-				what += " " + s.Algorithm
-			}
-			line += fmt.Sprintf("\n      not measured: %s: %s", report.Printable(what), report.Printable(s.Reason))
-		}
-		fmt.Fprintln(w, line)
-	}
 }
 
 // sweepFromFlags is the profile with the command line's overrides.
@@ -254,6 +218,9 @@ func sweepFromFlags(c *cli.Context, inv *inventory.Inventory) (inventory.Profile
 	}
 	if c.IsSet("threads") {
 		p.Threads = c.Int("threads")
+	}
+	if err := applyCPUsFlags(c, &p); err != nil {
+		return p, nil, err
 	}
 	if err := applyPrecisionFlags(c, &p); err != nil {
 		return p, nil, err
@@ -327,8 +294,8 @@ func openDB(c *cli.Context) (*store.DB, error) {
 }
 
 func dialer(c *cli.Context, logf func(string, ...any)) func(ctx context.Context, b inventory.Board) (fleet.Transport, error) {
-	opts := fleet.SSHOptions{AcceptNew: c.Bool("accept-new"), Logf: logf, ConnectTimeout: 10 * time.Second}
+	opts := sshtransport.Options{AcceptNew: c.Bool("accept-new"), Logf: logf, ConnectTimeout: 10 * time.Second}
 	return func(ctx context.Context, b inventory.Board) (fleet.Transport, error) {
-		return fleet.DialSSH(ctx, b, opts)
+		return sshtransport.Dial(ctx, b, opts)
 	}
 }

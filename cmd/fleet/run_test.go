@@ -48,6 +48,17 @@ func TestRunLocalEndToEnd(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
 		}
 	}
+	// progress and the run's summary are for the terminal: stdout, redirected, has the tables alone
+	for _, progress := range []string{"points planned", "verifying", "measuring", " left", "run 1:", "to do:"} {
+		if strings.Contains(stdout, progress) {
+			t.Errorf("stdout has the progress or summary text %q:\n%s", progress, stdout)
+		}
+	}
+	for _, want := range []string{"points planned, about", "verifying soft aes-128-cbc: ok", "measuring: 24 points"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks the progress %q:\n%s", want, stderr)
+		}
+	}
 	s, err := store.Open(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
@@ -103,9 +114,9 @@ func TestRunHelpNamesEveryMode(t *testing.T) {
 		t.Fatalf("fleet run --help: exit %d\n%s", code, stderr)
 	}
 	var line string
-	for _, l := range strings.Split(stdout, "\n") {
-		if strings.Contains(l, "--modes MODES") {
-			line = l
+	for _, entry := range flagEntries(stdout) { // its usage folds over several lines
+		if strings.Contains(entry, "--modes MODES") {
+			line = entry
 		}
 	}
 	if line == "" {

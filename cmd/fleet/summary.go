@@ -17,7 +17,8 @@ const summaryWidth = 100
 //
 // For `boards check` (measured false) it says what a run would measure instead. Modes the board has but the
 // board, profile or --modes left out are named ("available, not asked: kcapi"), so no accelerator is silently
-// left unmeasured. Each returned line is prefixed by indent.
+// left unmeasured. OpenSSL's error records in a reason are put in words (report.PlainReason; the raw text stays
+// stored, for fleet show --raw). Each returned line is prefixed by indent.
 func modeSummary(r fleet.ModeReport, measured bool, indent string) []string {
 	var first string
 	switch {
@@ -36,7 +37,7 @@ func modeSummary(r fleet.ModeReport, measured bool, indent string) []string {
 	}
 	var why []string
 	for _, m := range r.Unavailable {
-		why = append(why, report.Printable(m.Mode+" ("+m.Reason+")")) // the board's words
+		why = append(why, report.Printable(m.Mode+" ("+report.PlainReason(m.Reason)+")")) // the board's words
 	}
 	if len(why) > 0 {
 		clauses = append(clauses, "not available: "+strings.Join(why, ", "))
@@ -53,7 +54,7 @@ func modeSummary(r fleet.ModeReport, measured bool, indent string) []string {
 		if strings.HasPrefix(c, "not available: ") && utf8.RuneCountInString(indent+c) > summaryWidth {
 			lines = append(lines, indent+"not available:")
 			for _, m := range r.Unavailable {
-				lines = append(lines, indent+"  "+report.Printable(m.Mode+": "+m.Reason))
+				lines = append(lines, indent+"  "+report.Printable(m.Mode+": "+report.PlainReason(m.Reason)))
 			}
 			continue
 		}

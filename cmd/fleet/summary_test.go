@@ -58,7 +58,7 @@ func TestModeSummary(t *testing.T) {
 				{Mode: "afalg", Reason: "engine afalg: not available: init failed: error:4000006D:lib(128)::reason(109):e_afalg.c:859:"},
 				{Mode: "kcapi", Reason: "AF_ALG socket: address family not supported by protocol"}}},
 			want: []string{"  measured soft, cpu", "  not available:", "    devcrypto: no /dev/crypto",
-				"    afalg: engine afalg: not available: init failed: error:4000006D:lib(128)::reason(109):e_afalg.c:859:",
+				"    afalg: the afalg engine did not load: the kernel has no AF_ALG sockets",
 				"    kcapi: AF_ALG socket: address family not supported by protocol"}},
 		{name: "offload measured", measured: true,
 			report: fleet.ModeReport{Measured: []string{"cpu", "kcapi:all"}, Offload: []fleet.Offload{{Driver: "virtio_crypto_aes_cbc", Asked: true}}},

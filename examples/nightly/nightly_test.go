@@ -81,7 +81,7 @@ func TestGitLabJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	script := strings.Join(j.Script, "\n")
-	for _, want := range []string{"fleet run --tag nightly --label nightly", "fleet regress --baseline nightly", "--confirm", "--junit"} {
+	for _, want := range []string{"fleet run --tag nightly --profile nightly --label nightly", "fleet regress --baseline nightly", "--confirm", "--junit"} {
 		if !strings.Contains(script, want) {
 			t.Errorf("the job's script lacks %q:\n%s", want, script)
 		}
@@ -103,7 +103,7 @@ func TestScriptParses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"fleet run --tag nightly --label nightly", "fleet regress --baseline nightly --run nightly --confirm --junit"} {
+	for _, want := range []string{"fleet run --tag nightly --profile nightly --label nightly", "fleet regress --baseline nightly --run nightly --confirm --junit"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("fleet-nightly.sh lacks %q", want)
 		}

@@ -296,7 +296,7 @@ func (b *Board) procsLocked(withSSHD bool) ([]Proc, error) {
 	return procs, nil
 }
 
-// Inventory returns the board as the inventory package describes it, for fleet.DialSSH.
+// Inventory returns the board as the inventory package describes it, for the SSH transport (transport/ssh.Dial).
 func (b *Board) Inventory() inventory.Board {
 	return inventory.Board{Name: b.Name, Host: b.Addr, Port: b.Port, User: b.User, IdentityFile: b.IdentityFile,
 		KnownHosts: b.KnownHosts, ProxyJump: b.ProxyJump, Tags: []string{"sshlab"}}

@@ -266,12 +266,16 @@ func corrected(t float64, n, minSeg int) float64 {
 // tAt is Student's pooled-variance t statistic of seg[k:] against seg[:k], from prefix sums of the values and
 // their squares. Two constant sides at different levels give ±Inf, at one level 0.
 func tAt(sum, sq []float64, k, n int) float64 {
-	m, r := float64(k), float64(n-k)
-	sl, sr := sum[k], sum[n]-sum[k]
-	ssl := sq[k] - sl*sl/m
-	ssr := (sq[n] - sq[k]) - sr*sr/r
-	diff := sr/r - sl/m
-	s2 := math.Max(ssl+ssr, 0) / float64(n-2)
+	return pooledT(sum[n]-sum[k], sq[n]-sq[k], float64(n-k), sum[k], sq[k], float64(k))
+}
+
+// pooledT is Student's pooled-variance t statistic of a sample against b, each given by its sum, sum of squares
+// and size: the mean of a minus the mean of b over the pooled standard error. Two constant samples at different
+// levels give ±Inf, at one level 0.
+func pooledT(sumA, sqA, nA, sumB, sqB, nB float64) float64 {
+	ssA, ssB := sqA-sumA*sumA/nA, sqB-sumB*sumB/nB
+	diff := sumA/nA - sumB/nB
+	s2 := math.Max(ssA+ssB, 0) / (nA + nB - 2)
 	if s2 <= 1e-24 {
 		switch {
 		case math.Abs(diff) <= 1e-12:
@@ -281,7 +285,7 @@ func tAt(sum, sq []float64, k, n int) float64 {
 		}
 		return math.Inf(-1)
 	}
-	return diff / math.Sqrt(s2*(1/m+1/r))
+	return diff / math.Sqrt(s2*(1/nA+1/nB))
 }
 
 func prefixSums(seg []float64) (sum, sq []float64) {
@@ -303,113 +307,6 @@ func centredLogs(xs []float64) []float64 {
 		z[i] -= m
 	}
 	return z
-}
-
-// clipOutliers pulls every value to within clipSigmas robust standard deviations of the running median of the
-// five values around it (the window shifted inside the series at its ends). A running median of five keeps a
-// step with three values on each side where it is and removes any burst of one or two odd values, so busy
-// nights stop inflating the t-test's variance (hiding a real step) or moving a segment's mean (making a false
-// one), while ordinary noise, almost never that far out, is left alone and stays independent. The robust
-// deviation is the MAD of the run-to-run differences scaled to σ (× 1.4826 / √2). A series of fewer than
-// clipMinRuns values is returned as it is (the doc comment of the search says why).
-func clipOutliers(z []float64) []float64 {
-	n := len(z)
-	if n < clipMinRuns {
-		return z
-	}
-	d := make([]float64, 0, n-1)
-	for i := 1; i < n; i++ {
-		d = append(d, z[i]-z[i-1])
-	}
-	sigma := mad(d) * 1.4826 / math.Sqrt2
-	out := make([]float64, n)
-	w := make([]float64, 5)
-	for i := range z {
-		lo := min(max(i-2, 0), n-5)
-		copy(w, z[lo:lo+5])
-		m := Median(Sorted(w))
-		out[i] = math.Min(math.Max(z[i], m-clipSigmas*sigma), m+clipSigmas*sigma)
-	}
-	return out
-}
-
-// clipSigmas is how far from the running median a value may lie before it is pulled in: normal noise passes it
-// in fewer than 3 of 1,000 values.
-const clipSigmas = 3
-
-// mad is the median absolute deviation from the median (unscaled).
-func mad(xs []float64) float64 {
-	s := Sorted(xs)
-	m := Median(s)
-	for i := range s {
-		s[i] = math.Abs(s[i] - m)
-	}
-	return Median(Sorted(s))
-}
-
-// step is the Hodges–Lehmann shift of the logarithms z[c:hi] against z[lo:c], as a ratio − 1.
-func step(z []float64, lo, c, hi int) float64 {
-	return shift(z[c:hi], z[lo:c])
-}
-
-// shift is the Hodges–Lehmann shift of the logarithms after against before, as a ratio − 1.
-func shift(after, before []float64) float64 {
-	d := make([]float64, 0, len(after)*len(before))
-	for _, a := range after {
-		for _, b := range before {
-			d = append(d, a-b)
-		}
-	}
-	return math.Expm1(medianInPlace(d))
-}
-
-// medianInPlace is the median of d, reordering d: a selection, not a sort, since a split of 200 runs in the
-// middle has 10,000 pairs.
-func medianInPlace(d []float64) float64 {
-	n := len(d)
-	m := selectKth(d, n/2)
-	if n%2 == 1 {
-		return m
-	}
-	// selectKth left d[:n/2] ≤ m: the other middle value is their largest.
-	below := d[0]
-	for _, v := range d[1 : n/2] {
-		below = math.Max(below, v)
-	}
-	return (below + m) / 2
-}
-
-// selectKth reorders d so that d[k] is its k-th smallest value (from 0), d[:k] ≤ d[k] ≤ d[k+1:], and
-// returns it: Hoare's selection with the median of three as pivot.
-func selectKth(d []float64, k int) float64 {
-	lo, hi := 0, len(d)-1
-	for lo < hi {
-		a, b, c := d[lo], d[(lo+hi)/2], d[hi]
-		p := math.Max(math.Min(a, b), math.Min(math.Max(a, b), c))
-		i, j := lo, hi
-		for i <= j {
-			for d[i] < p {
-				i++
-			}
-			for d[j] > p {
-				j--
-			}
-			if i <= j {
-				d[i], d[j] = d[j], d[i]
-				i++
-				j--
-			}
-		}
-		switch {
-		case k <= j:
-			hi = j
-		case k >= i:
-			lo = i
-		default:
-			return d[k]
-		}
-	}
-	return d[k]
 }
 
 func withEnds(cuts []int, n int) []int {

@@ -123,23 +123,8 @@ func bestArc(seg []float64, minSeg int) (i, j int, t, p float64) {
 // tArc is Student's pooled-variance t statistic of seg[i:j] against seg[:i] and seg[j:] pooled, from prefix
 // sums, with tAt's conventions for constant sides.
 func tArc(sum, sq []float64, i, j, n int) float64 {
-	w, r := float64(j-i), float64(n-(j-i))
-	si := sum[j] - sum[i]
-	so := sum[n] - si
-	ssi := (sq[j] - sq[i]) - si*si/w
-	sso := (sq[n] - (sq[j] - sq[i])) - so*so/r
-	diff := si/w - so/r
-	s2 := math.Max(ssi+sso, 0) / float64(n-2)
-	if s2 <= 1e-24 {
-		switch {
-		case math.Abs(diff) <= 1e-12:
-			return 0
-		case diff > 0:
-			return math.Inf(1)
-		}
-		return math.Inf(-1)
-	}
-	return diff / math.Sqrt(s2*(1/w+1/r))
+	si, qi := sum[j]-sum[i], sq[j]-sq[i]
+	return pooledT(si, qi, float64(j-i), sum[n]-si, sq[n]-qi, float64(n-(j-i)))
 }
 
 // isLevel says whether the arc seg[i:j] is a level of its own: at most a quarter of its runs (none of 3) lie

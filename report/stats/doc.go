@@ -10,5 +10,6 @@
 //     sample sizes can reach;
 //   - studentt.go: StudentTwoSidedP from the regularized incomplete beta function;
 //   - changes.go: ChangePoints, the deterministic change-point search (why this method: its doc comment);
-//   - changes_arcs.go: its segmentation, circular binary segmentation, which finds pulses as well as steps.
+//   - changes_arcs.go: its segmentation, circular binary segmentation, which finds pulses as well as steps;
+//   - changes_robust.go: busy nights clipped (clipOutliers), the MAD, and the Hodges–Lehmann step by selection.
 package stats

@@ -1,0 +1,46 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fleetlab/fleet/protocol"
+	"github.com/fleetlab/fleet/store"
+)
+
+// TestRunSummaryReasonsInWords: fleet show prints a mode's OpenSSL error in words; show --raw (raws not nil) adds
+// the reason as it was stored, which the JSON keeps as it is.
+func TestRunSummaryReasonsInWords(t *testing.T) {
+	raw := "engine afalg: not available: init failed: error:4000006D:lib(128)::reason(109):../engines/e_afalg.c:859:"
+	br := store.BoardRun{Board: "local", Status: protocol.StatusOK, Points: 24,
+		Facts: &protocol.Facts{Machine: "x86_64", Modes: []protocol.ModeFact{{Mode: "cpu", Available: true}, {Mode: "afalg", Reason: raw}}},
+		Skips: []protocol.Skip{{Mode: "afalg", Reason: raw}}}
+	run := store.Run{ID: 1, Status: protocol.StatusOK, Points: 24, Started: time.Date(2026, 12, 6, 21, 0, 0, 0, time.UTC)}
+	for _, tc := range []struct {
+		name string
+		raws []store.RawOutput
+		raw  bool
+	}{{"show", nil, false}, {"show --raw", []store.RawOutput{}, true}} {
+		var b bytes.Buffer
+		if err := WriteRunSummary(&b, run, []store.BoardRun{br}, tc.raws); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		if !strings.Contains(out, "afalg: not available, the afalg engine did not load: the kernel has no AF_ALG sockets") ||
+			!strings.Contains(out, "afalg (all): the afalg engine did not load: the kernel has no AF_ALG sockets") {
+			t.Errorf("%s: the afalg reason is not in words:\n%s", tc.name, out)
+		}
+		if got := strings.Count(out, raw); tc.raw && got != 1 || !tc.raw && got != 0 {
+			t.Errorf("%s: the stored reason appears %d times:\n%s", tc.name, got, out)
+		}
+	}
+	var j bytes.Buffer
+	if err := WriteRunDetail(&j, run, []store.BoardRun{br}, nil, FormatJSON); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(j.String(), `"engine afalg: not available: init failed: error:4000006D:lib(128)::reason(109):../engines/e_afalg.c:859:"`) {
+		t.Errorf("the JSON does not keep the reason as stored:\n%s", j.String())
+	}
+}
