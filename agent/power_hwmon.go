@@ -37,15 +37,15 @@ func findPowerRails(root string) []hwmonRail {
 		if !ok || name == "" {
 			continue
 		}
-		entries, err := os.ReadDir(dir)
+		entries, err := dirNames(dir)
 		if err != nil {
 			continue
 		}
 		have := map[string]bool{}
 		kinds := map[int]map[string]bool{}
 		for _, e := range entries {
-			have[e.Name()] = true
-			if m := hwmonChannelRE.FindStringSubmatch(e.Name()); m != nil {
+			have[e] = true
+			if m := hwmonChannelRE.FindStringSubmatch(e); m != nil {
 				n, _ := strconv.Atoi(m[2])
 				if kinds[n] == nil {
 					kinds[n] = map[string]bool{}
@@ -63,7 +63,7 @@ func findPowerRails(root string) []hwmonRail {
 		}
 		sort.Ints(channels)
 		for _, n := range channels {
-			k := kinds[n]
+			k, num := kinds[n], strconv.Itoa(n)
 			if name == "ina3221" && n > 3 {
 				// ina3221's in4–in7 are shunt voltages and their sum, curr4 the summed current: no rail
 				continue
@@ -71,17 +71,17 @@ func findPowerRails(root string) []hwmonRail {
 			r := hwmonRail{dir: dir, sensor: protocol.PowerSensor{Device: filepath.Base(dir), Name: name, Channel: n, IntervalMS: interval}}
 			switch {
 			case k["energy"]:
-				r.sensor.Reading, r.files = protocol.ReadingEnergy, []string{fmt.Sprintf("energy%d_input", n)}
+				r.sensor.Reading, r.files = protocol.ReadingEnergy, []string{"energy" + num + "_input"}
 			case k["power"]:
-				r.sensor.Reading, r.files = protocol.ReadingPower, []string{fmt.Sprintf("power%d_input", n)}
-			case k["curr"] && have[fmt.Sprintf("in%d_input", n)]:
+				r.sensor.Reading, r.files = protocol.ReadingPower, []string{"power" + num + "_input"}
+			case k["curr"] && have["in"+num+"_input"]:
 				r.sensor.Reading = protocol.ReadingCurrent
-				r.files = []string{fmt.Sprintf("curr%d_input", n), fmt.Sprintf("in%d_input", n)}
+				r.files = []string{"curr" + num + "_input", "in" + num + "_input"}
 			default:
 				continue // a current without its voltage (ina3221's sum, curr4) is no power
 			}
-			for _, f := range []string{"power%d_label", "energy%d_label", "curr%d_label", "in%d_label"} {
-				if l, ok := readTrim(dir + "/" + fmt.Sprintf(f, n)); ok && l != "" && len(l) <= 64 && !strings.ContainsAny(l, "/\x00") {
+			for _, kind := range []string{"power", "energy", "curr", "in"} {
+				if l, ok := readTrim(dir + "/" + kind + num + "_label"); ok && l != "" && len(l) <= 64 && !strings.ContainsAny(l, "/\x00") {
 					r.sensor.Label = l
 					break
 				}
@@ -90,6 +90,17 @@ func findPowerRails(root string) []hwmonRail {
 		}
 	}
 	return rails
+}
+
+// dirNames lists the names in dir, in no order: os.ReadDir's sorted DirEntries cost the ARMv5 agent a sort of
+// their own (about 7 KB of code), and the rails are ordered by channel number anyway.
+func dirNames(dir string) ([]string, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Readdirnames(-1)
 }
 
 // hwmonIndex orders hwmon10 after hwmon9.

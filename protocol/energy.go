@@ -3,8 +3,8 @@ package protocol
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
-	"unicode"
 )
 
 // Energy per point. A board's power comes from one of two places: a shunt monitor the kernel exposes through
@@ -92,12 +92,12 @@ const (
 func ParsePowerSpec(spec string) (name, channel string, err error) {
 	name, channel, _ = strings.Cut(spec, "/")
 	if name == "" || len(name) > 64 || strings.ContainsFunc(name, func(r rune) bool {
-		return !(r == '_' || r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)))
+		return !(r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')
 	}) {
 		return "", "", fmt.Errorf("hwmon device name %q: expected the device's name file, letters, digits and '_' (ina226)", name)
 	}
 	if strings.Contains(spec, "/") && (channel == "" || len(channel) > 64 ||
-		strings.ContainsFunc(channel, func(r rune) bool { return !unicode.IsPrint(r) })) {
+		strings.ContainsFunc(channel, func(r rune) bool { return !strconv.IsPrint(r) })) {
 		return "", "", fmt.Errorf("hwmon channel %q: expected a rail's label (VDD_CORE) or number (1), one line of at most 64 bytes", channel)
 	}
 	return name, channel, nil
