@@ -178,17 +178,24 @@ func (c *Comparison) boardTable(board string, rows []CompareRow) (table, bool) {
 		}
 	}
 	t.Title = fmt.Sprintf("%s %s (%s; CPU %% of one core)", board, rows[0].Name(), what)
-	var xs []string
-	for _, x := range c.crossoversOf(board, rows[0]) {
+	t.Notes = c.crossoverNotes(board, rows[0])
+	return t, true
+}
+
+// crossoverNotes are a board table's lines of crossovers over cpu, of throughput then of energy, for r's
+// algorithm; none when there is none.
+func (c *Comparison) crossoverNotes(board string, r CompareRow) []string {
+	var notes, xs []string
+	for _, x := range c.crossoversOf(board, r) {
 		xs = append(xs, Column{Mode: x.Mode, Cluster: x.Cluster}.modeLabel()+" "+crossoverAt(x))
 	}
 	if len(xs) > 0 {
-		t.Notes = []string{"crossover over cpu: " + strings.Join(xs, ", ")}
+		notes = []string{"crossover over cpu: " + strings.Join(xs, ", ")}
 	}
-	if note := c.energyCrossoverNote(board, rows[0]); note != "" {
-		t.Notes = append(t.Notes, note)
+	if note := c.energyCrossoverNote(board, r); note != "" {
+		notes = append(notes, note)
 	}
-	return t, true
+	return notes
 }
 
 // boardAsymTable is one board's asymmetric operations per second, a column per mode with a measurement.

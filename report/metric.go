@@ -37,6 +37,40 @@ func CheckMetric(s string) (string, error) {
 // lowerBetter reports whether a smaller value of the metric is the better one.
 func lowerBetter(metric string) bool { return metric == MetricEnergy }
 
+// orient turns a change and the range rule's side (positive: the current values are higher) into the same
+// figures positive when better: negated for a metric where lower is better.
+func orient(metric string, change float64, side int) (gain float64, better int) {
+	if lowerBetter(metric) {
+		return -change, -side
+	}
+	return change, side
+}
+
+// applyMetric checks opts.Metric (an unknown one is noted and throughput judged) and, for energy, keeps the
+// points of base and cur that carry µJ/B, in its place, with a note per board of what was left out.
+func (r *Regression) applyMetric(opts *RegressOptions, base, cur []store.Measurement) ([]store.Measurement, []store.Measurement) {
+	metric, err := CheckMetric(opts.Metric)
+	if err != nil {
+		r.Notes = append(r.Notes, err.Error()+": throughput was judged")
+		opts.Metric = MetricThroughput
+		return base, cur
+	}
+	if opts.Metric = metric; !lowerBetter(metric) {
+		return base, cur
+	}
+	var nb, nc []string
+	base, nb = EnergyMeasurements(base)
+	cur, nc = EnergyMeasurements(cur)
+	r.Metric, r.Unit = metric, UnitEnergy
+	for _, n := range nb {
+		r.Notes = append(r.Notes, "baseline: "+n)
+	}
+	for _, n := range nc {
+		r.Notes = append(r.Notes, "current: "+n)
+	}
+	return base, cur
+}
+
 // EnergyMeasurements are the points of ms as energy series: each block-size point's µJ/B in BytesPerSec (where
 // every reader of a series takes its value), failed points kept as failed. Points without a figure (the sensor
 // could not say, or the board has none), with one at or below zero (below the board's idle power: within the

@@ -172,21 +172,7 @@ func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*prot
 		r.Unit = DefaultUnit
 		r.Notes = append(r.Notes, err.Error()+"; using "+DefaultUnit)
 	}
-	if metric, err := CheckMetric(opts.Metric); err != nil {
-		r.Notes = append(r.Notes, err.Error()+": throughput was judged")
-		opts.Metric = MetricThroughput
-	} else if opts.Metric = metric; lowerBetter(metric) {
-		var nb, nc []string
-		base, nb = EnergyMeasurements(base)
-		cur, nc = EnergyMeasurements(cur)
-		r.Metric, r.Unit = metric, UnitEnergy
-		for _, n := range nb {
-			r.Notes = append(r.Notes, "baseline: "+n)
-		}
-		for _, n := range nc {
-			r.Notes = append(r.Notes, "current: "+n)
-		}
-	}
+	base, cur = r.applyMetric(&opts, base, cur)
 	if len(opts.NoBaseline) > 0 {
 		cur = slices.DeleteFunc(slices.Clone(cur), func(m store.Measurement) bool {
 			_, skip := opts.NoBaseline[m.Board]
@@ -310,16 +296,6 @@ func markWrongOutputs(rows []RegressRow, wrong map[SampleKey]string) []RegressRo
 	return rows
 }
 
-func keyCompare(a, b SampleKey) int {
-	switch {
-	case keyLess(a, b):
-		return -1
-	case keyLess(b, a):
-		return 1
-	}
-	return 0
-}
-
 // judge gives the verdict on one series present in the baseline; cur may be nil, and inv holds the run's points
 // of the series that were judged invalid (nil when none).
 func judge(b, c, inv *Sample, opts RegressOptions) RegressRow {
@@ -373,10 +349,7 @@ func judge(b, c, inv *Sample, opts RegressOptions) RegressRow {
 	if tooFew {
 		side, rangeP = beyondRange(b.Values, c.Values, opts.Threshold, opts.Alpha)
 	}
-	gain, better := row.Change, side // the change and the range rule's side, positive when better
-	if lowerBetter(opts.Metric) {
-		gain, better = -gain, -better
-	}
+	gain, better := orient(opts.Metric, row.Change, side)
 	switch {
 	case gain < -opts.Threshold && significant:
 		row.Verdict = VerdictRegressed

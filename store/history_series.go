@@ -190,21 +190,7 @@ func (db *DB) readHistoryBoardRuns(ctx context.Context, h *Histories, cte string
 // readHistoryPoints reads the points of the board runs inside the window (a seek per board run in
 // measurements_run_series) and groups them by series and run.
 func (db *DB) readHistoryPoints(ctx context.Context, h *Histories, cte string, args []any, f HistoryFilter) error {
-	var w where
-	w.add("w.k <= ?", maxRunsArg(f))
-	if len(f.Modes) > 0 {
-		w.in("m.mode", strs(f.Modes))
-	}
-	if len(f.Algorithms) > 0 {
-		w.in("m.algorithm", strs(f.Algorithms))
-	}
-	if len(f.Sizes) > 0 {
-		var sizes []any
-		for _, s := range f.Sizes {
-			sizes = append(sizes, s)
-		}
-		w.in("m.block_size", sizes)
-	}
+	w := historyPointsWhere(f)
 	rows, err := db.db.QueryContext(ctx, cte+` SELECT m.run_id, m.board, m.mode, m.algorithm, m.op, m.block_size,
 			m.key_bits, m.curve, m.threads, m.bytes_per_sec, m.ops_per_sec, m.driver, m.failed, m.validity,
 			CASE WHEN m.validity = ? THEN m.validity_reasons END, m.energy_uj_per_byte
@@ -273,6 +259,26 @@ func (db *DB) readHistoryPoints(ctx context.Context, h *Histories, cte string, a
 	}
 	h.sortSeries()
 	return nil
+}
+
+// historyPointsWhere selects, of the window's board runs, the points f asks for.
+func historyPointsWhere(f HistoryFilter) where {
+	var w where
+	w.add("w.k <= ?", maxRunsArg(f))
+	if len(f.Modes) > 0 {
+		w.in("m.mode", strs(f.Modes))
+	}
+	if len(f.Algorithms) > 0 {
+		w.in("m.algorithm", strs(f.Algorithms))
+	}
+	if len(f.Sizes) > 0 {
+		var sizes []any
+		for _, s := range f.Sizes {
+			sizes = append(sizes, s)
+		}
+		w.in("m.block_size", sizes)
+	}
+	return w
 }
 
 // sortSeries orders the series by key and each one's nights oldest run first.
