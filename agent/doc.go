@@ -14,6 +14,9 @@
 // (TestCrossCompileAgent builds each the way the controller does). The file grows in 64 KiB steps, so a few
 // hundred bytes can cost 64 KiB. That is why the agent links neither package regexp (protocol.Pattern
 // matches its patterns) nor encoding/json (protocol.EncodeJSON and DecodeJSON): TestAgentLeavesOutHeavyPackages.
+// Smaller habits count too: slices.SortFunc compiles a pdqsort per element type (about 7 KB of ARMv5 code each;
+// sort.Slice is one copy for all), os.ReadDir sorts with one, a map literal is code run at init where a list of
+// constants is data, and a package variable set by a call at init (sync.OnceValue) keeps what it reaches.
 //
 // It is cross-compiled for ARMv5 upwards and imports only the standard library, golang.org/x/sys and four pure
 // leaves of this module — protocol, opensslspeed, precision (the stopping rule of adaptive repeats) and validity

@@ -50,7 +50,8 @@ func TestKcapiOnThisKernel(t *testing.T) {
 	if err := kcapiSocketWorks(); err != nil {
 		t.Skipf("AF_ALG not usable on this kernel (%v): kcapi cannot be measured here", err)
 	}
-	for alg, spec := range kcapiSpecs {
+	for _, a := range kcapiSpecs {
+		alg, spec := a.alg, a.spec
 		t.Run(alg, func(t *testing.T) {
 			s := &sweepState{plan: protocol.Plan{Sizes: []int{16, 1024}, VerifyThreads: 2, VerifySeconds: 0.2}}
 			rep := s.verifyKcapi(context.Background(), protocol.ModeKCAPI, alg, "")

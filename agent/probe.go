@@ -106,6 +106,7 @@ func probeFacts(ctx context.Context, opts ProbeOptions) (protocol.Facts, string,
 	}
 	f.Modes = probeModes(ctx, &f, version, noOpenSSL, opts)
 	probeEnvironment(&f, opts, addErr)
+	f.Power = probePower(opts.Root)
 	if m := opts.memo; m != nil {
 		f.ProbeCache = "miss"
 		if m.hit {

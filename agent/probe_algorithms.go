@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"slices"
 	"strings"
 
 	"github.com/fleetlab/fleet/opensslspeed"
@@ -102,14 +101,12 @@ func suggest(alg, name string, names map[string]bool) string {
 			best, bestD = n, d
 		}
 	}
-	if len(same) > 0 {
-		slices.SortFunc(same, func(a, b string) int { // the dashed spelling first: aes-128-cbc, not aes128cbc
-			if da, db := strings.Count(a, "-"), strings.Count(b, "-"); da != db {
-				return db - da
-			}
-			return strings.Compare(a, b)
-		})
-		best = same[0]
+	// Of the same name spelled differently, the dashed spelling first (aes-128-cbc, not aes128cbc), then the
+	// first in byte order: the least by a loop, since a sort of its own would cost the ARMv5 agent about 8 KB.
+	for i, n := range same {
+		if d, db := strings.Count(n, "-"), strings.Count(best, "-"); i == 0 || d > db || d == db && n < best {
+			best = n
+		}
 	}
 	if best == "" {
 		return ""

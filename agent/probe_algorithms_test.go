@@ -83,3 +83,31 @@ func FuzzParseAlgorithmList(f *testing.F) {
 		_ = unknownAlgorithms([]string{"aes128cbc", "sha256"}, names)
 	})
 }
+
+// TestSuggestPrefersDashedSpelling: of the names that differ from the unknown one only by dashes and
+// underscores, suggest picks the one with the most dashes, the first in byte order among equals, whatever
+// order the set yields them in; without one it picks the nearest by edits, keeping a MAC's prefix.
+func TestSuggestPrefersDashedSpelling(t *testing.T) {
+	for _, tc := range []struct {
+		alg, name string
+		names     []string
+		want      string
+	}{
+		{"aes128cbc", "aes128cbc", []string{"aes128cbc2", "aes128-cbc", "aes-128-cbc", "aes_128_cbc", "aes-128cbc"}, "aes-128-cbc"},
+		{"abcd", "abcd", []string{"ab-cd", "a-bcd", "abc-d"}, "a-bcd"},
+		{"hmac-sha265", "sha265", []string{"sha256", "sha512", "sha-265"}, "hmac-sha-265"},
+		{"hmac-sha265", "sha265", []string{"sha256", "sha512"}, "hmac-sha256"},
+		{"blowfish-xyz-9000", "blowfish-xyz-9000", []string{"sha256"}, ""},
+	} {
+		for range 20 { // map order varies from one range to the next
+			names := map[string]bool{}
+			for _, n := range tc.names {
+				names[n] = true
+			}
+			if got := suggest(tc.alg, tc.name, names); got != tc.want {
+				t.Errorf("suggest(%q, %q, %v) = %q, want %q", tc.alg, tc.name, tc.names, got, tc.want)
+				break
+			}
+		}
+	}
+}

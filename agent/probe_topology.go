@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -31,12 +32,13 @@ type cpuTopo struct {
 }
 
 // littleCores are the in-order and efficiency cores: with no capacity from the kernel, they rank below the
-// others whatever their clock (an A53 at 2016 MHz is still the S922X's little core).
-var littleCores = map[string]bool{"0xc05": true, "0xc07": true, "0xd01": true, "0xd02": true, "0xd03": true,
-	"0xd04": true, "0xd05": true, "0xd46": true, "0xd80": true}
+// others whatever their clock (an A53 at 2016 MHz is still the S922X's little core). Lists, not maps, as
+// cpuFeaturesOfInterest.
+var littleCores = []string{"0xc05", "0xc07", "0xd01", "0xd02", "0xd03",
+	"0xd04", "0xd05", "0xd46", "0xd80"}
 
 // bigCores are the Cortex-X line, above the ordinary big cores of their generation.
-var bigCores = map[string]bool{"0xd44": true, "0xd4c": true, "0xd48": true, "0xd4e": true, "0xd82": true}
+var bigCores = []string{"0xd44", "0xd4c", "0xd48", "0xd4e", "0xd82"}
 
 // readClusters groups the online CPUs under root ("" the real system) with cpuinfo's per-processor parts. It
 // returns nil when sysfs names no CPU.
@@ -88,9 +90,9 @@ func groupClusters(topo []cpuTopo) []protocol.Cluster {
 			byKey[k] = c
 			keys = append(keys, k)
 			switch {
-			case littleCores[strings.ToLower(t.part)]:
+			case slices.Contains(littleCores, strings.ToLower(t.part)):
 				rank[k] = 0
-			case bigCores[strings.ToLower(t.part)]:
+			case slices.Contains(bigCores, strings.ToLower(t.part)):
 				rank[k] = 2
 			default:
 				rank[k] = 1
@@ -107,11 +109,13 @@ func groupClusters(topo []cpuTopo) []protocol.Cluster {
 			c.Packages = append(c.Packages, t.pkg)
 		}
 	}
-	// smallest first: the kernel's capacity where it gives one, else the kind of core, else its clock
-	slices.SortStableFunc(keys, func(a, b key) int {
+	// smallest first: the kernel's capacity where it gives one, else the kind of core, else its clock (sort's
+	// SliceStable, which the agent links anyway: slices' generic sort of key would be about 5 KB of its own)
+	sort.SliceStable(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
 		ca, cb := byKey[a], byKey[b]
 		return cmp.Or(cmp.Compare(ca.Capacity, cb.Capacity), cmp.Compare(rank[a], rank[b]),
-			cmp.Compare(ca.MaxMHz, cb.MaxMHz), cmp.Compare(ca.CPUs[0], cb.CPUs[0]))
+			cmp.Compare(ca.MaxMHz, cb.MaxMHz), cmp.Compare(ca.CPUs[0], cb.CPUs[0])) < 0
 	})
 	out := make([]protocol.Cluster, 0, len(keys))
 	for _, k := range keys {

@@ -335,7 +335,8 @@ func TestKernelAlgorithm(t *testing.T) {
 		}
 	}
 	// The kcapi mode benchmarks the same kernel algorithm a report names the driver of.
-	for alg, spec := range kcapiSpecs {
+	for _, a := range kcapiSpecs {
+		alg, spec := a.alg, a.spec
 		if got := protocol.KernelAlgorithm(alg); got != spec.Name {
 			t.Errorf("protocol.KernelAlgorithm(%q) = %q, but kcapi measures %q", alg, got, spec.Name)
 		}

@@ -37,6 +37,7 @@ type sweepState struct {
 	remote         Remote                     // the board the controller drives through its shell (remote.go); nil: this one
 	direct         directRequest              // the verification's one-piece requests (verify_direct.go); nil: the kernel's
 	sampler        *systemSampler             // the system readings around each point, its files kept open
+	power          *sweepPower                // each point's energy (power_sweep.go); nil: none asked for
 	seriesWhy      map[string][]string        // why a (mode, algorithm) runs one openssl per size → which ones
 }
 
@@ -108,6 +109,9 @@ func sweepProbed(ctx context.Context, plan protocol.Plan, enc *protocol.Encoder,
 	if p.remote != nil {
 		s.remote = p.remote.board
 	}
+	facts.Power = s.startPower(ctx, facts.Power)
+	defer s.stopPower()
+	s.facts.Power = facts.Power
 	if err := enc.Encode(protocol.TypeFacts, &facts); err != nil {
 		return s.done, err
 	}
@@ -288,6 +292,7 @@ func (s *sweepState) point(p *protocol.Point) error {
 		p.Flags = append(p.Flags, precision.Flag(s.plan.PrecisionPct, s.plan.Repeats))
 	}
 	p.Kernel, p.KernelTally = s.kernel.poll(context.Background()) // what the kernel said while the point's command ran
+	s.stampEnergy(p)
 	s.sent = append(s.sent, *p)
 	return s.enc.Encode(protocol.TypePoint, p)
 }

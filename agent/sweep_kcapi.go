@@ -27,7 +27,7 @@ func (s *sweepState) prepareKcapiMode(mode, alg string) ([]sweepJob, []protocol.
 	skip := func(mode, why string) []protocol.Skip {
 		return []protocol.Skip{{Mode: mode, Algorithm: alg, Reason: why}}
 	}
-	spec, ok := kcapiSpecs[alg]
+	spec, ok := kcapiSpecOf(alg)
 	if !ok {
 		return nil, skip(mode, "kcapi: the agent's AF_ALG benchmark does not support "+alg)
 	}
@@ -129,7 +129,7 @@ func kcapiDriverServes(algs []protocol.CryptoAlg, driver string, spec kcapiSpec,
 
 // prepareKcapi lists the points of alg to measure, or says why there are none.
 func (s *sweepState) prepareKcapi(alg string) ([]sweepJob, string) {
-	spec, ok := kcapiSpecs[alg]
+	spec, ok := kcapiSpecOf(alg)
 	if !ok {
 		return nil, "kcapi: the agent's AF_ALG benchmark does not support " + alg
 	}
@@ -211,5 +211,6 @@ func (s *sweepState) runKcapi(ctx context.Context, j sweepJob, repeat int) error
 	}
 	setAccounting(&p, r.WallS, r.UserS, r.SysS, r.Before, r.Post)
 	pin.mark(&p)
+	s.window(&p, r.Before, r.Post, false)
 	return s.point(&p)
 }

@@ -81,6 +81,7 @@ func (s *sweepState) runOpenSSL(ctx context.Context, j sweepJob, repeat int) err
 	return s.openSSLPoints(ctx, j, repeat, res, func(p *protocol.Point, n int) {
 		splitAccounting(p, n, res, before, after)
 		pin.mark(p)
+		s.window(p, before, after, n > 1)
 	})
 }
 
@@ -137,7 +138,7 @@ func (s *sweepState) openSSLPoints(ctx context.Context, j sweepJob, repeat int, 
 	var driver string
 	if spec, ok := protocol.LookupMode(j.mode); ok && spec.Kernel {
 		// devcrypto's and afalg's engines hand the work to the kernel crypto API, which picks its driver by priority
-		if spec, ok := kcapiSpecs[j.alg]; ok {
+		if spec, ok := kcapiSpecOf(j.alg); ok {
 			driver = bestCryptoDriver(s.facts.ProcCrypto, spec.Name, spec.Kind)
 		}
 	}

@@ -164,10 +164,12 @@ func (s *sweepState) runSeries(ctx context.Context, j sweepJob, repeat int) erro
 			p.Flags = append(p.Flags, fmt.Sprintf(flagSizeAccounts, len(spans)))
 			setAccounting(p, wall, user, sys, sp.dt.sys, sp.r.sys)
 			pin.mark(p)
+			s.window(p, sp.dt.sys, sp.r.sys, false)
 			return
 		}
 		splitAccounting(p, n, res, before, after)
 		pin.mark(p)
+		s.window(p, before, after, n > 1)
 	})
 }
 

@@ -33,7 +33,7 @@ type directRequest func(mode, alg, op string, in []byte) ([]byte, error)
 func directVia(mode, alg string) string {
 	switch mode {
 	case protocol.ModeAFALG:
-		if spec, ok := kcapiSpecs[alg]; ok && spec.Name == "cbc(aes)" {
+		if spec, ok := kcapiSpecOf(alg); ok && spec.Name == "cbc(aes)" {
 			return "af_alg skcipher cbc(aes)"
 		}
 	case protocol.ModeDevCrypto:
@@ -98,7 +98,7 @@ func (s *sweepState) kernelRequest(mode, alg, op string, in []byte) ([]byte, err
 	if mode == protocol.ModeDevCrypto {
 		return cryptodevRequest(s.root+"/dev/crypto", alg, op, in)
 	}
-	spec := kcapiSpecs[alg]
+	spec, _ := kcapiSpecOf(alg)
 	conn, err := kcapiOpen(spec.Kind, spec.Name, protocol.VerifyPattern(spec.KeyLen, protocol.VerifySeedKey), 0)
 	if err != nil {
 		return nil, err

@@ -17,7 +17,7 @@ var verifyKcapiOffsets = []int{0, 1}
 // the driver name of kcapi:DRIVER), on the same socket type the benchmark uses, within the path's one deadline:
 // a request stuck in the driver is left behind at it, and the later inputs are skipped, naming it.
 func (s *sweepState) verifyKcapi(ctx context.Context, mode, alg, bind string) protocol.VerifyReport {
-	spec, ok := kcapiSpecs[alg]
+	spec, ok := kcapiSpecOf(alg)
 	if !ok {
 		return protocol.VerifyReport{Unknown: "kcapi: the agent's AF_ALG benchmark does not support " + alg}
 	}

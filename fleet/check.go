@@ -26,7 +26,10 @@ type CheckResult struct {
 	Summary string     // arch, kernel, OpenSSL version
 	Modes   ModeReport // what a run would measure (Available), what is not available and why; empty before the probe
 	Deploy  string     // "pushed N bytes" or "agent already there"
-	Pushed  int64
+	// Power is what the probe found to measure energy with (the hwmon rails, what a power source would read);
+	// nil before the probe, and from agents and shell paths that do not look.
+	Power  *protocol.PowerFacts
+	Pushed int64
 }
 
 // Check connects to each board, detects its arch, deploys the agent and probes it, in parallel.
@@ -98,7 +101,7 @@ func checkBoard(ctx context.Context, opts RunOptions, b inventory.Board) CheckRe
 			return r
 		}
 	}
-	r.Summary = factsSummary(f)
+	r.Summary, r.Power = factsSummary(f), f.Power
 	if shellWhy != "" {
 		r.Summary += "; shell path: " + shellWhy
 	}

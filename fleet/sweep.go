@@ -116,6 +116,7 @@ func boardPlan(opts RunOptions, b inventory.Board) protocol.Plan {
 		Repeats:        s.MaxRepeats(),
 		// the agent matches every kernel line on the board, before its caps, with these after the defaults
 		KernelPatterns: b.KernelPatterns,
+		Power:          powerPlan(b, s.Seconds),
 	}
 }
 
@@ -154,6 +155,8 @@ func isAsymmetric(alg string) bool {
 
 // consume reads the agent's lines until done, storing each as it arrives.
 func consume(ctx context.Context, dec *protocol.Decoder, plan protocol.Plan, rec *recorder, onPoint func(progressKey), agentErrs *[]string) error {
+	meter := startControllerPower(ctx, plan.Power)
+	defer meter.close()
 	for {
 		m, err := dec.Next()
 		if errors.Is(err, io.EOF) {
@@ -188,6 +191,7 @@ func consume(ctx context.Context, dec *protocol.Decoder, plan protocol.Plan, rec
 				continue
 			}
 			rec.tracePoints.point(rec.trace, rec.board, *m.Point, time.Now())
+			meter.point(m.Point)
 			if err := rec.point(ctx, *m.Point, plan, onPoint); err != nil {
 				return err
 			}
@@ -219,6 +223,7 @@ func consume(ctx context.Context, dec *protocol.Decoder, plan protocol.Plan, rec
 				continue // a sweep after a reboot: the board run keeps the facts of its start
 			}
 			capFacts(m.Facts)
+			meter.facts(m.Facts)
 			if err := rec.facts(ctx, *m.Facts); err != nil {
 				return err
 			}

@@ -185,6 +185,7 @@ func (b *builder) board(name string, d boardDoc, defaults *boardDoc) (Board, boo
 	prep := b.preparation(base, ctx, d.Validity)
 	patterns := b.kernelPatterns(base, ctx, d.KernelLog)
 	reconnect := b.reconnectWait(base, ctx, d.ReconnectWait)
+	hwmon, command := b.power(base, ctx, d.Power, d.PowerCommand)
 	local := name == LocalBoard
 	if local {
 		for _, key := range setKeys(&d, localRefused) {
@@ -223,6 +224,7 @@ func (b *builder) board(name string, d boardDoc, defaults *boardDoc) (Board, boo
 	bd.KernelPatterns = patterns
 	bd.ReconnectWait = reconnect
 	bd.CPUs = deref(d.CPUs)
+	bd.PowerHwmon, bd.PowerCommand = hwmon, command
 	return bd, true
 }
 

@@ -58,13 +58,13 @@ func TestParseErrors(t *testing.T) {
 
 		// Unknown keys: a typo is never ignored.
 		{"unknown board key", board + "hots = \"x\"\n",
-			`boards.toml:3:1: board "b": unknown key "hots", did you mean "host"? (expected one of host, port, user, identity_file, known_hosts, proxy_jump, arch, soc, tags, modes, env, openssl, agent, validity, kernel_log, reconnect_wait, cpus)`},
+			`boards.toml:3:1: board "b": unknown key "hots", did you mean "host"? (expected one of host, port, user, identity_file, known_hosts, proxy_jump, arch, soc, tags, modes, env, openssl, agent, validity, kernel_log, reconnect_wait, cpus, power, power_command)`},
 		{"unknown board key without suggestion", board + "colour = \"red\"\n",
-			`boards.toml:3:1: board "b": unknown key "colour" (expected one of host, port, user, identity_file, known_hosts, proxy_jump, arch, soc, tags, modes, env, openssl, agent, validity, kernel_log, reconnect_wait, cpus)`},
+			`boards.toml:3:1: board "b": unknown key "colour" (expected one of host, port, user, identity_file, known_hosts, proxy_jump, arch, soc, tags, modes, env, openssl, agent, validity, kernel_log, reconnect_wait, cpus, power, power_command)`},
 		{"unknown dotted key", board + "ssh.port = 22\n",
-			`boards.toml:3:1: board "b": unknown key "ssh", did you mean "soc"? (expected one of host, port, user, identity_file, known_hosts, proxy_jump, arch, soc, tags, modes, env, openssl, agent, validity, kernel_log, reconnect_wait, cpus)`},
+			`boards.toml:3:1: board "b": unknown key "ssh", did you mean "soc"? (expected one of host, port, user, identity_file, known_hosts, proxy_jump, arch, soc, tags, modes, env, openssl, agent, validity, kernel_log, reconnect_wait, cpus, power, power_command)`},
 		{"unknown sub-table", board + "[boards.b.options]\nx = 1\n",
-			`boards.toml:3:2: board "b": unknown key "options" (expected one of host, port, user, identity_file, known_hosts, proxy_jump, arch, soc, tags, modes, env, openssl, agent, validity, kernel_log, reconnect_wait, cpus)`},
+			`boards.toml:3:2: board "b": unknown key "options" (expected one of host, port, user, identity_file, known_hosts, proxy_jump, arch, soc, tags, modes, env, openssl, agent, validity, kernel_log, reconnect_wait, cpus, power, power_command)`},
 		{"host in defaults", "[defaults]\nhost = \"h\"\n",
 			`boards.toml:2:1: defaults: unknown key "host", did you mean "port"? (expected one of user, port, identity_file, known_hosts, proxy_jump, tags, modes, env, openssl, agent)`},
 		{"unknown profile key", "[profiles.p]\nalgorithms = [\"sha256\"]\nsecond = 1\n",
@@ -197,11 +197,11 @@ func TestParseErrors(t *testing.T) {
 		{"all at once", "[boards.z]\nhost = \"z;\"\n[boards.a]\nhots = \"a\"\n[profiles.p]\nalgorithms = [\"X\"]\n",
 			"boards.toml:2:8: board \"z\": host \"z;\" is invalid (expected a host name, an IP address or an alias from ~/.ssh/config: letters, digits, '.', '-', '_', ':' or '%', not starting with '-')\n" +
 				"boards.toml:3:1: board \"a\": missing host (expected host = \"NAME-OR-ADDRESS\", or an alias from ~/.ssh/config)\n" +
-				"boards.toml:4:1: board \"a\": unknown key \"hots\", did you mean \"host\"? (expected one of host, port, user, identity_file, known_hosts, proxy_jump, arch, soc, tags, modes, env, openssl, agent, validity, kernel_log, reconnect_wait, cpus)\n" +
+				"boards.toml:4:1: board \"a\": unknown key \"hots\", did you mean \"host\"? (expected one of host, port, user, identity_file, known_hosts, proxy_jump, arch, soc, tags, modes, env, openssl, agent, validity, kernel_log, reconnect_wait, cpus, power, power_command)\n" +
 				`boards.toml:6:15: profile "p": algorithms[0]: invalid algorithm "X" (expected lower-case letters, digits and '-', such as aes-128-cbc)`},
 		// A value of the wrong type stops go-toml's decoder; it must not hide the other mistakes.
 		{"type errors among others", "[boards.a]\nhost = \"a\"\nprot = 22\n[boards.b]\nhost = \"b\"\nport = \"22\"\ntags = [\n  1,\n]\n[boards.c]\nhost = \"c;reboot\"\n",
-			"boards.toml:3:1: board \"a\": unknown key \"prot\", did you mean \"port\"? (expected one of host, port, user, identity_file, known_hosts, proxy_jump, arch, soc, tags, modes, env, openssl, agent, validity, kernel_log, reconnect_wait, cpus)\n" +
+			"boards.toml:3:1: board \"a\": unknown key \"prot\", did you mean \"port\"? (expected one of host, port, user, identity_file, known_hosts, proxy_jump, arch, soc, tags, modes, env, openssl, agent, validity, kernel_log, reconnect_wait, cpus, power, power_command)\n" +
 				"boards.toml:6:8: board \"b\": port: expected an integer, got a string\n" +
 				"boards.toml:8:3: board \"b\": tags[0]: expected a string, got an integer\n" +
 				"boards.toml:11:8: board \"c\": host \"c;reboot\" is invalid (expected a host name, an IP address or an alias from ~/.ssh/config: letters, digits, '.', '-', '_', ':' or '%', not starting with '-')"},

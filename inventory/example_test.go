@@ -39,7 +39,7 @@ modes = ["soft", "gpu"]
 	fmt.Println(err)
 	// Output:
 	// boards.toml:2:1: board "am64x": missing host (expected host = "NAME-OR-ADDRESS", or an alias from ~/.ssh/config)
-	// boards.toml:3:1: board "am64x": unknown key "hots", did you mean "host"? (expected one of host, port, user, identity_file, known_hosts, proxy_jump, arch, soc, tags, modes, env, openssl, agent, validity, kernel_log, reconnect_wait, cpus)
+	// boards.toml:3:1: board "am64x": unknown key "hots", did you mean "host"? (expected one of host, port, user, identity_file, known_hosts, proxy_jump, arch, soc, tags, modes, env, openssl, agent, validity, kernel_log, reconnect_wait, cpus, power, power_command)
 	// boards.toml:4:8: board "am64x": port 70000 is out of range (expected 1-65535)
 	// boards.toml:5:18: board "am64x": modes[1]: unknown mode "gpu" (expected soft, cpu, devcrypto, afalg, kcapi, ssh, kcapi:DRIVER, kcapi:all, engine:NAME or provider:NAME)
 }

@@ -217,7 +217,7 @@ func TestLoadOrDefault(t *testing.T) {
 	// A default file that exists but is wrong is an error: only absence falls back.
 	_, err = LoadOrDefault(bad, false)
 	wantErr := bad + `:1:1: board "x": missing host (expected host = "NAME-OR-ADDRESS", or an alias from ~/.ssh/config)` + "\n" +
-		bad + `:2:1: board "x": unknown key "hots", did you mean "host"? (expected one of host, port, user, identity_file, known_hosts, proxy_jump, arch, soc, tags, modes, env, openssl, agent, validity, kernel_log, reconnect_wait, cpus)`
+		bad + `:2:1: board "x": unknown key "hots", did you mean "host"? (expected one of host, port, user, identity_file, known_hosts, proxy_jump, arch, soc, tags, modes, env, openssl, agent, validity, kernel_log, reconnect_wait, cpus, power, power_command)`
 	if got := errString(err); got != wantErr {
 		t.Errorf("bad default file: error\n%s\nwant\n%s", got, wantErr)
 	}

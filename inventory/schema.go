@@ -46,6 +46,9 @@ type boardDoc struct {
 
 	KernelLog     *kernelLogDoc `toml:"kernel_log"`
 	ReconnectWait *string       `toml:"reconnect_wait"`
+
+	Power        *string `toml:"power"`         // power.go: "hwmon:NAME[/CHANNEL]"
+	PowerCommand *string `toml:"power_command"` // power.go: a lab meter's command, run on the controller
 }
 
 // profileDoc is one [profiles.NAME] table.
@@ -74,7 +77,7 @@ var (
 	rootKeys     = []string{"defaults", "boards", "profiles"}
 	defaultsKeys = []string{"user", "port", "identity_file", "known_hosts", "proxy_jump", "tags", "modes", "env", "openssl", "agent"}
 	boardKeys    = []string{"host", "port", "user", "identity_file", "known_hosts", "proxy_jump", "arch", "soc", "tags", "modes", "env", "openssl", "agent", "validity",
-		"kernel_log", "reconnect_wait", "cpus"}
+		"kernel_log", "reconnect_wait", "cpus", "power", "power_command"}
 	profileKeys = []string{"algorithms", "modes", "sizes", "seconds", "threads", "repeats", "precision", "max_repeat", "budget", "agent", "validity",
 		"reconnect_wait", "cpus", "cluster_threads"}
 	// localRefused are the board keys that make no sense for the built-in local board: it is reached without SSH.

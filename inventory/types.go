@@ -32,6 +32,12 @@ type Board struct {
 	KernelPatterns []string       `toml:"-"` // [boards.NAME.kernel_log] patterns: regexps, checked to compile
 	ReconnectWait  *time.Duration `toml:"-"` // reconnect_wait; nil: the profile's, else 0 (do not wait)
 	CPUs           string         `toml:"-"` // cpus: where openssl is pinned on this board; "": the profile's
+
+	// Energy per point (power.go): PowerHwmon the board's own sensor, "NAME[/CHANNEL]" of power = "hwmon:…",
+	// which the agent samples; PowerCommand a lab meter's command line, run on the controller, that prints watts.
+	// At most one is set; neither: the board's points carry no energy.
+	PowerHwmon   string `toml:"-"`
+	PowerCommand string `toml:"-"`
 }
 
 // Profile is a named sweep: what to measure and how long.

@@ -2,6 +2,7 @@ package opensslspeed
 
 import (
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,11 +28,11 @@ type speedCmd struct {
 	bad      string   // a value out of bounds (see Max*), refused
 }
 
-// speedValueOpts are the options of `openssl speed` that take a value.
-var speedValueOpts = map[string]bool{
-	"evp": true, "engine": true, "multi": true, "seconds": true, "bytes": true, "misalign": true,
-	"async_jobs": true, "provider": true, "provider-path": true, "propquery": true, "hmac": true, "cmac": true,
-	"primes": true, "rand": true, "writerand": true, "config": true,
+// speedValueOpts are the options of `openssl speed` that take a value. A list, not a map: a map literal is
+// code run at init in every binary that imports the package, the agent's included.
+var speedValueOpts = []string{
+	"evp", "engine", "multi", "seconds", "bytes", "misalign", "async_jobs", "provider", "provider-path",
+	"propquery", "hmac", "cmac", "primes", "rand", "writerand", "config",
 }
 
 var speedEnvRE = protocol.MustPattern(`^[A-Za-z_][A-Za-z0-9_]*=`)
@@ -77,7 +78,7 @@ func parseSpeedCmd(argv []string, env []string) *speedCmd {
 		val := ""
 		if k, v, ok := strings.Cut(name, "="); ok {
 			name, val = k, v
-		} else if speedValueOpts[name] && i+1 < len(c.args) {
+		} else if slices.Contains(speedValueOpts, name) && i+1 < len(c.args) {
 			i++
 			val = c.args[i]
 		}

@@ -14,6 +14,8 @@
 //   - plan.go: Plan and the validity limits the controller sends;
 //   - facts.go: Facts, what the probe learns about a board;
 //   - cpus.go: Cluster, a board's classes of cores, and the CPU selections a sweep is pinned to;
+//   - energy.go, energy_trace.go: a point's energy, the power plan and facts, and PowerTrace, which integrates
+//     a sensor's or meter's readings over each point's window;
 //   - evidence.go: Evidence and the default background limits;
 //   - modes.go: the mode names and the per-mode table that is the checklist for adding one;
 //   - kcapi_drivers.go: mode kcapi:DRIVER, driver names and the CPU implementations among them;

@@ -65,6 +65,9 @@ type Facts struct {
 	Evidence *Evidence `json:"evidence,omitempty"`
 	// Prepared says what the agent did to prepare the board (quiet wait, governor) and how it went.
 	Prepared []string `json:"prepared,omitempty"`
+	// Power is what the board offers to measure energy with and what the sweep used (energy.go); nil from
+	// agents that predate it.
+	Power *PowerFacts `json:"power,omitempty"`
 }
 
 // CPUFacts describes the processor.

@@ -228,9 +228,19 @@ func (p *patParser) group() (*patNode, error) {
 	return g, nil
 }
 
-// perlClasses are package regexp's ASCII classes.
-var perlClasses = map[byte][]rune{'d': {'0', '9'}, 's': {'\t', '\n', '\f', '\r', ' ', ' '},
-	'w': {'0', '9', 'A', 'Z', '_', '_', 'a', 'z'}}
+// perlClass is package regexp's ASCII class \c as rune ranges, false for another letter (a function, not a
+// map literal: that would be code run at init in the agent).
+func perlClass(c byte) ([]rune, bool) {
+	switch c {
+	case 'd':
+		return []rune{'0', '9'}, true
+	case 's':
+		return []rune{'\t', '\n', '\f', '\r', ' ', ' '}, true
+	case 'w':
+		return []rune{'0', '9', 'A', 'Z', '_', '_', 'a', 'z'}, true
+	}
+	return nil, false
+}
 
 // escape reads \x at p.i: a Perl class (negated for \D \S \W) or one literal rune.
 func (p *patParser) escape() ([]rune, bool, error) {
@@ -239,7 +249,7 @@ func (p *patParser) escape() ([]rune, bool, error) {
 	}
 	c := p.s[p.i+1]
 	p.i += 2
-	if cl, ok := perlClasses[c|0x20]; ok && (c|0x20 == c || c >= 'A' && c <= 'Z') {
+	if cl, ok := perlClass(c | 0x20); ok && (c|0x20 == c || c >= 'A' && c <= 'Z') {
 		return cl, c >= 'A' && c <= 'Z', nil
 	}
 	lit := map[byte]rune{'t': '\t', 'n': '\n', 'r': '\r', 'f': '\f'}

@@ -49,6 +49,9 @@ type Plan struct {
 	// KernelPatterns are the board's own kernel-log patterns (boards.toml kernel_log), matched on the board after
 	// the defaults (NewKernelMatcher) so that a line the caps leave out is still judged.
 	KernelPatterns []string `json:"kernel_patterns,omitempty"`
+
+	// Power asks for each point's energy (energy.go); nil: none measured.
+	Power *PowerPlan `json:"power,omitempty"`
 }
 
 // ValidityLimits are the validity thresholds boards.toml sets for a board under the run's profile (nil: the

@@ -108,6 +108,17 @@ type Point struct {
 	Cluster       string  `json:"cluster,omitempty"`
 	PinnedBusyPct float64 `json:"pinned_busy_pct,omitempty"`
 	OtherBusyPct  float64 `json:"other_busy_pct,omitempty"`
+
+	// Energy of the point (energy.go), where the board's sensor or the lab's meter could say: nil, never zero,
+	// when it could not, with EnergyUnknown saying why (a board without any source says so once, in its facts).
+	EnergyJ         *float64 `json:"energy_j,omitempty"`           // joules over the point's wall time
+	PowerW          *float64 `json:"power_w,omitempty"`            // mean watts over it
+	EnergySamples   int      `json:"energy_samples,omitempty"`     // readings integrated
+	EnergyUJPerByte *float64 `json:"energy_uj_per_byte,omitempty"` // µJ per byte above the board's idle power
+	EnergyUnknown   string   `json:"energy_unknown,omitempty"`
+	// Window says when the point ran, for a meter the controller reads (power_command): its length and how long
+	// before the point's line was written it ended. Zero from agents that predate it.
+	Window *PointWindow `json:"window,omitempty"`
 }
 
 // Skip records a mode or algorithm not measured on this board, with the reason.
@@ -365,6 +376,9 @@ func (p *Point) Validate() error {
 		return fmt.Errorf("point without mode or algorithm")
 	}
 	if err := p.Evidence.Validate(); err != nil {
+		return fmt.Errorf("point %s %s: %w", p.Mode, p.Algorithm, err)
+	}
+	if err := p.validateEnergy(); err != nil {
 		return fmt.Errorf("point %s %s: %w", p.Mode, p.Algorithm, err)
 	}
 	return nil

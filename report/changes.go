@@ -27,6 +27,9 @@ type ChangeOptions struct {
 	// MaxRuns is the bound the history was read with (store.HistoryFilter.MaxRuns), named in the warning about
 	// boards with more runs; 0 when unbounded.
 	MaxRuns int
+	// Metric is what the histories hold (metric.go): MetricThroughput ("") or MetricEnergy, µJ/B read with
+	// store.HistoryFilter.Energy, lower better (Drops then returns the rises).
+	Metric string
 }
 
 // Change is one change point of one series, as `fleet changes --format json` prints it.
@@ -82,11 +85,16 @@ type ChangeReport struct {
 	Warnings []string // data left out, bounded histories
 }
 
-// Drops returns the changes that lower throughput by at least drop (0.05: 5 %).
+// Drops returns the changes that make the series worse by at least drop (0.05: 5 %): that lower throughput, or
+// raise µJ/B with MetricEnergy.
 func (r *ChangeReport) Drops(drop float64) []Change {
 	var out []Change
 	for _, c := range r.Changes {
-		if -c.Delta >= drop-1e-12 {
+		worse := -c.Delta
+		if lowerBetter(r.Options.Metric) {
+			worse = c.Delta
+		}
+		if worse >= drop-1e-12 {
 			out = append(out, c)
 		}
 	}
@@ -180,7 +188,11 @@ func seriesChanges(h *store.Histories, s *store.SeriesHistory, opts ChangeOption
 		}
 	}
 	if dropped > 0 {
-		out.warning = fmt.Sprintf("%s: %d point(s) with a throughput of zero, below zero or not finite left out", key.Label(), dropped)
+		what := "a throughput"
+		if lowerBetter(opts.Metric) {
+			what = "µJ/B" // at or below the board's idle power: within the sensor's noise
+		}
+		out.warning = fmt.Sprintf("%s: %d point(s) with %s of zero, below zero or not finite left out", key.Label(), dropped, what)
 	}
 	switch {
 	case out.runs < 2*opts.MinSegment:
@@ -238,7 +250,10 @@ func nightChanges(h *store.Histories, s *store.SeriesHistory, key SampleKey, nig
 			Run: first.run, Date: run.Started.UTC(), Label: run.Label, PreviousRun: prev.run, PreviousDate: prevRun.Started.UTC(),
 			Before: before, After: after, Unit: "bytes/s", Delta: cp.Step, P: cp.P,
 			NightsBefore: cp.Index - lo, NightsAfter: hi - cp.Index}
-		if key.Asym() {
+		switch {
+		case lowerBetter(opts.Metric):
+			c.Unit = UnitEnergy
+		case key.Asym():
 			c.Unit = "ops/s"
 		}
 		c.FactsChanged = factsChanged(h, s, prev, first, key)

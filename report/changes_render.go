@@ -123,8 +123,7 @@ func (r *ChangeReport) document() document {
 		var facts []string
 		for _, c := range g.changes {
 			k := c.Key()
-			t.Rows = append(t.Rows, []string{k.Size(), formatThroughput(c.Before, DefaultUnit, k.Asym()),
-				formatThroughput(c.After, DefaultUnit, k.Asym()), formatChange(c.Delta), formatP(c.P),
+			t.Rows = append(t.Rows, []string{k.Size(), c.valueText(c.Before), c.valueText(c.After), formatChange(c.Delta), formatP(c.P),
 				fmt.Sprintf("%d/%d", c.NightsBefore, c.NightsAfter)})
 			for _, f := range c.FactsChanged {
 				facts = appendNew(facts, f)
@@ -166,6 +165,10 @@ func (r *ChangeReport) document() document {
 		"at least %d runs a side; one sample per run: the median of its repeats; before/after: medians of the runs between neighbouring changes; "+
 		"change: the Hodges–Lehmann step between them (the median ratio of a run after to a run before), which the smallest change is held to",
 		o.Alpha, short, o.MinSegment))
+	if lowerBetter(o.Metric) {
+		d.Notes = append(d.Notes, "series of energy: µJ per byte above the board's idle power, lower is better (a rise is the "+
+			"worsening --fail-on-drop fails on); points without a figure are not in them")
+	}
 	d.Notes = append(d.Notes, notJudgedNotes(r.NotJudged)...)
 	for _, l := range r.LeftOut {
 		d.Notes = append(d.Notes, l.Note)

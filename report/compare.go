@@ -68,6 +68,10 @@ type Cell struct {
 	Wrong    int     `json:"wrong,omitempty"`   // points whose path gave a wrong output, marked ✗; regress fails them
 	// Precision is what a point measured to a precision target reached; nil without a target.
 	Precision *Precision `json:"precision,omitempty"`
+	// UJPerByte is the median µJ per byte above the board's idle power of the points that carry one
+	// (compare_energy.go); nil, never 0, when none does. EnergyUnknown then says why, when the points say.
+	UJPerByte     *float64 `json:"uj_per_byte,omitempty"`
+	EnergyUnknown string   `json:"energy_unknown,omitempty"`
 }
 
 func (c *Cell) summary() Summary { return Summary{Median: c.Median, Min: c.Min, Max: c.Max, N: c.N} }
@@ -158,6 +162,9 @@ type Comparison struct {
 	SpeedupColumns []SpeedupColumn `json:"speedup_columns"`
 	Geomeans       []Speedup       `json:"geomeans"` // geometric mean of each speedup column over the rows
 	Crossovers     []Crossover     `json:"crossovers"`
+	// EnergyCrossovers are the crossovers on µJ/B, lower better; absent when no two cells to set against each
+	// other carry energy.
+	EnergyCrossovers []Crossover `json:"energy_crossovers,omitempty"`
 	// Runs are the runs each board's figures come from; Absent the boards of the selection the filters left
 	// without a point, with what their runs measured (also said in Warnings).
 	Runs     []BoardRun `json:"runs"`
@@ -185,6 +192,7 @@ func Compare(ms []store.Measurement, opts CompareOptions) (*Comparison, error) {
 		return nil, fmt.Errorf("compare: %w", ErrNoMeasurements)
 	}
 	samples, warnings := Group(ms)
+	energy := sampleEnergy(ms)
 	c := &Comparison{Unit: unit, Runs: boardRuns(ms), Absent: absent, Warnings: append(said, warnings...)}
 
 	colIndex := map[Column]int{}
@@ -229,7 +237,8 @@ func Compare(ms []store.Measurement, opts CompareOptions) (*Comparison, error) {
 		}
 		r.Cells[colIndex[Column{Board: k.Board, Mode: k.Mode, Cluster: k.Cluster}]] = &Cell{Board: k.Board, Mode: k.Mode, Cluster: k.Cluster, Value: value,
 			Median: sum.Median, Min: sum.Min, Max: sum.Max, Spread: sum.Spread(), N: sum.N, CPUPct: s.CPU(),
-			CPUTimed: s.CPUTimed, Runs: s.Runs, Failed: s.Failed, Suspect: s.Suspect, Invalid: s.Invalid, Wrong: s.Wrong, Precision: precisionOf(s)}
+			CPUTimed: s.CPUTimed, Runs: s.Runs, Failed: s.Failed, Suspect: s.Suspect, Invalid: s.Invalid, Wrong: s.Wrong, Precision: precisionOf(s),
+			UJPerByte: energy[k].ujPerByte, EnergyUnknown: energy[k].unknown}
 		if s.Failed > 0 {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %d failed points excluded", k.Label(), s.Failed))
 		}
@@ -255,6 +264,7 @@ func Compare(ms []store.Measurement, opts CompareOptions) (*Comparison, error) {
 	}
 	c.addSpeedups()
 	c.addCrossovers()
+	c.addEnergyCrossovers()
 	c.nonNil()
 	return c, nil
 }

@@ -91,6 +91,9 @@ func (c *Comparison) compactDocument(l Layout) (document, error) {
 	if legend {
 		d.Notes = append(d.Notes, noteSpeedup)
 	}
+	if rowsHaveEnergy(c.Rows, nil) {
+		d.Notes = append(d.Notes, noteEnergy)
+	}
 	if c.cpuTimed() {
 		d.Notes = append(d.Notes, noteCPUTimed)
 	}
@@ -112,11 +115,16 @@ func (c *Comparison) boardTable(board string, rows []CompareRow) (table, bool) {
 	}
 	n, uniform := uniformN(rows, cols)
 	t := table{Header: []string{"size"}, Left: 1, Groups: []group{{"", 1}}}
-	withSpeedup := map[int]bool{}
+	withSpeedup, withEnergy := map[int]bool{}, map[int]bool{}
 	for _, i := range cols {
 		col := c.Columns[i]
 		g := group{col.modeLabel(), 2}
 		t.Header = append(t.Header, c.Unit, "CPU")
+		if rowsHaveEnergy(rows, []int{i}) {
+			withEnergy[i] = true
+			g.Span++
+			t.Header = append(t.Header, "µJ/B")
+		}
 		if protocol.IsAccelerated(col.Mode) && anySpeedup(rows, SpeedupColumn{board, col.Mode, "cpu", col.Cluster}) {
 			withSpeedup[i] = true
 			g.Span++
@@ -138,6 +146,14 @@ func (c *Comparison) boardTable(board string, rows []CompareRow) (table, bool) {
 			} else {
 				row = append(row, c.throughput(cell, !uniform), cpuText(cell))
 				links = append(links, r.key(c.Columns[i]), SampleKey{}) // a mode's value: its history
+			}
+			if withEnergy[i] {
+				s := "-"
+				if cell.hasEnergy() {
+					s = energyText(cell)
+				}
+				row = append(row, s)
+				links = append(links, SampleKey{})
 			}
 			if withSpeedup[i] {
 				s := "-"
@@ -162,14 +178,24 @@ func (c *Comparison) boardTable(board string, rows []CompareRow) (table, bool) {
 		}
 	}
 	t.Title = fmt.Sprintf("%s %s (%s; CPU %% of one core)", board, rows[0].Name(), what)
-	var xs []string
-	for _, x := range c.crossoversOf(board, rows[0]) {
+	t.Notes = c.crossoverNotes(board, rows[0])
+	return t, true
+}
+
+// crossoverNotes are a board table's lines of crossovers over cpu, of throughput then of energy, for r's
+// algorithm; none when there is none.
+func (c *Comparison) crossoverNotes(board string, r CompareRow) []string {
+	var notes, xs []string
+	for _, x := range c.crossoversOf(board, r) {
 		xs = append(xs, Column{Mode: x.Mode, Cluster: x.Cluster}.modeLabel()+" "+crossoverAt(x))
 	}
 	if len(xs) > 0 {
-		t.Notes = []string{"crossover over cpu: " + strings.Join(xs, ", ")}
+		notes = []string{"crossover over cpu: " + strings.Join(xs, ", ")}
 	}
-	return t, true
+	if note := c.energyCrossoverNote(board, r); note != "" {
+		notes = append(notes, note)
+	}
+	return notes
 }
 
 // boardAsymTable is one board's asymmetric operations per second, a column per mode with a measurement.

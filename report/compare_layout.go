@@ -110,6 +110,7 @@ func (c *Comparison) document() document {
 		}
 		d.Tables = append(d.Tables, t)
 	}
+	d.Tables = append(d.Tables, c.energyTables(header)...)
 	if len(c.AsymRows) > 0 {
 		what := "median ±spread (n)"
 		if legend := precisionLegend(c.AsymRows, nil); legend != "" {

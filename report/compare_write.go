@@ -53,7 +53,7 @@ func writeCompareCSV(w io.Writer, c *Comparison) error {
 	cw := csv.NewWriter(w)
 	cw.Write(append([]string{"algorithm", "op", "threads", "block_size", "key_bits", "curve", "board", "mode", "unit",
 		"value", "base_unit", "median", "min", "max", "spread", "n", "cpu_pct", "cpu_timed", "speedup_vs_cpu", "speedup_vs_soft"},
-		precisionCSVHeader...))
+		append(precisionCSVHeader, c.energyCSVHeader()...)...))
 	rows := append(append([]CompareRow(nil), c.Rows...), c.AsymRows...)
 	for _, r := range rows {
 		unit, base := c.Unit, "B/s"
@@ -79,7 +79,7 @@ func writeCompareCSV(w io.Writer, c *Comparison) error {
 				strconv.Itoa(r.KeyBits), r.Curve, cell.Board, cell.Mode, unit, fmtFloat(cell.Value), base,
 				fmtFloat(cell.Median), fmtFloat(cell.Min), fmtFloat(cell.Max), fmtFloat(cell.Spread),
 				strconv.Itoa(cell.N), fmtFloat(cell.CPUPct), strconv.FormatBool(cell.CPUTimed), vsCPU, vsSoft},
-				precisionCSV(cell.Precision)...))
+				append(precisionCSV(cell.Precision), c.energyCSV(cell)...)...))
 		}
 	}
 	cw.Flush()

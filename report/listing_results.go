@@ -179,6 +179,13 @@ type resultJSON struct {
 	// Precision is what the point's sample (its repeats in this listing) reached under a precision target,
 	// the same on each of its repeats; absent without a target.
 	Precision *Precision `json:"precision,omitempty"`
+	// Energy of the point from the board's sensor or the lab's meter: absent (never 0) when unknown, with
+	// energy_unknown saying why; all absent for boards without a power source (their facts say so).
+	EnergyJ         *float64 `json:"energy_j,omitempty"`
+	PowerW          *float64 `json:"power_w,omitempty"`
+	EnergySamples   int      `json:"energy_samples,omitempty"`
+	EnergyUJPerByte *float64 `json:"energy_uj_per_byte,omitempty"`
+	EnergyUnknown   string   `json:"energy_unknown,omitempty"`
 }
 
 // validityOf is a point's verdict for listings: "unknown" when it was not judged, reasons never null.
@@ -245,7 +252,8 @@ func WriteResults(w io.Writer, ms []store.Measurement, format string) error {
 				WallS: m.WallS, UserS: m.UserS, SysS: m.SysS, CPUPct: m.CPUPct, PublishedMin: m.PublishedMin,
 				PublishedMax: m.PublishedMax, Timing: m.Timing, Failed: m.Failed,
 				Error: m.Error, Driver: m.Driver, Engine: m.Engine, Flags: m.Flags, Validity: v, ValidityReasons: reasons,
-				Precision: prec[keyOf(m)]})
+				Precision: prec[keyOf(m)], EnergyJ: m.EnergyJ, PowerW: m.PowerW, EnergySamples: m.EnergySamples,
+				EnergyUJPerByte: m.EnergyUJPerByte, EnergyUnknown: m.EnergyUnknown})
 			out[len(out)-1].Verification, out[len(out)-1].VerificationDetail = VerificationOf(m.Point)
 		}
 		err = writeJSON(w, out)

@@ -51,6 +51,9 @@ type RegressOptions struct {
 	// the runs of its board's window since the newest change point found in it (the current segment), pooled;
 	// nil: the baseline points as given, pooled.
 	Baselines map[string]BaselineWindow
+	// Metric is what the series are judged by (metric.go): MetricThroughput ("", the default) or MetricEnergy,
+	// µJ/B, lower better.
+	Metric string
 }
 
 // RegressRow is the verdict on one series. Base and Cur summarize bytes per second, or operations per second for
@@ -107,6 +110,8 @@ type Regression struct {
 	BaselineInvalidSeries []SampleKey `json:"baseline_invalid_series,omitempty"`
 	// Invalid says, per board and side, how many points were invalid, why and what to do (regress_invalid.go).
 	Invalid []InvalidCause `json:"invalid,omitempty"`
+	// Metric is "energy" when the series were judged by µJ/B (Unit µJ/B, lower better); absent for throughput.
+	Metric string `json:"metric,omitempty"`
 }
 
 // HasRegression reports whether any series regressed, regressed unconfirmed, or went missing.
@@ -167,6 +172,7 @@ func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*prot
 		r.Unit = DefaultUnit
 		r.Notes = append(r.Notes, err.Error()+"; using "+DefaultUnit)
 	}
+	base, cur = r.applyMetric(&opts, base, cur)
 	if len(opts.NoBaseline) > 0 {
 		cur = slices.DeleteFunc(slices.Clone(cur), func(m store.Measurement) bool {
 			_, skip := opts.NoBaseline[m.Board]
@@ -290,16 +296,6 @@ func markWrongOutputs(rows []RegressRow, wrong map[SampleKey]string) []RegressRo
 	return rows
 }
 
-func keyCompare(a, b SampleKey) int {
-	switch {
-	case keyLess(a, b):
-		return -1
-	case keyLess(b, a):
-		return 1
-	}
-	return 0
-}
-
 // judge gives the verdict on one series present in the baseline; cur may be nil, and inv holds the run's points
 // of the series that were judged invalid (nil when none).
 func judge(b, c, inv *Sample, opts RegressOptions) RegressRow {
@@ -353,21 +349,22 @@ func judge(b, c, inv *Sample, opts RegressOptions) RegressRow {
 	if tooFew {
 		side, rangeP = beyondRange(b.Values, c.Values, opts.Threshold, opts.Alpha)
 	}
+	gain, better := orient(opts.Metric, row.Change, side)
 	switch {
-	case row.Change < -opts.Threshold && significant:
+	case gain < -opts.Threshold && significant:
 		row.Verdict = VerdictRegressed
 	case side != 0:
 		row.Verdict, row.Delta, row.P = VerdictRegressed, formatChange(row.Change), rangeP
-		if side > 0 {
+		if better > 0 {
 			row.Verdict = VerdictImproved
 		}
 		row.Notes = append(row.Notes, rangeNote(side, bs.N, cs.N, opts.Alpha))
-	case row.Change < -opts.Threshold && tooFew:
+	case gain < -opts.Threshold && tooFew:
 		row.Verdict, row.Delta = VerdictUnconfirmed, formatChange(row.Change)+"?"
 		row.Notes = append(row.Notes, warnTooFew)
-	case row.Change > opts.Threshold && significant:
+	case gain > opts.Threshold && significant:
 		row.Verdict = VerdictImproved
-	case row.Change > opts.Threshold && tooFew:
+	case gain > opts.Threshold && tooFew:
 		row.Verdict, row.Delta = VerdictMaybeBetter, formatChange(row.Change)+"?"
 		row.Notes = append(row.Notes, warnTooFew)
 	default:

@@ -97,8 +97,11 @@ func (r *Regression) document() document {
 	unconfirmed := false
 	for _, row := range r.Rows {
 		cell := func(s *Summary) string {
-			if s == nil {
+			switch {
+			case s == nil:
 				return "-"
+			case lowerBetter(r.Metric):
+				return formatEnergyCell(*s)
 			}
 			return formatCell(*s, r.Unit, row.Asym())
 		}
@@ -132,11 +135,24 @@ func (r *Regression) document() document {
 	}
 	d.Notes = append(d.Notes, fn.lines()...)
 	d.Notes = append(d.Notes, r.Notes...)
-	if unit := r.Unit; unit != "" {
-		d.Notes = append(d.Notes, fmt.Sprintf("throughput in %s (asymmetric operations in ops/s): median ±spread (n); "+
-			"delta is \"~\" when not significant at α = %g", unit, r.Alpha))
+	if note := r.unitNote(); note != "" {
+		d.Notes = append(d.Notes, note)
 	}
 	return d
+}
+
+// unitNote says what the table's figures are: energy above idle or throughput, and what "~" means; "" without
+// a unit.
+func (r *Regression) unitNote() string {
+	if lowerBetter(r.Metric) {
+		return fmt.Sprintf("energy in %s above the board's idle power, lower is better (a rise is a "+
+			"regression): median ±spread (n); delta is \"~\" when not significant at α = %g", UnitEnergy, r.Alpha)
+	}
+	if r.Unit == "" {
+		return ""
+	}
+	return fmt.Sprintf("throughput in %s (asymmetric operations in ops/s): median ±spread (n); "+
+		"delta is \"~\" when not significant at α = %g", r.Unit, r.Alpha)
 }
 
 // tableVerdict is the verdict as the table prints it: the unconfirmed verdicts as "regressed?" and "improved?",

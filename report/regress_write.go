@@ -50,7 +50,10 @@ func writeRegressCSV(w io.Writer, r *Regression) error {
 	}
 	for _, row := range r.Rows {
 		base := "B/s"
-		if row.Asym() {
+		switch {
+		case lowerBetter(r.Metric):
+			base = UnitEnergy
+		case row.Asym():
 			base = "ops/s"
 		}
 		rec := []string{row.Board, row.Mode, row.Algorithm, row.Op, strconv.Itoa(row.Threads), strconv.Itoa(row.BlockSize),

@@ -261,6 +261,17 @@ func keyLess(a, b SampleKey) bool {
 	return modeLess(a.Mode, b.Mode)
 }
 
+// keyCompare is keyLess as a comparison, for slices' sorts.
+func keyCompare(a, b SampleKey) int {
+	switch {
+	case keyLess(a, b):
+		return -1
+	case keyLess(b, a):
+		return 1
+	}
+	return 0
+}
+
 // modeLess puts accelerators first, then cpu, then soft, as vendors' tables do.
 func modeLess(a, b string) bool {
 	ra, rb := modeRank(a), modeRank(b)

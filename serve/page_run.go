@@ -69,6 +69,7 @@ type runView struct {
 	Progress      []progressRow
 	Boards        []template.HTML
 	Comparison    template.HTML // charts and tables per algorithm, as fleet report draws them
+	Energy        template.HTML // µJ/B against block size where the points carry energy (templates/energy.html)
 	NoPoints      bool
 	Raws          []rawView
 	RawsLeft      int
@@ -144,6 +145,7 @@ func (s *Server) readRun(r *http.Request, id int64) (*runView, error) {
 		return nil, err
 	} else {
 		v.Comparison = report.CompareViewHTML(cv, links)
+		v.Energy = report.EnergyChartsHTML(ms)
 	}
 	raws, err := s.DB.RawOutputs(ctx, id, "")
 	if err != nil {

@@ -47,7 +47,7 @@ var funcs = template.FuncMap{
 }
 
 func parsePages() (map[string]*pageTemplate, error) {
-	base, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html")
+	base, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/energy.html")
 	if err != nil {
 		return nil, fmt.Errorf("serve: parse layout: %w", err)
 	}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"database/sql"
 	"strings"
 )
 
@@ -54,6 +55,28 @@ var measurementColumns = []measurementColumn{
 	{"cluster", func(_ *RunWriter, bp *boardPoint) any { return bp.p.Cluster }},
 	{"pinned_busy_pct", func(_ *RunWriter, bp *boardPoint) any { return bp.p.PinnedBusyPct }},
 	{"other_busy_pct", func(_ *RunWriter, bp *boardPoint) any { return bp.p.OtherBusyPct }},
+	// energy (migration 0013): NULL, never 0, where the board's sensor or meter could not say
+	{"energy_j", func(_ *RunWriter, bp *boardPoint) any { return floatOrNull(bp.p.EnergyJ) }},
+	{"power_w", func(_ *RunWriter, bp *boardPoint) any { return floatOrNull(bp.p.PowerW) }},
+	{"energy_samples", func(_ *RunWriter, bp *boardPoint) any { return bp.p.EnergySamples }},
+	{"energy_uj_per_byte", func(_ *RunWriter, bp *boardPoint) any { return floatOrNull(bp.p.EnergyUJPerByte) }},
+	{"energy_unknown", func(_ *RunWriter, bp *boardPoint) any { return bp.p.EnergyUnknown }},
+}
+
+// floatOrNull is a nullable figure's column value.
+func floatOrNull(v *float64) any {
+	if v == nil {
+		return nil
+	}
+	return *v
+}
+
+// nullFloat is a nullable figure read back.
+func nullFloat(v sql.NullFloat64) *float64 {
+	if !v.Valid {
+		return nil
+	}
+	return &v.Float64
 }
 
 // measurementColumnNames are the names of measurementColumns, in order.

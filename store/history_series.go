@@ -23,6 +23,9 @@ type HistoryFilter struct {
 	// MaxRuns bounds the memory of a long history: only the newest MaxRuns runs of each board are read
 	// (0: all). HistoryBoard.TotalRuns says how many there were.
 	MaxRuns int
+	// Energy reads each point's µJ per byte above idle in the place of its throughput (fleet changes --metric
+	// energy): points without a figure, and asymmetric operations (no bytes), are left out.
+	Energy bool
 }
 
 // Histories is every selected series over time, with what the runs knew about their boards.
@@ -187,24 +190,10 @@ func (db *DB) readHistoryBoardRuns(ctx context.Context, h *Histories, cte string
 // readHistoryPoints reads the points of the board runs inside the window (a seek per board run in
 // measurements_run_series) and groups them by series and run.
 func (db *DB) readHistoryPoints(ctx context.Context, h *Histories, cte string, args []any, f HistoryFilter) error {
-	var w where
-	w.add("w.k <= ?", maxRunsArg(f))
-	if len(f.Modes) > 0 {
-		w.in("m.mode", strs(f.Modes))
-	}
-	if len(f.Algorithms) > 0 {
-		w.in("m.algorithm", strs(f.Algorithms))
-	}
-	if len(f.Sizes) > 0 {
-		var sizes []any
-		for _, s := range f.Sizes {
-			sizes = append(sizes, s)
-		}
-		w.in("m.block_size", sizes)
-	}
+	w := historyPointsWhere(f)
 	rows, err := db.db.QueryContext(ctx, cte+` SELECT m.run_id, m.board, m.mode, m.algorithm, m.op, m.block_size,
 			m.key_bits, m.curve, m.threads, m.bytes_per_sec, m.ops_per_sec, m.driver, m.failed, m.validity,
-			CASE WHEN m.validity = ? THEN m.validity_reasons END
+			CASE WHEN m.validity = ? THEN m.validity_reasons END, m.energy_uj_per_byte
 		FROM w CROSS JOIN measurements m ON m.run_id = w.run_id AND m.board = w.board`+w.sql()+db.insertionOrder("m"),
 		append(append(append([]any{}, args...), protocol.ValidityInvalid), w.args...)...)
 	if err != nil {
@@ -228,9 +217,13 @@ func (db *DB) readHistoryPoints(ctx context.Context, h *Histories, cte string, a
 		var failed bool
 		var validity string
 		var reasons sql.NullString
+		var ujPerByte sql.NullFloat64
 		if err := rows.Scan(&run, &k.Board, &k.Mode, &k.Algorithm, &k.Op, &k.BlockSize, &k.KeyBits, &k.Curve,
-			&k.Threads, &bps, &ops, &driver, &failed, &validity, &reasons); err != nil {
+			&k.Threads, &bps, &ops, &driver, &failed, &validity, &reasons, &ujPerByte); err != nil {
 			return err
+		}
+		if f.Energy && (k.BlockSize == 0 || !failed && !ujPerByte.Valid) {
+			continue
 		}
 		k.Board, k.Mode, k.Algorithm, k.Op, k.Curve = in(k.Board), in(k.Mode), in(k.Algorithm), in(k.Op), in(k.Curve)
 		i, ok := index[k]
@@ -251,7 +244,10 @@ func (db *DB) readHistoryPoints(ctx context.Context, h *Histories, cte string, a
 			s.Nights = append(s.Nights, Night{RunID: run})
 		}
 		v := bps
-		if k.BlockSize == 0 {
+		switch {
+		case f.Energy:
+			v = ujPerByte.Float64
+		case k.BlockSize == 0:
 			v = ops
 		}
 		if err := s.Nights[n].add(v, failed, validity, reasons, driver, in); err != nil {
@@ -263,6 +259,26 @@ func (db *DB) readHistoryPoints(ctx context.Context, h *Histories, cte string, a
 	}
 	h.sortSeries()
 	return nil
+}
+
+// historyPointsWhere selects, of the window's board runs, the points f asks for.
+func historyPointsWhere(f HistoryFilter) where {
+	var w where
+	w.add("w.k <= ?", maxRunsArg(f))
+	if len(f.Modes) > 0 {
+		w.in("m.mode", strs(f.Modes))
+	}
+	if len(f.Algorithms) > 0 {
+		w.in("m.algorithm", strs(f.Algorithms))
+	}
+	if len(f.Sizes) > 0 {
+		var sizes []any
+		for _, s := range f.Sizes {
+			sizes = append(sizes, s)
+		}
+		w.in("m.block_size", sizes)
+	}
+	return w
 }
 
 // sortSeries orders the series by key and each one's nights oldest run first.

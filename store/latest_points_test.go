@@ -198,8 +198,8 @@ func TestMigrationRebuildsLatest(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		dsn := b.newDSN(t)
-		// and 0012's columns, which today's writer fills: the migration under test is 0010
-		old := openAtSchema(t, dsn, 9, 12)
+		// and 0012's and 0013's columns (cpus, energy), which today's writer fills: the migration under test is 0010
+		old := openAtSchema(t, dsn, 9, 12, 13)
 		old.Now = newClock().now
 		rng := rand.New(rand.NewPCG(7, 28))
 		dropped := 0

@@ -19,24 +19,28 @@ const (
 	m.key_bits, m.curve, m.threads, m.repeat, m.engine, m.driver, m.count, m.seconds, m.timing, m.wall_est_s,
 	m.bytes_per_sec, m.ops_per_sec, m.wall_s, m.user_s, m.sys_s, m.cpu_pct, m.sys_busy_pct, m.irq_delta, m.failed,
 	m.error, m.flags, m.raw_id, m.line, m.validity, m.validity_reasons, m.evidence, m.published_min, m.published_max, m.verification, m.verification_detail,
-	m.cpus, m.cluster, m.pinned_busy_pct, m.other_busy_pct`
+	m.cpus, m.cluster, m.pinned_busy_pct, m.other_busy_pct,
+	m.energy_j, m.power_w, m.energy_samples, m.energy_uj_per_byte, m.energy_unknown`
 )
 
 // regressionCols are read by scanRegression, in this order, with Filter.ForRegression: of pointCols, those a
 // regression check reads (report.Regress, Group, currentSegment, Confirm).
 const regressionCols = `m.id, m.run_id, m.board, m.mode, m.algorithm, m.op, m.block_size, m.key_bits, m.curve, m.threads,
 	m.driver, m.timing, m.bytes_per_sec, m.ops_per_sec, m.cpu_pct, m.failed, m.error, m.flags, m.validity,
-	m.validity_reasons, m.verification, m.verification_detail, m.cluster, m.cpus`
+	m.validity_reasons, m.verification, m.verification_detail, m.cluster, m.cpus, m.energy_uj_per_byte, m.energy_unknown`
 
 // scanRegression reads the regressionCols of one row into m.
 func scanRegression(rows *sql.Rows, m *Measurement) error {
 	var flags, reasons sql.NullString
+	var ujPerByte sql.NullFloat64 // fleet regress --metric energy judges it
 	p := &m.Point
 	if err := rows.Scan(&m.ID, &m.RunID, &m.Board, &p.Mode, &p.Algorithm, &p.Op, &p.BlockSize, &p.KeyBits, &p.Curve,
 		&p.Threads, &p.Driver, &p.Timing, &p.BytesPerSec, &p.OpsPerSec, &p.CPUPct, &p.Failed, &p.Error, &flags,
-		&p.Validity, &reasons, &p.Verification, &p.VerificationDetail, &p.Cluster, &p.CPUs); err != nil {
+		&p.Validity, &reasons, &p.Verification, &p.VerificationDetail, &p.Cluster, &p.CPUs, &ujPerByte,
+		&p.EnergyUnknown); err != nil {
 		return err
 	}
+	p.EnergyUJPerByte = nullFloat(ujPerByte)
 	if flags.Valid {
 		if err := json.Unmarshal([]byte(flags.String), &p.Flags); err != nil {
 			return fmt.Errorf("measurement %d flags: %w", m.ID, err)
@@ -230,8 +234,9 @@ func scanPoint(rows *sql.Rows, m *Measurement) error {
 // measurement's own columns into m.
 func scanInto(rows *sql.Rows, m *Measurement, run ...any) error {
 	var flags, reasons, evidence sql.NullString
+	var energyJ, powerW, ujPerByte sql.NullFloat64
 	p := &m.Point
-	dest := make([]any, 0, 40)
+	dest := make([]any, 0, 45)
 	dest = append(dest, &m.ID, &m.RunID)
 	dest = append(dest, run...)
 	dest = append(dest, &m.Board, &p.Mode, &p.Algorithm, &p.Op,
@@ -239,10 +244,12 @@ func scanInto(rows *sql.Rows, m *Measurement, run ...any) error {
 		&p.Timing, &p.WallEst, &p.BytesPerSec, &p.OpsPerSec, &p.WallS, &p.UserS, &p.SysS, &p.CPUPct,
 		&p.SysBusyPct, &p.IRQDelta, &p.Failed, &p.Error, &flags, &p.RawID, &p.Line, &p.Validity,
 		&reasons, &evidence, &p.PublishedMin, &p.PublishedMax, &p.Verification, &p.VerificationDetail,
-		&p.CPUs, &p.Cluster, &p.PinnedBusyPct, &p.OtherBusyPct)
+		&p.CPUs, &p.Cluster, &p.PinnedBusyPct, &p.OtherBusyPct,
+		&energyJ, &powerW, &p.EnergySamples, &ujPerByte, &p.EnergyUnknown)
 	if err := rows.Scan(dest...); err != nil {
 		return err
 	}
+	p.EnergyJ, p.PowerW, p.EnergyUJPerByte = nullFloat(energyJ), nullFloat(powerW), nullFloat(ujPerByte)
 	if flags.Valid {
 		if err := json.Unmarshal([]byte(flags.String), &p.Flags); err != nil {
 			return fmt.Errorf("measurement %d flags: %w", m.ID, err)

@@ -144,6 +144,7 @@ Exit 2 only for a usage error: a bad flag, or a baseline that names nothing stor
 				return nil
 			}},
 			formatFlag(report.ViewRegress),
+			metricFlag(),
 		}, confirmFlags()...),
 		Action: regressAction,
 	}
@@ -155,6 +156,10 @@ func regressAction(c *cli.Context) error {
 		return err
 	}
 	if err := checkBaselineRuns(c); err != nil {
+		return err
+	}
+	metric, err := parseMetric(c)
+	if err != nil {
 		return err
 	}
 	db, err := openExistingDB(c)
@@ -176,7 +181,7 @@ func regressAction(c *cli.Context) error {
 	case err != nil:
 		return err
 	}
-	r, ropts := report.RegressInput(in, cur, report.RegressOptions{Threshold: th, Alpha: c.Float64("alpha")})
+	r, ropts := report.RegressInput(in, cur, report.RegressOptions{Threshold: th, Alpha: c.Float64("alpha"), Metric: metric})
 	if c.Bool("confirm") {
 		if err := confirmRegressions(c, db, r, in.Base, cur, ropts); err != nil {
 			return err

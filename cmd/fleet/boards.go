@@ -54,6 +54,9 @@ auth failed, host key mismatch (with the known_hosts line), push failed, probe f
 							for _, l := range modeSummary(r.Modes, false, strings.Repeat(" ", 21)) {
 								fmt.Fprintln(c.App.Writer, l)
 							}
+							for _, l := range powerSummary(r.Power, strings.Repeat(" ", 21)) {
+								fmt.Fprintln(c.App.Writer, l)
+							}
 						}
 					}
 					if c.Context.Err() != nil {

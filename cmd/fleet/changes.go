@@ -56,6 +56,7 @@ ignores it. --format json is an object: {"changes", "not_judged", "series", "sea
 			&cli.StringFlag{Name: "fail-on-drop", Usage: "exit 1 when a drop of at least `PCT` starts in the window"},
 			&cli.IntFlag{Name: "max-runs", Value: defaultMaxRuns, Usage: "read at most the newest `N` runs of each board"},
 			formatFlag(report.ViewChanges),
+			metricFlag(),
 		},
 		Action: changesAction,
 	}
@@ -96,7 +97,8 @@ func changesAction(c *cli.Context) error {
 	}
 	if f.failOnDrop > 0 {
 		if drops := r.Drops(f.failOnDrop); len(drops) > 0 {
-			fmt.Fprintf(c.App.ErrWriter, "fleet changes: %d drop(s) of at least %s\n", len(drops), formatPercent(f.failOnDrop))
+			fmt.Fprintf(c.App.ErrWriter, "fleet changes: %d %s of at least %s\n", len(drops), worseningWord(f.opts.Metric),
+				formatPercent(f.failOnDrop))
 			return errRegression
 		}
 	}
@@ -144,6 +146,10 @@ func parseChangesFlags(c *cli.Context) (changesFlags, error) {
 		f.filter.Sizes = append(f.filter.Sizes, n)
 	}
 	f.filter.Label = c.String("label")
+	if f.opts.Metric, err = parseMetric(c); err != nil {
+		return f, err
+	}
+	f.filter.Energy = f.opts.Metric == report.MetricEnergy
 	if n := c.Int("max-runs"); n < 2*report.DefaultMinSegment || n > 100000 {
 		return f, usageErr("--max-runs %d: want %d to 100000", n, 2*report.DefaultMinSegment)
 	}
