@@ -36,6 +36,8 @@
 // (WriteResults), listing_import.go (WriteImport), listing_sweep.go (WriteSweep, WriteSweepTables),
 // run_detail.go (WriteRunDetail, WriteRunSummary), boards.go, junit.go (WriteJUnit). What every view uses:
 // samples.go (SampleKey, Sample, Group and the order of series), formats.go (views and formats), units.go,
+// metric.go (what regress and changes judge by: throughput, or energy's µJ/B, lower better), energy_chart.go
+// (the dashboard's µJ/B charts; compare_energy.go is compare's energy columns and crossover),
 // precision.go (adaptive repeats' marks), validity*.go (a cell's marks, a run's state beside its points'
 // verdicts), printable.go and openssl_reason.go (a board's text made safe to print, OpenSSL's errors in words:
 // PlainReason), facts*.go, kernel.go and environment.go (a board run's facts, kernel health and what changed
