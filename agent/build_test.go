@@ -4,9 +4,9 @@ import (
 	"cmp"
 	"debug/elf"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
+
+	"github.com/fleetlab/fleet/internal/buildtest"
 )
 
 // TestCrossCompileAgent builds the agent the way the controller does for every board architecture and checks
@@ -14,10 +14,6 @@ import (
 func TestCrossCompileAgent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cross-compiles twelve binaries")
-	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		goBin = "/usr/local/go/bin/go"
 	}
 	// The budget protects the boards: flash of small ARM boards and slow links to them. Every ARM agent must fit
 	// in 3 MiB, every other one in 3.5 MiB (x86 "boards" are PCs; MIPS and the 64-bit targets without a compact
@@ -47,13 +43,8 @@ func TestCrossCompileAgent(t *testing.T) {
 	} {
 		name := tc.goarch + tc.goarm + tc.gomips
 		t.Run(name, func(t *testing.T) {
-			out := filepath.Join(t.TempDir(), "fleet-agent-"+name)
-			args := append(append([]string{"build"}, BuildFlags...), "-o", out, "github.com/fleetlab/fleet/cmd/fleet-agent")
-			cmd := exec.Command(goBin, args...) // the controller's flags (fleet.BuildAgent)
-			cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+tc.goarch, "GOARM="+tc.goarm, "GOMIPS="+cmp.Or(tc.gomips, "hardfloat"))
-			if b, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("build: %v\n%s", err, b)
-			}
+			// the controller's flags and environment (fleet.BuildAgent)
+			out := buildtest.Agent(t, BuildFlags, "GOARCH="+tc.goarch, "GOARM="+tc.goarm, "GOMIPS="+cmp.Or(tc.gomips, "hardfloat"))
 			st, err := os.Stat(out)
 			if err != nil {
 				t.Fatal(err)

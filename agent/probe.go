@@ -64,23 +64,7 @@ func probeFacts(ctx context.Context, opts ProbeOptions) (protocol.Facts, string,
 	}
 	probeUname(&f, addErr)
 	f.BootID = readBootID(opts.Root)
-	f.OSRelease = readOSRelease(addErr, path("/etc/os-release"), path("/usr/lib/os-release"))
-
-	if b, err := os.ReadFile(path("/proc/cpuinfo")); err == nil {
-		f.CPU = parseCPUInfo(bytes.NewReader(b))
-		f.CPU.Clusters = readClusters(opts.Root, b)
-	} else {
-		addErr("read cpuinfo: %v", err)
-	}
-	if f.CPU.Cores == 0 {
-		f.CPU.Cores = runtime.NumCPU()
-	}
-	probeCPUFreq(&f.CPU, path("/sys/devices/system/cpu/cpu0/cpufreq"), addErr)
-	if kib, err := readMemTotal(path("/proc/meminfo")); err == nil {
-		f.MemKiB = kib
-	} else {
-		addErr("read meminfo: %v", err)
-	}
+	readBoardFiles(&f, opts.Root, runtime.NumCPU, addErr)
 
 	if _, err := os.Stat(path("/dev/crypto")); err == nil {
 		f.DevCrypto = true
@@ -102,11 +86,7 @@ func probeFacts(ctx context.Context, opts ProbeOptions) (protocol.Facts, string,
 	var noOpenSSL string // why no openssl mode can be measured, as every such mode's reason
 	if p, err := exec.LookPath(openssl); err != nil {
 		addErr("find openssl: %v", err)
-		label := "openssl" // the default name alone; a configured one beside it
-		if openssl != label {
-			label += " " + openssl
-		}
-		noOpenSSL = label + ": " + lookPathReason(err)
+		noOpenSSL = noOpenSSLReason(openssl, lookPathReason(err))
 	} else {
 		f.OpenSSLPath = p
 		opts.memo = openProbeMemo(opts, p)
@@ -136,6 +116,42 @@ func probeFacts(ctx context.Context, opts ProbeOptions) (protocol.Facts, string,
 		}
 	}
 	return f, f.OpenSSLPath, version
+}
+
+// readBoardFiles reads what both probes take from a board's files under root, with the same parsers: the
+// agent's probe from the board's own /, the shell path's (RemoteFacts) from the controller's mirror of them, so
+// that the two cannot drift apart. It reads os-release, /proc/cpuinfo (cores: when cpuinfo names none), the
+// clusters (sysfs topology with cpuinfo's parts, as far as root holds them: the shell path's mirror has the
+// cpufreq files alone, and pinning there is refused anyway), cpu0's cpufreq and /proc/meminfo; the crypto
+// drivers and interrupts are readCryptoProcs'.
+func readBoardFiles(f *protocol.Facts, root string, cores func() int, addErr func(string, ...any)) {
+	path := func(p string) string { return root + p }
+	f.OSRelease = readOSRelease(addErr, path("/etc/os-release"), path("/usr/lib/os-release"))
+	if b, err := os.ReadFile(path("/proc/cpuinfo")); err == nil {
+		f.CPU = parseCPUInfo(bytes.NewReader(b))
+		f.CPU.Clusters = readClusters(root, b)
+	} else {
+		addErr("read cpuinfo: %v", err)
+	}
+	if f.CPU.Cores == 0 {
+		f.CPU.Cores = cores()
+	}
+	probeCPUFreq(&f.CPU, path("/sys/devices/system/cpu/cpu0/cpufreq"), addErr)
+	if kib, err := readMemTotal(path("/proc/meminfo")); err == nil {
+		f.MemKiB = kib
+	} else {
+		addErr("read meminfo: %v", err)
+	}
+}
+
+// noOpenSSLReason is every openssl mode's reason on a board without the openssl named (as the plan or the
+// probe's options say it; "" or "openssl" is the default name alone, a configured one is named beside it).
+func noOpenSSLReason(name, why string) string {
+	label := "openssl"
+	if name != "" && name != label {
+		label += " " + name
+	}
+	return label + ": " + why
 }
 
 // lookPathReason says briefly why exec.LookPath found no openssl: the path a user configured is named beside it.

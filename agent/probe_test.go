@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -149,5 +150,36 @@ func TestFirstErrorLine(t *testing.T) {
 		if got := firstErrorLine(tc.in); got != tc.want {
 			t.Errorf("firstErrorLine(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestProbeAndRemoteFactsAgree: the agent's probe and the shell path's RemoteFacts read one board's files into
+// the same facts (os-release, CPU, cpufreq, memory, /proc/crypto, interrupts), and a missing openssl into the
+// same reason for every openssl mode, because both go through readBoardFiles, readCryptoProcs and
+// noOpenSSLReason.
+func TestProbeAndRemoteFactsAgree(t *testing.T) {
+	root := fakeBoardRoot(t, true)
+	missing := filepath.Join(root, "no-openssl")
+	local := Probe(context.Background(), ProbeOptions{OpenSSL: missing, Root: root})
+	remote := RemoteFacts(RemoteProbe{Root: root, Before: RemoteSample{Root: root}, Machine: "aarch64",
+		OpenSSLMissing: "not found", Agent: "shell", AgentReason: "no Go port"}, protocol.Plan{OpenSSL: missing})
+	for _, c := range []struct {
+		what        string
+		local, mote any
+	}{
+		{"os-release", local.OSRelease, remote.OSRelease},
+		{"cpu", local.CPU, remote.CPU},
+		{"memory", local.MemKiB, remote.MemKiB},
+		{"/proc/crypto", local.ProcCrypto, remote.ProcCrypto},
+		{"interrupts", local.Interrupts, remote.Interrupts},
+		{"cpu mode", modeMap(local)["cpu"], modeMap(remote)["cpu"]},
+		{"soft mode", modeMap(local)["soft"], modeMap(remote)["soft"]},
+	} {
+		if !reflect.DeepEqual(c.local, c.mote) {
+			t.Errorf("%s: probe %+v, RemoteFacts %+v", c.what, c.local, c.mote)
+		}
+	}
+	if m := modeMap(local)["cpu"]; m.Reason != "openssl "+missing+": not found" {
+		t.Errorf("cpu mode %+v, want the configured openssl named", m)
 	}
 }

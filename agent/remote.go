@@ -1,10 +1,8 @@
 package agent
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -131,7 +129,9 @@ func ProbeEngines(plan protocol.Plan) []string {
 	return append(append([]string{}, standardEngines...), probeOptionsForPlan(plan).Engines...)
 }
 
-// RemoteFacts turns what the controller read on a board into the board's facts, with the agent's own parsers.
+// RemoteFacts turns what the controller read on a board into the board's facts, with the agent's own parsers:
+// the files both probes read through readBoardFiles and readCryptoProcs, the modes through probeModes; only what
+// the agent's probe runs (uname, openssl, the AF_ALG socket) arrives here as the board's answers.
 func RemoteFacts(p RemoteProbe, plan protocol.Plan) protocol.Facts {
 	f, _ := remoteFacts(p, plan)
 	return f
@@ -140,28 +140,16 @@ func RemoteFacts(p RemoteProbe, plan protocol.Plan) protocol.Facts {
 func remoteFacts(p RemoteProbe, plan protocol.Plan) (protocol.Facts, *opensslVersion) {
 	var f protocol.Facts
 	addErr := func(format string, a ...any) { f.Errors = append(f.Errors, fmt.Sprintf(format, a...)) }
-	path := func(s string) string { return p.Root + s }
 	f.Hostname, f.Machine, f.Kernel = p.Hostname, p.Machine, p.Release
 	f.Uname = strings.Join([]string{p.Sysname, p.Hostname, p.Release, p.Version, p.Machine}, " ")
 	f.Agent, f.AgentReason = p.Agent, p.AgentReason
-	f.OSRelease = readOSRelease(addErr, path("/etc/os-release"), path("/usr/lib/os-release"))
-	if b, err := os.ReadFile(path("/proc/cpuinfo")); err == nil {
-		f.CPU = parseCPUInfo(bytes.NewReader(b))
-	} else {
-		addErr("read cpuinfo: %v", err)
-	}
-	if f.CPU.Cores == 0 {
+	readBoardFiles(&f, p.Root, func() int {
 		// the controller's own core count would be wrong: count the board's cpuN lines of /proc/stat
 		if e := sampleEvidence(p.Before.Root); len(e.stat) > 1 {
-			f.CPU.Cores = len(e.stat) - 1
+			return len(e.stat) - 1
 		}
-	}
-	probeCPUFreq(&f.CPU, path("/sys/devices/system/cpu/cpu0/cpufreq"), addErr)
-	if kib, err := readMemTotal(path("/proc/meminfo")); err == nil {
-		f.MemKiB = kib
-	} else {
-		addErr("read meminfo: %v", err)
-	}
+		return 0
+	}, addErr)
 	f.DevCrypto = p.DevCrypto
 	f.AFALGError = "needs the agent (" + p.AgentReason + ")"
 	readCryptoProcs(&f, p.Root, addErr)
@@ -169,11 +157,7 @@ func remoteFacts(p RemoteProbe, plan protocol.Plan) (protocol.Facts, *opensslVer
 	var version *opensslVersion
 	noOpenSSL := ""
 	if p.OpenSSLPath == "" {
-		label := "openssl"
-		if plan.OpenSSL != "" && plan.OpenSSL != label {
-			label += " " + plan.OpenSSL
-		}
-		noOpenSSL = label + ": " + p.OpenSSLMissing
+		noOpenSSL = noOpenSSLReason(plan.OpenSSL, p.OpenSSLMissing)
 		addErr("find openssl: %s", p.OpenSSLMissing)
 	} else {
 		f.OpenSSLPath = p.OpenSSLPath

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,24 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fleetlab/fleet/internal/buildtest"
 	"github.com/fleetlab/fleet/protocol"
 )
-
-// buildAgent compiles cmd/fleet-agent for this host into a temporary directory.
-func buildAgent(t *testing.T) string {
-	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		goBin = "/usr/local/go/bin/go"
-	}
-	bin := filepath.Join(t.TempDir(), "fleet-agent")
-	cmd := exec.Command(goBin, "build", "-o", bin, "github.com/fleetlab/fleet/cmd/fleet-agent")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build fleet-agent: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // procStat is the part of /proc/PID/stat the tests need.
 type procStat struct {
@@ -104,7 +88,7 @@ func TestAgentExitsAndKillsChildren(t *testing.T) {
 	if _, err := exec.LookPath(openssl); err != nil {
 		t.Skipf("no openssl on this host: %v", err)
 	}
-	bin := buildAgent(t)
+	bin := buildtest.Agent(t, BuildFlags)
 	const plan = `{"algorithms":["aes-128-cbc"],"modes":["cpu"],"sizes":[16],"seconds":30,"repeats":10}` + "\n"
 	// with -multi, openssl forks workers: they are in the child's group and must die with it
 	const multiPlan = `{"algorithms":["aes-128-cbc"],"modes":["cpu"],"sizes":[16],"seconds":30,"threads":2}` + "\n"
@@ -240,7 +224,7 @@ func TestAgentKilledTakesChild(t *testing.T) {
 	if _, err := exec.LookPath("openssl"); err != nil {
 		t.Skipf("no openssl on this host: %v", err)
 	}
-	cmd := exec.Command(buildAgent(t), "sweep")
+	cmd := exec.Command(buildtest.Agent(t, BuildFlags), "sweep")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

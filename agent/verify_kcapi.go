@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"sync"
 	"time"
 
 	"github.com/fleetlab/fleet/protocol"
@@ -133,62 +132,45 @@ func kcapiConcurrency(ctx context.Context, spec kcapiSpec, bind string, workers 
 	}
 	size -= size % spec.Block
 	c := &protocol.VerifyConcurrency{Workers: workers, Seconds: d.Seconds(), Op: op, Size: size}
-	var mu sync.Mutex
-	all := &distinctOutputs{}
-	done := make(chan struct{}, workers)
-	deadline := time.Now().Add(d)
-	for w := range workers {
-		go func() {
-			defer func() { done <- struct{}{} }()
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			mine := &distinctOutputs{}
-			err := func() error {
-				key := protocol.VerifyPattern(spec.KeyLen, protocol.VerifySeedKey)
-				conn, err := kcapiOpen(spec.Kind, bind, key, spec.TagLen)
-				if err != nil {
-					return err
-				}
-				defer conn.Close()
-				in := protocol.VerifyPattern(size, protocol.VerifySeedPayload)
-				out := make([]byte, size+spec.TagLen)
-				if spec.Kind == "hash" {
-					out = make([]byte, spec.Digest)
-				}
-				oob := kcapiCipherControl(false, protocol.VerifyPattern(spec.IVLen, protocol.VerifySeedIV), spec.Kind == "aead", 0)
-				for time.Now().Before(deadline) && ctx.Err() == nil {
-					if spec.Kind == "hash" {
-						err = conn.hash(in, out)
-					} else {
-						err = conn.cipher(oob, in, out)
-					}
-					if err != nil {
-						return err
-					}
-					mine.add(out)
-				}
-				return nil
-			}()
-			mu.Lock()
-			defer mu.Unlock()
-			all.merge(mine)
-			if err != nil && len(c.Errors) < 4 {
-				c.Errors = append(c.Errors, fmt.Sprintf("worker %d: %v", w, err))
-			}
-		}()
+	hung := func(left int) string {
+		return fmt.Sprintf("%d workers still in the kernel a minute after the check should have ended", left)
 	}
-	timeout := time.After(d + time.Minute)
-	for n := 0; n < workers; n++ {
-		select {
-		case <-done:
-		case <-timeout:
-			mu.Lock()
-			defer mu.Unlock()
-			c.TimedOut = true
-			c.Errors = append(c.Errors, fmt.Sprintf("%d workers still in the kernel a minute after the check should have ended", workers-n))
-			n = workers
+	runConcurrency(ctx, c, workers, d, time.Minute, hung, func(w int, more func() bool, mine *distinctOutputs) ([]string, bool) {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := kcapiWorker(spec, bind, size, more, mine); err != nil {
+			return []string{fmt.Sprintf("worker %d: %v", w, err)}, false
 		}
-	}
-	all.report(c)
+		return nil, false
+	})
 	return c
+}
+
+// kcapiWorker is one worker of kcapiConcurrency: a session on a socket of its own, the same input again and
+// again while more() says so.
+func kcapiWorker(spec kcapiSpec, bind string, size int, more func() bool, mine *distinctOutputs) error {
+	key := protocol.VerifyPattern(spec.KeyLen, protocol.VerifySeedKey)
+	conn, err := kcapiOpen(spec.Kind, bind, key, spec.TagLen)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	in := protocol.VerifyPattern(size, protocol.VerifySeedPayload)
+	out := make([]byte, size+spec.TagLen)
+	if spec.Kind == "hash" {
+		out = make([]byte, spec.Digest)
+	}
+	oob := kcapiCipherControl(false, protocol.VerifyPattern(spec.IVLen, protocol.VerifySeedIV), spec.Kind == "aead", 0)
+	for more() {
+		if spec.Kind == "hash" {
+			err = conn.hash(in, out)
+		} else {
+			err = conn.cipher(oob, in, out)
+		}
+		if err != nil {
+			return err
+		}
+		mine.add(out)
+	}
+	return nil
 }

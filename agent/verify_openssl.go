@@ -316,49 +316,26 @@ func (o *opensslVerifier) concurrency(ctx context.Context, spec protocol.VerifyC
 	if digest {
 		c.Op = "digest"
 	}
-	var mu sync.Mutex
-	all := &distinctOutputs{}
-	done := make(chan struct{}, workers)
-	deadline := time.Now().Add(d)
-	for w := range workers {
-		go func() {
-			defer func() { done <- struct{}{} }()
-			mine := &distinctOutputs{}
-			var errs []string
-			timedOut := false
-			out := filepath.Join(o.dir, "conc-"+strconv.Itoa(w))
-			for time.Now().Before(deadline) && ctx.Err() == nil && len(errs) == 0 {
-				var b []byte
-				var res childResult
-				if digest {
-					res = o.run(ctx, append([]string{o.argv0, "dgst", "-" + o.alg}, append(o.opts, in)...), "")
-					b = parseDgstOutput(res.Stdout)[in]
-				} else {
-					o.host.remove(out)
-					res = o.run(ctx, o.encArgv(spec, in, out, false, size%spec.Block != 0), "")
-					b, _ = o.host.readFile(out, size+verifyOutputSlack)
-				}
-				if why := o.failed(res); why != "" {
-					timedOut = isVerifyTimeout(res.Err)
-					errs = append(errs, fmt.Sprintf("worker %d: %s", w, why))
-					break
-				}
-				mine.add(b)
+	runConcurrency(ctx, c, workers, d, 0, nil, func(w int, more func() bool, mine *distinctOutputs) ([]string, bool) {
+		out := filepath.Join(o.dir, "conc-"+strconv.Itoa(w))
+		for more() {
+			var b []byte
+			var res childResult
+			if digest {
+				res = o.run(ctx, append([]string{o.argv0, "dgst", "-" + o.alg}, append(o.opts, in)...), "")
+				b = parseDgstOutput(res.Stdout)[in]
+			} else {
+				o.host.remove(out)
+				res = o.run(ctx, o.encArgv(spec, in, out, false, size%spec.Block != 0), "")
+				b, _ = o.host.readFile(out, size+verifyOutputSlack)
 			}
-			mu.Lock()
-			defer mu.Unlock()
-			all.merge(mine)
-			c.Errors = append(c.Errors, errs...)
-			c.TimedOut = c.TimedOut || timedOut
-		}()
-	}
-	for range workers {
-		<-done
-	}
-	all.report(c)
-	if len(c.Errors) > 4 {
-		c.Errors = c.Errors[:4]
-	}
+			if why := o.failed(res); why != "" {
+				return []string{fmt.Sprintf("worker %d: %s", w, why)}, isVerifyTimeout(res.Err)
+			}
+			mine.add(b)
+		}
+		return nil, false
+	})
 	return c
 }
 

@@ -6,11 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"testing"
 
+	"github.com/fleetlab/fleet/internal/buildtest"
 	"github.com/fleetlab/fleet/internal/pgtest"
 )
 
@@ -37,19 +36,11 @@ func buildAndRun(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	root, err := filepath.Abs("..")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "e2e:", err)
-		return 1
-	}
 	// One go build for the three: static, stripped, as the agent is shipped (the fake agent must pass the same
 	// ELF check as the real one, so it is built for the host's arch like it).
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", dir+string(os.PathSeparator),
-		"./cmd/fleet", "./cmd/fleet-agent", "./e2e/testdata/hostileagent")
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+runtime.GOARCH)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "e2e: build: %v\n%s", err, out)
+	if err := buildtest.Build(dir, buildtest.AgentEnv(), buildtest.Module+"/cmd/fleet", buildtest.Module+"/cmd/fleet-agent",
+		buildtest.Module+"/e2e/testdata/hostileagent"); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: build: %v\n", err)
 		return 1
 	}
 	fleetBin = filepath.Join(dir, "fleet")

@@ -44,8 +44,6 @@
 // openssl), shellmirror.go the controller's mirror of the board's files (swept when its controller is gone).
 // warm.go runs a warm board's deploy check, probe and sweep in one session.
 //
-// Without boards: Check is `fleet boards check` (check.go). Import reads `openssl speed` captures into an
-// ImportSink (import.go, import_raw.go keeps the text as raw outputs); ReadReference reads vendors' published
-// tables (fleet import --reference) through package reftable, for the store to keep as a reference run
-// (reference.go).
+// Without measuring: Check is `fleet boards check` (check.go). Captures saved to files and vendors' published
+// tables touch no board: package capture reads them (fleet import, fleet import --reference).
 package fleet

@@ -34,8 +34,9 @@ func agentPlan(plan protocol.Plan) protocol.Plan {
 	return plan
 }
 
-// sshPlan is what mode ssh measures of plan: the SSH ciphers it names (all of DefaultSSHCiphers when it names
-// none) and the transfer sizes (DefaultSSHTransferBytes when none are given); nil when plan lacks mode ssh.
+// sshPlan is what mode ssh measures of plan: the SSH ciphers it names (protocol.SSHCiphersOf: all of
+// DefaultSSHCiphers when it names none) and the transfer sizes (DefaultSSHTransferBytes when none are given);
+// nil when plan lacks mode ssh.
 func sshPlan(plan protocol.Plan, transferSizes []int) *protocol.Plan {
 	if !slices.Contains(plan.Modes, protocol.ModeSSH) {
 		return nil
@@ -46,15 +47,8 @@ func sshPlan(plan protocol.Plan, transferSizes []int) *protocol.Plan {
 		// 2 × 64 MiB per cipher). It runs the fewest repeats that have a 95 % interval of the median instead.
 		repeats = min(repeats, precision.MinN)
 	}
-	p := protocol.Plan{Modes: []string{protocol.ModeSSH}, Repeats: repeats, Sizes: transferSizes}
-	for _, a := range plan.Algorithms {
-		if protocol.IsSSHCipher(a) {
-			p.Algorithms = append(p.Algorithms, a)
-		}
-	}
-	if len(p.Algorithms) == 0 {
-		p.Algorithms = slices.Clone(protocol.DefaultSSHCiphers)
-	}
+	p := protocol.Plan{Modes: []string{protocol.ModeSSH}, Repeats: repeats, Sizes: transferSizes,
+		Algorithms: protocol.SSHCiphersOf(plan.Algorithms)}
 	if len(p.Sizes) == 0 {
 		p.Sizes = []int{protocol.DefaultSSHTransferBytes}
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fleetlab/fleet/internal/buildtest"
 )
 
 // showJSON is the part of `fleet show --format json` the kernel test checks.
@@ -58,9 +60,8 @@ func TestLabKernelCrash(t *testing.T) {
 	}
 	env := []string{"FLEET_LAB_DIR=" + runDir, "FLEET_LAB_BOARDS=qemu-arm64"}
 	tmp := t.TempDir()
-	fleetBin := filepath.Join(tmp, "fleet")
+	fleetBin := buildtest.BinaryIn(t, tmp, buildtest.Module+"/cmd/fleet")
 	db := filepath.Join(tmp, "crash.db")
-	mustRun(t, ctx, nil, root, "go", "build", "-o", fleetBin, "./cmd/fleet")
 	mustRun(t, ctx, env, root, lab, "build")
 	t.Cleanup(func() {
 		down, cancel := context.WithTimeout(context.Background(), time.Minute)

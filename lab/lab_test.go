@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/fleetlab/fleet/internal/buildtest"
 )
 
 // The end-to-end tests boot the QEMU lab (lab/lab) and drive the real fleet CLI against it. They take minutes and
@@ -92,11 +94,10 @@ func TestLabEndToEnd(t *testing.T) {
 	}
 	env := []string{"FLEET_LAB_DIR=" + runDir, "FLEET_LAB_BOARDS=qemu-arm64,qemu-armv7"}
 	tmp := t.TempDir()
-	fleetBin := filepath.Join(tmp, "fleet")
+	fleetBin := buildtest.BinaryIn(t, tmp, buildtest.Module+"/cmd/fleet")
 	db := filepath.Join(tmp, "lab.db")
 	inv := filepath.Join(runDir, "boards.toml")
 
-	mustRun(t, ctx, nil, root, "go", "build", "-o", fleetBin, "./cmd/fleet")
 	mustRun(t, ctx, env, root, lab, "build")
 	cryptodev := imageCryptodev(t, root)
 	t.Cleanup(func() {
@@ -388,10 +389,9 @@ func TestARMv5Probe(t *testing.T) {
 	root := repoRoot(t)
 	tmp := t.TempDir()
 	build := func(goarm string) string {
-		bin := filepath.Join(tmp, "agent-goarm"+goarm)
-		mustRun(t, ctx, []string{"CGO_ENABLED=0", "GOOS=linux", "GOARCH=arm", "GOARM=" + goarm}, root,
-			"go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, "./cmd/fleet-agent")
-		return bin
+		dir := filepath.Join(tmp, "goarm"+goarm)
+		return buildtest.BinaryIn(t, dir, buildtest.Module+"/cmd/fleet-agent",
+			"CGO_ENABLED=0", "GOOS=linux", "GOARCH=arm", "GOARM="+goarm)
 	}
 	out := mustRun(t, ctx, nil, root, filepath.Join(root, "lab", "lab"), "armv5-probe", build("5"))
 	var hello, facts map[string]any

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fleetlab/fleet/internal/buildtest"
 	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/store"
 )
@@ -33,8 +34,7 @@ func TestLabShellPath(t *testing.T) {
 		runDir = t.TempDir()
 	}
 	env := []string{"FLEET_LAB_DIR=" + runDir, "FLEET_LAB_BOARDS=qemu-arm64,qemu-armv7"}
-	fleetBin := filepath.Join(t.TempDir(), "fleet")
-	mustRun(t, ctx, nil, root, "go", "build", "-o", fleetBin, "./cmd/fleet")
+	fleetBin := buildtest.Fleet(t)
 	mustRun(t, ctx, env, root, lab, "build")
 	t.Cleanup(func() {
 		down, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -77,3 +77,19 @@ func TestModesTable(t *testing.T) {
 		t.Error("EngineMode(pka): a vendor engine is mode engine:pka, not a mode of the table")
 	}
 }
+
+// TestSSHCiphersOf: mode ssh measures the SSH ciphers a sweep names, in order, and the default ciphers when it
+// names none; the default is a copy, never the package's own slice.
+func TestSSHCiphersOf(t *testing.T) {
+	if got, want := SSHCiphersOf([]string{"aes-128-cbc", CipherAES256GCM, CipherAES128CTR}), []string{CipherAES256GCM, CipherAES128CTR}; !slices.Equal(got, want) {
+		t.Errorf("SSHCiphersOf = %v, want %v", got, want)
+	}
+	got := SSHCiphersOf([]string{"aes-128-cbc"})
+	if !slices.Equal(got, DefaultSSHCiphers) {
+		t.Errorf("SSHCiphersOf(no cipher) = %v, want %v", got, DefaultSSHCiphers)
+	}
+	got[0] = "changed"
+	if DefaultSSHCiphers[0] == "changed" {
+		t.Error("SSHCiphersOf returned DefaultSSHCiphers itself")
+	}
+}

@@ -69,6 +69,22 @@ const HostBoundPct = 90
 // IsSSHCipher reports whether name is one of SSHCiphers.
 func IsSSHCipher(name string) bool { return slices.Contains(SSHCiphers, name) }
 
+// SSHCiphersOf is what mode ssh measures of a sweep's algorithms: the SSH ciphers among them, in their order, or
+// all of DefaultSSHCiphers when they name none. The default is decided here alone, for the controller's plan and
+// the command line's --modes ssh.
+func SSHCiphersOf(algorithms []string) []string {
+	var out []string
+	for _, a := range algorithms {
+		if IsSSHCipher(a) {
+			out = append(out, a)
+		}
+	}
+	if len(out) == 0 {
+		return slices.Clone(DefaultSSHCiphers)
+	}
+	return out
+}
+
 // RawCipherOf is the openssl algorithm an SSH cipher uses, to compare its SSH throughput with the raw cipher's
 // (cpu and devcrypto points of the same board); "" when there is none to compare with.
 func RawCipherOf(cipher string) string {

@@ -2,10 +2,7 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"strings"
-
-	"github.com/fleetlab/fleet/store"
 )
 
 // View is one rendering the package offers, named after the command that prints it. Each view lists its
@@ -72,15 +69,26 @@ func orList(names []string) string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
-// WriteSweep prints what fleet run shows at the end: the sweep tables as text (see WriteSweepTables), or every
-// point as csv or json (see WriteResults).
-func WriteSweep(w io.Writer, ms []store.Measurement, unit, format string, l Layout) error {
-	f, err := ViewRun.CheckFormat(format)
-	if err != nil {
-		return err
+// Output formats.
+const (
+	FormatText     = "text"
+	FormatMarkdown = "markdown"
+	FormatCSV      = "csv"
+	FormatJSON     = "json"
+	FormatHTML     = "html"
+)
+
+// normalizeFormat maps aliases to the format names; "" is text.
+func normalizeFormat(format string) string {
+	switch f := strings.ToLower(format); f {
+	case "", "table", "txt":
+		return FormatText
+	case "md":
+		return FormatMarkdown
+	default:
+		return f
 	}
-	if f == FormatText {
-		return WriteSweepTables(w, ms, unit, l)
-	}
-	return WriteResults(w, ms, f)
 }
+
+// FormatJUnit is the JUnit XML form of a regression.
+const FormatJUnit = "junit"

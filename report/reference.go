@@ -131,7 +131,7 @@ func CompareReference(measured []store.Measurement, ref store.Run, refPoints []s
 		}
 		return c, fmt.Errorf("%w %s (its boards %s; match by mode, algorithm, size and threads)", ErrNoReferenceMatch, ref.Label, strings.Join(c.Boards, ", "))
 	}
-	sort.SliceStable(c.Rows, func(i, j int) bool { return c.Rows[i].SampleKey.less(c.Rows[j].SampleKey) })
+	sort.SliceStable(c.Rows, func(i, j int) bool { return referenceLess(c.Rows[i].SampleKey, c.Rows[j].SampleKey) })
 	per, _ := bytesPerUnit(unit)
 	c.Notes = append(c.Notes, fmt.Sprintf("%s is %s bytes per second on both sides: the reference's units were converted "+
 		"when it was imported (MB/s = 10^6 B/s, KB/s = 1000 B/s as openssl's k); %% of %s is the measured median over the published figure",
@@ -198,30 +198,25 @@ func selected(m store.Measurement, o ReferenceOptions) bool {
 		(len(o.Algorithms) == 0 || slices.Contains(o.Algorithms, m.Algorithm))
 }
 
-// less orders keys by board, algorithm, operation, mode, threads and size.
-func (k SampleKey) less(o SampleKey) bool {
-	if k.Board != o.Board {
-		return k.Board < o.Board
+// referenceLess is the order of a reference comparison's lines, the one ordering of SampleKey besides keyLess
+// (every table, regression, history and change list), and named apart because it differs on purpose: a
+// vendor's table is read down one mode's column of sizes, so the lines of a board's algorithm come mode by
+// mode, each with its sizes in a run, where keyLess puts a size's modes side by side (as the comparison's
+// columns stand). Mode and operation compare as text here, not in keyLess's vendor-guide rank, as compare
+// --reference has printed them from the start (its golden files hold that order). Within one board, algorithm,
+// operation and mode the two agree: threads, key bits, curve, block size.
+func referenceLess(a, b SampleKey) bool {
+	switch {
+	case a.Board != b.Board:
+		return a.Board < b.Board
+	case a.Algorithm != b.Algorithm:
+		return a.Algorithm < b.Algorithm
+	case a.Op != b.Op:
+		return a.Op < b.Op
+	case a.Mode != b.Mode:
+		return a.Mode < b.Mode
 	}
-	if k.Algorithm != o.Algorithm {
-		return k.Algorithm < o.Algorithm
-	}
-	if k.Op != o.Op {
-		return k.Op < o.Op
-	}
-	if k.Mode != o.Mode {
-		return k.Mode < o.Mode
-	}
-	if k.Threads != o.Threads {
-		return k.Threads < o.Threads
-	}
-	if k.KeyBits != o.KeyBits {
-		return k.KeyBits < o.KeyBits
-	}
-	if k.Curve != o.Curve {
-		return k.Curve < o.Curve
-	}
-	return k.BlockSize < o.BlockSize
+	return keyLess(a, b)
 }
 
 // firstOf is the first reason, with how many others there are.

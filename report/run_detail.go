@@ -1,11 +1,13 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
+	"strings"
 	"time"
 
+	"github.com/fleetlab/fleet/internal/textfit"
 	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/store"
 )
@@ -78,32 +80,134 @@ func WriteRunDetail(w io.Writer, run store.Run, boards []store.BoardRun, raws []
 	return nil
 }
 
-// ImportedPoint is one point read from a capture by fleet import --dry-run, with the file it came from.
-type ImportedPoint struct {
-	File string `json:"file"`
-	protocol.Point
-}
-
-// WriteImport prints the points of an import that stores nothing: as text the results table of board (see
-// WriteResults), as json one object per line (the point's fields and "file"), so a large capture streams.
-func WriteImport(w io.Writer, board string, points []ImportedPoint, format string) error {
-	f, err := ViewImport.CheckFormat(format)
-	if err != nil {
-		return err
+// WriteRunSummary prints one run for people: its header, each board's status, facts and skips with reasons (in
+// words: PlainReason), and, when raws is not nil (fleet show --raw), each reason as it was stored and the raw
+// tool output kept for audit.
+func WriteRunSummary(w io.Writer, run store.Run, boards []store.BoardRun, raws []store.RawOutput) error {
+	ew := &errWriter{w: w}
+	ew.printf("run %d", run.ID)
+	if run.Label != "" {
+		ew.printf(" (%s)", Printable(run.Label))
 	}
-	if f == FormatText {
-		ms := make([]store.Measurement, 0, len(points))
-		for _, p := range points {
-			ms = append(ms, store.Measurement{Board: board, Point: p.Point})
-		}
-		return WriteResults(w, ms, FormatText)
+	ew.printf(": %s\n", RunHeadline(run))
+	head := []fact{{"uuid", run.UUID}, {"started", run.Started.UTC().Format(time.RFC3339)}}
+	if !run.Finished.IsZero() {
+		head = append(head, fact{"finished", run.Finished.UTC().Format(time.RFC3339) +
+			" (" + run.Finished.Sub(run.Started).Round(time.Second).String() + ")"})
 	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	for _, p := range points {
-		if err := enc.Encode(p); err != nil {
-			return fmt.Errorf("write imported points: %w", err)
+	head = append(head, fact{"tool", run.ToolVersion}, fact{"host", run.Host}, fact{"command", run.CommandLine},
+		fact{"source", run.Source}, fact{"points", fmt.Sprint(run.Points)})
+	writeFactsText(ew, head, "  ")
+	if run.Status == protocol.StatusRunning {
+		ew.printf("  %s\n", noteIncomplete)
+	}
+	for _, br := range boards {
+		ew.printf("\nboard %s\n", Printable(br.Board))
+		writeFactsText(ew, boardFacts(br), "  ")
+		if br.Validity != "" {
+			ew.folded("  ", "validity: "+strings.TrimSuffix(br.Validity+": "+strings.Join(br.ValidityReasons, "; "), ": "))
 		}
+		for _, n := range KernelNotes(br.Kernel) {
+			ew.folded("  ", Printable(n))
+		}
+		if br.Facts != nil {
+			for _, p := range br.Facts.Prepared {
+				ew.folded("  ", "prepared: "+Printable(p))
+			}
+		}
+		if emulated := emulationNotes([]store.BoardRun{br}); len(emulated) > 0 {
+			ew.folded("  ", "note: "+Printable(emulated[0]))
+		}
+		if len(br.Skips) > 0 {
+			ew.printf("  not measured:\n")
+			for _, s := range br.Skips {
+				alg := s.Algorithm
+				if alg == "" {
+					alg = "(all)"
+				}
+				ew.folded("    ", Printable(s.Mode)+" "+Printable(alg)+": "+Printable(PlainReason(s.Reason)))
+			}
+		}
+		if raws != nil {
+			writeRawReasons(ew, br)
+		}
+	}
+	for _, r := range raws {
+		ew.printf("\nraw output %d on %s: %s (exit %d)\n", r.ID, Printable(r.Board), Printable(strings.Join(r.Command, " ")), r.Exit)
+		if len(r.Env) > 0 {
+			ew.printf("env: %s\n", Printable(strings.Join(r.Env, " ")))
+		}
+		ew.printf("--- stdout\n%s", ensureNewline(PrintableText(r.Stdout)))
+		if r.Stderr != "" {
+			ew.printf("--- stderr\n%s", ensureNewline(PrintableText(r.Stderr)))
+		}
+	}
+	if ew.err != nil {
+		return fmt.Errorf("write run summary: %w", ew.err)
 	}
 	return nil
+}
+
+func writeFactsText(ew *errWriter, facts []fact, indent string) {
+	width := 0
+	for _, f := range facts {
+		width = max(width, len(f.Name))
+	}
+	for _, f := range facts {
+		if f.Value == "" {
+			continue
+		}
+		// a long value (every driver of /proc/crypto, an engine's error) folds under itself; show --raw and
+		// --format json keep every word on one line
+		head := fmt.Sprintf("%s%-*s  ", indent, width+1, Printable(f.Name)+":")
+		for _, l := range textfit.Fold(head+Printable(f.Value), TextWidth, strings.Repeat(" ", textfit.Width(head))) {
+			ew.printf("%s\n", l)
+		}
+	}
+}
+
+// folded prints line, indented by indent, folded at TextWidth with its continuation two columns further in.
+func (ew *errWriter) folded(indent, line string) {
+	for _, l := range textfit.Fold(indent+line, TextWidth, indent+"  ") {
+		ew.printf("%s\n", l)
+	}
+}
+
+func ensureNewline(s string) string {
+	if s == "" || strings.HasSuffix(s, "\n") {
+		return s
+	}
+	return s + "\n"
+}
+
+// writeRawReasons prints the reasons of a board run's modes and skips that PlainReason put in other words, as
+// they were stored: OpenSSL's own error records, for a search or a bug report.
+func writeRawReasons(ew *errWriter, br store.BoardRun) {
+	var lines []string
+	seen := map[string]bool{}
+	add := func(what, reason string) {
+		if reason != "" && PlainReason(reason) != reason && !seen[what+reason] {
+			seen[what+reason] = true
+			lines = append(lines, fmt.Sprintf("    %s: %s", Printable(what), Printable(reason)))
+		}
+	}
+	if br.Facts != nil {
+		for _, m := range br.Facts.Modes {
+			add(m.Mode, m.Reason)
+		}
+		var engines []string
+		for e := range br.Facts.Engines {
+			engines = append(engines, e)
+		}
+		sort.Strings(engines)
+		for _, e := range engines {
+			add("engine "+e, br.Facts.Engines[e])
+		}
+	}
+	for _, s := range br.Skips {
+		add(strings.TrimSpace(s.Mode+" "+s.Algorithm), s.Reason)
+	}
+	if len(lines) > 0 {
+		ew.printf("  reasons as stored:\n%s\n", strings.Join(lines, "\n"))
+	}
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -113,4 +114,9 @@ func formatThroughput(v float64, unit string, asym bool) string {
 func CheckUnit(unit string) error {
 	_, err := canonicalUnit(unit)
 	return err
+}
+
+// fmtFloat prints a number for machines: shortest exact form, no exponent for ordinary magnitudes.
+func fmtFloat(v float64) string {
+	return strconv.FormatFloat(v, 'f', -1, 64)
 }

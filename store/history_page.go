@@ -8,8 +8,16 @@ import (
 	"github.com/fleetlab/fleet/protocol"
 )
 
-// seriesWhere holds the conditions of k on board_runs b and measurements m.
+// seriesWhere holds the conditions of k on board_runs b and measurements m, and leaves reference runs out.
 func seriesWhere(k SeriesKey) where {
+	w := seriesConds(k)
+	// A vendor's published figures are never a point of a series' history (nor a baseline or a change).
+	w.add("r.status <> ?", string(protocol.StatusReference))
+	return w
+}
+
+// seriesConds holds the conditions of k alone on board_runs b and measurements m.
+func seriesConds(k SeriesKey) where {
 	var w where
 	w.add("b.board = ?", k.Board)
 	w.add("m.mode = ?", k.Mode)
@@ -27,8 +35,6 @@ func seriesWhere(k SeriesKey) where {
 	if k.Curve != "" {
 		w.add("m.curve = ?", k.Curve)
 	}
-	// A vendor's published figures are never a point of a series' history (nor a baseline or a change).
-	w.add("r.status <> ?", string(protocol.StatusReference))
 	return w
 }
 

@@ -26,6 +26,7 @@ import (
 	"strings"
 
 	"github.com/fleetlab/fleet/bench/internal/machine"
+	"github.com/fleetlab/fleet/internal/buildtest"
 	"github.com/fleetlab/fleet/inventory"
 )
 
@@ -71,10 +72,8 @@ func main() {
 	defer os.RemoveAll(dir)
 	if *fleetBin == "" {
 		*fleetBin = filepath.Join(dir, "fleet")
-		cmd := exec.Command("go", "build", "-o", *fleetBin, "github.com/fleetlab/fleet/cmd/fleet") // from any directory of the module
-		cmd.Stderr = os.Stderr
-		if err := cmd.Run(); err != nil {
-			fatalf("go build ./cmd/fleet: %v", err)
+		if err := buildtest.Build(dir, nil, buildtest.Module+"/cmd/fleet"); err != nil {
+			fatalf("%v", err)
 		}
 	}
 	hand := handRunner(*board, *invPath)

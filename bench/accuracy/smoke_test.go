@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/fleetlab/fleet/bench/internal/smoke"
+	"github.com/fleetlab/fleet/internal/buildtest"
 )
 
 // TestSmoke runs the benchmark at its smallest on the local board (one point, one pair, 1 s): a fleet run of the
@@ -12,9 +13,9 @@ import (
 func TestSmoke(t *testing.T) {
 	smoke.Need(t)
 	smoke.NeedCommand(t, "openssl", "apt-get install openssl")
-	bin := smoke.Build(t, "github.com/fleetlab/fleet/bench/accuracy")
+	bin := buildtest.Binary(t, "github.com/fleetlab/fleet/bench/accuracy")
 	out := smoke.Run(t, smoke.Cmd{Args: []string{bin, "-board", "local", "-algorithms", "aes-128-cbc", "-sizes", "1024",
-		"-seconds", "1", "-rounds", "1", "-fleet", smoke.Fleet(t)}})
+		"-seconds", "1", "-rounds", "1", "-fleet", buildtest.Fleet(t)}})
 	smoke.Line(t, out, `^aes-128-cbc +1024 +1 +[0-9]+ +[0-9]+ +`+smoke.Number+` `)
 	smoke.Line(t, out, `^fleet/hand, wall-clock throughput over 1 points: median `+smoke.Number)
 	smoke.Line(t, out, `^fleet/hand, bytes per CPU-second over 1 points: median `+smoke.Number)
@@ -23,7 +24,7 @@ func TestSmoke(t *testing.T) {
 // TestFlagsRefused: sizes the benchmark cannot measure are refused with exit 2, the flag named.
 func TestFlagsRefused(t *testing.T) {
 	smoke.Need(t)
-	bin := smoke.Build(t, "github.com/fleetlab/fleet/bench/accuracy")
+	bin := buildtest.Binary(t, "github.com/fleetlab/fleet/bench/accuracy")
 	for _, args := range [][]string{{"-seconds", "0"}, {"-rounds", "0"}, {"-sizes", "16,x"}, {"-sizes", "0"}, {"-algorithms", ""}} {
 		smoke.Refused(t, 2, args[0], append([]string{bin, "-fleet", "/nonexistent/fleet"}, args...)...)
 	}

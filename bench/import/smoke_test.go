@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/fleetlab/fleet/bench/internal/smoke"
+	"github.com/fleetlab/fleet/internal/buildtest"
 )
 
 // TestSmoke runs the benchmark on a 1 MB capture (instead of 200 MB): all three runs of fleet import under GNU
@@ -11,8 +12,8 @@ import (
 func TestSmoke(t *testing.T) {
 	smoke.Need(t)
 	smoke.NeedCommand(t, "/usr/bin/time", "GNU time: apt-get install time")
-	bin := smoke.Build(t, "github.com/fleetlab/fleet/bench/import")
-	out := smoke.Run(t, smoke.Cmd{Args: []string{bin, "-fleet", smoke.Fleet(t), "-size", "1MB"}})
+	bin := buildtest.Binary(t, "github.com/fleetlab/fleet/bench/import")
+	out := smoke.Run(t, smoke.Cmd{Args: []string{bin, "-fleet", buildtest.Fleet(t), "-size", "1MB"}})
 	smoke.Line(t, out, `^capture: [0-9]+ bytes`)
 	n := smoke.Number
 	for _, mode := range []string{"dry-json", "dry-table", "store"} {

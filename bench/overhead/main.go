@@ -20,9 +20,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,6 +28,7 @@ import (
 
 	"github.com/fleetlab/fleet/agent"
 	"github.com/fleetlab/fleet/bench/internal/machine"
+	"github.com/fleetlab/fleet/internal/buildtest"
 )
 
 func main() {
@@ -69,15 +68,14 @@ func main() {
 	}
 	if *fleetBin == "" {
 		*fleetBin = filepath.Join(dir, "fleet")
-		build(*fleetBin, module+"/cmd/fleet", nil)
+		build(dir, nil, buildtest.StrippedFlags, module+"/cmd/fleet")
 	}
-	agentEnv := []string{"CGO_ENABLED=0", "GOOS=linux", "GOARCH=" + runtime.GOARCH}
 	if *agentBin == "" {
 		*agentBin = filepath.Join(dir, "fleet-agent")
-		build(*agentBin, module+"/cmd/fleet-agent", agentEnv, agent.BuildFlags...)
+		build(dir, buildtest.AgentEnv(), agent.BuildFlags, module+"/cmd/fleet-agent") // as the controller builds it
 	}
-	fake := filepath.Join(dir, "fleet-agent-fake")
-	build(fake, module+"/bench/overhead/fakeagent", agentEnv, "-trimpath", "-ldflags=-s -w")
+	fake := filepath.Join(dir, "fakeagent")
+	build(dir, buildtest.AgentEnv(), buildtest.StrippedFlags, module+"/bench/overhead/fakeagent")
 	if err := padTo(fake, *agentBin); err != nil {
 		fatalf("fake agent: %v", err)
 	}
@@ -140,12 +138,10 @@ func median(v []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-func build(out, pkg string, env []string, args ...string) {
-	cmd := exec.Command("go", append(append([]string{"build", "-o", out}, args...), pkg)...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		fatalf("go build %s: %v", pkg, err)
+// build builds pkg into dir with flags (buildtest.BuildWith), or ends the benchmark.
+func build(dir string, env, flags []string, pkg string) {
+	if err := buildtest.BuildWith(dir, env, flags, pkg); err != nil {
+		fatalf("%v", err)
 	}
 }
 

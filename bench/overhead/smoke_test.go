@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/fleetlab/fleet/bench/internal/smoke"
+	"github.com/fleetlab/fleet/internal/buildtest"
 )
 
 // TestSmoke runs the benchmark at its smallest (2 boards, 1 s sweeps, one round) through the real fleet binary:
@@ -14,8 +15,8 @@ func TestSmoke(t *testing.T) {
 	smoke.Need(t)
 	smoke.NeedCommand(t, "/usr/bin/time", "GNU time: apt-get install time")
 	smoke.NeedCommand(t, "sha256sum", "coreutils")
-	bin := smoke.Build(t, "github.com/fleetlab/fleet/bench/overhead")
-	out := smoke.Run(t, smoke.Cmd{Args: []string{bin, "-boards", "2", "-sweep", "1s", "-rounds", "1", "-fleet", smoke.Fleet(t)}})
+	bin := buildtest.Binary(t, "github.com/fleetlab/fleet/bench/overhead")
+	out := smoke.Run(t, smoke.Cmd{Args: []string{bin, "-boards", "2", "-sweep", "1s", "-rounds", "1", "-fleet", buildtest.Fleet(t)}})
 	n := smoke.Number
 	smoke.Line(t, out, `^1 +2 +cold +`+n+` +`+n+` +`+n+` +`+n+` +`+n+` +([1-9][0-9]*\.[0-9])$`) // pushed MiB > 0
 	smoke.Line(t, out, `^1 +2 +warm +`+n+` +`+n+` +`+n+` +`+n+` +`+n+` +0\.0$`)                 // nothing pushed
@@ -25,7 +26,7 @@ func TestSmoke(t *testing.T) {
 // TestFlagsRefused checks that bad sizes are refused with exit 2 and the flag named, before anything is built.
 func TestFlagsRefused(t *testing.T) {
 	smoke.Need(t)
-	bin := smoke.Build(t, "github.com/fleetlab/fleet/bench/overhead")
+	bin := buildtest.Binary(t, "github.com/fleetlab/fleet/bench/overhead")
 	for _, args := range [][]string{{"-boards", "0"}, {"-boards", "2,x"}, {"-sweep", "0s"}, {"-rounds", "0"}} {
 		smoke.Refused(t, 2, args[0], append([]string{bin}, args...)...)
 	}

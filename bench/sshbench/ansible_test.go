@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fleetlab/fleet/bench/internal/machine"
+	"github.com/fleetlab/fleet/internal/buildtest"
 	"github.com/fleetlab/fleet/internal/sshlab"
 )
 
@@ -30,7 +31,7 @@ func TestBenchAnsible(t *testing.T) {
 	rounds := benchRounds(t, 7, smokeRun)
 	lab := sshlab.Start(t, sshlab.Options{})
 	dir := t.TempDir()
-	fleetBin := goBuild(t, dir, "fleet", "github.com/fleetlab/fleet/cmd/fleet")
+	fleetBin := buildtest.BinaryIn(t, dir, buildtest.Module+"/cmd/fleet")
 	agentPath := buildAgent(t, dir)
 	inv := filepath.Join(dir, "boards.toml")
 	if err := os.WriteFile(inv, []byte(lab.BoardsTOML()), 0o644); err != nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/fleetlab/fleet/bench/internal/machine"
+	"github.com/fleetlab/fleet/internal/buildtest"
 	"github.com/fleetlab/fleet/internal/sshlab"
 )
 
@@ -57,7 +58,7 @@ func TestBenchFixedCost(t *testing.T) {
 			fleets = append(fleets, fleetBuild{name, bin, agent})
 		}
 	} else {
-		fleets = []fleetBuild{{"fleet", goBuild(t, dir, "fleet", "github.com/fleetlab/fleet/cmd/fleet"), buildAgent(t, dir)}}
+		fleets = []fleetBuild{{"fleet", buildtest.BinaryIn(t, dir, buildtest.Module+"/cmd/fleet"), buildAgent(t, dir)}}
 	}
 
 	type link struct {

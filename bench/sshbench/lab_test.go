@@ -2,9 +2,6 @@ package sshbench
 
 import (
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fleetlab/fleet/bench/internal/smoke"
+	"github.com/fleetlab/fleet/internal/buildtest"
 	"github.com/fleetlab/fleet/internal/sshlab"
 )
 
@@ -52,22 +50,9 @@ func benchRounds(t *testing.T, def int, smokeRun bool) int {
 	return def
 }
 
-// goBuild builds a package of the module into dir.
-func goBuild(t *testing.T, dir, name, pkg string, env ...string) string {
-	t.Helper()
-	out := filepath.Join(dir, name)
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, pkg)
-	cmd.Env = append(os.Environ(), env...)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build %s: %v\n%s", pkg, err, b)
-	}
-	return out
-}
-
-// buildAgent builds the agent for this machine exactly as fleet cross-compiles it.
+// buildAgent builds the agent for this machine exactly as fleet cross-compiles it, into dir.
 func buildAgent(t *testing.T, dir string) string {
-	return goBuild(t, dir, "fleet-agent", "github.com/fleetlab/fleet/cmd/fleet-agent",
-		"CGO_ENABLED=0", "GOOS=linux", "GOARCH="+runtime.GOARCH)
+	return buildtest.BinaryIn(t, dir, buildtest.Module+"/cmd/fleet-agent", buildtest.AgentEnv()...)
 }
 
 // wireBytes is what crossed the board's network interfaces (received plus sent) so far: the board's own

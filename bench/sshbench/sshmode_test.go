@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fleetlab/fleet/internal/buildtest"
 	"github.com/fleetlab/fleet/internal/sshlab"
 )
 
@@ -38,7 +39,7 @@ func TestBenchSSHMode(t *testing.T) {
 		size, cpuSeconds, clientRepeats = 1<<20, "1", 1
 	}
 	dir := t.TempDir()
-	fleetBin := goBuild(t, dir, "fleet", "github.com/fleetlab/fleet/cmd/fleet")
+	fleetBin := buildtest.BinaryIn(t, dir, buildtest.Module+"/cmd/fleet")
 	agentPath := buildAgent(t, dir)
 	for _, loopback := range []bool{false, true} {
 		lab := sshlab.Start(t, sshlab.Options{Loopback: loopback})

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/fleetlab/fleet/bench/internal/smoke"
+	"github.com/fleetlab/fleet/internal/buildtest"
 	"github.com/fleetlab/fleet/internal/pgtest"
 )
 
@@ -24,7 +25,7 @@ func checkOutput(t *testing.T, out string) {
 // TestSmoke runs the benchmark at its smallest on SQLite: 4,000 points from 2 boards, each query once.
 func TestSmoke(t *testing.T) {
 	smoke.Need(t)
-	bin := smoke.Build(t, "github.com/fleetlab/fleet/bench/store")
+	bin := buildtest.Binary(t, "github.com/fleetlab/fleet/bench/store")
 	out := smoke.Run(t, smoke.Cmd{Args: []string{bin, "-points", "4000", "-boards", "2", "-queries", "1",
 		"-db", filepath.Join(t.TempDir(), "fleet.db")}})
 	checkOutput(t, out)
@@ -57,7 +58,7 @@ func TestSmokePostgres(t *testing.T) {
 		return v
 	}
 	before := pgcpu()
-	bin := smoke.Build(t, "github.com/fleetlab/fleet/bench/store")
+	bin := buildtest.Binary(t, "github.com/fleetlab/fleet/bench/store")
 	checkOutput(t, smoke.Run(t, smoke.Cmd{Args: []string{bin, "-points", "4000", "-boards", "2", "-queries", "1", "-db", dsn}}))
 	if after := pgcpu(); after < before {
 		t.Errorf("pgcpu.sh: %.2f s after the run, %.2f s before: the server's CPU time went down", after, before)

@@ -255,7 +255,7 @@ func reportCommand() *cli.Command {
 			if err := checkMeasured(ms, "history", splitList(c.StringSlice("history")), c.String("run")); err != nil {
 				return err
 			}
-			if err := addHistories(c, db, ms, data.History, c.StringSlice("history")); err != nil {
+			if err := addHistories(c, db, ms, &data, c.StringSlice("history")); err != nil {
 				return err
 			}
 			if data.Changes, err = reportChanges(c, db, ms); err != nil {
@@ -292,35 +292,13 @@ func checkMeasured(ms []store.Measurement, flag string, algs []string, run strin
 	return nil
 }
 
-// addHistories adds a history chart per (board, mode, algorithm) at the largest block size measured (the size
-// where accelerators matter), for the chosen algorithms or all of them; series with one run are left out.
-func addHistories(c *cli.Context, db *store.DB, ms []store.Measurement, hist map[string][]store.Measurement, algs []string) error {
-	type series struct{ board, mode, alg string }
-	largest := map[series]int{}
-	for _, m := range ms {
-		if m.Failed || (len(algs) > 0 && !slices.Contains(splitList(algs), m.Algorithm)) {
-			continue
-		}
-		k := series{m.Board, m.Mode, m.Algorithm}
-		if m.BlockSize > largest[k] {
-			largest[k] = m.BlockSize
-		} else if _, ok := largest[k]; !ok {
-			largest[k] = m.BlockSize
-		}
+// addHistories adds the report's history charts (report.HistoryChartSeries), read in one store call.
+func addHistories(c *cli.Context, db *store.DB, ms []store.Measurement, data *report.HTMLReport, algs []string) error {
+	hist, err := db.HistoryOfEach(c.Context, report.HistoryChartSeries(ms, splitList(algs)))
+	if err != nil {
+		return err
 	}
-	for k, size := range largest {
-		h, err := db.History(c.Context, store.SeriesKey{Board: k.board, Mode: k.mode, Algorithm: k.alg, BlockSize: size})
-		if err != nil {
-			return err
-		}
-		runs := map[int64]bool{}
-		for _, m := range h {
-			runs[m.RunID] = true
-		}
-		if len(runs) > 1 {
-			hist[fmt.Sprintf("%s %s %s %d B", k.board, k.mode, k.alg, size)] = h
-		}
-	}
+	data.AddHistories(hist)
 	return nil
 }
 

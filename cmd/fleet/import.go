@@ -12,7 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/fleetlab/fleet/fleet"
+	"github.com/fleetlab/fleet/capture"
 	"github.com/fleetlab/fleet/inventory"
 	"github.com/fleetlab/fleet/opensslspeed"
 	"github.com/fleetlab/fleet/protocol"
@@ -22,7 +22,7 @@ import (
 )
 
 // store.ImportTx is the sink of a real import: one transaction for all its files.
-var _ fleet.ImportSink = (*store.ImportTx)(nil)
+var _ capture.ImportSink = (*store.ImportTx)(nil)
 
 func importCommand() *cli.Command {
 	return &cli.Command{
@@ -84,7 +84,7 @@ func importAction(c *cli.Context) error {
 	if c.String("board") == "" {
 		return usageErr("import: --board is required (the board the captures came from)")
 	}
-	opts := fleet.ImportOptions{Board: c.String("board"), Files: c.Args().Slice(), Split: c.Bool("split"),
+	opts := capture.ImportOptions{Board: c.String("board"), Files: c.Args().Slice(), Split: c.Bool("split"),
 		PerFile: c.Bool("run-per-file"), Mode: c.String("mode"), Algorithm: c.String("algorithm")}
 	if m := opts.Mode; c.IsSet("mode") {
 		if err := inventory.CheckMode(m); err != nil {
@@ -126,7 +126,7 @@ func importAction(c *cli.Context) error {
 	if c.Bool("dry-run") {
 		p := &importPrinter{out: c.App.Writer, errw: c.App.ErrWriter, json: format == report.FormatJSON, board: opts.Board}
 		opts.Parsed = p.run
-		if _, err := fleet.Import(c.Context, opts, fleet.DiscardImport{}); err != nil {
+		if _, err := capture.Import(c.Context, opts, capture.DiscardImport{}); err != nil {
 			return importErr(c.Context, err)
 		}
 		return p.flush()
@@ -141,7 +141,7 @@ func importAction(c *cli.Context) error {
 	if err != nil {
 		return importErr(c.Context, err)
 	}
-	runs, err := fleet.Import(c.Context, opts, tx)
+	runs, err := capture.Import(c.Context, opts, tx)
 	if err != nil {
 		return importErr(c.Context, err)
 	}
@@ -194,7 +194,7 @@ func importSizes(v []string) ([]int, error) {
 	return sizes, nil
 }
 
-// importErr maps what fleet.Import returned to what the user reads: every failure stored nothing.
+// importErr maps what capture.Import returned to what the user reads: every failure stored nothing.
 func importErr(ctx context.Context, err error) error {
 	switch {
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):

@@ -7,7 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/fleetlab/fleet/fleet"
+	"github.com/fleetlab/fleet/capture"
 	"github.com/fleetlab/fleet/inventory"
 	"github.com/fleetlab/fleet/reftable"
 	"github.com/fleetlab/fleet/report"
@@ -67,7 +67,7 @@ func importReferenceAction(c *cli.Context) error {
 			return usageErr("import --reference: --%s is for openssl captures, not published tables", f)
 		}
 	}
-	opts := fleet.ReferenceOptions{Files: c.Args().Slice(), Source: strings.TrimSpace(c.String("source")),
+	opts := capture.ReferenceOptions{Files: c.Args().Slice(), Source: strings.TrimSpace(c.String("source")),
 		Board: c.String("board"), Mode: c.String("mode"), Threads: c.Int("threads"), Columns: map[string]string{}}
 	if opts.Board != "" {
 		if err := inventory.CheckBoardName(opts.Board); err != nil {
@@ -100,7 +100,7 @@ func importReferenceAction(c *cli.Context) error {
 	if err != nil {
 		return usageErr("--format: %w", err)
 	}
-	ref, err := fleet.ReadReference(c.Context, opts)
+	ref, err := capture.ReadReference(c.Context, opts)
 	if err != nil {
 		return importErr(c.Context, err)
 	}

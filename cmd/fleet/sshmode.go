@@ -2,71 +2,23 @@ package main
 
 import (
 	"fmt"
-	"slices"
-	"strconv"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/fleetlab/fleet/inventory"
-	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/report"
 	"github.com/fleetlab/fleet/store"
 )
 
-// sshSweepFromFlags reads what the command line says of mode ssh and adjusts p:
-//   - --modes ssh alone: --algorithms must be SSH ciphers (did-you-mean otherwise), and without --algorithms the
-//     profile's openssl algorithms are replaced by the default ciphers; --sizes are bytes per transfer (1 MiB to
-//     1 GiB), returned, and p keeps its block sizes (no openssl mode uses them);
-//   - --modes mixing ssh with openssl modes: --sizes would mean block sizes and transfer sizes at once, so it is
-//     refused; mode ssh moves protocol.DefaultSSHTransferBytes;
-//   - an SSH cipher in --algorithms without mode ssh in --modes measures nothing: refused.
-//
-// It returns the transfer sizes (nil: the default) and whether --sizes was consumed as such.
+// sshSweepFromFlags is what --modes, --algorithms and --sizes say of mode ssh (inventory.ApplySSHFlags, where
+// serve or any other front end finds the same rules), p adjusted; a refusal is a usage error.
 func sshSweepFromFlags(c *cli.Context, p *inventory.Profile) (transfer []int, consumed bool, err error) {
-	modes := splitList(c.StringSlice("modes"))
-	algs := splitList(c.StringSlice("algorithms"))
-	hasSSH := slices.Contains(modes, protocol.ModeSSH)
-	if c.IsSet("modes") && !hasSSH {
-		for _, a := range algs {
-			if protocol.IsSSHCipher(a) {
-				return nil, false, usageErr("--algorithms %s is an SSH cipher: add mode ssh to --modes (e.g. --modes ssh) to measure it", a)
-			}
-		}
+	transfer, consumed, err = inventory.ApplySSHFlags(p, inventory.SweepFlags{Modes: splitList(c.StringSlice("modes")),
+		Algorithms: splitList(c.StringSlice("algorithms")), Sizes: splitList(c.StringSlice("sizes")), ModesGiven: c.IsSet("modes")})
+	if err != nil {
+		return nil, false, usageErr("%w", err)
 	}
-	if !hasSSH {
-		return nil, false, nil
-	}
-	only := inventory.OnlySSH(modes)
-	if only {
-		if len(algs) == 0 {
-			p.Algorithms = slices.Clone(protocol.DefaultSSHCiphers)
-		} else if err := inventory.CheckSSHCiphers(algs, modes); err != nil {
-			return nil, false, usageErr("--algorithms: %w", err)
-		}
-	} else if len(algs) > 0 && !slices.ContainsFunc(algs, func(a string) bool { return !protocol.IsSSHCipher(a) }) {
-		return nil, false, usageErr("--algorithms %s: only SSH ciphers, but --modes also names openssl modes, which would measure nothing: add an openssl algorithm such as aes-128-ctr, or use --modes ssh alone", c.StringSlice("algorithms"))
-	}
-	sizes := splitList(c.StringSlice("sizes"))
-	if len(sizes) == 0 {
-		return nil, false, nil
-	}
-	if !only {
-		return nil, false, usageErr("--sizes with --modes mixing ssh and openssl modes: it would be block sizes for the ones and bytes per transfer for the other; run --modes ssh on its own to set its transfer size (default %d, 64 MiB)", protocol.DefaultSSHTransferBytes)
-	}
-	for _, s := range sizes {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return nil, false, usageErr("--sizes: %q is not a number of bytes per transfer (mode ssh: 1048576 to 1073741824)", s)
-		}
-		if err := inventory.CheckTransferSize(n); err != nil {
-			return nil, false, usageErr("--sizes: %w", err)
-		}
-		if slices.Contains(transfer, int(n)) {
-			return nil, false, usageErr("--sizes: %d is listed twice", n)
-		}
-		transfer = append(transfer, int(n))
-	}
-	return transfer, true, nil
+	return transfer, consumed, nil
 }
 
 // writeRunSSH prints mode ssh's table of a run's ssh points, set against the raw cipher points of the same boards.

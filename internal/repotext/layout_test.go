@@ -29,11 +29,9 @@ var longAllowed = map[string]string{
 	// may be listed here with what it tabulates; a table with logic around it is split like any function.
 
 	// Splits in progress on other branches.
-	"agent/probe.go:probeFacts":                               "split in progress on another branch",
 	"agent/sweep.go:sweepProbed":                              "split in progress on another branch",
 	"agent/sweep_openssl.go:sweepState.openSSLPoints":         "split in progress on another branch",
 	"bench/overhead/main.go:main":                             "split in progress on another branch",
-	"bench/precision/main.go:main":                            "split in progress on another branch",
 	"cmd/fleet/import.go:importAction":                        "split in progress on another branch",
 	"cmd/fleet/import_reference.go:importReferenceAction":     "split in progress on another branch",
 	"cmd/fleet/run.go:runAction":                              "split in progress on another branch",
@@ -42,7 +40,6 @@ var longAllowed = map[string]string{
 	"report/compare.go:Compare":                               "split in progress on another branch",
 	"report/compare_compact.go:Comparison.boardsTable":        "split in progress on another branch",
 	"report/compare_layout.go:Comparison.document":            "split in progress on another branch",
-	"report/listing.go":                                       "split in progress on another branch",
 	"report/regress.go:Regress":                               "split in progress on another branch",
 	"report/render_html_compare.go:writeComparisonHTML":       "not yet split: in no branch's list of this round",
 	"report/render_html_compare.go:Comparison.algorithmChart": "not yet split: in no branch's list of this round",

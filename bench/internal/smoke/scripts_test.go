@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/fleetlab/fleet/internal/buildtest"
 )
 
 // bench is the directory of the scripts, from this package's (bench/internal/smoke).
@@ -29,7 +31,7 @@ func TestSmokeNightlyAnalyse(t *testing.T) {
 	Need(t)
 	NeedCommand(t, "python3", "apt-get install python3")
 	NeedCommand(t, "openssl", "apt-get install openssl")
-	fleet, dir := Fleet(t), t.TempDir()
+	fleet, dir := buildtest.Fleet(t), t.TempDir()
 	trace := filepath.Join(dir, "trace.txt")
 	Run(t, Cmd{Args: []string{"sh", "-c", `"$0" --db "$1" run --boards local --modes cpu --algorithms aes-128-cbc ` +
 		`--sizes 1024 --seconds 1 --trace 2>"$2"`, fleet, filepath.Join(dir, "fleet.db"), trace}, Env: localEnv(t)})
@@ -46,7 +48,7 @@ func TestSmokeSweep6(t *testing.T) {
 		{"bc", "apt-get install bc"}, {"openssl", "apt-get install openssl"}} {
 		NeedCommand(t, c.name, c.from)
 	}
-	fleet, dir := Fleet(t), t.TempDir()
+	fleet, dir := buildtest.Fleet(t), t.TempDir()
 	table := Run(t, Cmd{Args: []string{"bash", filepath.Join(bench, "sweep6.sh"), dir, "1", "--boards", "local"},
 		Env: append(localEnv(t), "FLEET="+fleet)})
 	Line(t, table, `^1 1 `+Number+` `+Number+` `+Number+` `+Number+` `+Number+` `+Number+` 1$`)
@@ -64,7 +66,7 @@ func TestSmokeSweep6(t *testing.T) {
 func TestSmokeFalseAlarms(t *testing.T) {
 	Need(t)
 	NeedCommand(t, "openssl", "apt-get install openssl")
-	out := Run(t, Cmd{Args: []string{"sh", filepath.Join(bench, "validity", "false-alarms.sh"), Fleet(t), "2", "tolerant"},
+	out := Run(t, Cmd{Args: []string{"sh", filepath.Join(bench, "validity", "false-alarms.sh"), buildtest.Fleet(t), "2", "tolerant"},
 		Env: localEnv(t)})
 	Line(t, out, `^night 1: baseline`)
 	Line(t, out, `^night 2: regress exit [0-9]+, with --confirm exit [0-9]+`)

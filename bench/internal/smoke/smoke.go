@@ -39,23 +39,6 @@ func NeedCommand(t *testing.T, name, provider string) string {
 	return p
 }
 
-// Build builds the package pkg (an import path of the module) into a temporary directory, with env added to the
-// environment, and returns the binary's path. The flags are those fleet and bench/sshbench build with
-// (-trimpath, -s -w), so that the Go build cache serves all of them after the first.
-func Build(t *testing.T, pkg string, env ...string) string {
-	t.Helper()
-	out := filepath.Join(t.TempDir(), filepath.Base(pkg))
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, pkg)
-	cmd.Env = append(os.Environ(), env...)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build %s: %v\n%s", pkg, err, b)
-	}
-	return out
-}
-
-// Fleet builds the fleet CLI.
-func Fleet(t *testing.T) string { return Build(t, "github.com/fleetlab/fleet/cmd/fleet") }
-
 // Cmd describes one run: the command line, its environment on top of this process's, its directory.
 type Cmd struct {
 	Args    []string

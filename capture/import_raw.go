@@ -1,4 +1,4 @@
-package fleet
+package capture
 
 import (
 	"bufio"
@@ -80,4 +80,18 @@ func importRaw(ctx context.Context, sink ImportSink, r io.Reader, abs string, si
 func rawIDOf(firsts []int, line int) int {
 	i := sort.Search(len(firsts), func(i int) bool { return firsts[i] > line })
 	return max(i, 1)
+}
+
+// ctxReader ends a read of a capture when the context ends: a capture of gigabytes is read in one loop, and
+// Ctrl-C must stop it between two reads.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }

@@ -2,10 +2,50 @@ package report
 
 import (
 	"encoding/csv"
+	"fmt"
 	"io"
 	"strconv"
-	"strings"
 )
+
+// WriteCompare renders a comparison as text (in the default Layout), markdown, csv, json or html.
+func WriteCompare(w io.Writer, c *Comparison, format string) error {
+	return WriteCompareLayout(w, c, format, Layout{})
+}
+
+// WriteCompareLayout renders a comparison as text in the given layout, or as markdown, csv, json (always the
+// full tables) or html (its board-against-board tables at l.Size).
+func WriteCompareLayout(w io.Writer, c *Comparison, format string, l Layout) error {
+	f, err := ViewCompare.CheckFormat(format)
+	if err != nil {
+		return err
+	}
+	switch f {
+	case FormatText:
+		if l.Wide {
+			err = c.document().writeText(w)
+			break
+		}
+		var d document
+		if d, err = c.compactDocument(l); err != nil {
+			return fmt.Errorf("write comparison: %w", err)
+		}
+		err = d.writeText(w)
+	case FormatMarkdown:
+		err = c.document().writeMarkdown(w)
+	case FormatCSV:
+		err = writeCompareCSV(w, c)
+	case FormatJSON:
+		err = writeJSON(w, c)
+	case FormatHTML:
+		err = WriteHTML(w, HTMLReport{Title: "fleet compare", Comparison: c, Size: l.Size})
+	default:
+		return fmt.Errorf("compare: format %q offered but not rendered", f)
+	}
+	if err != nil {
+		return fmt.Errorf("write comparison: %w", err)
+	}
+	return nil
+}
 
 // writeCompareCSV prints one line per cell (long form), which spreadsheets pivot easily. value is in unit; median,
 // min and max are in base_unit (B/s or ops/s). Speedups over cpu and soft ride on the accelerated cells.
@@ -41,46 +81,6 @@ func writeCompareCSV(w io.Writer, c *Comparison) error {
 				strconv.Itoa(cell.N), fmtFloat(cell.CPUPct), strconv.FormatBool(cell.CPUTimed), vsCPU, vsSoft},
 				append(precisionCSV(cell.Precision), c.energyCSV(cell)...)...))
 		}
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
-// fmtFloat prints a number for machines: shortest exact form, no exponent for ordinary magnitudes.
-func fmtFloat(v float64) string {
-	return strconv.FormatFloat(v, 'f', -1, 64)
-}
-
-// writeRegressCSV prints one line per series; medians are in base_unit (B/s or ops/s). A board without a
-// baseline gets one line with only its name, the verdict "no baseline" and the reason.
-func writeRegressCSV(w io.Writer, r *Regression) error {
-	cw := csv.NewWriter(w)
-	cw.Write([]string{"board", "mode", "algorithm", "op", "threads", "block_size", "key_bits", "curve", "base_unit",
-		"base_median", "base_spread", "base_n", "cur_median", "cur_spread", "cur_n", "change", "p", "verdict", "notes"})
-	side := func(s *Summary) []string {
-		if s == nil {
-			return []string{"", "", ""}
-		}
-		return []string{fmtFloat(s.Median), fmtFloat(s.Spread()), strconv.Itoa(s.N)}
-	}
-	for _, row := range r.Rows {
-		base := "B/s"
-		switch {
-		case lowerBetter(r.Metric):
-			base = UnitEnergy
-		case row.Asym():
-			base = "ops/s"
-		}
-		rec := []string{row.Board, row.Mode, row.Algorithm, row.Op, strconv.Itoa(row.Threads), strconv.Itoa(row.BlockSize),
-			strconv.Itoa(row.KeyBits), row.Curve, base}
-		rec = append(rec, side(row.Base)...)
-		rec = append(rec, side(row.Cur)...)
-		rec = append(rec, fmtFloat(row.Change), fmtFloat(row.P), row.Verdict, strings.Join(row.Notes, "; "))
-		cw.Write(rec)
-	}
-	for _, nb := range r.NoBaseline {
-		rec := []string{nb.Board, "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", VerdictNoBaseline, nb.Reason}
-		cw.Write(rec)
 	}
 	cw.Flush()
 	return cw.Error()

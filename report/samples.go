@@ -230,7 +230,9 @@ func Group(ms []store.Measurement) ([]*Sample, []string) {
 	return out, warnings
 }
 
-// keyLess orders keys by board, algorithm, op, threads, size, then mode (in modeRank order).
+// keyLess orders keys by board, algorithm, op, threads, size, then mode (in modeRank order): the order of every
+// table, regression, history and change list. A reference comparison's lines take referenceLess instead (mode
+// before size, as a vendor's table is read), which falls back on this one.
 func keyLess(a, b SampleKey) bool {
 	if a.Board != b.Board {
 		return a.Board < b.Board

@@ -1,7 +1,10 @@
 package report
 
 import (
+	"fmt"
 	"math"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -82,6 +85,47 @@ func TestGroupSaysWhenItPools(t *testing.T) {
 	for _, x := range samples {
 		if x.Key.BlockSize == 1024 && !x.CPUTimed {
 			t.Error("CPU-timed point did not mark its sample")
+		}
+	}
+}
+
+// TestSampleKeyOrders: the two orderings of SampleKey differ only where referenceLess says they do. keyLess puts
+// a size's modes side by side, accelerators first; referenceLess gives each mode its run of sizes, modes as text.
+func TestSampleKeyOrders(t *testing.T) {
+	key := func(mode string, size int) SampleKey {
+		return SampleKey{Board: "b", Mode: mode, Algorithm: "aes-128-cbc", BlockSize: size, Threads: 1}
+	}
+	keys := []SampleKey{key("cpu", 16), key("devcrypto", 64), key("cpu", 64), key("devcrypto", 16)}
+	order := func(less func(a, b SampleKey) bool) string {
+		ks := slices.Clone(keys)
+		sort.Slice(ks, func(i, j int) bool { return less(ks[i], ks[j]) })
+		var s []string
+		for _, k := range ks {
+			s = append(s, fmt.Sprintf("%s/%d", k.Mode, k.BlockSize))
+		}
+		return strings.Join(s, " ")
+	}
+	for _, tc := range []struct {
+		name string
+		less func(a, b SampleKey) bool
+		want string
+	}{
+		{"keyLess", keyLess, "devcrypto/16 cpu/16 devcrypto/64 cpu/64"},
+		{"referenceLess", referenceLess, "cpu/16 cpu/64 devcrypto/16 devcrypto/64"},
+	} {
+		if got := order(tc.less); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+		}
+	}
+	// Within one mode they agree, on every field keyLess orders by.
+	same := []SampleKey{{Board: "b", Mode: "cpu", Algorithm: "rsa", Op: "sign", KeyBits: 2048, Threads: 2},
+		{Board: "b", Mode: "cpu", Algorithm: "rsa", Op: "sign", KeyBits: 1024, Threads: 2},
+		{Board: "b", Mode: "cpu", Algorithm: "rsa", Op: "sign", KeyBits: 4096, Threads: 1}}
+	for _, a := range same {
+		for _, b := range same {
+			if keyLess(a, b) != referenceLess(a, b) {
+				t.Errorf("%v < %v: keyLess %v, referenceLess %v", a, b, keyLess(a, b), referenceLess(a, b))
+			}
 		}
 	}
 }
