@@ -50,7 +50,7 @@ func pinTargets(spec string, clusters []protocol.Cluster) ([]pinTarget, error) {
 	for _, c := range clusters {
 		all = append(all, c.CPUs...)
 	}
-	slices.Sort(all)
+	protocol.SortInts(all)
 	var out []pinTarget
 	switch spec {
 	case protocol.CPUsLittle:

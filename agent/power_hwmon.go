@@ -61,7 +61,7 @@ func findPowerRails(root string) []hwmonRail {
 		for n := range kinds {
 			channels = append(channels, n)
 		}
-		sort.Ints(channels)
+		protocol.SortInts(channels)
 		for _, n := range channels {
 			k, num := kinds[n], strconv.Itoa(n)
 			if name == "ina3221" && n > 3 {

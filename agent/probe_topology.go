@@ -120,8 +120,8 @@ func groupClusters(topo []cpuTopo) []protocol.Cluster {
 	out := make([]protocol.Cluster, 0, len(keys))
 	for _, k := range keys {
 		c := byKey[k]
-		slices.Sort(c.Policies)
-		slices.Sort(c.Packages)
+		protocol.SortInts(c.Policies)
+		protocol.SortInts(c.Packages)
 		out = append(out, *c)
 	}
 	nameClusters(out)
@@ -165,7 +165,7 @@ func onlineCPUs(root string) []int {
 			cpus = append(cpus, n)
 		}
 	}
-	slices.Sort(cpus)
+	protocol.SortInts(cpus)
 	return cpus
 }
 

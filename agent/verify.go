@@ -64,7 +64,7 @@ func verifySizes(plan protocol.Plan) []int {
 		sizes = protocol.DefaultSizes
 	}
 	out := append(slices.Clone(protocol.VerifyEdgeSizes), sizes...)
-	slices.Sort(out)
+	protocol.SortInts(out)
 	return slices.Compact(out)
 }
 

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -64,4 +65,16 @@ func FuzzParseCPUList(f *testing.F) {
 			t.Errorf("%q: %v does not survive formatting (%v)", s, cpus, err)
 		}
 	})
+}
+
+func TestSortInts(t *testing.T) {
+	for _, in := range [][]int{nil, {3}, {3, 1, 2}, {5, 5, 1, 0, 9, 2, 2}, {7, 6, 5, 4, 3, 2, 1, 0}} {
+		got := slices.Clone(in)
+		SortInts(got)
+		want := slices.Clone(in)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("SortInts(%v) = %v, want %v", in, got, want)
+		}
+	}
 }
