@@ -145,6 +145,10 @@ type pinnedRun struct {
 	why           string // why the point cannot be trusted as pinned; "" when it can
 	pinned, other float64
 	busyOK        bool
+	pinnedBusyS   float64 // seconds the pinned CPUs were busy over the run (pin_busy.go), when busyRead
+	busyRead      bool
+	childCPUS     float64 // CPU seconds of the waited-for child, when childKnown
+	childKnown    bool
 }
 
 // mark records the pinning on p and fails p when the child did not run where it was asked to.
@@ -159,6 +163,7 @@ func (r *pinnedRun) mark(p *protocol.Point) {
 	if r.busyOK {
 		p.PinnedBusyPct, p.OtherBusyPct = r.pinned, r.other
 	}
+	r.checkBusy(p)
 	if r.why != "" && !p.Failed {
 		p.Failed, p.Error = true, r.why
 	}
