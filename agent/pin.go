@@ -145,10 +145,13 @@ type pinnedRun struct {
 	why           string // why the point cannot be trusted as pinned; "" when it can
 	pinned, other float64
 	busyOK        bool
-	pinnedBusyS   float64 // seconds the pinned CPUs were busy over the run (pin_busy.go), when busyRead
-	busyRead      bool
-	childCPUS     float64 // CPU seconds of the waited-for child, when childKnown
-	childKnown    bool
+	// what the busy-time check reads (pin_busy.go): the pinned CPUs' busy share and the busiest other CPU's
+	// (busiestOther -1: none), when busyRead; the waited-for child's CPU and wall seconds, when childKnown
+	pinnedPct, busiestPct float64
+	busiestOther          int
+	busyRead              bool
+	childCPUS, childWallS float64
+	childKnown            bool
 }
 
 // mark records the pinning on p and fails p when the child did not run where it was asked to.

@@ -134,7 +134,7 @@ func runChildPinned(ctx context.Context, argv []string, env []string, stdin io.R
 			res.UserS = timevalSeconds(ru.Utime)
 			res.SysS = timevalSeconds(ru.Stime)
 			if pin != nil {
-				pin.childWaited(res.UserS + res.SysS)
+				pin.childWaited(res.UserS+res.SysS, res.WallS)
 			}
 		}
 		// a child that exited by itself may have left descendants in its group
