@@ -145,6 +145,13 @@ type pinnedRun struct {
 	why           string // why the point cannot be trusted as pinned; "" when it can
 	pinned, other float64
 	busyOK        bool
+	// what the busy-time check reads (pin_busy.go): the pinned CPUs' busy share and the busiest other CPU's
+	// (busiestOther -1: none), when busyRead; the waited-for child's CPU and wall seconds, when childKnown
+	pinnedPct, busiestPct float64
+	busiestOther          int
+	busyRead              bool
+	childCPUS, childWallS float64
+	childKnown            bool
 }
 
 // mark records the pinning on p and fails p when the child did not run where it was asked to.
@@ -159,6 +166,7 @@ func (r *pinnedRun) mark(p *protocol.Point) {
 	if r.busyOK {
 		p.PinnedBusyPct, p.OtherBusyPct = r.pinned, r.other
 	}
+	r.checkBusy(p)
 	if r.why != "" && !p.Failed {
 		p.Failed, p.Error = true, r.why
 	}

@@ -133,6 +133,9 @@ func runChildPinned(ctx context.Context, argv []string, env []string, stdin io.R
 		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok && ru != nil {
 			res.UserS = timevalSeconds(ru.Utime)
 			res.SysS = timevalSeconds(ru.Stime)
+			if pin != nil {
+				pin.childWaited(res.UserS+res.SysS, res.WallS)
+			}
 		}
 		// a child that exited by itself may have left descendants in its group
 		_ = syscall.Kill(-ps.Pid(), syscall.SIGKILL)

@@ -110,6 +110,7 @@ func (r *pinnedRun) finish(root string, before map[int]cpuTimes) {
 	if !ok2 {
 		r.other = 0
 	}
+	r.keepBusy(before, after)
 }
 
 // onThread runs fn (an in-process measurement: kcapi) on a thread pinned to the target, or as it is when r is
