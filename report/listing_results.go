@@ -166,6 +166,11 @@ type resultJSON struct {
 	Error        string  `json:"error,omitempty"`
 	Driver       string  `json:"driver,omitempty"`
 	Engine       string  `json:"engine,omitempty"`
+	// CPUs is the list a pinned point ran on ("0-3"; absent unpinned, the cluster is in the key) and the busy
+	// shares how busy those CPUs and the board's others were over the point (protocol.Point says how).
+	CPUs          string  `json:"cpus,omitempty"`
+	PinnedBusyPct float64 `json:"pinned_busy_pct,omitempty"`
+	OtherBusyPct  float64 `json:"other_busy_pct,omitempty"`
 	// Flags are what the agent or the parser said of the point ("single-thread: …", an OpenSSL configuration
 	// that routes the algorithm to an engine, a re-derived rate); absent when none.
 	Flags []string `json:"flags,omitempty"`
@@ -251,7 +256,8 @@ func WriteResults(w io.Writer, ms []store.Measurement, format string) error {
 				Repeat: m.Repeat, BytesPerSec: m.BytesPerSec, OpsPerSec: m.OpsPerSec,
 				WallS: m.WallS, UserS: m.UserS, SysS: m.SysS, CPUPct: m.CPUPct, PublishedMin: m.PublishedMin,
 				PublishedMax: m.PublishedMax, Timing: m.Timing, Failed: m.Failed,
-				Error: m.Error, Driver: m.Driver, Engine: m.Engine, Flags: m.Flags, Validity: v, ValidityReasons: reasons,
+				Error: m.Error, Driver: m.Driver, Engine: m.Engine, CPUs: m.CPUs, PinnedBusyPct: m.PinnedBusyPct,
+				OtherBusyPct: m.OtherBusyPct, Flags: m.Flags, Validity: v, ValidityReasons: reasons,
 				Precision: prec[keyOf(m)], EnergyJ: m.EnergyJ, PowerW: m.PowerW, EnergySamples: m.EnergySamples,
 				EnergyUJPerByte: m.EnergyUJPerByte, EnergyUnknown: m.EnergyUnknown})
 			out[len(out)-1].Verification, out[len(out)-1].VerificationDetail = VerificationOf(m.Point)
