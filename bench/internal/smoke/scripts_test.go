@@ -38,6 +38,7 @@ func TestSmokeNightlyAnalyse(t *testing.T) {
 	out := Run(t, Cmd{Args: []string{"python3", filepath.Join(bench, "nightly-analyse.py"), trace}})
 	Line(t, out, `^local: wall `+Number+` s, 1 points, openssl measured `+Number+` s \(`+Number+` % of the wall\)$`)
 	Line(t, out, `^  verification \([0-9]+ paths\) +`+Number+` s +`+Number+` %$`)
+	Line(t, out, `^  series: start, exit and agent around \(span - measured\) +`+Number+` s +`+Number+` %$`)
 }
 
 // TestSmokeSweep6 runs bench/sweep6.sh once (a 1-point and a 6-point sweep on the local board) and
