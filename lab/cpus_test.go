@@ -3,7 +3,6 @@ package lab_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -37,13 +36,7 @@ func TestLabCPUs(t *testing.T) {
 	needLab(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	root := repoRoot(t)
-	lab := filepath.Join(root, "lab", "lab")
-	runDir := os.Getenv("FLEET_LAB_DIR")
-	if runDir == "" {
-		runDir = t.TempDir()
-	}
-	env := []string{"FLEET_LAB_DIR=" + runDir, "FLEET_LAB_BOARDS=qemu-arm64"}
+	root, lab, runDir, env := labPaths(t, "qemu-arm64")
 	tmp := t.TempDir()
 	fleetBin := filepath.Join(tmp, "fleet")
 	db := filepath.Join(tmp, "cpus.db")

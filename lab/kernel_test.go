@@ -52,13 +52,7 @@ func TestLabKernelCrash(t *testing.T) {
 	needLab(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	root := repoRoot(t)
-	lab := filepath.Join(root, "lab", "lab")
-	runDir := os.Getenv("FLEET_LAB_DIR")
-	if runDir == "" {
-		runDir = t.TempDir()
-	}
-	env := []string{"FLEET_LAB_DIR=" + runDir, "FLEET_LAB_BOARDS=qemu-arm64"}
+	root, lab, runDir, env := labPaths(t, "qemu-arm64")
 	tmp := t.TempDir()
 	fleetBin := buildtest.BinaryIn(t, tmp, buildtest.Module+"/cmd/fleet")
 	db := filepath.Join(tmp, "crash.db")

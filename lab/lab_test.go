@@ -29,6 +29,20 @@ func needLab(t *testing.T) {
 }
 
 // repoRoot is the module root: the test runs in lab/.
+// labPaths is what every lab test boots with: the repository, the lab script, the run directory (e2e.sh's
+// FLEET_LAB_DIR, so that it stops the boards on every exit, or a temporary one) and the script's environment
+// for the boards named.
+func labPaths(t *testing.T, boards string) (root, lab, runDir string, env []string) {
+	t.Helper()
+	root = repoRoot(t)
+	lab = filepath.Join(root, "lab", "lab")
+	runDir = os.Getenv("FLEET_LAB_DIR")
+	if runDir == "" {
+		runDir = t.TempDir()
+	}
+	return root, lab, runDir, []string{"FLEET_LAB_DIR=" + runDir, "FLEET_LAB_BOARDS=" + boards}
+}
+
 func repoRoot(t *testing.T) string {
 	t.Helper()
 	root, err := filepath.Abs("..")
@@ -86,13 +100,7 @@ func TestLabEndToEnd(t *testing.T) {
 	needLab(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 	defer cancel()
-	root := repoRoot(t)
-	lab := filepath.Join(root, "lab", "lab")
-	runDir := os.Getenv("FLEET_LAB_DIR")
-	if runDir == "" {
-		runDir = t.TempDir()
-	}
-	env := []string{"FLEET_LAB_DIR=" + runDir, "FLEET_LAB_BOARDS=qemu-arm64,qemu-armv7"}
+	root, lab, runDir, env := labPaths(t, "qemu-arm64,qemu-armv7")
 	tmp := t.TempDir()
 	fleetBin := buildtest.BinaryIn(t, tmp, buildtest.Module+"/cmd/fleet")
 	db := filepath.Join(tmp, "lab.db")

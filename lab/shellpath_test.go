@@ -27,13 +27,7 @@ func TestLabShellPath(t *testing.T) {
 	needLab(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	root := repoRoot(t)
-	lab := filepath.Join(root, "lab", "lab")
-	runDir := os.Getenv("FLEET_LAB_DIR")
-	if runDir == "" {
-		runDir = t.TempDir()
-	}
-	env := []string{"FLEET_LAB_DIR=" + runDir, "FLEET_LAB_BOARDS=qemu-arm64,qemu-armv7"}
+	root, lab, runDir, env := labPaths(t, "qemu-arm64,qemu-armv7")
 	fleetBin := buildtest.Fleet(t)
 	mustRun(t, ctx, env, root, lab, "build")
 	t.Cleanup(func() {
