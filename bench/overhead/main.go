@@ -45,14 +45,7 @@ func main() {
 	if *env != "" {
 		extraEnv = strings.Split(*env, ",")
 	}
-	var ns []int
-	for _, s := range strings.Split(*boardsFlag, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || n < 1 || n > 999 {
-			usagef("-boards: %q is not a number of boards from 1 to 999", s)
-		}
-		ns = append(ns, n)
-	}
+	ns := boardCounts(*boardsFlag)
 	if *sweep <= 0 {
 		usagef("-sweep: %v is not a positive duration", *sweep)
 	}
@@ -101,15 +94,33 @@ func main() {
 			}
 		}
 	}
-	fmt.Printf("\nmedians over %d rounds (overhead = wall - %v; %% of the sweep duration)\n", *rounds, *sweep)
+	printMedians(ns, results, *rounds, *sweep)
+	if *keep {
+		fmt.Println("\nkept", dir)
+	}
+}
+
+// boardCounts reads -boards: numbers of simulated boards from 1 to 999, comma-separated.
+func boardCounts(list string) []int {
+	var ns []int
+	for _, s := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 || n > 999 {
+			usagef("-boards: %q is not a number of boards from 1 to 999", s)
+		}
+		ns = append(ns, n)
+	}
+	return ns
+}
+
+// printMedians is the table of medians over the rounds, warm beside cold, per number of boards.
+func printMedians(ns []int, results map[int]map[string][]sample, rounds int, sweep time.Duration) {
+	fmt.Printf("\nmedians over %d rounds (overhead = wall - %v; %% of the sweep duration)\n", rounds, sweep)
 	fmt.Printf("%-5s | %-36s | %-36s\n", "", "warm (agent already there)", "cold (first deployment)")
 	fmt.Printf("%-5s | %8s %7s %11s %7s | %8s %7s %11s %7s\n", "N", "ovh_s", "ovh_%", "max_rss_MiB", "cpu_s", "ovh_s", "ovh_%", "max_rss_MiB", "cpu_s")
 	for _, n := range ns {
-		w, c := summarize(results[n]["warm"], *sweep), summarize(results[n]["cold"], *sweep)
+		w, c := summarize(results[n]["warm"], sweep), summarize(results[n]["cold"], sweep)
 		fmt.Printf("%-5d | %8.2f %7.2f %11.1f %7.2f | %8.2f %7.2f %11.1f %7.2f\n", n, w.ovh, w.pct, w.rss, w.cpu, c.ovh, c.pct, c.rss, c.cpu)
-	}
-	if *keep {
-		fmt.Println("\nkept", dir)
 	}
 }
 
