@@ -32,8 +32,9 @@
 //
 // Files follow the views: a view's model, its text, CSV and JSON sit in one file (or a prefix of files) —
 // compare*.go (compare_write.go: WriteCompare and its CSV; compare_speedup.go: the accelerators' speedups over
-// the CPU paths, their geomeans and crossovers), regress*.go (regress_write.go: WriteRegression and its CSV),
-// reference*.go, changes*.go, history*.go, ssh*.go, listing_runs.go (WriteRuns), listing_results.go
+// the CPU paths, their geomeans and crossovers; compare_compact.go and compare_boards.go: the default text
+// layout's per-board and board-against-board tables), regress*.go (regress_write.go: WriteRegression and its
+// CSV), reference*.go, changes*.go, history*.go, ssh*.go, listing_runs.go (WriteRuns), listing_results.go
 // (WriteResults), listing_import.go (WriteImport), listing_sweep.go (WriteSweep, WriteSweepTables),
 // run_detail.go (WriteRunDetail, WriteRunSummary), boards.go, junit.go (WriteJUnit). What every view uses:
 // samples.go (SampleKey, Sample, Group and the order of series), formats.go (views and formats), units.go,
