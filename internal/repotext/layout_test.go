@@ -35,8 +35,6 @@ var longAllowed = map[string]string{
 	"cmd/fleet/import_reference.go:importReferenceAction":     "not yet split: a task of the next round (the list only shrinks)",
 	"cmd/fleet/run.go:runAction":                              "not yet split: a task of the next round (the list only shrinks)",
 	"protocol/protocol.go:DecodeLine":                         "not yet split: a task of the next round (the list only shrinks)",
-	"report/render_html_compare.go:writeComparisonHTML":       "not yet split: in no branch's list of this round",
-	"report/render_html_compare.go:Comparison.algorithmChart": "not yet split: in no branch's list of this round",
 	"report/ssh_render.go:SSHComparison.document":             "not yet split: in no branch's list of this round",
 }
 
