@@ -29,6 +29,8 @@ type opensslVerifier struct {
 	workers  int
 	host     verifyHost    // where the files are and openssl runs: here, or the board of the shell path
 	deadline *pathDeadline // the path's one deadline (verify_deadline.go); nil: each run its own
+	// only, when set, picks the enc runs of a path the agent verifies at every size itself (glueRuns)
+	only func(decrypt bool, n int) bool
 }
 
 // verifyOpenSSL runs the verification of one openssl mode and algorithm.
@@ -71,10 +73,15 @@ func (s *sweepState) verifyOpenSSL(ctx context.Context, openssl string, v openss
 		written = append(written, filepath.Base(f))
 	}
 
+	// a two-part verification (verify_engine.go): the agent's requests at every size, openssl for the glue
+	glue, chunk := s.engineGlue(mode, alg), opensslEncChunk
+	if glue {
+		o.only, chunk = glueRuns(sizes), 0
+	}
 	if isDigest {
 		r.Cases, r.Unknown = o.digests(ctx, sizes, files)
 		if r.Unknown == "" {
-			r.Cases = append(r.Cases, s.directCases(o.deadline, mode, alg, sizes, true, 1, opensslDgstChunk)...)
+			r.Cases = append(r.Cases, s.directCases(o.deadline, mode, alg, sizes, true, 1, min(chunk, opensslDgstChunk))...)
 		}
 	} else {
 		var err string
@@ -82,11 +89,15 @@ func (s *sweepState) verifyOpenSSL(ctx context.Context, openssl string, v openss
 		if err != "" {
 			return protocol.VerifyReport{Path: r.Path, Unknown: err}
 		}
-		r.Cases = append(r.Cases, s.directCases(o.deadline, mode, alg, sizes, false, spec.Block, opensslEncChunk)...)
+		r.Cases = append(r.Cases, s.directCases(o.deadline, mode, alg, sizes, false, spec.Block, chunk)...)
 	}
 	// a path past its deadline has hung already: its check under load would only hang again
 	if workers := s.verifyWorkers(mode); workers > 0 && r.Unknown == "" && !o.deadline.expired() {
 		size := verifyConcurrencySize(s.plan)
+		if glue {
+			r.Concurrency = s.directConcurrency(ctx, mode, alg, isDigest, max(spec.Block, 1), workers, s.verifySeconds(), size)
+			return r
+		}
 		if lr, ok := s.remote.(LoopsRemote); ok {
 			r.Concurrency = o.remoteConcurrency(ctx, lr, spec, isDigest, workers, s.verifySeconds(), size, files[size])
 		} else {
@@ -148,7 +159,7 @@ func (o *opensslVerifier) ciphers(ctx context.Context, spec protocol.VerifyCiphe
 	var maxOut []int
 	for _, dec := range []bool{false, true} {
 		for _, n := range sizes {
-			if dec && n%spec.Block != 0 {
+			if dec && n%spec.Block != 0 || o.only != nil && !o.only(dec, n) {
 				continue
 			}
 			c := protocol.VerifyCase{Op: "encrypt", Size: n, Padded: n%spec.Block != 0, Request: min(n, opensslEncChunk)}
