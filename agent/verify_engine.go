@@ -72,3 +72,18 @@ func (s *sweepState) directConcurrency(ctx context.Context, mode, alg string, di
 	})
 	return c
 }
+
+// checkedUnderLoad reports whether this sweep ran the concurrency check of AF_ALG kind and name already: mode
+// afalg's check (the agent's requests on cbc(aes)) and kcapi's on cbc(aes) are the same requests to the same
+// driver, and one check of a driver under load is enough.
+func (s *sweepState) checkedUnderLoad(kind, name string) bool {
+	return s.loaded["af_alg "+kind+" "+name]
+}
+
+// markUnderLoad records that the concurrency check of AF_ALG kind and name ran.
+func (s *sweepState) markUnderLoad(kind, name string) {
+	if s.loaded == nil {
+		s.loaded = map[string]bool{}
+	}
+	s.loaded["af_alg "+kind+" "+name] = true
+}

@@ -95,6 +95,12 @@ func (s *sweepState) verifyOpenSSL(ctx context.Context, openssl string, v openss
 	if workers := s.verifyWorkers(mode); workers > 0 && r.Unknown == "" && !o.deadline.expired() {
 		size := verifyConcurrencySize(s.plan)
 		if glue {
+			if kspec, ok := kcapiSpecOf(alg); mode == protocol.ModeAFALG && ok {
+				if s.checkedUnderLoad(kspec.Kind, kspec.Name) {
+					return r // kcapi's check ran these very requests
+				}
+				s.markUnderLoad(kspec.Kind, kspec.Name)
+			}
 			r.Concurrency = s.directConcurrency(ctx, mode, alg, isDigest, max(spec.Block, 1), workers, s.verifySeconds(), size)
 			return r
 		}

@@ -222,3 +222,21 @@ func TestVerifyEngineConcurrencyDirect(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyConcurrencyOncePerDriver: afalg's concurrency check of cbc(aes) stands for kcapi's on cbc(aes) (the
+// same requests to the same driver), which then runs none, while kcapi keeps its check for another algorithm
+// (sha256). Without AF_ALG here kcapi's check fails, but it runs: that is what is counted.
+func TestVerifyConcurrencyOncePerDriver(t *testing.T) {
+	needOpenSSL(t)
+	glue, _ := filepath.Abs("testdata/verify/openssl-engine-passthrough")
+	s := &sweepState{plan: protocol.Plan{Sizes: []int{16}, VerifyThreads: 2, VerifySeconds: 0.05}, direct: (&fakeCBCDriver{}).request}
+	if r := s.verifyOpenSSL(context.Background(), glue, opensslVersion{Major: 3}, protocol.ModeAFALG, "aes-128-cbc"); r.Concurrency == nil {
+		t.Fatal("afalg: no concurrency check")
+	}
+	if r := s.verifyKcapi(context.Background(), protocol.ModeKCAPI, "aes-128-cbc", ""); r.Concurrency != nil {
+		t.Errorf("kcapi aes-128-cbc after afalg's check: %+v, want none (the same driver under the same load)", r.Concurrency)
+	}
+	if r := s.verifyKcapi(context.Background(), protocol.ModeKCAPI, "sha256", ""); r.Concurrency == nil {
+		t.Error("kcapi sha256: no concurrency check, want kcapi's own (afalg's was of cbc(aes))")
+	}
+}
