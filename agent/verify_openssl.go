@@ -29,6 +29,7 @@ type opensslVerifier struct {
 	workers  int
 	host     verifyHost    // where the files are and openssl runs: here, or the board of the shell path
 	deadline *pathDeadline // the path's one deadline (verify_deadline.go); nil: each run its own
+	batch bool // the openssl has the interactive mode (verify_batch.go): one process runs many commands
 	// only, when set, picks the enc runs of a path the agent verifies at every size itself (glueRuns)
 	only func(decrypt bool, n int) bool
 }
@@ -181,7 +182,16 @@ func (o *opensslVerifier) ciphers(ctx context.Context, spec protocol.VerifyCiphe
 			argvs = append(argvs, o.encArgv(spec, files[n], out, dec, c.Padded))
 		}
 	}
-	results, outputs, readErrs := o.runAndRead(ctx, argvs, outs, maxOut)
+	var results []childResult
+	var outputs [][]byte
+	var readErrs []error
+	batched := false
+	if o.batch && batchable(argvs) {
+		results, outputs, readErrs, batched = o.runBatches(ctx, argvs, outs, maxOut)
+	}
+	if !batched {
+		results, outputs, readErrs = o.runAndRead(ctx, argvs, outs, maxOut)
+	}
 	whys := make([]string, len(results))
 	for i, res := range results {
 		whys[i] = o.failed(res)
@@ -370,5 +380,6 @@ func (s *sweepState) newOpenSSLVerifier(ctx context.Context, mode string, v open
 		return nil, nil, fmt.Sprintf("no private directory for the verification files: %v", err)
 	}
 	return &opensslVerifier{argv0: openssl, opts: opts, env: append(envList(s.plan.Env), modeEnv...), engine: engine,
-		alg: alg, dir: dir, workers: s.verifyProcesses(), host: host, deadline: s.pathDeadline(mode, alg)}, cleanup, ""
+		alg: alg, dir: dir, workers: s.verifyProcesses(), host: host, deadline: s.pathDeadline(mode, alg),
+		batch: v.Major < 3 && !v.LibreSSL}, cleanup, ""
 }
