@@ -29,7 +29,7 @@ type opensslVerifier struct {
 	workers  int
 	host     verifyHost    // where the files are and openssl runs: here, or the board of the shell path
 	deadline *pathDeadline // the path's one deadline (verify_deadline.go); nil: each run its own
-	batch bool // the openssl has the interactive mode (verify_batch.go): one process runs many commands
+	batch    bool          // the openssl has the interactive mode (verify_batch.go): one process runs many commands
 	// only, when set, picks the enc runs of a path the agent verifies at every size itself (glueRuns)
 	only func(decrypt bool, n int) bool
 }
