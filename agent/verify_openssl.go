@@ -29,6 +29,9 @@ type opensslVerifier struct {
 	workers  int
 	host     verifyHost    // where the files are and openssl runs: here, or the board of the shell path
 	deadline *pathDeadline // the path's one deadline (verify_deadline.go); nil: each run its own
+	batch    bool          // the openssl has the interactive mode (verify_batch.go): one process runs many commands
+	// only, when set, picks the enc runs of a path the agent verifies at every size itself (glueRuns)
+	only func(decrypt bool, n int) bool
 }
 
 // verifyOpenSSL runs the verification of one openssl mode and algorithm.
@@ -71,10 +74,15 @@ func (s *sweepState) verifyOpenSSL(ctx context.Context, openssl string, v openss
 		written = append(written, filepath.Base(f))
 	}
 
+	// a two-part verification (verify_engine.go): the agent's requests at every size, openssl for the glue
+	glue, chunk := s.engineGlue(mode, alg), opensslEncChunk
+	if glue {
+		o.only, chunk = glueRuns(sizes), 0
+	}
 	if isDigest {
 		r.Cases, r.Unknown = o.digests(ctx, sizes, files)
 		if r.Unknown == "" {
-			r.Cases = append(r.Cases, s.directCases(o.deadline, mode, alg, sizes, true, 1, opensslDgstChunk)...)
+			r.Cases = append(r.Cases, s.directCases(o.deadline, mode, alg, sizes, true, 1, min(chunk, opensslDgstChunk))...)
 		}
 	} else {
 		var err string
@@ -82,11 +90,21 @@ func (s *sweepState) verifyOpenSSL(ctx context.Context, openssl string, v openss
 		if err != "" {
 			return protocol.VerifyReport{Path: r.Path, Unknown: err}
 		}
-		r.Cases = append(r.Cases, s.directCases(o.deadline, mode, alg, sizes, false, spec.Block, opensslEncChunk)...)
+		r.Cases = append(r.Cases, s.directCases(o.deadline, mode, alg, sizes, false, spec.Block, chunk)...)
 	}
 	// a path past its deadline has hung already: its check under load would only hang again
 	if workers := s.verifyWorkers(mode); workers > 0 && r.Unknown == "" && !o.deadline.expired() {
 		size := verifyConcurrencySize(s.plan)
+		if glue {
+			if kspec, ok := kcapiSpecOf(alg); mode == protocol.ModeAFALG && ok {
+				if s.checkedUnderLoad(kspec.Kind, kspec.Name) {
+					return r // kcapi's check ran these very requests
+				}
+				s.markUnderLoad(kspec.Kind, kspec.Name)
+			}
+			r.Concurrency = s.directConcurrency(ctx, mode, alg, isDigest, max(spec.Block, 1), workers, s.verifySeconds(), size)
+			return r
+		}
 		if lr, ok := s.remote.(LoopsRemote); ok {
 			r.Concurrency = o.remoteConcurrency(ctx, lr, spec, isDigest, workers, s.verifySeconds(), size, files[size])
 		} else {
@@ -148,7 +166,7 @@ func (o *opensslVerifier) ciphers(ctx context.Context, spec protocol.VerifyCiphe
 	var maxOut []int
 	for _, dec := range []bool{false, true} {
 		for _, n := range sizes {
-			if dec && n%spec.Block != 0 {
+			if dec && n%spec.Block != 0 || o.only != nil && !o.only(dec, n) {
 				continue
 			}
 			c := protocol.VerifyCase{Op: "encrypt", Size: n, Padded: n%spec.Block != 0, Request: min(n, opensslEncChunk)}
@@ -164,7 +182,16 @@ func (o *opensslVerifier) ciphers(ctx context.Context, spec protocol.VerifyCiphe
 			argvs = append(argvs, o.encArgv(spec, files[n], out, dec, c.Padded))
 		}
 	}
-	results, outputs, readErrs := o.runAndRead(ctx, argvs, outs, maxOut)
+	var results []childResult
+	var outputs [][]byte
+	var readErrs []error
+	batched := false
+	if o.batch && batchable(argvs) {
+		results, outputs, readErrs, batched = o.runBatches(ctx, argvs, outs, maxOut)
+	}
+	if !batched {
+		results, outputs, readErrs = o.runAndRead(ctx, argvs, outs, maxOut)
+	}
 	whys := make([]string, len(results))
 	for i, res := range results {
 		whys[i] = o.failed(res)
@@ -353,5 +380,6 @@ func (s *sweepState) newOpenSSLVerifier(ctx context.Context, mode string, v open
 		return nil, nil, fmt.Sprintf("no private directory for the verification files: %v", err)
 	}
 	return &opensslVerifier{argv0: openssl, opts: opts, env: append(envList(s.plan.Env), modeEnv...), engine: engine,
-		alg: alg, dir: dir, workers: s.verifyProcesses(), host: host, deadline: s.pathDeadline(mode, alg)}, cleanup, ""
+		alg: alg, dir: dir, workers: s.verifyProcesses(), host: host, deadline: s.pathDeadline(mode, alg),
+		batch: v.Major < 3 && !v.LibreSSL}, cleanup, ""
 }
