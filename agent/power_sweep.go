@@ -38,6 +38,11 @@ func probePower(root string) *protocol.PowerFacts {
 	return pf
 }
 
+// remoteHwmonUnknown is why a board measured through its shell has no energy from the hwmon rail boards.toml
+// names: the facts the controller stores (remoteFacts) and every point say it.
+const remoteHwmonUnknown = "the shell path does not sample the board's hwmon rails (the agent does); a meter the " +
+	"controller reads, power_command in boards.toml, measures a shell-path board"
+
 // startPower prepares the sweep's energy measurement before its facts are sent: it finds the plan's rail, starts
 // its sampler and keeps the board at rest for the plan's idle time (as long as one point), so that the board's
 // idle power is measured (the controller's meter measures it over the same rest). It returns the facts to send.
@@ -57,8 +62,7 @@ func (s *sweepState) startPower(ctx context.Context, pf *protocol.PowerFacts) *p
 		rail, err := chooseRail(findPowerRails(s.root), spec)
 		switch {
 		case s.remote != nil:
-			sp.why = "the shell path does not sample the board's hwmon rails (the agent does); a meter the controller " +
-				"reads, power_command in boards.toml, measures a shell-path board"
+			sp.why = remoteHwmonUnknown
 		case err != nil:
 			sp.why = err.Error()
 		default:

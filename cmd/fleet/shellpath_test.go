@@ -129,3 +129,33 @@ func TestRunShellPathConcurrencyCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestRunShellPathHwmonPower: a shell-path board whose boards.toml names a hwmon rail is measured and exits 0
+// (before, the sweep's "power:" error made the board partial, exit 3); the run says once under the board that its
+// energy is unknown and why, and the stored point carries the same reason, with no figure.
+func TestRunShellPathHwmonPower(t *testing.T) {
+	needOpenSSL(t)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "fleet.db")
+	inv := writeShellInventory(t, dir, `power = "hwmon:ina226"`, `["cpu"]`)
+	stdout, stderr, code := runFleet(t, "--inventory", inv, "run", "--boards", "local", "--profile", "shellpath", "--db", db)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	const why = "the shell path does not sample the board's hwmon rails"
+	if n := strings.Count(unfold(stderr), "energy: unknown: "+why); n != 1 || strings.Contains(stderr, "power: ") {
+		t.Errorf("the run says %d times that the energy is unknown (want once, and no power error):\n%s", n, stderr)
+	}
+	s, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ms, err := s.Measurements(context.Background(), store.Filter{})
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("%d points (%v), want 1\n%s", len(ms), err, stderr)
+	}
+	if m := ms[0]; !strings.Contains(m.EnergyUnknown, why) || m.EnergyJ != nil || m.EnergyUJPerByte != nil {
+		t.Errorf("point: energy %v µJ/B %v unknown %q, want unknown: %s", m.EnergyJ, m.EnergyUJPerByte, m.EnergyUnknown, why)
+	}
+}
