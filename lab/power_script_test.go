@@ -13,25 +13,13 @@ import (
 	"time"
 )
 
-// buildPower is lab-power (lab/power/labpower) built for this machine: the same source lab/lab cross-builds for
-// the boards. The go command's cache makes the second build of a test run cheap.
-func buildPower(t *testing.T) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "lab-power")
-	cmd := exec.Command("go", "build", "-o", path, "./lab/power/labpower")
-	cmd.Dir = repoRoot(t)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./lab/power/labpower: %v: %s", err, out)
-	}
-	return path
-}
-
-// runPower runs the lab-power at bin with args.
-func runPower(t *testing.T, bin string, args ...string) (string, error) {
+// runPower runs lab/power/lab-power under the host's /bin/sh (POSIX, as busybox ash is on the board).
+func runPower(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, bin, args...).CombinedOutput()
+	cmd := exec.CommandContext(ctx, "sh", append([]string{filepath.Join(repoRoot(t), "lab", "power", "lab-power")}, args...)...)
+	out, err := cmd.CombinedOutput()
 	return strings.TrimSpace(string(out)), err
 }
 
@@ -40,10 +28,9 @@ func runPower(t *testing.T, bin string, args ...string) (string, error) {
 // 250 µA and power LSB 25 × 250 µW; shunt LSB 2.5 µV, bus LSB 1.25 mV), as that power within one power LSB, as
 // a current × bus voltage that agrees with it, and as the shunt voltage that current makes across 10 mΩ.
 func TestPowerRegisters(t *testing.T) {
-	bin := buildPower(t)
 	for _, mw := range []int{0, 1500, 2000, 2937, 4000, 12345} {
 		t.Run(fmt.Sprint(mw, "mW"), func(t *testing.T) {
-			out, err := runPower(t, bin, "regs", fmt.Sprint(mw))
+			out, err := runPower(t, "regs", fmt.Sprint(mw))
 			if err != nil {
 				t.Fatalf("lab-power regs %d: %v: %s", mw, err, out)
 			}
@@ -69,7 +56,7 @@ func TestPowerRegisters(t *testing.T) {
 			}
 		})
 	}
-	if out, err := runPower(t, bin, "regs", "200000"); err == nil || !strings.Contains(out, "beyond the modelled INA226's range") {
+	if out, err := runPower(t, "regs", "200000"); err == nil || !strings.Contains(out, "beyond the modelled INA226's range") {
 		t.Errorf("lab-power regs 200000: %v %q, want refused as out of range", err, out)
 	}
 }
@@ -77,7 +64,6 @@ func TestPowerRegisters(t *testing.T) {
 // TestPowerModel: idle W + W per busy core, the busy share of all CPUs' time between two /proc/stat reads times
 // the number of CPUs; counters that do not move or go back are no load; a busy delta beyond the total is capped.
 func TestPowerModel(t *testing.T) {
-	bin := buildPower(t)
 	for _, c := range []struct {
 		name string
 		args []string
@@ -92,7 +78,7 @@ func TestPowerModel(t *testing.T) {
 		{"busy beyond total", []string{"2000", "1000", "2", "0", "0", "500", "100"}, "4000"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			out, err := runPower(t, bin, append([]string{"model"}, c.args...)...)
+			out, err := runPower(t, append([]string{"model"}, c.args...)...)
 			if err != nil || out != c.want {
 				t.Errorf("lab-power model %s = %q (%v), want %s", strings.Join(c.args, " "), out, err, c.want)
 			}
@@ -106,7 +92,7 @@ func TestPowerModel(t *testing.T) {
 		{"start", "x", "0x40", "/nonexistent", "2000", "1000"},
 		{"watts"},
 	} {
-		out, err := runPower(t, bin, bad...)
+		out, err := runPower(t, bad...)
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.HasPrefix(out, "lab-power: ") {
 			t.Errorf("lab-power %s: %v %q, want exit 2 with a message", strings.Join(bad, " "), err, out)
