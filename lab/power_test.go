@@ -39,11 +39,11 @@ var labPowerModel = map[string][3]float64{"qemu-arm64": {2000, 1000, 2}, "qemu-a
 const powerModes = "cpu,afalg,devcrypto,kcapi:virtio_crypto_aes_cbc"
 
 // TestLabPower boots both boards with their INA226 (i2c-stub + the kernel's ina2xx driver, the watts modelled by
-// lab-power from the CPU load) and checks the path from the sensor to fleet's energy per point: the hwmon device
-// is the driver's, `fleet boards check` lists its rail, a short sweep stores energy with every point (or the
-// flagged too-short state with its reason, never a silent zero) at a power inside the board's model, and `fleet
-// compare` prints µJ/B per mode. The figures are logged; whether an offload that leaves the CPU idle costs less
-// per byte is reported, not asserted, since the host's load moves the emulated throughput.
+// lab-power from the CPU load, at no fork a reading) and checks the path from the sensor to fleet's energy per
+// point: the hwmon device is the driver's, `fleet boards check` lists its rail, a short sweep stores energy with
+// every point (or the flagged too-short state with its reason, never a silent zero) at a power inside the board's
+// model, and `fleet compare` prints µJ/B per mode. The figures are logged; whether an offload that leaves the CPU
+// idle costs less per byte is reported, not asserted, since the host's load moves the emulated throughput.
 func TestLabPower(t *testing.T) {
 	needLab(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)

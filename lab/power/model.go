@@ -67,7 +67,7 @@ func (m powerModel) mW(t0, t1 cpuTime) uint64 {
 // maxMW is the model's power with every core busy.
 func (m powerModel) maxMW() uint64 { return m.idleMW + m.perCoreMW*m.ncpu }
 
-// Register addresses of the INA226 (datasheet SBOS547, table 2).
+// Register addresses of the INA226 (TI datasheet SBOS547).
 const (
 	regShunt   = 0x01
 	regBus     = 0x02

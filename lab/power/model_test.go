@@ -169,6 +169,7 @@ func TestRefusals(t *testing.T) {
 		{[]string{"start", "0", "0x40", "/nonexistent", "2000"}, "usage: lab-power start"},
 		{[]string{"loop", "0", "0x40", "0", "2000", "1000", "2"}, "INTERVAL_MS must be 1 to 60000, not 0"},
 		{[]string{"loop", "0", "0x40", "282", "2000", "1000", "0"}, "NCPU must be 1 to 1024, not 0"},
+		{[]string{"loop", "999999999", "0x40", "282", "2000", "1000", "2"}, "open the SMBus: open /dev/i2c-999999999"},
 		{[]string{"watts"}, `unknown command "watts"`},
 		{nil, `unknown command ""`},
 	} {
