@@ -2,101 +2,112 @@ package lab_test
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 )
 
-// runPower runs lab/power/lab-power under the host's /bin/sh (POSIX, as busybox ash is on the board).
-func runPower(t *testing.T, args ...string) (string, error) {
+// labFunctions runs script in bash after lab/lab's die, its settings and the named functions, with LAB_SRC the
+// repository's lab/ (lab/lab's own top level runs commands, so the functions are taken out with sed).
+func labFunctions(t *testing.T, ctx context.Context, script string, funcs []string, args ...string) (string, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", append([]string{filepath.Join(repoRoot(t), "lab", "power", "lab-power")}, args...)...)
+	root := repoRoot(t)
+	var sed []string
+	for _, f := range funcs {
+		sed = append(sed, "/^"+f+"()/,/^}/p")
+	}
+	prelude := `set -euo pipefail
+LAB_SRC=$(cd "$(dirname "$1")" && pwd)
+eval "$(sed -n '/^die()/p; /^SENSOR_[A-Z0-9_]*=/p; ` + strings.Join(sed, "; ") + `' "$1")"
+shift
+`
+	cmd := exec.CommandContext(ctx, "bash", append([]string{"-c", prelude + script, "lab-test",
+		filepath.Join(root, "lab", "lab")}, args...)...)
 	out, err := cmd.CombinedOutput()
-	return strings.TrimSpace(string(out)), err
+	return string(out), err
 }
 
-// TestPowerRegisters: the registers lab-power writes for a modelled power read back, through the ina2xx
-// driver's own formulas for an INA226 with its defaults (Linux 6.1 ina2xx.c: Rshunt 10000 µΩ, so current LSB
-// 250 µA and power LSB 25 × 250 µW; shunt LSB 2.5 µV, bus LSB 1.25 mV), as that power within one power LSB, as
-// a current × bus voltage that agrees with it, and as the shunt voltage that current makes across 10 mΩ.
-func TestPowerRegisters(t *testing.T) {
-	for _, mw := range []int{0, 1500, 2000, 2937, 4000, 12345} {
-		t.Run(fmt.Sprint(mw, "mW"), func(t *testing.T) {
-			out, err := runPower(t, "regs", fmt.Sprint(mw))
-			if err != nil {
-				t.Fatalf("lab-power regs %d: %v: %s", mw, err, out)
-			}
-			var shunt, bus, curr, power int
-			if _, err := fmt.Sscanf(out, "shunt=%d bus=%d current=%d power=%d", &shunt, &bus, &curr, &power); err != nil {
-				t.Fatalf("lab-power regs %d: %q: %v", mw, out, err)
-			}
-			powerMW := float64(power) * 25 * 250 / 1000      // power1_input µW / 1000
-			currMA := math.Round(float64(curr) * 250 / 1000) // curr1_input
-			busMV := math.Round(float64(bus) * 1250 / 1000)  // in1_input
-			shuntMV := float64(shunt) / 400                  // in0_input before rounding
-			if math.Abs(powerMW-float64(mw)) > 6.25 {
-				t.Errorf("power1_input = %.2f mW, want %d ±6.25", powerMW, mw)
-			}
-			if busMV != 5000 {
-				t.Errorf("in1_input = %.0f mV, want the model's 5000", busMV)
-			}
-			if vi := currMA * busMV / 1000; math.Abs(vi-float64(mw)) > 5+6.25 {
-				t.Errorf("curr1_input × in1_input = %.1f mW, want %d (the power it reports)", vi, mw)
-			}
-			if want := currMA * 0.01; math.Abs(shuntMV-want) > 0.0025 {
-				t.Errorf("in0_input = %.4f mV, want %.4f (the current across 10 mΩ)", shuntMV, want)
-			}
-		})
-	}
-	if out, err := runPower(t, "regs", "200000"); err == nil || !strings.Contains(out, "beyond the modelled INA226's range") {
-		t.Errorf("lab-power regs 200000: %v %q, want refused as out of range", err, out)
-	}
-}
-
-// TestPowerModel: idle W + W per busy core, the busy share of all CPUs' time between two /proc/stat reads times
-// the number of CPUs; counters that do not move or go back are no load; a busy delta beyond the total is capped.
-func TestPowerModel(t *testing.T) {
+// TestPowerDaemonBuild: lab/lab cross-builds lab-power for each board as a static ELF of the board's machine, and
+// the binary runs there: under qemu-user, `lab-power model` gives the model's figure.
+func TestPowerDaemonBuild(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
 	for _, c := range []struct {
-		name string
-		args []string
-		want string
+		board, debarch, target, machine, qemu string
 	}{
-		{"idle", []string{"2000", "1000", "2", "100", "1000", "100", "1200"}, "2000"},
-		{"one of two cores busy", []string{"2000", "1000", "2", "100", "1000", "200", "1200"}, "3000"},
-		{"both cores busy", []string{"2000", "1000", "2", "100", "1000", "300", "1200"}, "4000"},
-		{"a quarter of one core", []string{"1500", "1500", "1", "0", "0", "25", "100"}, "1875"},
-		{"no time passed", []string{"1500", "1500", "1", "50", "100", "50", "100"}, "1500"},
-		{"counters went back", []string{"1500", "1500", "1", "50", "100", "10", "200"}, "1500"},
-		{"busy beyond total", []string{"2000", "1000", "2", "0", "0", "500", "100"}, "4000"},
+		{"qemu-arm64", "arm64", "GOARCH=arm64", "AArch64", "qemu-aarch64-static"},
+		{"qemu-armv7", "armhf", "GOARCH=arm GOARM=7", "ARM", "qemu-arm-static"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			out, err := runPower(t, append([]string{"model"}, c.args...)...)
-			if err != nil || out != c.want {
-				t.Errorf("lab-power model %s = %q (%v), want %s", strings.Join(c.args, " "), out, err, c.want)
+		t.Run(c.board, func(t *testing.T) {
+			bin := filepath.Join(t.TempDir(), "lab-power")
+			out, err := labFunctions(t, ctx, `board=$1 DEBARCH=$2 GO_TARGET=($3); power_daemon_build "$4"`,
+				[]string{"power_daemon_build"}, c.board, c.debarch, c.target, bin)
+			if err != nil {
+				t.Fatalf("power_daemon_build: %v: %s", err, out)
+			}
+			elf, err := exec.CommandContext(ctx, "readelf", "-h", "-l", bin).CombinedOutput()
+			if err != nil {
+				t.Fatalf("readelf: %v: %s", err, elf)
+			}
+			if !regexp.MustCompile(`Machine: +`+c.machine+"\n").Match(elf) || strings.Contains(string(elf), "INTERP") {
+				t.Errorf("%s: not a static %s ELF:\n%s", bin, c.machine, elf)
+			}
+			if _, err := exec.LookPath(c.qemu); err != nil {
+				t.Skipf("%s not installed: not running the binary", c.qemu)
+			}
+			got, err := exec.CommandContext(ctx, c.qemu, bin, "model", "2000", "1000", "2", "100", "1000", "200", "1200").CombinedOutput()
+			if err != nil || string(got) != "3000\n" {
+				t.Errorf("%s lab-power model (one of two cores busy) = %q, %v; want 3000", c.qemu, got, err)
 			}
 		})
 	}
-	for _, bad := range [][]string{
-		{"model", "2000", "-1", "2", "0", "0", "1", "1"},
-		{"model", "2000", "1000", "2", "0", "0", "1"},
-		{"regs", "1.5"},
-		{"start", "0", "0x40", "/nonexistent", "2000", "1000"},
-		{"start", "x", "0x40", "/nonexistent", "2000", "1000"},
-		{"watts"},
-	} {
-		out, err := runPower(t, bad...)
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.HasPrefix(out, "lab-power: ") {
-			t.Errorf("lab-power %s: %v %q, want exit 2 with a message", strings.Join(bad, " "), err, out)
+	out, err := labFunctions(t, ctx, `board=qemu-arm64 DEBARCH=arm64 GO_TARGET=(GOARCH=arm); power_daemon_build "$1"`,
+		[]string{"power_daemon_build"}, filepath.Join(t.TempDir(), "lab-power"))
+	if err == nil || !strings.Contains(out, "is not a AArch64 ELF") {
+		t.Errorf("power_daemon_build of a 32-bit ARM binary for qemu-arm64: %v %q, want it refused", err, out)
+	}
+}
+
+// TestPowerDaemonSum: the image key's part for lab-power changes with any of its Go files, so an image is
+// rebuilt when the program is, and not with a test file, which does not change the program.
+func TestPowerDaemonSum(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	if out, err := exec.CommandContext(ctx, "cp", "-a", filepath.Join(repoRoot(t), "lab", "power")+"/.", dir).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v: %s", err, out)
+	}
+	sum := func() string {
+		t.Helper()
+		out, err := labFunctions(t, ctx, `SENSOR_DAEMON=$1; power_daemon_sum`, []string{"power_daemon_sum"}, dir)
+		if err != nil || len(strings.TrimSpace(out)) != 64 {
+			t.Fatalf("power_daemon_sum: %v %q, want a sha256", err, out)
 		}
+		return strings.TrimSpace(out)
+	}
+	appendTo := func(name, text string) {
+		t.Helper()
+		f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteString(text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := sum()
+	appendTo("extra_test.go", "package main\n")
+	if got := sum(); got != before {
+		t.Errorf("a new test file changed the sum (%s → %s): images would rebuild for a test", before, got)
+	}
+	appendTo("loop.go", "\n// edited\n")
+	if got := sum(); got == before {
+		t.Errorf("an edited loop.go left the sum at %s: the images would keep the old lab-power", got)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -38,11 +39,11 @@ var labPowerModel = map[string][3]float64{"qemu-arm64": {2000, 1000, 2}, "qemu-a
 const powerModes = "cpu,afalg,devcrypto,kcapi:virtio_crypto_aes_cbc"
 
 // TestLabPower boots both boards with their INA226 (i2c-stub + the kernel's ina2xx driver, the watts modelled by
-// lab-power from the CPU load) and checks the path from the sensor to fleet's energy per point: the hwmon device
-// is the driver's, `fleet boards check` lists its rail, a short sweep stores energy with every point (or the
-// flagged too-short state with its reason, never a silent zero) at a power inside the board's model, and `fleet
-// compare` prints µJ/B per mode. The figures are logged; whether an offload that leaves the CPU idle costs less
-// per byte is reported, not asserted, since the host's load moves the emulated throughput.
+// lab-power from the CPU load, at no fork a reading) and checks the path from the sensor to fleet's energy per
+// point: the hwmon device is the driver's, `fleet boards check` lists its rail, a short sweep stores energy with
+// every point (or the flagged too-short state with its reason, never a silent zero) at a power inside the board's
+// model, and `fleet compare` prints µJ/B per mode. The figures are logged; whether an offload that leaves the CPU
+// idle costs less per byte is reported, not asserted, since the host's load moves the emulated throughput.
 func TestLabPower(t *testing.T) {
 	needLab(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
@@ -130,6 +131,64 @@ done`)
 	if w := uw / 1e6; w < m[0]/1000-0.01 || w > (m[0]+m[1]*m[2])/1000+0.01 {
 		t.Errorf("%s: power1_input %.3f W, outside the model's %.1f–%.1f W", board, w, m[0]/1000, (m[0]+m[1]*m[2])/1000)
 	}
+	checkModelCost(t, ctx, env, root, lab, board, string(console))
+}
+
+// modelCostSeconds is how long checkModelCost watches the board at rest.
+const modelCostSeconds = 5
+
+// checkModelCost: the power model costs the board next to nothing, as a real INA226 does: over modelCostSeconds
+// at rest, the board starts almost no process (its fork counter, /proc/stat's "processes", moves by the one sleep
+// of the check, where the sh model forked usleep and three i2cset per 282 ms reading, about 70 in 5 s), and the
+// daemon the console names is lab-power's loop, still running; its CPU ticks are logged.
+func checkModelCost(t *testing.T, ctx context.Context, env []string, root, lab, board, console string) {
+	t.Helper()
+	match := regexp.MustCompile(`\(lab-power pid ([0-9]+)\)`).FindStringSubmatch(console)
+	if match == nil {
+		t.Errorf("%s: the console's lab: power: line names no \"(lab-power pid N)\"", board)
+		return
+	}
+	out := mustRun(t, ctx, env, root, lab, "ssh", board, `pid=`+match[1]+`
+read -r s0 </proc/$pid/stat || exit 1
+while read -r k v _; do [ "$k" != processes ] || a=$v; done </proc/stat
+sleep `+fmt.Sprint(modelCostSeconds)+`
+while read -r k v _; do [ "$k" != processes ] || b=$v; done </proc/stat
+read -r s1 </proc/$pid/stat || exit 1
+echo "forks=$((b - a))"
+echo "stat0=${s0##*) }"
+echo "stat1=${s1##*) }"
+echo "cmdline=$(tr '\0' ' ' </proc/$pid/cmdline)"`)
+	var forks int
+	var cmdline string
+	var ticks [2]int
+	for line := range strings.SplitSeq(out, "\n") {
+		k, v, _ := strings.Cut(line, "=")
+		switch k {
+		case "forks":
+			fmt.Sscan(v, &forks)
+		case "stat0", "stat1":
+			// After the comm: state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime.
+			f := strings.Fields(v)
+			if len(f) < 13 {
+				t.Fatalf("%s: /proc/%s/stat: %q", board, match[1], v)
+			}
+			var u, s int
+			fmt.Sscan(f[11], &u)
+			fmt.Sscan(f[12], &s)
+			ticks[k[4]-'0'] = u + s
+		case "cmdline":
+			cmdline = v
+		}
+	}
+	if !strings.Contains(cmdline, "lab-power loop ") {
+		t.Errorf("%s: pid %s is %q, want lab-power's loop", board, match[1], cmdline)
+	}
+	if forks > 3 {
+		t.Errorf("%s: %d processes started in %d s at rest, want at most 3 (the check's sleep): the power model forks",
+			board, forks, modelCostSeconds)
+	}
+	t.Logf("%s: at rest for %d s: %d processes started, lab-power (pid %s) used %d CPU ticks", board,
+		modelCostSeconds, forks, match[1], ticks[1]-ticks[0])
 }
 
 // checkEnergyPoints: every measured point carries energy from at least one reading at a power inside its board's
