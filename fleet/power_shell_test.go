@@ -1,13 +1,9 @@
 package fleet
 
 import (
-	"context"
-	"io"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/fleetlab/fleet/agent"
 	"github.com/fleetlab/fleet/protocol"
 )
 
@@ -16,44 +12,12 @@ import (
 // rail, so the facts and every point say why their energy is unknown, and no point has a figure. Before, the
 // sweep sent a board error and the lab's shell-path run ended partial (exit 3) for a limit of the path.
 func TestShellPathHwmonEnergyUnknown(t *testing.T) {
-	board := shellBoard(t, []string{"dash"})
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	s, err := startShell(ctx, board, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.close()
 	plan := protocol.Plan{OpenSSL: "openssl", Modes: []string{protocol.ModeCPU}, Algorithms: []string{"sha256"},
 		Sizes: []int{16, 1024}, Seconds: 1, Power: &protocol.PowerPlan{Hwmon: "ina226"}}
-	probe, err := s.probe(ctx, plan, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pr, pw := io.Pipe()
-	go func() {
-		enc := protocol.NewEncoder(pw)
-		done, err := agent.RemoteSweep(ctx, plan, enc, probe, s)
-		if err != nil {
-			_ = enc.Encode(protocol.TypeError, err.Error())
-		}
-		_ = enc.Encode(protocol.TypeDone, &done)
-		pw.Close()
-	}()
 	const why = "the shell path does not sample the board's hwmon rails"
 	points := 0
-	dec := protocol.NewDecoder(pr)
-	for {
-		m, err := dec.Next()
-		if err != nil {
-			t.Fatalf("the sweep's stream: %v", err)
-		}
+	shellSweep(t, shellBoard(t, []string{"dash"}), plan, func(m *protocol.Message) {
 		switch {
-		case m.Type == protocol.TypeDone:
-			if points != 2 {
-				t.Errorf("%d points, want 2", points)
-			}
-			return
 		case m.Type == protocol.TypeError:
 			t.Errorf("error line: %s", m.Error)
 		case m.Facts != nil:
@@ -67,5 +31,8 @@ func TestShellPathHwmonEnergyUnknown(t *testing.T) {
 					p.EnergyUnknown, why)
 			}
 		}
+	})
+	if points != 2 {
+		t.Errorf("%d points, want 2", points)
 	}
 }
