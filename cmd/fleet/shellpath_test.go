@@ -114,16 +114,8 @@ func TestRunShellPathConcurrencyCheck(t *testing.T) {
 			if tc.code != 0 && !strings.Contains(stderr, "local: wrong output: engine:fleetfake aes-128-cbc: concurrency (2 workers, 2 s): ") {
 				t.Errorf("the run's output does not name board, mode, algorithm and the concurrency check:\n%s", stderr)
 			}
-			s, err := store.Open(context.Background(), db)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			ms, err := s.Measurements(context.Background(), store.Filter{})
-			if err != nil || len(ms) != 1 {
-				t.Fatalf("%d points (%v), want 1\n%s", len(ms), err, stderr)
-			}
-			if m := ms[0]; m.Verification != tc.verdict || tc.verdict == protocol.VerificationWrong && !strings.Contains(m.VerificationDetail, "outputs of encrypt") {
+			m := onlyPoint(t, db, stderr)
+			if m.Verification != tc.verdict || tc.verdict == protocol.VerificationWrong && !strings.Contains(m.VerificationDetail, "outputs of encrypt") {
 				t.Errorf("point %s %s: verification %q %q, want %s", m.Mode, m.Algorithm, m.Verification, m.VerificationDetail, tc.verdict)
 			}
 		})
@@ -146,6 +138,15 @@ func TestRunShellPathHwmonPower(t *testing.T) {
 	if n := strings.Count(unfold(stderr), "energy: unknown: "+why); n != 1 || strings.Contains(stderr, "power: ") {
 		t.Errorf("the run says %d times that the energy is unknown (want once, and no power error):\n%s", n, stderr)
 	}
+	m := onlyPoint(t, db, stderr)
+	if !strings.Contains(m.EnergyUnknown, why) || m.EnergyJ != nil || m.EnergyUJPerByte != nil {
+		t.Errorf("point: energy %v µJ/B %v unknown %q, want unknown: %s", m.EnergyJ, m.EnergyUJPerByte, m.EnergyUnknown, why)
+	}
+}
+
+// onlyPoint is the one point a test's run stored in db; more or fewer fail the test with the run's stderr.
+func onlyPoint(t *testing.T, db, stderr string) store.Measurement {
+	t.Helper()
 	s, err := store.Open(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
@@ -155,7 +156,5 @@ func TestRunShellPathHwmonPower(t *testing.T) {
 	if err != nil || len(ms) != 1 {
 		t.Fatalf("%d points (%v), want 1\n%s", len(ms), err, stderr)
 	}
-	if m := ms[0]; !strings.Contains(m.EnergyUnknown, why) || m.EnergyJ != nil || m.EnergyUJPerByte != nil {
-		t.Errorf("point: energy %v µJ/B %v unknown %q, want unknown: %s", m.EnergyJ, m.EnergyUJPerByte, m.EnergyUnknown, why)
-	}
+	return ms[0]
 }
