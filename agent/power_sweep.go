@@ -131,7 +131,7 @@ func (s *sweepState) stampEnergy(p *protocol.Point) {
 	case span.split:
 		p.EnergyUnknown = "accounting-split: one command measured several points, whose energy cannot be told apart"
 	default:
-		sp.meter.waitPast(span.to)
+		sp.meter.settle(span.to)
 		p.SetEnergy(sp.meter.trace.Energy(span.from, span.to), sp.idleW)
 	}
 	if sp.plan.Windows && span.split {

@@ -265,3 +265,39 @@ func (o *onFacts) Write(b []byte) (int, error) {
 	}
 	return o.w.Write(b)
 }
+
+// TestHwmonMeterSettle: a point's window is integrated at once when the rail's last reading is within an interval
+// of its end (the edge held, as Energy holds it), not after waiting for the next reading; a last reading older
+// than that is waited past, and the window is then integrated from the reading after its end.
+func TestHwmonMeterSettle(t *testing.T) {
+	t.Run("recent reading", func(t *testing.T) {
+		m := &hwmonMeter{trace: protocol.NewPowerTrace(false, 10*time.Second)}
+		start := time.Now()
+		for _, ago := range []time.Duration{40, 30, 20, 5} {
+			m.trace.Add(start.Add(-ago*time.Second), 2)
+		}
+		done := make(chan struct{})
+		go func() { m.settle(start); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second): // waitPast would wait two intervals: 20 s
+			t.Fatal("settle waited for a reading after the window's end, with one 5 s before it (interval 10 s)")
+		}
+		if r := m.trace.Energy(start.Add(-35*time.Second), start); r.Unknown != "" || math.Abs(r.Joules/r.Seconds-2) > 1e-9 {
+			t.Errorf("window held at the last reading: %+v, want 2 W", r)
+		}
+	})
+	t.Run("stale reading", func(t *testing.T) {
+		m := &hwmonMeter{trace: protocol.NewPowerTrace(false, time.Second)}
+		end := time.Now()
+		m.trace.Add(end.Add(-3*time.Second), 2)
+		go func() {
+			time.Sleep(100 * time.Millisecond)
+			m.trace.Add(time.Now(), 2)
+		}()
+		m.settle(end)
+		if !m.trace.Latest().After(end) {
+			t.Errorf("settle returned with the last reading at %v, before the window's end %v: want it waited past", m.trace.Latest(), end)
+		}
+	})
+}

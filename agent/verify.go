@@ -101,12 +101,44 @@ func (s *sweepState) verifyProcesses() int {
 	return runtime.NumCPU()
 }
 
-// verifySeconds is how long the concurrency check runs.
-func (s *sweepState) verifySeconds() time.Duration {
+// verifySeconds is how long a mode's concurrency check runs when the plan does not say (the tests' seam): a
+// share of what the sweep measures in that mode, so that the check scales with the work it guards. The share is
+// concurrencyShare of the mode's measuring (its algorithms × block sizes × seconds × repeats, at most its part
+// of the budget), between a floor and 2 s: quick's 2 algorithms × 6 sizes × 1 s are 12 s a mode, and a check of
+// 0.3 s; the nightly's hour and full's 5 repeats reach the 2 s every sweep had before. A check by the agent's own
+// requests (afalg, devcrypto, kcapi) sends hundreds of requests a worker in 0.3 s on the QEMU boards (thousands
+// in 2 s); a check by openssl loops (engine: and provider: modes, the shell path) pays a process start a run
+// (0.1 s on the QEMU boards, idle), so its floor is 1 s: a few outputs a worker, overlapping.
+func (s *sweepState) verifySeconds(loops bool) time.Duration {
 	if s.plan.VerifySeconds > 0 {
 		return time.Duration(s.plan.VerifySeconds * float64(time.Second))
 	}
-	return 2 * time.Second
+	floor := concurrencyFloor
+	if loops {
+		floor = concurrencyLoopsFloor
+	}
+	return concurrencySeconds(s.plan, floor)
+}
+
+const (
+	concurrencyShare      = 0.025 // of a mode's measuring time
+	concurrencyFloor      = 250 * time.Millisecond
+	concurrencyLoopsFloor = time.Second
+	concurrencyCap        = 2 * time.Second
+)
+
+// concurrencySeconds is concurrencyShare of what plan measures in one mode, between floor and concurrencyCap.
+func concurrencySeconds(plan protocol.Plan, floor time.Duration) time.Duration {
+	sizes := len(plan.Sizes)
+	if sizes == 0 {
+		sizes = len(protocol.DefaultSizes)
+	}
+	measuring := float64(len(plan.Algorithms)*sizes) * plan.Seconds * float64(max(plan.Repeats, 1))
+	if plan.BudgetS > 0 && len(plan.Modes) > 0 {
+		measuring = min(measuring, plan.BudgetS/float64(len(plan.Modes)))
+	}
+	d := time.Duration(measuring * concurrencyShare * float64(time.Second))
+	return min(max(d, floor), concurrencyCap)
 }
 
 // verifyConcurrencySize is the input of the concurrency check: the sweep's largest block up to 16 KiB.

@@ -63,7 +63,7 @@ func (s *sweepState) verifyKcapi(ctx context.Context, mode, alg, bind string) pr
 	}
 	if workers := s.verifyWorkers(protocol.ModeKCAPI); workers > 0 && !d.expired() {
 		s.markUnderLoad(spec.Kind, bind)
-		r.Concurrency = kcapiConcurrency(ctx, spec, bind, workers, s.verifySeconds(), verifyConcurrencySize(s.plan))
+		r.Concurrency = kcapiConcurrency(ctx, spec, bind, workers, s.verifySeconds(false), verifyConcurrencySize(s.plan))
 	}
 	return r
 }

@@ -92,13 +92,13 @@ func (s *sweepState) verifyOpenSSL(ctx context.Context, openssl string, v openss
 				}
 				s.markUnderLoad(kspec.Kind, kspec.Name)
 			}
-			r.Concurrency = s.directConcurrency(ctx, mode, alg, isDigest, max(spec.Block, 1), workers, s.verifySeconds(), size)
+			r.Concurrency = s.directConcurrency(ctx, mode, alg, isDigest, max(spec.Block, 1), workers, s.verifySeconds(false), size)
 			return r
 		}
 		if lr, ok := s.remote.(LoopsRemote); ok {
-			r.Concurrency = o.remoteConcurrency(ctx, lr, spec, isDigest, workers, s.verifySeconds(), size, files[size])
+			r.Concurrency = o.remoteConcurrency(ctx, lr, spec, isDigest, workers, s.verifySeconds(true), size, files[size])
 		} else {
-			r.Concurrency = o.concurrency(ctx, spec, isDigest, workers, s.verifySeconds(), size, files[size])
+			r.Concurrency = o.concurrency(ctx, spec, isDigest, workers, s.verifySeconds(true), size, files[size])
 		}
 		for w := range workers {
 			written = append(written, "conc-"+strconv.Itoa(w))

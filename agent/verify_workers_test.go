@@ -68,3 +68,31 @@ func TestRunConcurrency(t *testing.T) {
 		}
 	})
 }
+
+// TestConcurrencySeconds: a mode's concurrency check runs for a share of what the sweep measures in that mode:
+// quick's 12 s a mode give 0.3 s (the openssl loops' floor of 1 s above it), the nightly's and full's hours the
+// 2 s cap, a budget shares out over the modes, and the plan's own seconds win.
+func TestConcurrencySeconds(t *testing.T) {
+	sizes6 := []int{16, 64, 256, 1024, 8192, 16384}
+	for _, tc := range []struct {
+		name  string
+		plan  protocol.Plan
+		loops bool
+		want  time.Duration
+	}{
+		{"quick", protocol.Plan{Algorithms: []string{"aes-128-cbc", "sha256"}, Seconds: 1, Repeats: 1}, false, 300 * time.Millisecond},
+		{"quick, openssl loops", protocol.Plan{Algorithms: []string{"aes-128-cbc", "sha256"}, Seconds: 1}, true, time.Second},
+		{"one point", protocol.Plan{Algorithms: []string{"aes-128-cbc"}, Sizes: []int{16}, Seconds: 1}, false, concurrencyFloor},
+		{"nightly", protocol.Plan{Algorithms: make([]string, 11), Sizes: sizes6, Seconds: 1, Repeats: 20, BudgetS: 3600,
+			Modes: []string{"soft", "cpu", "afalg", "devcrypto", "kcapi"}}, false, 2 * time.Second},
+		{"full", protocol.Plan{Algorithms: make([]string, 11), Seconds: 3, Repeats: 5}, true, 2 * time.Second},
+		{"budget over modes", protocol.Plan{Algorithms: make([]string, 11), Seconds: 1, Repeats: 20, BudgetS: 100,
+			Modes: []string{"soft", "cpu", "afalg", "devcrypto", "kcapi"}}, false, 500 * time.Millisecond},
+		{"the plan's seconds", protocol.Plan{Algorithms: []string{"aes-128-cbc"}, Seconds: 1, VerifySeconds: 0.05}, true, 50 * time.Millisecond},
+	} {
+		s := &sweepState{plan: tc.plan}
+		if got := s.verifySeconds(tc.loops); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -349,7 +349,7 @@ func TestShellPathConcurrencyCheck(t *testing.T) {
 			if r.code != 3 {
 				t.Fatalf("exit %d, want 3\n%s", r.code, r)
 			}
-			if want := tc.board + ": wrong output: engine:fleetfake aes-128-cbc: concurrency (2 workers, 2 s): "; !strings.Contains(r.stderr, want) {
+			if want := tc.board + ": wrong output: engine:fleetfake aes-128-cbc: concurrency (2 workers, 1 s): "; !strings.Contains(r.stderr, want) {
 				t.Errorf("the run's output does not say %q\n%s", want, r)
 			}
 			ps := w.verifiedPoints(t)

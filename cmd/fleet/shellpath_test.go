@@ -111,7 +111,7 @@ func TestRunShellPathConcurrencyCheck(t *testing.T) {
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
 			}
-			if tc.code != 0 && !strings.Contains(stderr, "local: wrong output: engine:fleetfake aes-128-cbc: concurrency (2 workers, 2 s): ") {
+			if tc.code != 0 && !strings.Contains(stderr, "local: wrong output: engine:fleetfake aes-128-cbc: concurrency (2 workers, 1 s): ") {
 				t.Errorf("the run's output does not name board, mode, algorithm and the concurrency check:\n%s", stderr)
 			}
 			m := onlyPoint(t, db, stderr)
