@@ -129,7 +129,7 @@ func TestVerifyBatchDies(t *testing.T) {
 // takes no command: every input runs on its own, and the path is judged as usual.
 func TestVerifyBatchRefused(t *testing.T) {
 	needOpenSSL(t)
-	s := &sweepState{plan: protocol.Plan{Sizes: protocol.DefaultSizes}}
+	s := &sweepState{plan: protocol.Plan{Sizes: protocol.DefaultSizes, Decrypt: true}}
 	r := s.verifyOpenSSL(context.Background(), "openssl", opensslVersion{Major: 1, Minor: 1, Patch: 1}, protocol.ModeCPU, "aes-128-cbc")
 	r.Mode, r.Algorithm = protocol.ModeCPU, "aes-128-cbc"
 	if res := verify.Judge(r); res.Verdict != protocol.VerificationOK || len(r.Cases) != 21 {

@@ -42,7 +42,7 @@ func wrappedOpenSSL(t *testing.T, name string, replace ...string) string {
 // (aes-128-ctr, same sweep) is verified ok.
 func TestVerifyPathDeadline(t *testing.T) {
 	bin := wrappedOpenSSL(t, "openssl-hang-cbc")
-	s := &sweepState{plan: protocol.Plan{Sizes: []int{16}, VerifyTimeoutS: 1.5}}
+	s := &sweepState{plan: protocol.Plan{Sizes: []int{16}, VerifyTimeoutS: 1.5, Decrypt: true}}
 	v := opensslVersion{Major: 3, Patch: 19}
 	start := time.Now()
 	r := s.verifyOpenSSL(context.Background(), bin, v, protocol.ModeCPU, "aes-128-cbc")

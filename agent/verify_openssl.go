@@ -32,6 +32,12 @@ type opensslVerifier struct {
 	batch    bool          // the openssl has the interactive mode (verify_batch.go): one process runs many commands
 	// only, when set, picks the enc runs of a path the agent verifies at every size itself (glueRuns)
 	only func(decrypt bool, n int) bool
+	// decrypt: the sweep measures decryption (--decrypt), so openssl enc -d runs too. A sweep of encryption only
+	// measures no decryption path: its openssl runs would check code no point of the sweep ran (the CPU's
+	// decryption is another routine, aes_v8_cbc_decrypt's interleaved loop against the encryption's chain), at
+	// 8 openssl starts a cipher for the default sizes, 0.1 s each on the QEMU boards. The agent's own requests
+	// (kcapi, the one-piece requests of afalg and devcrypto) check both ways, at no start's cost.
+	decrypt bool
 }
 
 // verifyOpenSSL runs the verification of one openssl mode and algorithm.
@@ -157,8 +163,8 @@ const opensslEncChunk = 4096
 // is 8 updates of 8192 B). dgst has no -bufsize.
 const opensslDgstChunk = 8192
 
-// ciphers runs every input through `openssl enc`, both ways (decryption of whole blocks only: unpadded), one
-// openssl per input and direction, as many at once as the board has cores. Inputs that fill whole blocks go
+// ciphers runs every input through `openssl enc`, encrypting, and decrypting too when the sweep measures
+// decryption (whole blocks only: unpadded), one openssl per input and direction, as many at once as the board has cores. Inputs that fill whole blocks go
 // unpadded, as `openssl speed` runs them; others are padded (PKCS#7). An engine that did not load returns its
 // reason and no cases.
 //
@@ -166,8 +172,8 @@ const opensslDgstChunk = 8192
 // own final call: a size up to 4 KiB as one request of that size, a larger one as a chain of 4 KiB requests
 // (opensslEncChunk). Each size is its own run, never the prefix of a longer run's output, so a path wrong only
 // for one input length shows at that length; OpenSSL 3 has no batch mode that could take several messages in one
-// process. That is 21 runs for the default sizes (13 encrypt, 8 decrypt), each an openssl start of a few
-// milliseconds on a board, beside a sweep of 6 sizes × 3 s per mode and algorithm.
+// process. That is 13 runs for the default sizes (21 with decryption: 8 more), each an openssl start of a few
+// milliseconds on a board (0.1 s on the QEMU boards), beside a sweep of 6 sizes × 1 – 3 s per mode and algorithm.
 func (o *opensslVerifier) ciphers(ctx context.Context, spec protocol.VerifyCipherSpec, sizes []int, files map[int]string, written *[]string) ([]protocol.VerifyCase, string) {
 	var cases []protocol.VerifyCase
 	var argvs [][]string
@@ -175,7 +181,7 @@ func (o *opensslVerifier) ciphers(ctx context.Context, spec protocol.VerifyCiphe
 	var maxOut []int
 	for _, dec := range []bool{false, true} {
 		for _, n := range sizes {
-			if dec && n%spec.Block != 0 || o.only != nil && !o.only(dec, n) {
+			if dec && (!o.decrypt || n%spec.Block != 0) || o.only != nil && !o.only(dec, n) {
 				continue
 			}
 			c := protocol.VerifyCase{Op: "encrypt", Size: n, Padded: n%spec.Block != 0, Request: min(n, opensslEncChunk)}
@@ -390,5 +396,5 @@ func (s *sweepState) newOpenSSLVerifier(ctx context.Context, mode string, v open
 	}
 	return &opensslVerifier{argv0: openssl, opts: opts, env: append(envList(s.plan.Env), modeEnv...), engine: engine,
 		alg: alg, dir: dir, workers: s.verifyProcesses(), host: host, deadline: s.pathDeadline(mode, alg),
-		batch: v.Major < 3 && !v.LibreSSL}, cleanup, ""
+		batch: v.Major < 3 && !v.LibreSSL, decrypt: s.plan.Decrypt}, cleanup, ""
 }

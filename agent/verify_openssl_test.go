@@ -38,7 +38,7 @@ func TestVerifyCiphersEachSizeRun(t *testing.T) {
 		t.Run(alg, func(t *testing.T) {
 			os.Remove(log)
 			spec := protocol.VerifyCiphers[alg]
-			o := &opensslVerifier{argv0: wrapper, alg: alg, dir: t.TempDir(), workers: 2, host: localHost{}}
+			o := &opensslVerifier{argv0: wrapper, alg: alg, dir: t.TempDir(), workers: 2, host: localHost{}, decrypt: true}
 			var written []string
 			cases, why := o.ciphers(context.Background(), spec, sizes, files, &written)
 			if why != "" {
@@ -75,4 +75,61 @@ func btoiTest(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// TestVerifyEncryptOnlySweep: a sweep that measures encryption only runs no `openssl enc -d` (13 starts a cipher
+// for the default sizes, not 21), every size still its own encryption run, while the agent's own one-piece
+// requests of afalg still check both ways; with --decrypt the decryptions come back.
+func TestVerifyEncryptOnlySweep(t *testing.T) {
+	real, err := exec.LookPath("openssl")
+	if err != nil {
+		t.Skip("no openssl on PATH")
+	}
+	dir := t.TempDir()
+	log := filepath.Join(dir, "starts")
+	wrapper := filepath.Join(dir, "openssl")
+	if err := os.WriteFile(wrapper, []byte("#!/bin/sh\necho \"$*\" >> "+log+"\nexec "+real+" \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sizes := verifySizes(protocol.Plan{})
+	for _, decrypt := range []bool{false, true} {
+		os.Remove(log)
+		r, res := verifyPlan(t, protocol.Plan{Decrypt: decrypt}, wrapper, protocol.ModeCPU, "aes-128-cbc", nil)
+		if res.Verdict != protocol.VerificationOK {
+			t.Fatalf("decrypt %v: %s %q", decrypt, res.Verdict, res.Detail)
+		}
+		b, _ := os.ReadFile(log)
+		enc, dec := strings.Count(string(b), "enc -aes-128-cbc -e "), strings.Count(string(b), "enc -aes-128-cbc -d ")
+		wantDec := 0
+		if decrypt {
+			wantDec = 8 // the whole-block sizes
+		}
+		if enc != len(sizes) || dec != wantDec {
+			t.Errorf("decrypt %v: %d encryptions and %d decryptions through openssl, want %d and %d:\n%s", decrypt, enc, dec, len(sizes), wantDec, b)
+		}
+		got := map[string]int{}
+		for _, c := range r.Cases {
+			got[c.Op]++
+		}
+		if got["encrypt"] != len(sizes) || got["decrypt"] != wantDec {
+			t.Errorf("decrypt %v: cases %v", decrypt, got)
+		}
+	}
+	os.Remove(log)
+	glue, _ := filepath.Abs("testdata/verify/openssl-engine-passthrough")
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH")) // the passthrough runs the logging wrapper
+	r, _ := verifyPlan(t, protocol.Plan{}, glue, protocol.ModeAFALG, "aes-128-cbc", (&fakeCBCDriver{}).request)
+	b, _ := os.ReadFile(log)
+	if !strings.Contains(string(b), "enc -aes-128-cbc -e ") || strings.Contains(string(b), " -d ") {
+		t.Errorf("afalg of an encryption-only sweep: want its glue to encrypt through openssl and never decrypt:\n%s", b)
+	}
+	direct := 0
+	for _, c := range r.Cases {
+		if c.Op == "decrypt" && c.Via != "" {
+			direct++
+		}
+	}
+	if direct == 0 {
+		t.Errorf("afalg of an encryption-only sweep: no decryption by the agent's own requests: %+v", r.Cases)
+	}
 }

@@ -50,7 +50,13 @@ func (d *fakeCBCDriver) request(mode, alg, op string, in []byte) ([]byte, error)
 // verifyWith runs the verification of mode and alg with openssl at argv0 over the default sizes and judges it.
 func verifyWith(t *testing.T, argv0, mode, alg string, direct directRequest) (protocol.VerifyReport, verify.Result) {
 	t.Helper()
-	s := &sweepState{plan: protocol.Plan{Sizes: protocol.DefaultSizes}, direct: direct}
+	return verifyPlan(t, protocol.Plan{Sizes: protocol.DefaultSizes, Decrypt: true}, argv0, mode, alg, direct)
+}
+
+// verifyPlan is verifyWith for a plan of the test's own.
+func verifyPlan(t *testing.T, plan protocol.Plan, argv0, mode, alg string, direct directRequest) (protocol.VerifyReport, verify.Result) {
+	t.Helper()
+	s := &sweepState{plan: plan, direct: direct}
 	r := s.verifyOpenSSL(context.Background(), argv0, opensslVersion{Major: 3, Patch: 19}, mode, alg)
 	r.Mode, r.Algorithm = mode, alg
 	if err := r.Validate(); err != nil {
