@@ -105,7 +105,7 @@ func shellSweep(t *testing.T, board Transport, plan protocol.Plan, each func(*pr
 // next path (aes-128-ctr) is verified in the same session. Before, each input waited for its own 50 s watchdog.
 func TestShellVerifyPathDeadline(t *testing.T) {
 	plan := protocol.Plan{OpenSSL: "openssl", Modes: []string{protocol.ModeCPU}, Algorithms: []string{"aes-128-cbc", "aes-128-ctr"},
-		Sizes: []int{16}, Seconds: 1, Verify: true, VerifyTimeoutS: 3}
+		Sizes: []int{16}, Seconds: 1, Verify: true, VerifyTimeoutS: 3, Decrypt: true}
 	reps, _ := shellVerify(t, "openssl-hang-cbc", plan)
 	cbc, ok := reps["aes-128-cbc"]
 	if !ok {
