@@ -1,18 +1,25 @@
-// Command overhead measures the controller's overhead (bench/README.md §b): the wall time of the real `fleet run`
-// over N simulated boards minus the sweep duration, and the controller's peak RSS.
+// Command overhead measures the controller's overhead (bench/README.md §b): how much longer than the sweep the
+// real `fleet run` over N simulated boards takes (the stretch, (wall − sweep) / sweep), the controller's CPU per
+// board and its peak RSS.
 //
-// Each simulated board is an in-process SSH server on 127.0.0.1 (x/crypto/ssh) that runs whatever the controller
-// sends in a real /bin/sh, with a HOME of its own under the working directory (board.go): the deploy check, the
-// push and its verification run as on a board. The agent the controller pushes is fakeagent (./fakeagent), padded
-// to the size of the real agent: the deploy check verifies it with sha256sum and execs it, and it answers the
-// probe and plays the sweep, the plan's points spread evenly over a fixed duration, without measuring. The fleet
-// binary runs as a child process with --concurrency N, so every board sweeps at once and the ideal wall time is
-// the sweep duration. The controller's CPU time (user+sys, from GNU time) is printed too: unlike the wall time it
-// hardly depends on what else the machine is doing. For each N a fresh set of boards gets a cold run (the agent
-// is pushed to every board) and a warm run (already there, 0 bytes pushed); rounds interleave the values of N.
+// Each simulated board is an SSH server on 127.0.0.1 (x/crypto/ssh) that runs whatever the controller sends in a
+// real /bin/sh, with a HOME of its own (board.go): the deploy check, the push and its verification run as on a
+// board. Every board lives in one board simulator process (this program run as `overhead serve-boards`,
+// simproc.go), pinned to other CPUs than the controllers (-pin), so that the controllers' CPU and the boards'
+// are measured apart. The agent the controller pushes is fakeagent (./fakeagent), padded to the size of the real
+// agent: the deploy check verifies it with sha256sum and execs it, and it answers the probe and plays the sweep,
+// the plan's points spread evenly over a fixed duration, without measuring. The fleet binary runs as a child
+// process with --concurrency N, so every board sweeps at once and the ideal wall time is the sweep duration; its
+// CPU time (user+sys, from GNU time) hardly depends on what else the machine is doing. For each N a fresh set of
+// boards gets a cold run (the agent is pushed to every board) and a warm run (already there, 0 bytes pushed);
+// rounds interleave the values of N. With -controllers K, K controllers run at once, each over its own N
+// boards (tags c1 … cK), sharing one throwaway PostgreSQL database; the database's CPU, transactions, errors
+// and what it stored are printed per phase.
 //
-//	go run ./bench/overhead -boards 1,10,50,200,500 -sweep 36s -rounds 3
-//	go run ./bench/overhead -boards 2 -sweep 1s -rounds 1     # the smoke test's run (smoke_test.go)
+//	go run ./bench/overhead -boards 50,500,2000 -sweep 36s -rounds 2
+//	go run ./bench/overhead -boards 500 -controllers 4 -sweep 36s -rounds 1
+//	go run ./bench/overhead -boards 2 -sweep 1s -rounds 1     # the smoke tests' runs (smoke_test.go)
+//	go run ./bench/overhead -boards 2 -controllers 2 -sweep 1s -rounds 1
 package main
 
 import (
@@ -48,6 +55,7 @@ func main() {
 	var s setup
 	flag.BoolVar(&s.knownHostsPerBoard, "knownhosts-per-board", false, "one known_hosts file per board instead of one for all")
 	flag.StringVar(&s.heapProfile, "heapprofile", "", "instead of the warm run, run the controller's fleet.Run in this process and write the heap profile at its peak to this `FILE` (first N, one round)")
+	flag.StringVar(&s.simProfile, "simprofile", "", "write the board simulator's CPU profile to `FILE`.rR-nN (round R, N boards)")
 	flag.Parse()
 	if *env != "" {
 		s.env = strings.Split(*env, ",")

@@ -34,10 +34,10 @@ func (p *pgServer) database(name string) (string, error) {
 // pg_stat_database counts them, the errors the server logged (a unique violation, a serialization failure or
 // a deadlock is logged as ERROR), and what fleet stored and still holds.
 type dbStat struct {
-	cpu                            float64
-	commits, rollbacks, deadlocks  int64
-	errors                         int
-	points, boardRuns, leasesHeld  int64
+	cpu                           float64
+	commits, rollbacks, deadlocks int64
+	errors                        int
+	points, boardRuns, leasesHeld int64
 }
 
 // dbDelta is what a phase added; leasesHeld is the count at its end.

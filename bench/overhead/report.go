@@ -39,14 +39,16 @@ func printHeader(s *setup, k int) {
 		"rss_MiB", "cpu_s", "ms/board", "status")
 }
 
-func stretch(wall, sweep time.Duration) float64 { return 100 * (wall - sweep).Seconds() / sweep.Seconds() }
+func stretch(wall, sweep time.Duration) float64 {
+	return 100 * (wall - sweep).Seconds() / sweep.Seconds()
+}
 
 // printPhase prints a row per controller of phase p, then the boards' and the database's part.
 func printPhase(round, n int, p phase, sweep time.Duration) {
 	for _, s := range p.runs {
 		status := "ok"
 		if s.err != nil {
-			status = "failed: " + s.err.Error()
+			status = fmt.Sprintf("failed: %d of %d boards lost, %v", s.lost, n, s.err)
 		}
 		if s.leaseWaits > 0 {
 			status += fmt.Sprintf(", waited %d times for a lease", s.leaseWaits)
@@ -54,7 +56,8 @@ func printPhase(round, n int, p phase, sweep time.Duration) {
 		fmt.Printf("%-5d %-5d %-3d %-4s %9.2f %9.2f %9.1f %8.2f %9.2f %s\n", round, n, s.controller, p.kind,
 			s.wall.Seconds(), stretch(s.wall, sweep), s.rssMiB, s.cpu, 1000*s.cpu/float64(n), status)
 	}
-	fmt.Printf("      boards (simulator): cpu %.2f s, pushed %.1f MiB\n", p.boardsCPU, float64(p.pushed)/(1<<20))
+	fmt.Printf("      boards (simulator): cpu %.2f s (its shells and agents %.2f s), pushed %.1f MiB\n", p.boardsCPU,
+		p.shellsCPU, float64(p.pushed)/(1<<20))
 	if d := p.db; d != nil {
 		fmt.Printf("      database: cpu %.2f s, %d commits, %d rollbacks, %d deadlocks, %d errors logged; "+
 			"%d points stored (want %d), %d board runs, %d leases held at the end\n", d.cpu, d.commits, d.rollbacks,

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -24,6 +25,7 @@ type setup struct {
 	// one file listing every board, to show what parsing the whole file for each connection costs.
 	knownHostsPerBoard bool
 	heapProfile        string // -heapprofile: after the cold run, run the warm one in this process and profile its heap
+	simProfile         string // -simprofile: the board simulator's CPU profile, one file per round and N
 	pg                 *pgServer
 }
 
@@ -34,6 +36,7 @@ type sample struct {
 	rssMiB     float64
 	cpu        float64 // the controller's user+sys seconds: its cost whatever the load
 	leaseWaits int     // lines of the controller's log saying it waits for another run's lease
+	lost       int     // boards the run's summary table says failed
 	err        error   // the run failed (its boards' errors are in its log)
 }
 
@@ -43,6 +46,7 @@ type phase struct {
 	runs      []sample
 	pushed    int64   // bytes the boards received on session stdin: the agent pushed, requests and plans
 	boardsCPU float64 // the board simulator's CPU during the phase, its shells' and agents' included
+	shellsCPU float64 // of which its shells' and agents' (the processes it reaped)
 	db        *dbDelta
 }
 
@@ -53,7 +57,11 @@ func runN(s *setup, n, k, round int) []phase {
 	if err := os.MkdirAll(filepath.Join(work, "home"), 0o755); err != nil {
 		fatalf("%v", err)
 	}
-	sim, err := startSimulator(s.self, work, n*k, s.sweep, s.simCPUs)
+	profile := ""
+	if s.simProfile != "" {
+		profile = fmt.Sprintf("%s.r%d-n%d", s.simProfile, round, n)
+	}
+	sim, err := startSimulator(s.self, work, n*k, s.sweep, s.simCPUs, profile)
 	if err != nil {
 		fatalf("%v", err)
 	}
@@ -102,6 +110,7 @@ func runN(s *setup, n, k, round int) []phase {
 			fatalf("%v", err)
 		}
 		p.pushed, p.boardsCPU = after.Stdin-before.Stdin, after.cpu()-before.cpu()
+		p.shellsCPU = after.ChildrenCPU - before.ChildrenCPU
 		if s.pg != nil {
 			d := s.pg.stat(dbs[0]).since(db0)
 			p.db = &d
@@ -181,18 +190,22 @@ func runFleets(s *setup, work, kind, inv string, dbs []string, n int) []sample {
 		err := r.cmd.Wait()
 		smp := sample{controller: c + 1, wall: time.Since(r.start)}
 		if err != nil {
-			smp.err = fmt.Errorf("fleet run of controller %d over %d boards (%s): %v; see %s", c+1, n, kind, err, r.log)
+			smp.err = fmt.Errorf("%v; see %s", err, r.log)
 		}
 		if err := readTime(r.rss, &smp); err != nil && smp.err == nil {
 			smp.err = err
 		}
 		if b, err := os.ReadFile(r.log); err == nil {
 			smp.leaseWaits = strings.Count(string(b), "waiting for run")
+			smp.lost = len(failedRow.FindAllIndex(b, -1))
 		}
 		out[c] = smp
 	}
 	return out
 }
+
+// failedRow is a board's row in the summary table of `fleet run` when the board failed.
+var failedRow = regexp.MustCompile(`(?m)^ +sim[0-9]+ +failed `)
 
 // controllerEnv is this process's environment for a controller, with a private HOME (no ~/.ssh/config or
 // ssh-agent of the user's takes part) and extra added.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -53,12 +54,23 @@ func serveBoards(args []string) {
 	n := fs.Int("n", 1, "number of boards")
 	sweep := fs.Duration("sweep", time.Second, "sweep duration of every board")
 	dir := fs.String("dir", "", "working directory: keys, and each board's HOME under boards/")
+	profile := fs.String("cpuprofile", "", "write the simulator's CPU profile to this file")
 	fs.Parse(args)
 	if *n < 1 || *dir == "" || *sweep <= 0 {
 		usagef("serve-boards: -n %d -dir %q -sweep %v: want a positive -n and -sweep and a -dir", *n, *dir, *sweep)
 	}
 	if err := raiseFileLimit(simFiles(*n)); err != nil {
 		usagef("serve-boards: %v", err)
+	}
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err != nil {
+			fatalf("serve-boards: %v", err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fatalf("serve-boards: %v", err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	k, err := newKeys(*dir)
 	if err != nil {
@@ -118,9 +130,12 @@ type simulator struct {
 }
 
 // startSimulator runs the board simulator with n boards under dir, on the CPUs cpus (taskset's list; "" for
-// any), and waits until its boards listen.
-func startSimulator(self, dir string, n int, sweep time.Duration, cpus string) (*simulator, error) {
+// any), writing its CPU profile to profile unless that is empty, and waits until its boards listen.
+func startSimulator(self, dir string, n int, sweep time.Duration, cpus, profile string) (*simulator, error) {
 	argv := []string{self, "serve-boards", "-n", fmt.Sprint(n), "-sweep", sweep.String(), "-dir", dir}
+	if profile != "" {
+		argv = append(argv, "-cpuprofile", profile)
+	}
 	cmd := pinned(cpus, argv)
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
