@@ -55,8 +55,10 @@ func main() {
 	var s setup
 	flag.BoolVar(&s.knownHostsPerBoard, "knownhosts-per-board", false, "one known_hosts file per board instead of one for all")
 	flag.StringVar(&s.heapProfile, "heapprofile", "", "instead of the warm run, run the controller's fleet.Run in this process and write the heap profile at its peak to this `FILE` (first N, one round)")
+	cold := flag.Bool("cold", true, "run cold (the agent pushed to every board) before warm; false: deploy to the first board only and give every board that agent, then run warm")
 	flag.StringVar(&s.simProfile, "simprofile", "", "write the board simulator's CPU profile to `FILE`.rR-nN (round R, N boards)")
 	flag.Parse()
+	s.noCold = !*cold
 	if *env != "" {
 		s.env = strings.Split(*env, ",")
 	}

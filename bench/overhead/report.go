@@ -75,7 +75,7 @@ func printMedians(ns []int, results map[int]map[string][]phase, rounds int, swee
 		"stretch_%", "max_rss", "cpu_s", "ms/board", "boards_s", "stretch_%", "max_rss", "cpu_s", "ms/board", "boards_s")
 	for _, n := range ns {
 		warm, cold := results[n]["warm"], results[n]["cold"]
-		if len(warm) == 0 || len(cold) == 0 {
+		if len(warm) == 0 {
 			continue // -heapprofile: no timed runs
 		}
 		for c := range len(warm[0].runs) {
@@ -93,6 +93,9 @@ type summary struct{ pct, rss, cpu, boards float64 } // medians, but rss is the 
 
 // summarize is controller c's summary over the phases, and whether any of its runs failed.
 func summarize(ps []phase, c int, sweep time.Duration) (summary, bool) {
+	if len(ps) == 0 {
+		return summary{}, false // -cold=false
+	}
 	var pct, cpu, boards []float64
 	var rss float64
 	failed := false

@@ -26,6 +26,9 @@ type setup struct {
 	knownHostsPerBoard bool
 	heapProfile        string // -heapprofile: after the cold run, run the warm one in this process and profile its heap
 	simProfile         string // -simprofile: the board simulator's CPU profile, one file per round and N
+	// noCold (-cold=false) skips the cold run: the agent is deployed to the first board and given to the others
+	// (seedAgents), so that the warm run is of warm boards however many there are.
+	noCold bool
 	pg                 *pgServer
 }
 
@@ -94,8 +97,13 @@ func runN(s *setup, n, k, round int) []phase {
 		profileRun(work, inv, s.agentBin, n, s.heapProfile)
 		return nil
 	}
+	kinds := []string{"cold", "warm"}
+	if s.noCold {
+		kinds = kinds[1:]
+		seed(s, work, inv, sim)
+	}
 	var out []phase
-	for _, kind := range []string{"cold", "warm"} {
+	for _, kind := range kinds {
 		before, err := sim.stat()
 		if err != nil {
 			fatalf("%v", err)
@@ -118,6 +126,22 @@ func runN(s *setup, n, k, round int) []phase {
 		out = append(out, p)
 	}
 	return out
+}
+
+// seed deploys the agent to the first board with `fleet boards check` (the controller's own deployment) and has
+// the simulator give it to every other board.
+func seed(s *setup, work, inv string, sim *simulator) {
+	cmd := exec.Command(s.fleetBin, "--inventory", inv, "boards", "check", "--boards", sim.Names[0], "--agent", s.agentBin,
+		"--db", filepath.Join(work, "seed.db"))
+	cmd.Env = controllerEnv(filepath.Join(work, "home"), s.env)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		sim.close()
+		fatalf("deploy the agent to %s: %v\n%s", sim.Names[0], err, out)
+	}
+	if err := sim.seed(); err != nil {
+		sim.close()
+		fatalf("%v", err)
+	}
 }
 
 // writeInventory writes boards.toml and known_hosts for the simulator's boards: controller c (1 … k) has the

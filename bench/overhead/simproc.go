@@ -94,8 +94,21 @@ func serveBoards(args []string) {
 	}
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
+		if sc.Text() == "seed" {
+			var reply struct {
+				Seeded int    `json:"seeded"`
+				Error  string `json:"error,omitempty"`
+			}
+			if reply.Seeded, err = seedAgents(boards); err != nil {
+				reply.Error = err.Error()
+			}
+			if err := out.Encode(reply); err != nil {
+				fatalf("serve-boards: %v", err)
+			}
+			continue
+		}
 		if sc.Text() != "stat" {
-			fatalf("serve-boards: unknown request %q (want stat)", sc.Text())
+			fatalf("serve-boards: unknown request %q (want stat or seed)", sc.Text())
 		}
 		var st simStat
 		for _, b := range boards {
@@ -159,6 +172,27 @@ func startSimulator(self, dir string, n int, sweep time.Duration, cpus, profile 
 		return nil, fmt.Errorf("board simulator: %d boards ready, want %d", len(s.Ports), n)
 	}
 	return s, nil
+}
+
+// seed has the simulator give every board the agent deployed on the first (seedAgents).
+func (s *simulator) seed() error {
+	if _, err := io.WriteString(s.in, "seed\n"); err != nil {
+		return fmt.Errorf("board simulator: %w", err)
+	}
+	var reply struct {
+		Seeded int    `json:"seeded"`
+		Error  string `json:"error"`
+	}
+	if err := s.out.Decode(&reply); err != nil {
+		return fmt.Errorf("board simulator: %w", err)
+	}
+	if reply.Error != "" {
+		return fmt.Errorf("board simulator: seed: %s", reply.Error)
+	}
+	if reply.Seeded != len(s.Names) {
+		return fmt.Errorf("board simulator: seeded %d boards, want %d", reply.Seeded, len(s.Names))
+	}
+	return nil
 }
 
 // stat asks the simulator for its account so far.
