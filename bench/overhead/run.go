@@ -29,7 +29,7 @@ type setup struct {
 	// noCold (-cold=false) skips the cold run: the agent is deployed to the first board and given to the others
 	// (seedAgents), so that the warm run is of warm boards however many there are.
 	noCold bool
-	pg                 *pgServer
+	pg     *pgServer
 }
 
 // sample is one `fleet run`: one controller's share of a phase.
