@@ -38,6 +38,11 @@ func probePower(root string) *protocol.PowerFacts {
 	return pf
 }
 
+// remoteHwmonUnknown is why a board measured through its shell has no energy from the hwmon rail boards.toml
+// names: the facts the controller stores (remoteFacts) and every point say it.
+const remoteHwmonUnknown = "the shell path does not sample the board's hwmon rails (the agent does); a meter the " +
+	"controller reads, power_command in boards.toml, measures a shell-path board"
+
 // startPower prepares the sweep's energy measurement before its facts are sent: it finds the plan's rail, starts
 // its sampler and keeps the board at rest for the plan's idle time (as long as one point), so that the board's
 // idle power is measured (the controller's meter measures it over the same rest). It returns the facts to send.
@@ -57,7 +62,7 @@ func (s *sweepState) startPower(ctx context.Context, pf *protocol.PowerFacts) *p
 		rail, err := chooseRail(findPowerRails(s.root), spec)
 		switch {
 		case s.remote != nil:
-			sp.why = "the shell path measures the board from the controller: its hwmon is not sampled"
+			sp.why = remoteHwmonUnknown
 		case err != nil:
 			sp.why = err.Error()
 		default:
@@ -65,11 +70,11 @@ func (s *sweepState) startPower(ctx context.Context, pf *protocol.PowerFacts) *p
 			pf.Source = fmt.Sprintf("hwmon:%s (%s/%s)", rail.sensor.Spec(), rail.sensor.Device, rail.files[0])
 			pf.IntervalS = rail.interval().Seconds()
 		}
-		if sp.why != "" {
-			pf.Unknown = sp.why
+		pf.Unknown = sp.why
+		if err != nil && s.remote == nil {
+			// boards.toml names a rail the board does not have: the inventory is wrong, and the run says so as an
+			// error. The shell path's is a limit of the path, not a fault: the points say it, the summary once.
 			_ = s.errorf("power: %s", sp.why)
-		} else {
-			pf.Unknown = ""
 		}
 	}
 	if sp.plan.IdleS > 0 {
@@ -111,6 +116,10 @@ func (s *sweepState) stampEnergy(p *protocol.Point) {
 	}
 	span, ok := sp.pending[p]
 	delete(sp.pending, p)
+	if sp.why != "" { // the rail was asked for and cannot be read: every point says why, never a blank
+		p.EnergyUnknown = sp.why
+		return
+	}
 	if !ok {
 		if sp.meter != nil {
 			p.EnergyUnknown = "the point's wall time was not sampled"
@@ -118,7 +127,7 @@ func (s *sweepState) stampEnergy(p *protocol.Point) {
 		return
 	}
 	switch {
-	case sp.meter == nil:
+	case sp.meter == nil: // the controller's meter (power_command) gives the energy from the window
 	case span.split:
 		p.EnergyUnknown = "accounting-split: one command measured several points, whose energy cannot be told apart"
 	default:

@@ -240,6 +240,8 @@ func TestSweepEnergyWithoutSensor(t *testing.T) {
 			t.Errorf("facts power %+v", m.Facts.Power)
 		case m.Point != nil && (m.Point.EnergyJ != nil || m.Point.EnergyUJPerByte != nil):
 			t.Errorf("a point with energy from no sensor: %+v", m.Point)
+		case m.Point != nil && !strings.Contains(m.Point.EnergyUnknown, "no hwmon device is named ina226"):
+			t.Errorf("point %d B: energy unknown %q, want the missing sensor named", m.Point.BlockSize, m.Point.EnergyUnknown)
 		case m.Type == protocol.TypeError:
 			errs = append(errs, m.Error)
 		}

@@ -91,6 +91,30 @@ func setGovernor(root, gov string) ([]governorChange, []string) {
 	return changes, notes
 }
 
+// prepareBoard does what the plan asks to prepare the board before it is probed: the governor set (restore puts
+// back the previous ones; a failure to is a warning line, the points are measured already) and the quiet wait.
+// For a board measured from the controller nothing is prepared, and plan loses those requests. prepared says
+// what was done, in plain words, for Facts.Prepared.
+func prepareBoard(ctx context.Context, plan *protocol.Plan, enc *protocol.Encoder, root string, p *probed) (prepared []string, restore func()) {
+	if p != nil && p.remote != nil {
+		prepared = p.remote.unprepared(plan)
+	}
+	restore = func() {}
+	if plan.Governor != "" {
+		changes, notes := setGovernor(root, plan.Governor)
+		prepared = append(prepared, notes...)
+		restore = func() {
+			if err := restoreGovernors(changes); err != nil {
+				_ = enc.Encode(protocol.TypeLog, &protocol.Log{Level: "warn", Msg: err.Error()})
+			}
+		}
+	}
+	if plan.QuietWaitS > 0 {
+		prepared = append(prepared, waitQuiet(ctx, root, time.Duration(plan.QuietWaitS*float64(time.Second)), plan.QuietLimitPct))
+	}
+	return prepared, restore
+}
+
 // restoreGovernors puts back the governors setGovernor changed; it runs however the sweep ends (done, Ctrl-C,
 // the controller gone), so a board is never left in performance mode.
 func restoreGovernors(changes []governorChange) error {

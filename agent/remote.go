@@ -152,6 +152,9 @@ func remoteFacts(p RemoteProbe, plan protocol.Plan) (protocol.Facts, *opensslVer
 	}, addErr)
 	f.DevCrypto = p.DevCrypto
 	f.AFALGError = "needs the agent (" + p.AgentReason + ")"
+	if plan.Power != nil && plan.Power.Hwmon != "" {
+		f.Power = &protocol.PowerFacts{Unknown: remoteHwmonUnknown} // the sweep's own facts never reach the store
+	}
 	readCryptoProcs(&f, p.Root, addErr)
 
 	var version *opensslVersion

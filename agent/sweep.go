@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/fleetlab/fleet/precision"
 	"github.com/fleetlab/fleet/protocol"
@@ -71,161 +70,105 @@ func sweepProbed(ctx context.Context, plan protocol.Plan, enc *protocol.Encoder,
 	if plan.Repeats < 1 {
 		plan.Repeats = 1
 	}
+	// the probe options of the plan as the controller sent it, before the shell path drops what it cannot prepare
 	popts := probeOptionsForPlan(plan)
 	popts.Root = root
 	if p != nil {
 		popts.CacheDir = p.opts.CacheDir
 	}
-	var prepared []string
-	if p != nil && p.remote != nil {
-		prepared = p.remote.unprepared(&plan)
+	prepared, restore := prepareBoard(ctx, &plan, enc, root, p)
+	defer restore()
+	p = probeForSweep(ctx, plan, popts, root, p)
+	s := &sweepState{plan: plan, facts: sweepFacts(p, root, prepared), enc: enc, root: root, threads: max(plan.Threads, 1)}
+	defer s.closeSampler()
+	if p.remote != nil {
+		s.remote = p.remote.board
 	}
-	if plan.Governor != "" {
-		changes, notes := setGovernor(root, plan.Governor)
-		prepared = append(prepared, notes...)
-		defer func() {
-			if err := restoreGovernors(changes); err != nil {
-				_ = enc.Encode(protocol.TypeLog, &protocol.Log{Level: "warn", Msg: err.Error()})
-			}
-		}()
+	s.facts.Power = s.startPower(ctx, s.facts.Power)
+	defer s.stopPower()
+	if err := s.announce(ctx, p.opensslPath, p.version); err != nil {
+		return s.done, err
 	}
-	if plan.QuietWaitS > 0 {
-		prepared = append(prepared, waitQuiet(ctx, root, time.Duration(plan.QuietWaitS*float64(time.Second)), plan.QuietLimitPct))
+	jobs, err := s.planJobs(ctx, p.opensslPath, p.version)
+	if err != nil {
+		return s.done, err
 	}
-	// the board's state before the sweep: its background load is measured over the probe
+	err = s.measure(ctx, jobs) // before s.done is read: the measuring counts into it
+	return s.done, err
+}
+
+// probeForSweep is the probe the sweep starts from: p, unless the sweep prepared the board or asks for other
+// probe options than p was made with (a board measured from the controller keeps its probe: nothing was
+// prepared on it). A new probe's background load is measured over the probe itself.
+func probeForSweep(ctx context.Context, plan protocol.Plan, popts ProbeOptions, root string, p *probed) *probed {
 	if p == nil || p.remote == nil && (plan.Governor != "" || plan.QuietWaitS > 0 || !sameProbe(p.opts, popts)) {
 		p = &probed{pre: sampleEvidence(root)}
 		p.facts, p.opensslPath, p.version = probeFacts(ctx, popts)
 	}
-	facts, opensslPath, version := p.facts, p.opensslPath, p.version
+	return p
+}
+
+// sweepFacts are p's facts as the sweep sends them: with the board's state before the sweep, its background load
+// measured over the probe (up to the end of the remote probe for a board measured from the controller), and what
+// was done to prepare the board.
+func sweepFacts(p *probed, root string, prepared []string) protocol.Facts {
+	facts := p.facts
 	if p.remote != nil {
 		facts.Evidence = evidenceBetween(p.pre, p.remote.post)
 	} else {
 		facts.Evidence = evidenceBetween(p.pre, sampleEvidence(root))
 	}
 	facts.Prepared = prepared
-	s := &sweepState{plan: plan, facts: facts, enc: enc, root: root, threads: max(plan.Threads, 1)}
-	defer s.closeSampler()
-	if p.remote != nil {
-		s.remote = p.remote.board
-	}
-	facts.Power = s.startPower(ctx, facts.Power)
-	defer s.stopPower()
-	s.facts.Power = facts.Power
-	if err := enc.Encode(protocol.TypeFacts, &facts); err != nil {
-		return s.done, err
+	return facts
+}
+
+// announce sends the facts, then which openssl the sweep runs and what its version cannot do, before any job is
+// prepared: the controller stores the facts even when the sweep ends here.
+func (s *sweepState) announce(ctx context.Context, opensslPath string, version *opensslVersion) error {
+	if err := s.enc.Encode(protocol.TypeFacts, &s.facts); err != nil {
+		return err
 	}
 	if err := ctx.Err(); err != nil {
-		return s.done, fmt.Errorf("sweep: %w", err)
+		return fmt.Errorf("sweep: %w", err)
 	}
-	available := map[string]protocol.ModeFact{}
-	for _, m := range facts.Modes {
-		available[m.Mode] = m
+	if version == nil {
+		return nil
 	}
-	if version != nil {
-		msg := fmt.Sprintf("openssl %s at %s", facts.OpenSSLVersion, opensslPath)
-		if !version.atLeast(1, 1, 1) {
-			msg += ": no -seconds or -bytes, every run measures OpenSSL's default sizes for its default time"
-		}
-		if err := enc.Encode(protocol.TypeLog, &protocol.Log{Level: "info", Msg: msg}); err != nil {
-			return s.done, err
-		}
+	msg := fmt.Sprintf("openssl %s at %s", s.facts.OpenSSLVersion, opensslPath)
+	if !version.atLeast(1, 1, 1) {
+		msg += ": no -seconds or -bytes, every run measures OpenSSL's default sizes for its default time"
 	}
-	targets, pinWhy := s.pinTargets()
-	// jobs[alg][mode×target] in plan order, each a list of commands (one per block size, encrypt then decrypt)
-	jobs := make([][][]sweepJob, len(plan.Algorithms))
-	for ai := range jobs {
-		jobs[ai] = make([][]sweepJob, len(plan.Modes)*len(targets))
-	}
-	seen := map[string]bool{}
-	for mi, mode := range plan.Modes {
-		if seen[mode] {
-			continue
-		}
-		seen[mode] = true
-		mf, known := available[mode]
-		switch {
-		case !known:
-			if err := s.skip(mode, "", "unknown mode"); err != nil {
-				return s.done, err
-			}
-			continue
-		case !mf.Available:
-			if err := s.skip(mode, "", mf.Reason); err != nil {
-				return s.done, err
-			}
-			continue
-		case pinWhy != "":
-			if err := s.skip(mode, "", pinWhy); err != nil {
-				return s.done, err
-			}
-			continue
-		}
-		for ai, alg := range plan.Algorithms {
-			var list []sweepJob
-			var why string
-			for ti, t := range targets {
-				var tl []sweepJob
-				var tskips []protocol.Skip
-				tl, tskips, why = s.preparePinned(opensslPath, version, mode, alg, t)
-				if ti == 0 { // the same for every target
-					for _, sk := range tskips {
-						if err := s.skip(sk.Mode, sk.Algorithm, sk.Reason); err != nil {
-							return s.done, err
-						}
-					}
-				}
-				if why != "" {
-					break
-				}
-				jobs[ai][mi*len(targets)+ti] = tl
-				list = append(list, tl...)
-			}
-			if why != "" {
-				if err := s.skip(mode, alg, why); err != nil {
-					return s.done, err
-				}
-				continue
-			}
-			if plan.Verify {
-				// before it is measured: the same path (for kcapi:DRIVER and each driver of kcapi:all, bound to that
-				// driver, under the mode its points are stored as), the verification inputs, the outputs to the
-				// controller
-				if err := s.verifyMode(ctx, opensslPath, version, mode, alg, list); err != nil {
-					return s.done, err
-				}
-				if err := ctx.Err(); err != nil {
-					return s.done, fmt.Errorf("sweep: %w", err)
-				}
-			}
-		}
-	}
-	// the interleaving: each series in one process, then for each algorithm and block size every other mode once,
-	// before any runs again
+	return s.enc.Encode(protocol.TypeLog, &protocol.Log{Level: "info", Msg: msg})
+}
+
+// measure runs the prepared jobs with the interleaving: each series in one process, then for each algorithm and
+// block size every other mode once, before any runs again. The kernel log is reported before and after the
+// whole, and what it says while a point's command runs goes with the point.
+func (s *sweepState) measure(ctx context.Context, jobs [][][]sweepJob) error {
 	order, groups := schedule(jobs)
 	for _, note := range seriesNotes(groups, s.seriesWhy, s.remote != nil) {
-		if err := enc.Encode(protocol.TypeLog, &protocol.Log{Level: "info", Msg: note}); err != nil {
-			return s.done, err
+		if err := s.enc.Encode(protocol.TypeLog, &protocol.Log{Level: "info", Msg: note}); err != nil {
+			return err
 		}
 	}
 	if err := s.watchKernel(ctx); err != nil {
-		return s.done, err
+		return err
 	}
 	defer s.kernel.close()
-	if err := enc.Encode(protocol.TypeKernel, s.kernel.report(ctx, "before")); err != nil {
-		return s.done, err
+	if err := s.enc.Encode(protocol.TypeKernel, s.kernel.report(ctx, "before")); err != nil {
+		return err
 	}
 	members := make([][]int, len(groups))
 	for i, g := range groups {
 		members[i] = g.jobs
 	}
-	_, err := newRepeater(plan).loopGroups(ctx, len(order), members, func(ctx context.Context, g int, active []int, rep int) ([][]protocol.Point, error) {
+	_, err := newRepeater(s.plan).loopGroups(ctx, len(order), members, func(ctx context.Context, g int, active []int, rep int) ([][]protocol.Point, error) {
 		return s.runGroup(ctx, order, groups[g], active, rep)
 	})
 	if err != nil {
-		return s.done, err
+		return err
 	}
-	return s.done, enc.Encode(protocol.TypeKernel, s.kernel.report(ctx, "after"))
+	return s.enc.Encode(protocol.TypeKernel, s.kernel.report(ctx, "after"))
 }
 
 // begin names the job for the controller before it runs.

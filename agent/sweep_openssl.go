@@ -105,12 +105,42 @@ func (s *sweepState) openSSLPoints(ctx context.Context, j sweepJob, repeat int, 
 	if err := s.enc.Encode(protocol.TypeRaw, &raw); err != nil {
 		return err
 	}
-	cmdline := strings.Join(c.Argv, " ")
 	if res.Err != nil {
-		return s.errorf("%s: %v", cmdline, res.Err)
+		return s.errorf("%s: %v", strings.Join(c.Argv, " "), res.Err)
 	}
+	points, failure, err := s.parseSpeed(c, res)
+	if err != nil {
+		return err
+	}
+	v := s.judgeSpeedCommand(ctx, j, failure)
+	v.rawID = raw.ID
+	for i := range points {
+		p := &points[i]
+		s.labelOpenSSLPoint(p, j, repeat, v)
+		account(p, len(points))
+		s.judgeOpenSSLPoint(p, j.alg, v)
+		if err := s.point(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// speedVerdict is what one openssl command's run says of every point it gave.
+type speedVerdict struct {
+	rawID       int    // the raw message of the run, which the points reference
+	failure     string // why the command's numbers are not the mode's; "" when they are
+	driver      string // the kernel driver that served the points, where known
+	sessionFlag string // devcrypto: why driver is /proc/crypto's guess, when it is
+	cpuLike     bool   // cpu or soft, naming no engine: the board's configuration may still hand the work to one
+	routed      string // for cpuLike: the flag saying the configuration routes the algorithm to an engine
+}
+
+// parseSpeed parses the output of c's run res into its points, and says why they all fail, if they do: the
+// engine did not load, OpenSSL reported a failed run, or the command exited non-zero. A command that exits
+// non-zero or gives no point is an error line too, with its first error line and the parser's complaint.
+func (s *sweepState) parseSpeed(c *speedCommand, res childResult) (points []protocol.Point, failure string, err error) {
 	runs, perr := opensslspeed.Parse(res.Stderr+"\n"+res.Stdout, opensslspeed.Hint{Command: c.Argv, Seconds: c.Seconds, Version: s.facts.OpenSSLVersion})
-	var points []protocol.Point
 	var runFailed []string
 	for _, r := range runs {
 		points = append(points, r.Points...)
@@ -118,7 +148,7 @@ func (s *sweepState) openSSLPoints(ctx context.Context, j sweepJob, repeat int, 
 			runFailed = append(runFailed, r.Failed)
 		}
 	}
-	failure := engineFallback(c.Engine, res.Stdout, res.Stderr)
+	failure = engineFallback(c.Engine, res.Stdout, res.Stderr)
 	if failure == "" && len(runFailed) > 0 {
 		failure = strings.Join(runFailed, "; ")
 	}
@@ -130,82 +160,91 @@ func (s *sweepState) openSSLPoints(ctx context.Context, j sweepJob, repeat int, 
 		if perr != nil {
 			why += "; parse: " + perr.Error()
 		}
-		if err := s.errorf("%s: exit %d, %d points: %s", cmdline, res.Exit, len(points), why); err != nil {
-			return err
+		if err := s.errorf("%s: exit %d, %d points: %s", strings.Join(c.Argv, " "), res.Exit, len(points), why); err != nil {
+			return nil, "", err
 		}
 	}
-	n := len(points)
-	var driver string
+	return points, failure, nil
+}
+
+// judgeSpeedCommand is the verdict on j's command, given the failure its output shows: which kernel driver served
+// it (for the modes that go through the kernel crypto API), whether devcrypto's engine really took the algorithm,
+// and whether the configuration of cpu and soft routes it to an engine.
+func (s *sweepState) judgeSpeedCommand(ctx context.Context, j sweepJob, failure string) speedVerdict {
+	c := j.speed
+	v := speedVerdict{failure: failure}
 	if spec, ok := protocol.LookupMode(j.mode); ok && spec.Kernel {
 		// devcrypto's and afalg's engines hand the work to the kernel crypto API, which picks its driver by priority
 		if spec, ok := kcapiSpecOf(j.alg); ok {
-			driver = bestCryptoDriver(s.facts.ProcCrypto, spec.Name, spec.Kind)
+			v.driver = bestCryptoDriver(s.facts.ProcCrypto, spec.Name, spec.Kind)
 		}
 	}
-	var sessionFlag string
 	if j.mode == protocol.ModeDevCrypto {
 		d, note, software := s.devcryptoDriver(ctx, c, j.alg)
 		switch {
 		case software != "":
 			// the engine left the algorithm to OpenSSL's own code: the numbers are cpu's, not devcrypto's
-			driver = ""
-			if failure == "" {
-				failure = software
+			v.driver = ""
+			if v.failure == "" {
+				v.failure = software
 			}
 		case d != "":
-			driver = d
+			v.driver = d
 		default:
-			sessionFlag = note
+			v.sessionFlag = note
 		}
 	}
-	// cpu and soft name no engine: the board's configuration may still hand their algorithm to one
-	cpuLike := c.Engine == "" && (j.mode == protocol.ModeCPU || j.mode == protocol.ModeSoft)
-	routed := ""
-	if cpuLike {
-		routed = routedFlag(s.facts.OpenSSLConf, s.facts.OpenSSLConfRoutes, j.alg)
+	v.cpuLike = c.Engine == "" && (j.mode == protocol.ModeCPU || j.mode == protocol.ModeSoft)
+	if v.cpuLike {
+		v.routed = routedFlag(s.facts.OpenSSLConf, s.facts.OpenSSLConfRoutes, j.alg)
 	}
-	for i := range points {
-		p := &points[i]
-		p.Mode, p.Repeat, p.Threads, p.Engine, p.RawID = j.mode, repeat, s.threads, c.Engine, raw.ID
-		if p.Algorithm == "" {
-			p.Algorithm = j.alg
-		}
-		if c.Decrypt && p.Op == "" {
-			p.Op = "decrypt"
-		}
-		if p.Driver == "" {
-			p.Driver = driver
-		}
-		p.Flags = append(p.Flags, c.Flags...)
-		if sessionFlag != "" {
-			p.Flags = append(p.Flags, sessionFlag)
-		}
-		account(p, n)
-		if routed != "" {
-			p.Flags = append(p.Flags, routed)
-		}
-		pointFailure := failure
-		if cpuLike {
-			if k := kernelWork(p); k != "" {
-				if routed != "" && pointFailure == "" {
-					// the configuration hands the algorithm to an engine and the kernel did the work: not the CPU's numbers
-					pointFailure = fmt.Sprintf("%s, and the board's OpenSSL configuration %s routes %s to an engine: openssl did not run it "+
-						"on the CPU (measure the engine as its own mode; for cpu and soft, give the board an OPENSSL_CONF without it)",
-						k, s.facts.OpenSSLConf, j.alg)
-				} else {
-					p.Flags = append(p.Flags, k)
-				}
+	return v
+}
+
+// labelOpenSSLPoint names what p, a point parsed from j's command, measured, before its accounting: the parser
+// knows only what openssl printed.
+func (s *sweepState) labelOpenSSLPoint(p *protocol.Point, j sweepJob, repeat int, v speedVerdict) {
+	c := j.speed
+	p.Mode, p.Repeat, p.Threads, p.Engine, p.RawID = j.mode, repeat, s.threads, c.Engine, v.rawID
+	if p.Algorithm == "" {
+		p.Algorithm = j.alg
+	}
+	if c.Decrypt && p.Op == "" {
+		p.Op = "decrypt"
+	}
+	if p.Driver == "" {
+		p.Driver = v.driver
+	}
+	p.Flags = append(p.Flags, c.Flags...)
+	if v.sessionFlag != "" {
+		p.Flags = append(p.Flags, v.sessionFlag)
+	}
+}
+
+// judgeOpenSSLPoint fails p, accounted already, when its command's numbers are not its mode's: the command's
+// failure, or for cpu and soft the kernel doing the work of an algorithm the configuration routes to an engine.
+// Kernel work without such a route is only a flag.
+func (s *sweepState) judgeOpenSSLPoint(p *protocol.Point, alg string, v speedVerdict) {
+	if v.routed != "" {
+		p.Flags = append(p.Flags, v.routed)
+	}
+	failure := v.failure
+	if v.cpuLike {
+		if k := kernelWork(p); k != "" {
+			if v.routed != "" && failure == "" {
+				// the configuration hands the algorithm to an engine and the kernel did the work: not the CPU's numbers
+				failure = fmt.Sprintf("%s, and the board's OpenSSL configuration %s routes %s to an engine: openssl did not run it "+
+					"on the CPU (measure the engine as its own mode; for cpu and soft, give the board an OPENSSL_CONF without it)",
+					k, s.facts.OpenSSLConf, alg)
+			} else {
+				p.Flags = append(p.Flags, k)
 			}
 		}
-		if pointFailure != "" && !p.Failed {
-			p.Failed = true
-			p.Error = pointFailure
-		}
-		if err := s.point(p); err != nil {
-			return err
-		}
 	}
-	return nil
+	if failure != "" && !p.Failed {
+		p.Failed = true
+		p.Error = failure
+	}
 }
 
 // speedTimeout bounds one openssl speed run: four times its nominal duration plus a minute. Without -bytes an

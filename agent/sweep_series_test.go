@@ -258,8 +258,10 @@ func TestSweepSeriesFake(t *testing.T) {
 			if p.WallS < 0.7 || p.WallS > 3 {
 				t.Errorf("1024 B wall %.3f s, want its own 0.75 s", p.WallS)
 			}
-		default: // 0.05 s; the 0.6-s start and exit and the slow size are not in it
-			if p.WallS < 0.04 || p.WallS > 0.55 {
+		default: // 0.05 s; the 0.6-s start and exit and the slow size are not in it. The walls are timed by
+			// the lines' arrival: on a loaded machine a late reader takes +DT and +R together, so only the
+			// upper bound is the machine's to keep
+			if p.WallS <= 0 || p.WallS > 0.55 {
 				t.Errorf("%d B wall %.3f s, want its own 0.05 s (start, exit and 1024 B elsewhere)", size, p.WallS)
 			}
 		}

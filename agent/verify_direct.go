@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -46,9 +47,11 @@ func directVia(mode, alg string) string {
 	return ""
 }
 
-// directCases sends each input above what openssl hands the path at once (chunk) through mode's one-piece way,
-// both ways for a cipher; none when the mode has no such way or the verification runs on the shell path's board.
-// Each request runs within what is left of the path's deadline d; past it the later ones are skipped.
+// directCases sends each input above chunk through mode's one-piece way, both ways for a cipher; none when the
+// mode has no such way or the verification runs on the shell path's board. chunk is what openssl hands the path
+// at once, or 0 for every size: then an input that does not fill whole blocks is encrypted padded (PKCS#7, as
+// EVP pads it) by the agent, one request of the padded length, since the kernel takes whole blocks only. Each
+// request runs within what is left of the path's deadline d; past it the later ones are skipped.
 func (s *sweepState) directCases(d *pathDeadline, mode, alg string, sizes []int, digest bool, block, chunk int) []protocol.VerifyCase {
 	via := directVia(mode, alg)
 	if via == "" || s.remote != nil {
@@ -65,15 +68,20 @@ func (s *sweepState) directCases(d *pathDeadline, mode, alg string, sizes []int,
 	var cases []protocol.VerifyCase
 	for _, op := range ops {
 		for _, n := range sizes {
-			if n <= chunk || n%block != 0 {
+			padded := n%block != 0
+			if n <= chunk || padded && (chunk > 0 || op != "encrypt") {
 				continue
+			}
+			in := protocol.VerifyPattern(n, protocol.VerifySeedPayload)
+			if padded {
+				in = pkcs7Pad(in, block)
 			}
 			type answer struct {
 				out []byte
 				err error
 			}
 			a, err := within(d, func() answer {
-				out, err := do(mode, alg, op, protocol.VerifyPattern(n, protocol.VerifySeedPayload))
+				out, err := do(mode, alg, op, in)
 				return answer{out, err}
 			})
 			out := a.out
@@ -86,11 +94,21 @@ func (s *sweepState) directCases(d *pathDeadline, mode, alg string, sizes []int,
 			} else {
 				c = newVerifyCase(op, n, out)
 			}
-			c.Request, c.Via = n, via
+			c.Padded, c.Request, c.Via = padded, n, via // a padded input is whole in its one request too
 			cases = append(cases, c)
 		}
 	}
 	return cases
+}
+
+// pkcs7Pad is b padded to whole blocks as EVP pads an encryption: 1 to block bytes, each of their count.
+func pkcs7Pad(b []byte, block int) []byte {
+	n := block - len(b)%block
+	out := append(slices.Clone(b), make([]byte, n)...)
+	for i := len(b); i < len(out); i++ {
+		out[i] = byte(n)
+	}
+	return out
 }
 
 // kernelRequest is the real directRequest: AF_ALG for afalg, /dev/crypto for devcrypto.

@@ -58,7 +58,11 @@ func (s *sweepState) verifyKcapi(ctx context.Context, mode, alg, bind string) pr
 		// the IV the driver hands back must continue the chain: two 4 KiB requests, the second without an IV
 		r.Cases = append(r.Cases, one("encrypt", 8192, 0, true))
 	}
+	if s.checkedUnderLoad(spec.Kind, bind) {
+		return r // afalg's check ran these very requests (verify_engine.go)
+	}
 	if workers := s.verifyWorkers(protocol.ModeKCAPI); workers > 0 && !d.expired() {
+		s.markUnderLoad(spec.Kind, bind)
 		r.Concurrency = kcapiConcurrency(ctx, spec, bind, workers, s.verifySeconds(), verifyConcurrencySize(s.plan))
 	}
 	return r

@@ -29,24 +29,17 @@ type opensslVerifier struct {
 	workers  int
 	host     verifyHost    // where the files are and openssl runs: here, or the board of the shell path
 	deadline *pathDeadline // the path's one deadline (verify_deadline.go); nil: each run its own
+	batch    bool          // the openssl has the interactive mode (verify_batch.go): one process runs many commands
+	// only, when set, picks the enc runs of a path the agent verifies at every size itself (glueRuns)
+	only func(decrypt bool, n int) bool
 }
 
 // verifyOpenSSL runs the verification of one openssl mode and algorithm.
 func (s *sweepState) verifyOpenSSL(ctx context.Context, openssl string, v opensslVersion, mode, alg string) protocol.VerifyReport {
 	spec, isCipher := protocol.VerifyCiphers[alg]
 	_, isDigest := protocol.VerifyDigests[alg]
-	if a, _, _, ok := opensslspeed.AsymName(alg); ok {
-		if a == "rsa" || a == "ecdsa" || a == "eddsa" {
-			return s.verifySignature(ctx, openssl, v, mode, alg)
-		}
-		return protocol.VerifyReport{Unknown: "verification checks the signatures of rsa, ecdsa and eddsa, not " + a}
-	}
-	if !isCipher && !isDigest {
-		why := "verification checks no " + alg + " yet (ciphers: aes cbc/ecb/ctr, des-ede3-cbc; digests: md5, sha1, sha2, sha3)"
-		if strings.Contains(alg, "gcm") || strings.Contains(alg, "ccm") || strings.Contains(alg, "poly1305") || strings.Contains(alg, "ocb") {
-			why = "openssl enc cannot run AEAD ciphers such as " + alg
-		}
-		return protocol.VerifyReport{Unknown: why}
+	if r, done := s.verifyNotEncOrDgst(ctx, openssl, v, mode, alg, isCipher || isDigest); done {
+		return r
 	}
 	o, cleanup, unknown := s.newOpenSSLVerifier(ctx, mode, v, openssl, alg)
 	if unknown != "" {
@@ -71,10 +64,15 @@ func (s *sweepState) verifyOpenSSL(ctx context.Context, openssl string, v openss
 		written = append(written, filepath.Base(f))
 	}
 
+	// a two-part verification (verify_engine.go): the agent's requests at every size, openssl for the glue
+	glue, chunk := s.engineGlue(mode, alg), opensslEncChunk
+	if glue {
+		o.only, chunk = glueRuns(sizes), 0
+	}
 	if isDigest {
 		r.Cases, r.Unknown = o.digests(ctx, sizes, files)
 		if r.Unknown == "" {
-			r.Cases = append(r.Cases, s.directCases(o.deadline, mode, alg, sizes, true, 1, opensslDgstChunk)...)
+			r.Cases = append(r.Cases, s.directCases(o.deadline, mode, alg, sizes, true, 1, min(chunk, opensslDgstChunk))...)
 		}
 	} else {
 		var err string
@@ -82,11 +80,21 @@ func (s *sweepState) verifyOpenSSL(ctx context.Context, openssl string, v openss
 		if err != "" {
 			return protocol.VerifyReport{Path: r.Path, Unknown: err}
 		}
-		r.Cases = append(r.Cases, s.directCases(o.deadline, mode, alg, sizes, false, spec.Block, opensslEncChunk)...)
+		r.Cases = append(r.Cases, s.directCases(o.deadline, mode, alg, sizes, false, spec.Block, chunk)...)
 	}
 	// a path past its deadline has hung already: its check under load would only hang again
 	if workers := s.verifyWorkers(mode); workers > 0 && r.Unknown == "" && !o.deadline.expired() {
 		size := verifyConcurrencySize(s.plan)
+		if glue {
+			if kspec, ok := kcapiSpecOf(alg); mode == protocol.ModeAFALG && ok {
+				if s.checkedUnderLoad(kspec.Kind, kspec.Name) {
+					return r // kcapi's check ran these very requests
+				}
+				s.markUnderLoad(kspec.Kind, kspec.Name)
+			}
+			r.Concurrency = s.directConcurrency(ctx, mode, alg, isDigest, max(spec.Block, 1), workers, s.verifySeconds(), size)
+			return r
+		}
 		if lr, ok := s.remote.(LoopsRemote); ok {
 			r.Concurrency = o.remoteConcurrency(ctx, lr, spec, isDigest, workers, s.verifySeconds(), size, files[size])
 		} else {
@@ -97,6 +105,25 @@ func (s *sweepState) verifyOpenSSL(ctx context.Context, openssl string, v openss
 		}
 	}
 	return r
+}
+
+// verifyNotEncOrDgst answers for the algorithms openssl enc and dgst do not run (done true): signatures by
+// their own check, the rest unknown with what is checked instead.
+func (s *sweepState) verifyNotEncOrDgst(ctx context.Context, openssl string, v opensslVersion, mode, alg string, encOrDgst bool) (protocol.VerifyReport, bool) {
+	if a, _, _, ok := opensslspeed.AsymName(alg); ok {
+		if a == "rsa" || a == "ecdsa" || a == "eddsa" {
+			return s.verifySignature(ctx, openssl, v, mode, alg), true
+		}
+		return protocol.VerifyReport{Unknown: "verification checks the signatures of rsa, ecdsa and eddsa, not " + a}, true
+	}
+	if encOrDgst {
+		return protocol.VerifyReport{}, false
+	}
+	why := "verification checks no " + alg + " yet (ciphers: aes cbc/ecb/ctr, des-ede3-cbc; digests: md5, sha1, sha2, sha3)"
+	if strings.Contains(alg, "gcm") || strings.Contains(alg, "ccm") || strings.Contains(alg, "poly1305") || strings.Contains(alg, "ocb") {
+		why = "openssl enc cannot run AEAD ciphers such as " + alg
+	}
+	return protocol.VerifyReport{Unknown: why}, true
 }
 
 // encArgv is the `openssl enc` command for one input.
@@ -148,7 +175,7 @@ func (o *opensslVerifier) ciphers(ctx context.Context, spec protocol.VerifyCiphe
 	var maxOut []int
 	for _, dec := range []bool{false, true} {
 		for _, n := range sizes {
-			if dec && n%spec.Block != 0 {
+			if dec && n%spec.Block != 0 || o.only != nil && !o.only(dec, n) {
 				continue
 			}
 			c := protocol.VerifyCase{Op: "encrypt", Size: n, Padded: n%spec.Block != 0, Request: min(n, opensslEncChunk)}
@@ -164,7 +191,16 @@ func (o *opensslVerifier) ciphers(ctx context.Context, spec protocol.VerifyCiphe
 			argvs = append(argvs, o.encArgv(spec, files[n], out, dec, c.Padded))
 		}
 	}
-	results, outputs, readErrs := o.runAndRead(ctx, argvs, outs, maxOut)
+	var results []childResult
+	var outputs [][]byte
+	var readErrs []error
+	batched := false
+	if o.batch && batchable(argvs) {
+		results, outputs, readErrs, batched = o.runBatches(ctx, argvs, outs, maxOut)
+	}
+	if !batched {
+		results, outputs, readErrs = o.runAndRead(ctx, argvs, outs, maxOut)
+	}
 	whys := make([]string, len(results))
 	for i, res := range results {
 		whys[i] = o.failed(res)
@@ -353,5 +389,6 @@ func (s *sweepState) newOpenSSLVerifier(ctx context.Context, mode string, v open
 		return nil, nil, fmt.Sprintf("no private directory for the verification files: %v", err)
 	}
 	return &opensslVerifier{argv0: openssl, opts: opts, env: append(envList(s.plan.Env), modeEnv...), engine: engine,
-		alg: alg, dir: dir, workers: s.verifyProcesses(), host: host, deadline: s.pathDeadline(mode, alg)}, cleanup, ""
+		alg: alg, dir: dir, workers: s.verifyProcesses(), host: host, deadline: s.pathDeadline(mode, alg),
+		batch: v.Major < 3 && !v.LibreSSL}, cleanup, ""
 }

@@ -14,6 +14,8 @@
 //   - import_env.go: what a capture says beside its numbers — the mode it decides (refused when --mode says
 //     another), the OpenSSL environment of its commands (one per run, ErrMixedEnvironment otherwise), and the
 //     validity of a CPU-timed line from its own CPU share.
+//   - modes.go: the modes a capture (CheckMode) and a published table (CheckReferenceMode) may be stored under,
+//     which Import and ReadReference enforce and fleet import checks its flags with.
 //   - reference.go: ReadReference, vendors' tables parsed by package reftable, with each file's provenance
 //     ("# source:" or --source), figures two files both give refused, and tables that cannot be read skipped
 //     with a warning naming them.

@@ -83,11 +83,12 @@ const (
 // OPENSSL_* prefix on the command line, CPUINFO's env:) is stored as the board's facts, less the mask that made
 // a command soft (that is its mode).
 //
-// It is all or nothing: a file that cannot be read, holds no measurement (ErrNoMeasurement) or a value the
-// parser refuses (opensslspeed.Problem: an absurd number, control characters in a name, an "evp" row nothing
-// names), a mode other than opts.Mode, two environments in one run (ErrMixedEnvironment), a failed write, or a
-// cancelled ctx make Import roll the sink back and return the error, naming the file and line. Otherwise it
-// commits and returns the runs stored.
+// An opts.Mode no capture can have (CheckMode) is refused before any file is read. It is all or nothing: a file
+// that cannot be read, holds no measurement (ErrNoMeasurement) or a value the parser refuses
+// (opensslspeed.Problem: an absurd number, control characters in a name, an "evp" row nothing names), a mode
+// other than opts.Mode, two environments in one run (ErrMixedEnvironment), a failed write, or a cancelled ctx
+// make Import roll the sink back and return the error, naming the file and line. Otherwise it commits and returns
+// the runs stored.
 func Import(ctx context.Context, opts ImportOptions, sink ImportSink) (runs []ImportedRun, err error) {
 	defer func() {
 		if err != nil {
@@ -102,6 +103,11 @@ func Import(ctx context.Context, opts ImportOptions, sink ImportSink) (runs []Im
 	}
 	if opts.Board == "" {
 		return nil, fmt.Errorf("import: no board")
+	}
+	if opts.Mode != "" {
+		if err := CheckMode(opts.Mode); err != nil {
+			return nil, fmt.Errorf("import: %w", err)
+		}
 	}
 	groups := [][]string{opts.Files}
 	if opts.PerFile || opts.Split {

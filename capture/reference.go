@@ -45,12 +45,15 @@ type ReferenceFile struct {
 	Entries int
 }
 
-// ReadReference reads and parses the files. A file without provenance (no "# source:" line and no
-// opts.Source), a file none of whose tables can be read unambiguously, and a figure two files both give are
-// refused with the file and line, and nothing is stored. A table that cannot be read in a file whose other
-// tables can is skipped, named in the warnings: one empty table at the end of a vendor's page must not cost
-// every complete table before it.
+// ReadReference reads and parses the files. A mode of opts no figure can be stored under (CheckReferenceMode) is
+// refused before any file is read. A file without provenance (no "# source:" line and no opts.Source), a file
+// none of whose tables can be read unambiguously, and a figure two files both give are refused with the file and
+// line, and nothing is stored. A table that cannot be read in a file whose other tables can is skipped, named in
+// the warnings: one empty table at the end of a vendor's page must not cost every complete table before it.
 func ReadReference(ctx context.Context, opts ReferenceOptions) (Reference, error) {
+	if err := checkReferenceModes(opts); err != nil {
+		return Reference{}, err
+	}
 	var ref Reference
 	type origin struct {
 		file string

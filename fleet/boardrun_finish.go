@@ -43,6 +43,9 @@ func (r *boardRun) finish(err error) BoardOutcome {
 		out.Modes = modeReport(r.facts, r.plan.Modes, rec.goodByMode())
 	}
 	out.Skipped = rec.skipList()
+	if r.plan.Power != nil && r.facts != nil && r.facts.Power != nil {
+		out.EnergyUnknown = r.facts.Power.Unknown
+	}
 	out.FailedWhy = failedClause(rec.failureList())
 	err, failed := r.kernelError(err)
 	out.Verification = rec.verificationSummary()

@@ -4,7 +4,8 @@
 //
 // A run: RunRecorded is a run's whole life in the store (begin the record, lease each board through it, Run,
 // the status with Ctrl-C's "interrupted", finish on a context that outlives the cancel), as fleet run and
-// regress --confirm make one (recorded.go). Run measures boards in parallel (run.go), each one a boardRun
+// regress --confirm make one (recorded.go; RecordedRun.DropRefused takes out, after the run's end, the boards
+// refused for an algorithm their openssl lacks). Run measures boards in parallel (run.go), each one a boardRun
 // (boardrun.go): one board end to end under its lease (lease.go), its phases methods in files of their own:
 // connect (boardrun_connect.go), plan (boardrun_plan.go: the sweep, then the facts that settle it), measure
 // through the agent, through the board's shell or mode ssh (boardrun_measure.go), resume after a reboot

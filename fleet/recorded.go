@@ -2,6 +2,9 @@ package fleet
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/fleetlab/fleet/protocol"
 )
@@ -79,4 +82,29 @@ func RunRecorded(ctx context.Context, opts RecordOptions) (RecordedRun, error) {
 		defer end()
 	}
 	return res, rec.Finish(final, res.Status)
+}
+
+// DropRefused takes out of the run, after its end, the boards refused before measuring for an algorithm their
+// openssl lacks (ErrUnknownAlgorithm), and the run itself when every board was refused: a misspelt
+// --algorithms is a usage error, not a failed run in the history. It is here, not in a front end, so that every
+// caller of RunRecorded keeps the history the same way. refused says which boards and why (nil when none was
+// refused; the record's error when dropping failed), kept are the outcomes that stay, and gone says whether
+// the run went too.
+func (r RecordedRun) DropRefused(ctx context.Context) (kept []BoardOutcome, gone bool, refused error) {
+	var boards, why []string
+	for _, o := range r.Outcomes {
+		if errors.Is(o.Err, ErrUnknownAlgorithm) {
+			boards, why = append(boards, o.Board), append(why, o.Err.Error())
+			continue
+		}
+		kept = append(kept, o)
+	}
+	if len(boards) == 0 {
+		return r.Outcomes, false, nil
+	}
+	gone, err := r.Record.DropBoards(ctx, boards)
+	if err != nil {
+		return kept, false, err
+	}
+	return kept, gone, fmt.Errorf("%s (nothing measured or stored for %s)", strings.Join(why, "; "), strings.Join(boards, ", "))
 }

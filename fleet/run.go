@@ -75,6 +75,10 @@ type BoardOutcome struct {
 	Summary      string     // e.g. "x86_64, Linux 6.1, OpenSSL 3.0.19"
 	Verification Verified   // the paths whose output was checked, by verdict; zero when nothing was verified
 	Modes        ModeReport // what was measured, what is not available and why, what was not asked for; empty before the probe
+	// EnergyUnknown is why the board's points have no energy although boards.toml names a power source for it
+	// (the shell path cannot sample a hwmon rail, the idle power could not be read…); "" when they have it or
+	// none was asked for.
+	EnergyUnknown string
 }
 
 // DefaultConcurrency is how many boards are measured at once when the caller does not say.

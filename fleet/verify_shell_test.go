@@ -49,6 +49,22 @@ func shellVerifyTools(t *testing.T, name string, tools []string, plan protocol.P
 	if err := os.WriteFile(fake, []byte(strings.NewReplacer(append(replace, "@OPENSSL@", real)...).Replace(string(b))), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	reps := map[string]protocol.VerifyReport{}
+	dir := shellSweep(t, board, plan, func(m *protocol.Message) {
+		switch m.Type {
+		case protocol.TypeVerify:
+			reps[m.Verify.Algorithm] = *m.Verify
+		case protocol.TypeError:
+			t.Logf("sweep error: %s", m.Error)
+		}
+	})
+	return reps, dir
+}
+
+// shellSweep runs the agent's sweep of plan over a real `sh -s` session of board, as the controller's shell path
+// does, gives each line of its stream to each (the done line last), and returns the session's directory.
+func shellSweep(t *testing.T, board Transport, plan protocol.Plan, each func(*protocol.Message)) string {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	s, err := startShell(ctx, board, "test")
@@ -70,21 +86,15 @@ func shellVerifyTools(t *testing.T, name string, tools []string, plan protocol.P
 		_ = enc.Encode(protocol.TypeDone, &done)
 		pw.Close()
 	}()
-	reps := map[string]protocol.VerifyReport{}
 	dec := protocol.NewDecoder(pr)
 	for {
 		m, err := dec.Next()
 		if err != nil {
 			t.Fatalf("the sweep's stream: %v", err)
 		}
-		switch m.Type {
-		case protocol.TypeVerify:
-			reps[m.Verify.Algorithm] = *m.Verify
-		case protocol.TypeError:
-			t.Logf("sweep error: %s", m.Error)
-		}
+		each(&m)
 		if m.Type == protocol.TypeDone {
-			return reps, s.Dir()
+			return s.Dir()
 		}
 	}
 }

@@ -6,8 +6,9 @@
 # whose devcrypto points must be verified ok; kcapi:all beside cpu on qemu-arm64's virtio-crypto offload driver),
 # proves the GOARM=5 agent on an ARM926 core, compares the agent with the shell path on both boards
 # (lab/shellpath_test.go, a boot of its own), panics qemu-arm64 mid-sweep (lab/kernel_test.go), pins qemu-arm64's
-# sweeps to its CPUs (lab/cpus_test.go: --cpus each, 0 and 1, and a cpuset that cuts the pinning), and stops the
-# boards on every exit, also when `go test` is killed by its timeout.
+# sweeps to its CPUs (lab/cpus_test.go: --cpus each, 0 and 1, and a cpuset that cuts the pinning), reads both
+# boards' INA226 (lab/power_test.go: i2c-stub + ina2xx, modelled watts; energy with every point, µJ/B in compare),
+# and stops the boards on every exit, also when `go test` is killed by its timeout.
 #
 #   lab/e2e.sh                 every test
 #   lab/e2e.sh -run TestLabEndToEnd -v    extra arguments go to `go test`

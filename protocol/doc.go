@@ -8,7 +8,8 @@
 //
 // Files:
 //
-//   - protocol.go: the message types, Encoder, Decoder and DecodeLine (line cap, validation), Point.Validate;
+//   - protocol.go: the message types, Encoder, Point.Validate;
+//   - decode.go: Decoder and DecodeLine (line cap, validation), the errors the controller decides on;
 //   - json_encode.go, json_decode.go, json_decode_object.go: EncodeJSON and DecodeJSON, encoding/json's output
 //     and decoding for the types the wire uses;
 //   - plan.go: Plan and the validity limits the controller sends;

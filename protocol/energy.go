@@ -124,6 +124,12 @@ func (p *Point) SetEnergy(r EnergyReading, idleW *float64) {
 		p.EnergyUnknown = "µJ per byte: the board's idle power is unknown"
 	case bytes <= 0:
 		p.EnergyUnknown = "µJ per byte: the point moved no bytes"
+	case w < *idleW:
+		// Below idle is no energy a point can have cost: the idle figure was high (a board whose rest is not
+		// steady) or the point's readings low. A negative µJ/B would rank the point best; unknown says why.
+		p.EnergyUnknown = "µJ per byte: the point's mean power " + strconv.FormatFloat(w, 'f', 2, 64) +
+			" W was below the idle power " + strconv.FormatFloat(*idleW, 'f', 2, 64) +
+			" W measured before the sweep: the board's rest was not steady, or its readings noisy"
 	default:
 		uj := (j - *idleW*r.Seconds) / bytes * 1e6
 		p.EnergyUJPerByte = &uj

@@ -107,6 +107,13 @@ func TestPointSetEnergy(t *testing.T) {
 	if r.EnergyJ == nil || r.EnergyUJPerByte != nil || !strings.Contains(r.EnergyUnknown, "idle power is unknown") {
 		t.Errorf("no idle power: %+v", r)
 	}
+	// Below idle: the joules are kept, µJ/B above idle is unknown with both powers, never negative.
+	b := Point{Mode: "afalg", Algorithm: "aes-128-cbc", BlockSize: 16384, Count: 1000}
+	b.SetEnergy(EnergyReading{Joules: 5.7, Seconds: 3, Samples: 30}, &idle)
+	if b.EnergyJ == nil || *b.EnergyJ != 5.7 || b.EnergyUJPerByte != nil ||
+		!strings.Contains(b.EnergyUnknown, "mean power 1.90 W was below the idle power 2.00 W") {
+		t.Errorf("a point below idle: %v J, %v µJ/B, %q", b.EnergyJ, b.EnergyUJPerByte, b.EnergyUnknown)
+	}
 }
 
 func TestParsePowerSpec(t *testing.T) {

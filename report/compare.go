@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/store"
 )
 
@@ -105,53 +104,6 @@ func (r CompareRow) Size() string {
 	return asymSize(r.KeyBits, r.Curve)
 }
 
-// SpeedupColumn is an accelerated mode on a board measured against one of its CPU paths (cpu or soft).
-type SpeedupColumn struct {
-	Board   string `json:"board"`
-	Mode    string `json:"mode"`
-	Over    string `json:"over"`
-	Cluster string `json:"cluster,omitempty"` // both paths pinned to this cluster
-}
-
-// Name is the column heading: "am64x devcrypto/cpu", "rk3399 afalg/cpu A53".
-func (s SpeedupColumn) Name() string {
-	if s.Cluster != "" {
-		return s.Board + " " + s.Mode + "/" + s.Over + " " + s.Cluster
-	}
-	return s.Board + " " + s.Mode + "/" + s.Over
-}
-
-// Speedup is the ratio of medians of an accelerated mode over a CPU path: 0.81 means 19 % slower.
-type Speedup struct {
-	SpeedupColumn
-	Ratio float64 `json:"ratio"`
-}
-
-// Crossover is the smallest block size from which an accelerated mode beats the cpu path at that and every
-// larger size measured by both; Never when it does not beat it even at the largest.
-type Crossover struct {
-	Board     string `json:"board"`
-	Mode      string `json:"mode"`
-	Algorithm string `json:"algorithm"`
-	Op        string `json:"op,omitempty"`
-	Threads   int    `json:"threads"`
-	BlockSize int    `json:"block_size,omitempty"`
-	Never     bool   `json:"never"`
-	Cluster   string `json:"cluster,omitempty"`
-}
-
-// String is "am335x devcrypto aes-256-cbc: 1024 B" or "...: never".
-func (c Crossover) String() string {
-	at := "never"
-	if !c.Never {
-		at = fmt.Sprintf("%d B", c.BlockSize)
-	}
-	if c.Cluster != "" {
-		return fmt.Sprintf("%s %s %s on %s: %s", c.Board, c.Mode, algoLabel(c.Algorithm, c.Op, c.Threads), c.Cluster, at)
-	}
-	return fmt.Sprintf("%s %s %s: %s", c.Board, c.Mode, algoLabel(c.Algorithm, c.Op, c.Threads), at)
-}
-
 // Comparison is the vendor-guide table for a set of boards and modes: throughput per algorithm and block size,
 // CPU %, speedups of accelerators over the CPU paths, crossovers, and asymmetric operations per second.
 type Comparison struct {
@@ -178,71 +130,68 @@ func Compare(ms []store.Measurement, opts CompareOptions) (*Comparison, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
-	all := ms
-	ms = filter(ms, opts)
-	absent := absentBoards(all, ms, opts)
+	kept := filter(ms, opts)
+	absent := absentBoards(ms, kept, opts)
 	var said []string
 	for _, a := range absent {
 		said = append(said, a.String(opts))
 	}
-	if len(ms) == 0 {
+	if len(kept) == 0 {
 		if len(said) > 0 {
 			return nil, fmt.Errorf("compare: %w: %s", ErrNoMeasurements, strings.Join(said, "; "))
 		}
 		return nil, fmt.Errorf("compare: %w", ErrNoMeasurements)
 	}
-	samples, warnings := Group(ms)
-	energy := sampleEnergy(ms)
-	c := &Comparison{Unit: unit, Runs: boardRuns(ms), Absent: absent, Warnings: append(said, warnings...)}
+	samples, warnings := Group(kept)
+	c := &Comparison{Unit: unit, Runs: boardRuns(kept), Absent: absent, Warnings: append(said, warnings...),
+		Columns: compareColumns(samples, opts)}
+	c.addRows(samples, sampleEnergy(kept), opts)
+	c.addSpeedups()
+	c.addCrossovers()
+	c.addEnergyCrossovers()
+	c.nonNil()
+	return c, nil
+}
 
-	colIndex := map[Column]int{}
+// compareColumns are the (board, mode, cluster) columns the samples fill, each once, in the order opts gives
+// (columnLess): the cells of every row line up with them.
+func compareColumns(samples []*Sample, opts CompareOptions) []Column {
+	seen := map[Column]bool{}
+	var cols []Column
 	for _, s := range samples {
 		col := Column{Board: s.Key.Board, Mode: s.Key.Mode, Cluster: s.Key.Cluster}
-		if _, ok := colIndex[col]; !ok {
-			colIndex[col] = 0
-			c.Columns = append(c.Columns, col)
+		if !seen[col] {
+			seen[col] = true
+			cols = append(cols, col)
 		}
 	}
-	sort.SliceStable(c.Columns, func(i, j int) bool { return columnLess(c.Columns[i], c.Columns[j], opts) })
-	for i, col := range c.Columns {
-		colIndex[col] = i
-	}
+	sort.SliceStable(cols, func(i, j int) bool { return columnLess(cols[i], cols[j], opts) })
+	return cols
+}
 
-	type rowKey struct {
-		Algorithm, Op   string
-		Threads         int
-		BlockSize, Bits int
-		Curve           string
-	}
-	rows := map[rowKey]*CompareRow{}
-	var keys []rowKey
-	for _, s := range samples {
-		k := s.Key
-		if len(s.Values) == 0 {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: all %d points failed", k.Label(), s.Failed))
-			continue
-		}
-		rk := rowKey{k.Algorithm, k.Op, k.Threads, k.BlockSize, k.KeyBits, k.Curve}
-		r := rows[rk]
-		if r == nil {
-			r = &CompareRow{Algorithm: k.Algorithm, Op: k.Op, Threads: k.Threads, BlockSize: k.BlockSize,
-				KeyBits: k.KeyBits, Curve: k.Curve, Cells: make([]*Cell, len(c.Columns))}
-			rows[rk] = r
-			keys = append(keys, rk)
-		}
-		sum := s.Summary()
-		value := sum.Median
-		if !k.Asym() {
-			value = inUnit(value, unit)
-		}
-		r.Cells[colIndex[Column{Board: k.Board, Mode: k.Mode, Cluster: k.Cluster}]] = &Cell{Board: k.Board, Mode: k.Mode, Cluster: k.Cluster, Value: value,
-			Median: sum.Median, Min: sum.Min, Max: sum.Max, Spread: sum.Spread(), N: sum.N, CPUPct: s.CPU(),
-			CPUTimed: s.CPUTimed, Runs: s.Runs, Failed: s.Failed, Suspect: s.Suspect, Invalid: s.Invalid, Wrong: s.Wrong, Precision: precisionOf(s),
-			UJPerByte: energy[k].ujPerByte, EnergyUnknown: energy[k].unknown}
-		if s.Failed > 0 {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %d failed points excluded", k.Label(), s.Failed))
-		}
-	}
+// compareRowKey is what a row of a comparison stands for: a series without its column (board, mode, cluster).
+type compareRowKey struct {
+	Algorithm, Op   string
+	Threads         int
+	BlockSize, Bits int
+	Curve           string
+}
+
+func rowKeyOf(k SampleKey) compareRowKey {
+	return compareRowKey{k.Algorithm, k.Op, k.Threads, k.BlockSize, k.KeyBits, k.Curve}
+}
+
+// sampleKey is the row's series with no column, for keyLess.
+func (k compareRowKey) sampleKey() SampleKey {
+	return SampleKey{Algorithm: k.Algorithm, Op: k.Op, Threads: k.Threads, BlockSize: k.BlockSize, KeyBits: k.Bits,
+		Curve: k.Curve}
+}
+
+// addRows fills Rows (block sizes) and AsymRows (key sizes, curves) from the samples, a cell per column that
+// measured the row, in the order of opts.Algorithms, then of the series; and the warnings the samples carry
+// (failed, wrong, invalid or imprecise points), in that order.
+func (c *Comparison) addRows(samples []*Sample, energy map[SampleKey]cellEnergy, opts CompareOptions) {
+	rows, keys := c.groupRows(samples, energy)
 	c.Warnings = append(c.Warnings, verificationNotes(samples)...)
 	c.Warnings = append(c.Warnings, validityNotes(samples)...)
 	c.Warnings = append(c.Warnings, precisionNotes(samples)...)
@@ -252,8 +201,7 @@ func Compare(ms []store.Measurement, opts CompareOptions) (*Comparison, error) {
 		if ra, rb := algRank(a.Algorithm), algRank(b.Algorithm); ra != rb {
 			return ra < rb
 		}
-		return keyLess(SampleKey{Algorithm: a.Algorithm, Op: a.Op, Threads: a.Threads, BlockSize: a.BlockSize, KeyBits: a.Bits, Curve: a.Curve},
-			SampleKey{Algorithm: b.Algorithm, Op: b.Op, Threads: b.Threads, BlockSize: b.BlockSize, KeyBits: b.Bits, Curve: b.Curve})
+		return keyLess(a.sampleKey(), b.sampleKey())
 	})
 	for _, k := range keys {
 		if k.BlockSize > 0 {
@@ -262,108 +210,53 @@ func Compare(ms []store.Measurement, opts CompareOptions) (*Comparison, error) {
 			c.AsymRows = append(c.AsymRows, *rows[k])
 		}
 	}
-	c.addSpeedups()
-	c.addCrossovers()
-	c.addEnergyCrossovers()
-	c.nonNil()
-	return c, nil
 }
 
-// addSpeedups fills, for every accelerated column whose board also has cpu or soft, the ratio of medians per row.
-func (c *Comparison) addSpeedups() {
-	find := func(board, mode, cluster string) int {
-		for i, col := range c.Columns {
-			if col.Board == board && col.Mode == mode && col.Cluster == cluster {
-				return i
-			}
-		}
-		return -1
-	}
-	type pair struct{ acc, base int }
-	var pairs []pair
+// groupRows puts each sample with a usable value in its row's cell of its column, the rows in the order they
+// first appear; a sample whose points all failed is a warning instead, and failed points beside good ones are
+// one too.
+func (c *Comparison) groupRows(samples []*Sample, energy map[SampleKey]cellEnergy) (map[compareRowKey]*CompareRow, []compareRowKey) {
+	colIndex := map[Column]int{}
 	for i, col := range c.Columns {
-		if !protocol.IsAccelerated(col.Mode) {
+		colIndex[col] = i
+	}
+	rows := map[compareRowKey]*CompareRow{}
+	var keys []compareRowKey
+	for _, s := range samples {
+		k := s.Key
+		if len(s.Values) == 0 {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: all %d points failed", k.Label(), s.Failed))
 			continue
 		}
-		for _, over := range []string{"cpu", "soft"} {
-			if j := find(col.Board, over, col.Cluster); j >= 0 {
-				pairs = append(pairs, pair{i, j})
-				c.SpeedupColumns = append(c.SpeedupColumns, SpeedupColumn{col.Board, col.Mode, over, col.Cluster})
-			}
+		rk := rowKeyOf(k)
+		r := rows[rk]
+		if r == nil {
+			r = &CompareRow{Algorithm: k.Algorithm, Op: k.Op, Threads: k.Threads, BlockSize: k.BlockSize,
+				KeyBits: k.KeyBits, Curve: k.Curve, Cells: make([]*Cell, len(c.Columns))}
+			rows[rk] = r
+			keys = append(keys, rk)
+		}
+		r.Cells[colIndex[Column{Board: k.Board, Mode: k.Mode, Cluster: k.Cluster}]] = newCell(s, c.Unit, energy[k])
+		if s.Failed > 0 {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %d failed points excluded", k.Label(), s.Failed))
 		}
 	}
-	ratios := make([][]float64, len(pairs))
-	for ri := range c.Rows {
-		r := &c.Rows[ri]
-		for pi, p := range pairs {
-			a, b := r.Cells[p.acc], r.Cells[p.base]
-			if a == nil || b == nil || b.Median == 0 {
-				continue
-			}
-			ratio := a.Median / b.Median
-			r.Speedups = append(r.Speedups, Speedup{c.SpeedupColumns[pi], ratio})
-			ratios[pi] = append(ratios[pi], ratio)
-		}
-	}
-	for pi, sc := range c.SpeedupColumns {
-		if len(ratios[pi]) > 0 {
-			c.Geomeans = append(c.Geomeans, Speedup{sc, Geomean(ratios[pi])})
-		}
-	}
+	return rows, keys
 }
 
-// addCrossovers finds, per accelerated mode and algorithm, the block size from which it beats the cpu path.
-func (c *Comparison) addCrossovers() {
-	type group struct {
-		board, mode, alg, op, cluster string
-		threads                       int
+// newCell is a sample's cell: its median in unit (ops/s for an asymmetric series, whatever unit says), the
+// summary in bytes or operations per second, its CPU %, marks and energy.
+func newCell(s *Sample, unit string, e cellEnergy) *Cell {
+	k := s.Key
+	sum := s.Summary()
+	value := sum.Median
+	if !k.Asym() {
+		value = inUnit(value, unit)
 	}
-	type point struct {
-		size  int
-		ratio float64
-	}
-	byGroup := map[group][]point{}
-	var order []group
-	for _, r := range c.Rows {
-		for _, s := range r.Speedups {
-			if s.Over != "cpu" {
-				continue
-			}
-			g := group{s.Board, s.Mode, r.Algorithm, r.Op, s.Cluster, r.Threads}
-			if _, ok := byGroup[g]; !ok {
-				order = append(order, g)
-			}
-			byGroup[g] = append(byGroup[g], point{r.BlockSize, s.Ratio})
-		}
-	}
-	sort.SliceStable(order, func(i, j int) bool {
-		a, b := order[i], order[j]
-		ca, cb := columnIndex(c.Columns, Column{a.board, a.mode, a.cluster}), columnIndex(c.Columns, Column{b.board, b.mode, b.cluster})
-		if ca != cb {
-			return ca < cb
-		}
-		return a.alg < b.alg
-	})
-	for _, g := range order {
-		pts := byGroup[g]
-		sort.Slice(pts, func(i, j int) bool { return pts[i].size < pts[j].size })
-		x := Crossover{Board: g.board, Mode: g.mode, Algorithm: g.alg, Op: g.op, Threads: g.threads, Never: true,
-			Cluster: g.cluster}
-		for i := len(pts) - 1; i >= 0 && pts[i].ratio > 1; i-- {
-			x.BlockSize, x.Never = pts[i].size, false
-		}
-		c.Crossovers = append(c.Crossovers, x)
-	}
-}
-
-// speedup returns the row's ratio for a speedup column, if measured.
-func (r CompareRow) speedup(sc SpeedupColumn) (float64, bool) {
-	for _, s := range r.Speedups {
-		if s.SpeedupColumn == sc {
-			return s.Ratio, true
-		}
-	}
-	return 0, false
+	return &Cell{Board: k.Board, Mode: k.Mode, Cluster: k.Cluster, Value: value,
+		Median: sum.Median, Min: sum.Min, Max: sum.Max, Spread: sum.Spread(), N: sum.N, CPUPct: s.CPU(),
+		CPUTimed: s.CPUTimed, Runs: s.Runs, Failed: s.Failed, Suspect: s.Suspect, Invalid: s.Invalid, Wrong: s.Wrong,
+		Precision: precisionOf(s), UJPerByte: e.ujPerByte, EnergyUnknown: e.unknown}
 }
 
 // rankOf returns the position of a value in an explicit order; values not listed sort after, as equals.

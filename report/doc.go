@@ -31,16 +31,18 @@
 // any other, and the command line builds its --format flags from the same list.
 //
 // Files follow the views: a view's model, its text, CSV and JSON sit in one file (or a prefix of files) —
-// compare*.go (compare_write.go: WriteCompare and its CSV), regress*.go (regress_write.go: WriteRegression and
-// its CSV), reference*.go, changes*.go, history*.go, ssh*.go, listing_runs.go (WriteRuns), listing_results.go
-// (WriteResults), listing_import.go (WriteImport), listing_sweep.go (WriteSweep, WriteSweepTables),
-// run_detail.go (WriteRunDetail, WriteRunSummary), boards.go, junit.go (WriteJUnit). What every view uses:
-// samples.go (SampleKey, Sample, Group and the order of series), formats.go (views and formats), units.go,
-// metric.go (what regress and changes judge by: throughput, or energy's µJ/B, lower better), energy_chart.go
-// (the dashboard's µJ/B charts; compare_energy.go is compare's energy columns and crossover),
-// precision.go (adaptive repeats' marks), validity*.go (a cell's marks, a run's state beside its points'
-// verdicts), printable.go and openssl_reason.go (a board's text made safe to print, OpenSSL's errors in words:
-// PlainReason), facts*.go, kernel.go and environment.go (a board run's facts, kernel health and what changed
-// between runs), table*.go, chart*.go and render_*.go (the document, its fitting to 100 columns, its SVG charts
-// and its text, Markdown, HTML and JSON writers), fragments.go (the same tables and charts for fleet serve).
+// compare*.go (compare_write.go: WriteCompare and its CSV; compare_speedup.go: the accelerators' speedups over the
+// CPU paths, their geomeans and crossovers; compare_compact.go and compare_boards.go: the default text layout's
+// per-board and board-against-board tables), regress*.go (regress_write.go: WriteRegression and its CSV;
+// regress_judge.go: the verdict on one series), reference*.go, changes*.go, history*.go, ssh*.go, listing_runs.go
+// (WriteRuns), listing_results.go (WriteResults), listing_import.go (WriteImport), listing_sweep.go (WriteSweep,
+// WriteSweepTables), run_detail.go (WriteRunDetail, WriteRunSummary), boards.go, junit.go (WriteJUnit). What every
+// view uses: samples.go (SampleKey, Sample, Group and the order of series), formats.go (views and formats),
+// units.go, metric.go (what regress and changes judge by: throughput, or energy's µJ/B, lower better),
+// energy_chart.go (the dashboard's µJ/B charts; compare_energy.go is compare's energy columns and crossover),
+// precision.go (adaptive repeats' marks), validity*.go (a cell's marks, a run's state beside its points' verdicts),
+// printable.go and openssl_reason.go (a board's text made safe to print, OpenSSL's errors in words: PlainReason),
+// facts*.go, kernel.go and environment.go (a board run's facts, kernel health and what changed between runs),
+// table*.go, chart*.go and render_*.go (the document, its fitting to 100 columns, its SVG charts and its text,
+// Markdown, HTML and JSON writers), fragments.go (the same tables and charts for fleet serve).
 package report

@@ -5,10 +5,8 @@ import (
 	"maps"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/fleetlab/fleet/protocol"
-	"github.com/fleetlab/fleet/report/stats"
 	"github.com/fleetlab/fleet/store"
 )
 
@@ -150,7 +148,33 @@ func (r *Regression) Count(verdict string) int {
 // beyond the threshold, and Student's prediction test on the logarithms below α make the row regressed or
 // improved, with that test's p; a change beyond the threshold without them stays unconfirmed.
 func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*protocol.Facts, opts RegressOptions) *Regression {
-	// 0 is "not set"; a value no threshold or significance level can have is said, never replaced in silence
+	opts, refused := regressDefaults(opts)
+	r := newRegression(opts, refused)
+	base, cur = r.applyMetric(&opts, base, cur)
+	cur = r.leaveOutNoBaseline(cur, opts)
+	r.noteSkippedBaselines(opts.SkippedBaselines)
+	wrong := wrongOutputs(cur)
+	// invalid points are never judged, either side; the run's are grouped apart to say what was not judged
+	base, baseInvalid := splitInvalid(base)
+	cur, curInvalid := splitInvalid(cur)
+	base, baselineOf := currentSegment(base, cur, opts)
+	baseSamples, curSamples := r.groupSides(base, cur, opts)
+	seen := r.skipInvalidBaselines(baseSamples, baseInvalid)
+	r.judgeBaselines(baseSamples, curSamples, curInvalid, baselineOf, seen, opts)
+	r.addNewSeries(curSamples, seen)
+	r.Rows = markWrongOutputs(r.Rows, wrong)
+	r.Invalid = r.invalidCauses(curInvalid, cur, baseInvalid, opts.InvalidBaseline)
+	r.addLevelNotes()
+	sort.SliceStable(r.Rows, func(i, j int) bool { return keyLess(r.Rows[i].SampleKey, r.Rows[j].SampleKey) })
+	r.Environment = environmentChanges(baseSamples, curSamples, baseFacts, curFacts)
+	r.nonNil()
+	return r
+}
+
+// regressDefaults gives opts' threshold and alpha their defaults where they are 0 ("not set"). A value no
+// threshold or significance level can have is said, in the notes it returns, and replaced by the default:
+// never in silence.
+func regressDefaults(opts RegressOptions) (RegressOptions, []string) {
 	var refused []string
 	if !(opts.Threshold >= 0 && opts.Threshold < 1) {
 		refused = append(refused, fmt.Sprintf("threshold %v is not a fraction from 0 to 1: the default %v was used", opts.Threshold, DefaultThreshold))
@@ -166,41 +190,54 @@ func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*prot
 	if opts.Alpha == 0 {
 		opts.Alpha = DefaultAlpha
 	}
+	return opts, refused
+}
+
+// newRegression is the empty result for opts, its notes starting with notes; a unit it does not know is said
+// too, and the default used.
+func newRegression(opts RegressOptions, notes []string) *Regression {
 	unit, err := canonicalUnit(opts.Unit)
-	r := &Regression{Threshold: opts.Threshold, Alpha: opts.Alpha, Unit: unit, Notes: refused}
+	r := &Regression{Threshold: opts.Threshold, Alpha: opts.Alpha, Unit: unit, Notes: notes}
 	if err != nil {
 		r.Unit = DefaultUnit
 		r.Notes = append(r.Notes, err.Error()+"; using "+DefaultUnit)
 	}
-	base, cur = r.applyMetric(&opts, base, cur)
-	if len(opts.NoBaseline) > 0 {
-		cur = slices.DeleteFunc(slices.Clone(cur), func(m store.Measurement) bool {
-			_, skip := opts.NoBaseline[m.Board]
-			return skip
-		})
-		for board, why := range opts.NoBaseline {
-			r.NoBaseline = append(r.NoBaseline, NoBaseline{Board: board, Reason: why, Invalid: len(opts.SkippedBaselines[board]) > 0})
-		}
-		sort.Slice(r.NoBaseline, func(i, j int) bool { return r.NoBaseline[i].Board < r.NoBaseline[j].Board })
+	return r
+}
+
+// leaveOutNoBaseline drops the run's points of the boards without a baseline (opts.NoBaseline) and lists those
+// boards, by name, in NoBaseline; one whose newer runs were passed over as invalid is not judged for its state.
+func (r *Regression) leaveOutNoBaseline(cur []store.Measurement, opts RegressOptions) []store.Measurement {
+	if len(opts.NoBaseline) == 0 {
+		return cur
 	}
-	for _, board := range slices.Sorted(maps.Keys(opts.SkippedBaselines)) {
-		for _, s := range opts.SkippedBaselines[board] {
+	cur = slices.DeleteFunc(slices.Clone(cur), func(m store.Measurement) bool {
+		_, skip := opts.NoBaseline[m.Board]
+		return skip
+	})
+	for board, why := range opts.NoBaseline {
+		r.NoBaseline = append(r.NoBaseline, NoBaseline{Board: board, Reason: why, Invalid: len(opts.SkippedBaselines[board]) > 0})
+	}
+	sort.Slice(r.NoBaseline, func(i, j int) bool { return r.NoBaseline[i].Board < r.NoBaseline[j].Board })
+	return cur
+}
+
+// noteSkippedBaselines says, board by board, which newer runs the baseline passed over as invalid.
+func (r *Regression) noteSkippedBaselines(skipped map[string][]string) {
+	for _, board := range slices.Sorted(maps.Keys(skipped)) {
+		for _, s := range skipped[board] {
 			r.Notes = append(r.Notes, fmt.Sprintf("%s: baseline skips %s", board, s))
 		}
 	}
-	wrong := wrongOutputs(cur)
-	// invalid points are never judged, either side; the run's are grouped apart to say what was not judged
-	base, baseInvalid := splitInvalid(base)
-	cur, curInvalid := splitInvalid(cur)
-	base, baselineOf := currentSegment(base, cur, opts)
-	invalidSamples, _ := Group(curInvalid)
-	invalidByKey := map[SampleKey]*Sample{}
-	for _, s := range invalidSamples {
-		invalidByKey[s.Key] = s
-	}
+}
+
+// groupSides groups the baseline's and the run's judgeable points into samples. What the grouping warns of
+// becomes a note, but the baseline's pooling of runs against a window (opts.Baselines): a window pools its
+// runs by design, and its baseline note says which.
+func (r *Regression) groupSides(base, cur []store.Measurement, opts RegressOptions) (baseSamples, curSamples []*Sample) {
 	baseSamples, w1 := Group(base)
 	curSamples, w2 := Group(cur)
-	if opts.Baselines == nil { // a window pools its runs by design, and its baseline note says which
+	if opts.Baselines == nil {
 		for _, w := range w1 {
 			r.Notes = append(r.Notes, "baseline: "+w)
 		}
@@ -208,15 +245,17 @@ func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*prot
 	for _, w := range w2 {
 		r.Notes = append(r.Notes, "current: "+w)
 	}
-	curByKey := map[SampleKey]*Sample{}
-	for _, s := range curSamples {
-		curByKey[s.Key] = s
-	}
-	seen := map[SampleKey]bool{}
+	return baseSamples, curSamples
+}
+
+// skipInvalidBaselines counts and notes the series whose baseline points were all invalid: they are not
+// judged, and not new either. It returns them as the series seen so far.
+func (r *Regression) skipInvalidBaselines(baseSamples []*Sample, baseInvalid []store.Measurement) map[SampleKey]bool {
 	baseValid := map[SampleKey]bool{}
 	for _, b := range baseSamples {
 		baseValid[b.Key] = true
 	}
+	seen := map[SampleKey]bool{}
 	invalidBase, _ := Group(baseInvalid)
 	for _, b := range invalidBase {
 		if !baseValid[b.Key] {
@@ -226,17 +265,37 @@ func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*prot
 			r.Notes = append(r.Notes, fmt.Sprintf("%s: all %d baseline points invalid; not judged", b.Key.Label(), b.Invalid))
 		}
 	}
+	return seen
+}
+
+// judgeBaselines gives a row to every series of the baseline with a usable point, judged against the run's
+// sample of it (judge), with what its baseline was; one whose baseline points all failed is a note instead.
+// Each is marked seen.
+func (r *Regression) judgeBaselines(baseSamples, curSamples []*Sample, curInvalid []store.Measurement,
+	baselineOf map[SampleKey]*BaselineInfo, seen map[SampleKey]bool, opts RegressOptions) {
+	curByKey := map[SampleKey]*Sample{}
+	for _, s := range curSamples {
+		curByKey[s.Key] = s
+	}
+	invalidSamples, _ := Group(curInvalid)
+	invalidByKey := map[SampleKey]*Sample{}
+	for _, s := range invalidSamples {
+		invalidByKey[s.Key] = s
+	}
 	for _, b := range baseSamples {
 		seen[b.Key] = true
-		c := curByKey[b.Key]
 		if len(b.Values) == 0 {
 			r.Notes = append(r.Notes, fmt.Sprintf("%s: all %d baseline points failed; not judged", b.Key.Label(), b.Failed))
 			continue
 		}
-		row := judge(b, c, invalidByKey[b.Key], opts)
+		row := judge(b, curByKey[b.Key], invalidByKey[b.Key], opts)
 		row.Baseline = baselineOf[b.Key]
 		r.Rows = append(r.Rows, row)
 	}
+}
+
+// addNewSeries gives a row, VerdictNew, to every series of the run not seen in the baseline.
+func (r *Regression) addNewSeries(curSamples []*Sample, seen map[SampleKey]bool) {
 	for _, c := range curSamples {
 		if seen[c.Key] {
 			continue
@@ -250,11 +309,10 @@ func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*prot
 		}
 		r.Rows = append(r.Rows, row)
 	}
-	r.Rows = markWrongOutputs(r.Rows, wrong)
-	r.Invalid = r.invalidCauses(curInvalid, cur, baseInvalid, opts.InvalidBaseline)
-	r.addLevelNotes()
-	sort.SliceStable(r.Rows, func(i, j int) bool { return keyLess(r.Rows[i].SampleKey, r.Rows[j].SampleKey) })
-	r.Environment = environmentChanges(baseSamples, curSamples, baseFacts, curFacts)
+}
+
+// nonNil replaces nil slices with empty ones so that JSON shows [] rather than null.
+func (r *Regression) nonNil() {
 	if r.Rows == nil {
 		r.Rows = []RegressRow{}
 	}
@@ -264,7 +322,6 @@ func Regress(base, cur []store.Measurement, baseFacts, curFacts map[string]*prot
 	if r.Notes == nil {
 		r.Notes = []string{}
 	}
-	return r
 }
 
 // wrongOutputs are the series of ms with a point whose verification is wrong, with the first one's detail.
@@ -294,88 +351,6 @@ func markWrongOutputs(rows []RegressRow, wrong map[SampleKey]string) []RegressRo
 			Notes: []string{"wrong output: " + wrong[k]}})
 	}
 	return rows
-}
-
-// judge gives the verdict on one series present in the baseline; cur may be nil, and inv holds the run's points
-// of the series that were judged invalid (nil when none).
-func judge(b, c, inv *Sample, opts RegressOptions) RegressRow {
-	bs := b.Summary()
-	row := RegressRow{SampleKey: b.Key, Base: &bs, P: 1}
-	if b.Failed > 0 {
-		row.Notes = append(row.Notes, fmt.Sprintf("%d failed baseline points excluded", b.Failed))
-	}
-	if inv != nil && (c == nil || len(c.Values) == 0) {
-		// the board was busy, throttled or hot: its numbers say nothing about the code, either way
-		row.Verdict, row.Delta = VerdictInvalid, "invalid"
-		row.Notes = append(row.Notes, fmt.Sprintf("%d points invalid: %s", inv.Invalid, strings.Join(inv.InvalidReasons, "; ")))
-		return row
-	}
-	if c == nil || len(c.Values) == 0 {
-		row.Verdict, row.Delta = VerdictMissing, "missing"
-		if c != nil {
-			note := fmt.Sprintf("all %d points failed", c.Failed)
-			if len(c.Errors) > 0 {
-				note += ": " + c.Errors[0]
-			}
-			row.Notes = append(row.Notes, note)
-		}
-		return row
-	}
-	if c.Failed > 0 {
-		row.Notes = append(row.Notes, fmt.Sprintf("%d failed points excluded", c.Failed))
-	}
-	if inv != nil {
-		row.Notes = append(row.Notes, fmt.Sprintf("%d invalid points excluded: %s", inv.Invalid, strings.Join(inv.InvalidReasons, "; ")))
-	}
-	cs := c.Summary()
-	row.Cur = &cs
-	if (b.CPUTimed || c.CPUTimed) && !b.Key.Asym() {
-		row.Notes = append(row.Notes, "timed on CPU seconds: throughput is a wall-time estimate")
-	}
-	if bs.Median > 0 {
-		row.Change = cs.Median/bs.Median - 1
-	}
-	row.P = stats.UTest(b.Values, c.Values)
-	significant := row.P < opts.Alpha
-	row.Delta = "~"
-	if significant {
-		row.Delta = formatChange(row.Change)
-	}
-	// Too few when no outcome of these sample sizes could reach α: 4 + 4 can, and so can 2 repeats against a
-	// pooled window of 8 or more, which a rule of 4 per side would call unconfirmed for ever.
-	// There the range rule (regress_outside.go) still calls a run outside everything the baseline measured.
-	tooFew := stats.MinP(bs.N, cs.N) >= opts.Alpha
-	side, rangeP := 0, 1.0
-	if tooFew {
-		side, rangeP = beyondRange(b.Values, c.Values, opts.Threshold, opts.Alpha)
-	}
-	gain, better := orient(opts.Metric, row.Change, side)
-	switch {
-	case gain < -opts.Threshold && significant:
-		row.Verdict = VerdictRegressed
-	case side != 0:
-		row.Verdict, row.Delta, row.P = VerdictRegressed, formatChange(row.Change), rangeP
-		if better > 0 {
-			row.Verdict = VerdictImproved
-		}
-		row.Notes = append(row.Notes, rangeNote(side, bs.N, cs.N, opts.Alpha))
-	case gain < -opts.Threshold && tooFew:
-		row.Verdict, row.Delta = VerdictUnconfirmed, formatChange(row.Change)+"?"
-		row.Notes = append(row.Notes, warnTooFew)
-	case gain > opts.Threshold && significant:
-		row.Verdict = VerdictImproved
-	case gain > opts.Threshold && tooFew:
-		row.Verdict, row.Delta = VerdictMaybeBetter, formatChange(row.Change)+"?"
-		row.Notes = append(row.Notes, warnTooFew)
-	default:
-		row.Verdict = VerdictUnchanged
-		if tooFew {
-			row.Notes = append(row.Notes, warnTooFew)
-		} else if significant {
-			row.Notes = append(row.Notes, fmt.Sprintf("significant but within the %s threshold", formatPct(opts.Threshold)))
-		}
-	}
-	return row
 }
 
 // comparisonString is "p=0.008 n=5+5": the p-value and the sample sizes of the baseline and the run.

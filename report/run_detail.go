@@ -159,8 +159,14 @@ func writeFactsText(ew *errWriter, facts []fact, indent string) {
 		}
 		// a long value (every driver of /proc/crypto, an engine's error) folds under itself; show --raw and
 		// --format json keep every word on one line
+		// The value is folded behind blanks as wide as its label, so the fold (which joins words by one space)
+		// keeps the label's padding and every line of the value starts in the same column.
 		head := fmt.Sprintf("%s%-*s  ", indent, width+1, Printable(f.Name)+":")
-		for _, l := range textfit.Fold(head+Printable(f.Value), TextWidth, strings.Repeat(" ", textfit.Width(head))) {
+		pad := strings.Repeat(" ", textfit.Width(head))
+		for i, l := range textfit.Fold(pad+Printable(f.Value), TextWidth, pad) {
+			if i == 0 {
+				l = head + strings.TrimPrefix(l, pad)
+			}
 			ew.printf("%s\n", l)
 		}
 	}

@@ -39,91 +39,108 @@ func WriteSSH(w io.Writer, c *SSHComparison, format string) error {
 	return nil
 }
 
+// sshShape is which columns an SSH table has: every row follows them, and they depend on the form and on the
+// rows together.
+type sshShape struct {
+	full     bool // Markdown: the controller's CPU and the negotiated cipher and MAC as columns too
+	showSize bool // a column of the transfer size: several sizes, or full; else the title says the one size
+	anyRaw   bool // a row has the board's raw cipher speed to set SSH against
+}
+
 // document lays the table out; full adds the transfer size, the controller's CPU and the negotiated cipher and
 // MAC as columns (Markdown), where the text form keeps them to the title and notes to fit a terminal.
 func (c *SSHComparison) document(full bool) document {
-	sizes := c.sizes()
+	s := sshShape{full: full, showSize: full || len(c.sizes()) > 1,
+		anyRaw: slices.ContainsFunc(c.Rows, func(r SSHRow) bool { return r.Raw != nil })}
+	t := c.tableHeader(s)
+	prevBoard := ""
+	for _, r := range c.Rows {
+		t.Rows = append(t.Rows, c.tableRow(r, s, blankRepeat(&prevBoard, r.Board)))
+	}
+	t.Notes = c.tableNotes(s)
+	return document{Tables: []table{t}, Width: textWidth(full)}
+}
+
+// tableHeader is the table without rows: the title, and the headings and groups of the board and cipher (and
+// size), upload, download, the raw cipher and the negotiated algorithms, as s has them.
+func (c *SSHComparison) tableHeader(s sshShape) table {
 	title := fmt.Sprintf("SSH throughput per cipher (%s median; board CPU %% of one core)", c.Unit)
-	showSize := full || len(sizes) > 1
-	if !showSize {
+	if !s.showSize {
 		title = fmt.Sprintf("SSH throughput, %s each way (%s median; board CPU %% of one core)",
-			sizeText(sizes[0]), c.Unit)
+			sizeText(c.sizes()[0]), c.Unit)
 	}
 	t := table{Title: title, Left: 2}
 	t.Header = []string{"board", "cipher"}
 	t.Groups = []group{{Span: 2}}
-	if showSize {
+	if s.showSize {
 		t.Header = append(t.Header, "size")
 		t.Groups[0].Span++
 		t.Left++
 	}
 	dir := []string{c.Unit, "board"}
-	if full {
+	if s.full {
 		dir = append(dir, "host")
 	}
 	t.Header = append(t.Header, dir...)
 	t.Header = append(t.Header, dir...)
 	t.Groups = append(t.Groups, group{"upload", len(dir)}, group{"download", len(dir)})
-	anyRaw := slices.ContainsFunc(c.Rows, func(r SSHRow) bool { return r.Raw != nil })
-	if anyRaw {
+	if s.anyRaw {
 		t.Header = append(t.Header, "raw "+c.Unit, "SSH/raw")
 		t.Groups = append(t.Groups, group{"raw cipher", 2})
 	}
-	if full {
+	if s.full {
 		t.Header = append(t.Header, "negotiated")
 		t.Groups = append(t.Groups, group{Span: 1})
 	}
-	var notes, ratios, failures []string
-	hostBound := false
-	prevBoard := ""
-	for _, r := range c.Rows {
-		row := []string{blankRepeat(&prevBoard, r.Board), r.Cipher}
-		if showSize {
-			row = append(row, sizeText(r.Size))
-		}
-		for _, cell := range []*SSHCell{r.Upload, r.Download} {
-			row = append(row, sshValue(cell), sshCPU(cell))
-			if full {
-				row = append(row, sshControllerCPU(cell))
-			}
-			if cell != nil && cell.HostBound > 0 {
-				hostBound = true
-			}
-		}
-		if anyRaw {
-			if r.Raw == nil {
-				row = append(row, "", "")
-			} else {
-				row = append(row, formatValue(r.Raw.Value)+" "+r.Raw.Mode, sshRatio(r.Upload, r.Raw)+"/"+sshRatio(r.Download, r.Raw)+"%")
-				ratios = append(ratios, sshReaches(r, c.Unit))
-			}
-		}
-		if full {
-			row = append(row, r.Negotiated)
-		}
-		t.Rows = append(t.Rows, row)
-		for _, d := range []struct {
-			op   string
-			cell *SSHCell
-		}{{protocol.OpUpload, r.Upload}, {protocol.OpDownload, r.Download}} {
-			if d.cell != nil && d.cell.Failed > 0 {
-				failures = append(failures, fmt.Sprintf("%s %s %s: %d failed point(s) excluded: %s", r.Board, r.Cipher,
-					d.op, d.cell.Failed, strings.Join(d.cell.Errors, "; ")))
-			}
+	return t
+}
+
+// tableRow is one row of the table, the board named as board ("" where it repeats the row above).
+func (c *SSHComparison) tableRow(r SSHRow, s sshShape, board string) []string {
+	row := []string{board, r.Cipher}
+	if s.showSize {
+		row = append(row, sizeText(r.Size))
+	}
+	for _, cell := range []*SSHCell{r.Upload, r.Download} {
+		row = append(row, sshValue(cell), sshCPU(cell))
+		if s.full {
+			row = append(row, sshControllerCPU(cell))
 		}
 	}
-	if anyRaw {
+	if s.anyRaw {
+		if r.Raw == nil {
+			row = append(row, "", "")
+		} else {
+			row = append(row, formatValue(r.Raw.Value)+" "+r.Raw.Mode, sshRatio(r.Upload, r.Raw)+"/"+sshRatio(r.Download, r.Raw)+"%")
+		}
+	}
+	if s.full {
+		row = append(row, r.Negotiated)
+	}
+	return row
+}
+
+// tableNotes are the table's notes: the raw cipher explained and each row's share of it, the host-bound
+// warning, the controller's CPU range and the negotiated algorithms (in the text form, where they are not
+// columns), the jump hosts, the failed points and the comparison's warnings.
+func (c *SSHComparison) tableNotes(s sshShape) []string {
+	var notes []string
+	if s.anyRaw {
 		notes = append(notes, "raw cipher: the board's openssl speed of the cipher SSH uses (cpu, or devcrypto without a cpu point), "+
 			"median of the newest run that measured it, at its largest block size; SSH/raw: upload/download as a share of it; "+
 			"board: the whole board's busy CPU over the transfer, from /proc/stat.")
-		notes = append(notes, ratios...)
+		for _, r := range c.Rows {
+			if r.Raw != nil {
+				notes = append(notes, sshReaches(r, c.Unit))
+			}
+		}
 	}
-	if hostBound {
+	if c.hostBound() {
 		notes = append(notes, fmt.Sprintf("! host-bound: the controller used at least %d %% of one core over the transfer: "+
 			"the figure may be the controller's limit, not the board's (bench/README.md gives the controller's ceiling per cipher).",
 			protocol.HostBoundPct))
 	}
-	if lo, hi, ok := c.controllerRange(); ok && !full {
+	if lo, hi, ok := c.controllerRange(); ok && !s.full {
 		span := fmt.Sprintf("%.0f–%.0f", lo, hi)
 		if math.Round(lo) == math.Round(hi) {
 			span = fmt.Sprintf("%.0f", lo)
@@ -132,13 +149,41 @@ func (c *SSHComparison) document(full bool) document {
 			span, protocol.HostBoundPct))
 	}
 	notes = append(notes, c.chainNotes()...)
-	if neg := c.negotiatedList(); len(neg) > 0 && !full {
+	if neg := c.negotiatedList(); len(neg) > 0 && !s.full {
 		notes = append(notes, "negotiated, as read back from each connection: "+strings.Join(neg, "; ")+".")
 	}
-	notes = append(notes, failures...)
-	notes = append(notes, c.Warnings...)
-	t.Notes = notes
-	return document{Tables: []table{t}, Width: textWidth(full)}
+	notes = append(notes, c.failureNotes()...)
+	return append(notes, c.Warnings...)
+}
+
+// hostBound reports whether the controller was the limit of any transfer (SSHCell.HostBound), which a note
+// then warns of.
+func (c *SSHComparison) hostBound() bool {
+	for _, r := range c.Rows {
+		for _, cell := range []*SSHCell{r.Upload, r.Download} {
+			if cell != nil && cell.HostBound > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// failureNotes say, per row and direction, how many points failed and were left out, and their errors.
+func (c *SSHComparison) failureNotes() []string {
+	var notes []string
+	for _, r := range c.Rows {
+		for _, d := range []struct {
+			op   string
+			cell *SSHCell
+		}{{protocol.OpUpload, r.Upload}, {protocol.OpDownload, r.Download}} {
+			if d.cell != nil && d.cell.Failed > 0 {
+				notes = append(notes, fmt.Sprintf("%s %s %s: %d failed point(s) excluded: %s", r.Board, r.Cipher,
+					d.op, d.cell.Failed, strings.Join(d.cell.Errors, "; ")))
+			}
+		}
+	}
+	return notes
 }
 
 func textWidth(full bool) int {

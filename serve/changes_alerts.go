@@ -184,20 +184,21 @@ func (s *Server) labRegressions(r *http.Request, q changesQuery, boards []string
 	return res, nil
 }
 
-// note adds "regressions: runs 3, 10 not judged: why".
+// note adds "regressions: runs 3, 7 and 10 not judged: why".
 func (res *labRegressionsResult) note(ids []int64, why string) {
 	if len(ids) == 0 {
 		return
 	}
+	ids = slices.Sorted(slices.Values(ids)) // the runs come newest first; a list of them reads oldest first
 	var s []string
 	for _, id := range ids {
 		s = append(s, fmt.Sprint(id))
 	}
-	word := "run"
-	if len(ids) > 1 {
-		word = "runs"
+	list := "run " + s[0]
+	if n := len(s); n > 1 {
+		list = "runs " + strings.Join(s[:n-1], ", ") + " and " + s[n-1]
 	}
-	res.notes = append(res.notes, fmt.Sprintf("regressions: %s %s not judged: %s", word, strings.Join(s, ", "), why))
+	res.notes = append(res.notes, fmt.Sprintf("regressions: %s not judged: %s", list, why))
 }
 
 // addRun lists the regressions of one judged run, folds its missing series into one entry, and notes the

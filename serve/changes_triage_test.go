@@ -186,7 +186,7 @@ func TestChangesPageAllInvalid(t *testing.T) {
 		"changes: am64x: 12 series not searched: all 6 runs invalid: background CPU 60–90 %",
 		"fleet run --quiet-wait 60s",
 		"regressions: run 1 not judged: no baseline",
-		"regressions: runs 6, 5, 4, 3, 2 not judged: every baseline run was invalid",
+		"regressions: runs 2, 3, 4, 5 and 6 not judged: every baseline run was invalid",
 		"0 of 6 run(s) judged",
 		`<tr class="notjudged">`, "invalid: background CPU 60–90 %", "−86.0%",
 	} {

@@ -20,8 +20,9 @@ import (
 // sends as a real sshd would, `/bin/sh -c LINE`, with its HOME a directory of its own. So the board follows the
 // controller's deploy check, push and verification by what they do, whatever their text: the next change to the
 // deploy path is exercised here as it is on a board. What is simulated is the agent: the controller is given
-// fakeagent to push (see buildFakeAgent), which the deploy check verifies and execs like the real one, and which
-// plays the sweep over the board's sweep duration without measuring anything.
+// fakeagent to push (main builds ./fakeagent with build, then padTo pads it to the real agent's size), which the
+// deploy check verifies and execs like the real one, and which plays the sweep over the board's sweep duration
+// without measuring anything.
 type fakeBoard struct {
 	name  string
 	home  string

@@ -7,7 +7,6 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -15,7 +14,6 @@ import (
 	"github.com/fleetlab/fleet/capture"
 	"github.com/fleetlab/fleet/inventory"
 	"github.com/fleetlab/fleet/opensslspeed"
-	"github.com/fleetlab/fleet/protocol"
 	"github.com/fleetlab/fleet/report"
 	"github.com/fleetlab/fleet/store"
 	"github.com/fleetlab/fleet/validity"
@@ -76,61 +74,85 @@ func importAction(c *cli.Context) error {
 	if c.IsSet("reference") {
 		return importReferenceAction(c)
 	}
-	for _, f := range []string{"source", "column", "threads"} {
-		if c.IsSet(f) {
-			return usageErr("import --%s is for published tables: add --reference LABEL", f)
-		}
-	}
-	if c.String("board") == "" {
-		return usageErr("import: --board is required (the board the captures came from)")
-	}
-	opts := capture.ImportOptions{Board: c.String("board"), Files: c.Args().Slice(), Split: c.Bool("split"),
-		PerFile: c.Bool("run-per-file"), Mode: c.String("mode"), Algorithm: c.String("algorithm")}
-	if m := opts.Mode; c.IsSet("mode") {
-		if err := inventory.CheckMode(m); err != nil {
-			return usageErr("import --mode: %s", report.Printable(err.Error()))
-		}
-		if m == protocol.ModeSSH || strings.HasPrefix(m, protocol.ModeKCAPI) {
-			return usageErr("import --mode %s: not a mode of openssl speed (want soft, cpu, devcrypto, afalg, engine:NAME or provider:NAME)", m)
-		}
-	}
-	limits, err := importBoard(c, opts.Board)
+	opts, started, err := importOptions(c)
 	if err != nil {
 		return err
-	}
-	opts.Validity = limits
-	var started time.Time
-	if d := c.String("date"); d != "" {
-		t, err := parseWhen(d, time.Now())
-		if err != nil {
-			return usageErr("import --date: %w", err)
-		}
-		started = t
-	}
-	if c.IsSet("sizes") {
-		sizes, err := importSizes(c.StringSlice("sizes"))
-		if err != nil {
-			return err
-		}
-		opts.Sizes = sizes
-	}
-	if alg := opts.Algorithm; alg != "" {
-		if err := inventory.CheckAlgorithm(alg); err != nil {
-			return usageErr("import --algorithm: %s", report.Printable(err.Error()))
-		}
 	}
 	format, err := report.ViewImport.CheckFormat(c.String("format"))
 	if err != nil {
 		return usageErr("--format: %w", err)
 	}
 	if c.Bool("dry-run") {
-		p := &importPrinter{out: c.App.Writer, errw: c.App.ErrWriter, json: format == report.FormatJSON, board: opts.Board}
-		opts.Parsed = p.run
-		if _, err := capture.Import(c.Context, opts, capture.DiscardImport{}); err != nil {
-			return importErr(c.Context, err)
-		}
-		return p.flush()
+		return importDryRun(c, opts, format)
 	}
+	return importStored(c, opts, started)
+}
+
+// importOptions is what the flags of an import of openssl captures ask capture.Import for, each refused with
+// the flag at fault; started is --date (zero: now).
+func importOptions(c *cli.Context) (opts capture.ImportOptions, started time.Time, err error) {
+	for _, f := range []string{"source", "column", "threads"} {
+		if c.IsSet(f) {
+			return opts, started, usageErr("import --%s is for published tables: add --reference LABEL", f)
+		}
+	}
+	if c.String("board") == "" {
+		return opts, started, usageErr("import: --board is required (the board the captures came from)")
+	}
+	opts = capture.ImportOptions{Board: c.String("board"), Files: c.Args().Slice(), Split: c.Bool("split"),
+		PerFile: c.Bool("run-per-file"), Mode: c.String("mode"), Algorithm: c.String("algorithm")}
+	if c.IsSet("mode") {
+		if err := checkImportMode(opts.Mode); err != nil {
+			return opts, started, err
+		}
+	}
+	if opts.Validity, err = importBoard(c, opts.Board); err != nil {
+		return opts, started, err
+	}
+	if d := c.String("date"); d != "" {
+		if started, err = parseWhen(d, time.Now()); err != nil {
+			return opts, started, usageErr("import --date: %w", err)
+		}
+	}
+	if c.IsSet("sizes") {
+		if opts.Sizes, err = importSizes(c.StringSlice("sizes")); err != nil {
+			return opts, started, err
+		}
+	}
+	if alg := opts.Algorithm; alg != "" {
+		if err := inventory.CheckAlgorithm(alg); err != nil {
+			return opts, started, usageErr("import --algorithm: %s", report.Printable(err.Error()))
+		}
+	}
+	return opts, started, nil
+}
+
+// checkImportMode refuses an --mode no capture can have (capture.CheckMode): a name that is no mode, or a mode
+// openssl speed never measures.
+func checkImportMode(m string) error {
+	err := capture.CheckMode(m)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, capture.ErrNotSpeedMode):
+		return usageErr("import --mode %s: %w", m, err)
+	}
+	return usageErr("import --mode: %s", report.Printable(err.Error()))
+}
+
+// importDryRun reads the captures as an import would and prints their points, storing nothing.
+func importDryRun(c *cli.Context, opts capture.ImportOptions, format string) error {
+	p := &importPrinter{out: c.App.Writer, errw: c.App.ErrWriter, json: format == report.FormatJSON, board: opts.Board}
+	opts.Parsed = p.run
+	if _, err := capture.Import(c.Context, opts, capture.DiscardImport{}); err != nil {
+		return importErr(c.Context, err)
+	}
+	return p.flush()
+}
+
+// importStored imports the captures in one transaction of the database, as runs started at started (zero:
+// now), and prints each run stored.
+func importStored(c *cli.Context, opts capture.ImportOptions, started time.Time) error {
 	db, err := openDB(c)
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -9,7 +10,6 @@ import (
 
 	"github.com/fleetlab/fleet/capture"
 	"github.com/fleetlab/fleet/inventory"
-	"github.com/fleetlab/fleet/reftable"
 	"github.com/fleetlab/fleet/report"
 	"github.com/fleetlab/fleet/store"
 )
@@ -58,43 +58,9 @@ func labelProblem(err error) string {
 
 // importReferenceAction is `fleet import --reference LABEL FILE...`.
 func importReferenceAction(c *cli.Context) error {
-	label := c.String("reference")
-	if c.IsSet("label") {
-		return usageErr("import --reference LABEL already labels the run: drop --label")
-	}
-	for _, f := range []string{"split", "algorithm", "date"} {
-		if c.IsSet(f) {
-			return usageErr("import --reference: --%s is for openssl captures, not published tables", f)
-		}
-	}
-	opts := capture.ReferenceOptions{Files: c.Args().Slice(), Source: strings.TrimSpace(c.String("source")),
-		Board: c.String("board"), Mode: c.String("mode"), Threads: c.Int("threads"), Columns: map[string]string{}}
-	if opts.Board != "" {
-		if err := inventory.CheckBoardName(opts.Board); err != nil {
-			return usageErr("import --board: %w", err)
-		}
-	}
-	if c.IsSet("source") && (opts.Source == "" || report.Printable(opts.Source) != opts.Source) {
-		return usageErr("import --source %q: empty or with control characters", c.String("source"))
-	}
-	if opts.Mode != "" {
-		if err := checkReferenceMode(opts.Mode); err != nil {
-			return usageErr("import --mode: %w", err)
-		}
-	}
-	if c.IsSet("threads") && (opts.Threads < 1 || opts.Threads > 1024) {
-		return usageErr("import --threads %d: want 1 to 1024 (-multi N)", opts.Threads)
-	}
-	for _, kv := range c.StringSlice("column") {
-		k, v, ok := strings.Cut(kv, "=")
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if !ok || k == "" || v == "" {
-			return usageErr("import --column %q: want HEADER=MODE, e.g. \"Accelerator=devcrypto\"", kv)
-		}
-		if err := checkReferenceMode(v); err != nil {
-			return usageErr("import --column %q: %w", kv, err)
-		}
-		opts.Columns[k] = v
+	opts, err := referenceOptions(c)
+	if err != nil {
+		return err
 	}
 	format, err := report.ViewImport.CheckFormat(c.String("format"))
 	if err != nil {
@@ -104,19 +70,11 @@ func importReferenceAction(c *cli.Context) error {
 	if err != nil {
 		return importErr(c.Context, err)
 	}
+	printReferenceFiles(c.App.ErrWriter, ref)
+	label := c.String("reference")
 	points := make([]store.BoardPoint, len(ref.Entries))
 	for i, e := range ref.Entries {
 		points[i] = store.BoardPoint{Board: e.Board, Point: e.Point}
-	}
-	for _, f := range ref.Files {
-		skipped := ""
-		if f.Skipped > 0 {
-			skipped = fmt.Sprintf(" (%d skipped, see below)", f.Skipped)
-		}
-		fmt.Fprintf(c.App.ErrWriter, "%s: %d tables%s, %d figures, -multi %d\n", f.Path, f.Tables, skipped, f.Entries, f.Threads)
-	}
-	for _, w := range ref.Warnings {
-		fmt.Fprintf(c.App.ErrWriter, "warning: %s\n", report.Printable(w))
 	}
 	if c.Bool("dry-run") {
 		ms := make([]store.Measurement, len(points))
@@ -125,6 +83,78 @@ func importReferenceAction(c *cli.Context) error {
 		}
 		return report.WriteResults(c.App.Writer, ms, format)
 	}
+	return storeReference(c, label, ref, points)
+}
+
+// referenceOptions is what the flags of an import of published tables ask capture.ReadReference for, each
+// refused with the flag at fault.
+func referenceOptions(c *cli.Context) (capture.ReferenceOptions, error) {
+	if c.IsSet("label") {
+		return capture.ReferenceOptions{}, usageErr("import --reference LABEL already labels the run: drop --label")
+	}
+	for _, f := range []string{"split", "algorithm", "date"} {
+		if c.IsSet(f) {
+			return capture.ReferenceOptions{}, usageErr("import --reference: --%s is for openssl captures, not published tables", f)
+		}
+	}
+	opts := capture.ReferenceOptions{Files: c.Args().Slice(), Source: strings.TrimSpace(c.String("source")),
+		Board: c.String("board"), Mode: c.String("mode"), Threads: c.Int("threads")}
+	if opts.Board != "" {
+		if err := inventory.CheckBoardName(opts.Board); err != nil {
+			return opts, usageErr("import --board: %w", err)
+		}
+	}
+	if c.IsSet("source") && (opts.Source == "" || report.Printable(opts.Source) != opts.Source) {
+		return opts, usageErr("import --source %q: empty or with control characters", c.String("source"))
+	}
+	if opts.Mode != "" {
+		if err := capture.CheckReferenceMode(opts.Mode); err != nil {
+			return opts, usageErr("import --mode: %w", err)
+		}
+	}
+	if c.IsSet("threads") && (opts.Threads < 1 || opts.Threads > 1024) {
+		return opts, usageErr("import --threads %d: want 1 to 1024 (-multi N)", opts.Threads)
+	}
+	var err error
+	opts.Columns, err = referenceColumns(c.StringSlice("column"))
+	return opts, err
+}
+
+// referenceColumns reads --column HEADER=MODE, each value a mode a published figure can be stored under.
+func referenceColumns(kvs []string) (map[string]string, error) {
+	columns := map[string]string{}
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if !ok || k == "" || v == "" {
+			return nil, usageErr("import --column %q: want HEADER=MODE, e.g. \"Accelerator=devcrypto\"", kv)
+		}
+		if err := capture.CheckReferenceMode(v); err != nil {
+			return nil, usageErr("import --column %q: %w", kv, err)
+		}
+		columns[k] = v
+	}
+	return columns, nil
+}
+
+// printReferenceFiles says on w (stderr) what each file gave and what could not be read: the figures
+// themselves are the command's result.
+func printReferenceFiles(w io.Writer, ref capture.Reference) {
+	for _, f := range ref.Files {
+		skipped := ""
+		if f.Skipped > 0 {
+			skipped = fmt.Sprintf(" (%d skipped, see below)", f.Skipped)
+		}
+		fmt.Fprintf(w, "%s: %d tables%s, %d figures, -multi %d\n", f.Path, f.Tables, skipped, f.Entries, f.Threads)
+	}
+	for _, warning := range ref.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", report.Printable(warning))
+	}
+}
+
+// storeReference stores the reference's figures as one run with status reference, labelled label, and says so
+// on stdout.
+func storeReference(c *cli.Context, label string, ref capture.Reference, points []store.BoardPoint) error {
 	db, err := openDB(c)
 	if err != nil {
 		return err
@@ -138,13 +168,4 @@ func importReferenceAction(c *cli.Context) error {
 	fmt.Fprintf(c.App.Writer, "reference %s: run %d, %d figures of %s in modes %s\n", label, id, len(points),
 		strings.Join(ref.Boards(), ", "), strings.Join(ref.Modes(), ", "))
 	return nil
-}
-
-// checkReferenceMode accepts a fleet mode or the reference's own "accelerator" (an engine the vendor did not
-// say how it reached).
-func checkReferenceMode(m string) error {
-	if m == reftable.ModeAccelerator {
-		return nil
-	}
-	return inventory.CheckMode(m)
 }

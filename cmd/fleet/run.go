@@ -104,26 +104,7 @@ func runAction(c *cli.Context) error {
 		trace = fleet.TraceWriter(c.App.ErrWriter, time.Now())
 	}
 	endPhase := trace.Phase("run", "open the store")
-	layout, err := layoutFromFlags(c, "at-size")
-	if err != nil {
-		return err
-	}
-	inv, boards, err := loadSelection(c, true)
-	if err != nil {
-		return err
-	}
-	sweep, transferSizes, err := sweepFromFlags(c, inv)
-	if err != nil {
-		return err
-	}
-	if err := checkAtSize(layout, sweep.Sizes); err != nil {
-		return err
-	}
-	quietWait, governor, err := prepareFromFlags(c)
-	if err != nil {
-		return err
-	}
-	reconnectWait, err := reconnectFromFlags(c)
+	f, err := runFlagsOf(c)
 	if err != nil {
 		return err
 	}
@@ -132,23 +113,15 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	defer db.Close()
-
 	progress := newProgress(c.App.ErrWriter)
-	progress.perPoint = time.Duration(sweep.Seconds * float64(time.Second)) // the time left comes from the plan
+	progress.perPoint = time.Duration(f.sweep.Seconds * float64(time.Second)) // the time left comes from the plan
 	opts, err := recordOptions(c, db, store.RunInfo{Label: c.String("label")}, progress)
 	if err != nil {
 		return err
 	}
 	endPhase()
-	opts.Boards, opts.Sweep, opts.ModesSet = boards, sweep, c.IsSet("modes")
-	opts.CPUsSet = c.IsSet("cpus")
-	opts.QuietWait, opts.Governor, opts.Trace = quietWait, governor, trace
-	opts.ReconnectWait = reconnectWait
-	opts.TransferSizes = transferSizes
-	opts.VerifyThreads = -1 // the board's cores
-	if c.IsSet("verify-threads") {
-		opts.VerifyThreads = c.Int("verify-threads")
-	}
+	f.apply(c, &opts)
+	opts.Trace = trace
 	// The run's end and its tables are read and written after an interrupt too, but each within a grace
 	// period from when it starts: a database that stopped answering must not keep an interrupted fleet from
 	// exiting, and boards that take a while to stop must not use up the database's grace.
@@ -158,19 +131,76 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return usageErr("%w", err)
 	}
+	return printRun(c, db, run, f.layout, trace)
+}
+
+// runFlags is what fleet run's flags say beyond the record: each is refused before the store is opened.
+type runFlags struct {
+	layout        report.Layout
+	boards        []inventory.Board
+	sweep         inventory.Profile
+	transferSizes []int // mode ssh's bytes per transfer
+	quietWait     *time.Duration
+	governor      string
+	reconnectWait *time.Duration
+}
+
+// runFlagsOf reads fleet run's flags, in the order they are checked: the table layout, the boards, the sweep,
+// the layout's size against the sweep's, the board's preparation and the reconnect wait.
+func runFlagsOf(c *cli.Context) (f runFlags, err error) {
+	if f.layout, err = layoutFromFlags(c, "at-size"); err != nil {
+		return f, err
+	}
+	var inv *inventory.Inventory
+	if inv, f.boards, err = loadSelection(c, true); err != nil {
+		return f, err
+	}
+	if f.sweep, f.transferSizes, err = sweepFromFlags(c, inv); err != nil {
+		return f, err
+	}
+	if err := checkAtSize(f.layout, f.sweep.Sizes); err != nil {
+		return f, err
+	}
+	if f.quietWait, f.governor, err = prepareFromFlags(c); err != nil {
+		return f, err
+	}
+	f.reconnectWait, err = reconnectFromFlags(c)
+	return f, err
+}
+
+// apply gives opts what the flags say to measure and how.
+func (f runFlags) apply(c *cli.Context, opts *fleet.RecordOptions) {
+	opts.Boards, opts.Sweep, opts.ModesSet = f.boards, f.sweep, c.IsSet("modes")
+	opts.CPUsSet = c.IsSet("cpus")
+	opts.QuietWait, opts.Governor = f.quietWait, f.governor
+	opts.ReconnectWait = f.reconnectWait
+	opts.TransferSizes = f.transferSizes
+	opts.VerifyThreads = -1 // the board's cores
+	if c.IsSet("verify-threads") {
+		opts.VerifyThreads = c.Int("verify-threads")
+	}
+}
+
+// printRun ends fleet run once every board has stopped: the boards refused for an unknown algorithm dropped
+// (RecordedRun.DropRefused), the summary on stderr and the run's tables on stdout. Its error is the run's
+// (ErrBoardsFailed, an interrupt), or the usage error of the refused boards, which decides the exit code while
+// the other boards' results are kept and printed.
+func printRun(c *cli.Context, db *store.DB, run fleet.RecordedRun, layout report.Layout, trace fleet.Tracer) error {
 	final, endFinal := store.Outlive(c.Context, store.FinalWriteGrace)
 	defer endFinal()
 	defer trace.Phase("run", "print the run's tables")()
 	runErr := run.Err
-	outcomes, gone, refused := dropRefused(final, run.Record, run.Outcomes)
+	outcomes, gone, refused := run.DropRefused(final)
+	if refused != nil {
+		refused = usageErr("%w", refused)
+	}
 	if gone || refused != nil && len(outcomes) == 0 {
 		return refused
 	}
 	if refused != nil {
-		runErr = refused // the usage error decides the exit code; the other boards' results are kept and printed
+		runErr = refused
 	}
 	printRunSummary(final, c.App.ErrWriter, db, run.ID, outcomes)
-
 	ms, err := db.Measurements(final, store.Filter{RunID: run.ID})
 	if err != nil {
 		return usageErr("%w", err)

@@ -94,6 +94,10 @@ func boardSummary(o fleet.BoardOutcome, v boardValidity, explain bool) []string 
 		}
 		lines = appendFolded(lines, fmt.Sprintf("%s%s: %s; %.1f s on the board", indent, what, vf.Counts(), vf.Seconds), indent+"  ")
 	}
+	// once per board (each point carries the reason too; compare shows "–"), unless the cause said it
+	if o.EnergyUnknown != "" && !strings.Contains(o.Cause, report.Printable(o.EnergyUnknown)) {
+		lines = appendFolded(lines, indent+"energy: unknown: "+report.PlainReason(report.Printable(o.EnergyUnknown)), indent+"  ")
+	}
 	for _, s := range unexplainedSkips {
 		what := s.Mode
 		if s.Algorithm != "" {

@@ -35,7 +35,8 @@ func firstRunOutcome() (fleet.BoardOutcome, boardValidity) {
 
 // runSummaryCases are the run summaries kept as golden files: the first run above; --modes soft,cpu on the same
 // machine (no skip, three modes not available); a lab of three boards: one ok and valid, one partial with a
-// lost link, an algorithm it cannot offload and a suspect point, one that failed before its probe.
+// lost link, an algorithm it cannot offload, a suspect point and a hwmon rail its path cannot sample, one that
+// failed before its probe.
 func runSummaryCases() map[string][]string {
 	busy, busyV := firstRunOutcome()
 	asked := busy
@@ -51,7 +52,8 @@ func runSummaryCases() map[string][]string {
 		Skipped: []protocol.Skip{{Mode: "devcrypto", Algorithm: "sha256", Reason: "not offloaded by the driver (cryptodev has no sha256 on this kernel)"}},
 		Modes: fleet.ModeReport{Measured: []string{"soft", "cpu", "devcrypto"},
 			Unavailable: []protocol.ModeFact{{Mode: "afalg", Reason: "engine afalg: not available: 3080304384:error:80065067:lib(128):afalg_create_sk:socket bind failed:../engines/e_afalg.c:389:"}}},
-		Verification: fleet.Verified{Paths: 6, OK: 6, Seconds: 11.8}}
+		Verification:  fleet.Verified{Paths: 6, OK: 6, Seconds: 11.8},
+		EnergyUnknown: "the shell path does not sample the board's hwmon rails (the agent does); a meter the controller reads, power_command in boards.toml, measures a shell-path board"}
 	imx6qV := boardValidity{verdict: protocol.ValiditySuspect,
 		reasons: []string{"1 of 31 points suspect (first: throttled: 12 % of the time below 996 MHz (limit 10 %))"},
 		judged:  store.Judged{Suspect: 1, SuspectCauses: []string{"throttled"}}}
@@ -132,6 +134,9 @@ func TestRunSummarySaysOneThing(t *testing.T) {
 	lab := strings.Join(cases["run-summary-lab"], "\n")
 	if strings.Count(lab, "(mode × algorithm)") != 1 || strings.Count(lab, "to do:") != 2 {
 		t.Errorf("the lab: want the paths explained once and a to-do line for each of the two boards that need one:\n%s", lab)
+	}
+	if n := strings.Count(unfold(lab), "energy: unknown: the shell path does not sample the board's hwmon rails"); n != 1 {
+		t.Errorf("the lab: the board whose rail was not sampled says so %d times, want once:\n%s", n, lab)
 	}
 }
 

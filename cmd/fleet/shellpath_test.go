@@ -114,18 +114,47 @@ func TestRunShellPathConcurrencyCheck(t *testing.T) {
 			if tc.code != 0 && !strings.Contains(stderr, "local: wrong output: engine:fleetfake aes-128-cbc: concurrency (2 workers, 2 s): ") {
 				t.Errorf("the run's output does not name board, mode, algorithm and the concurrency check:\n%s", stderr)
 			}
-			s, err := store.Open(context.Background(), db)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			ms, err := s.Measurements(context.Background(), store.Filter{})
-			if err != nil || len(ms) != 1 {
-				t.Fatalf("%d points (%v), want 1\n%s", len(ms), err, stderr)
-			}
-			if m := ms[0]; m.Verification != tc.verdict || tc.verdict == protocol.VerificationWrong && !strings.Contains(m.VerificationDetail, "outputs of encrypt") {
+			m := onlyPoint(t, db, stderr)
+			if m.Verification != tc.verdict || tc.verdict == protocol.VerificationWrong && !strings.Contains(m.VerificationDetail, "outputs of encrypt") {
 				t.Errorf("point %s %s: verification %q %q, want %s", m.Mode, m.Algorithm, m.Verification, m.VerificationDetail, tc.verdict)
 			}
 		})
 	}
+}
+
+// TestRunShellPathHwmonPower: a shell-path board whose boards.toml names a hwmon rail is measured and exits 0
+// (before, the sweep's "power:" error made the board partial, exit 3); the run says once under the board that its
+// energy is unknown and why, and the stored point carries the same reason, with no figure.
+func TestRunShellPathHwmonPower(t *testing.T) {
+	needOpenSSL(t)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "fleet.db")
+	inv := writeShellInventory(t, dir, `power = "hwmon:ina226"`, `["cpu"]`)
+	stdout, stderr, code := runFleet(t, "--inventory", inv, "run", "--boards", "local", "--profile", "shellpath", "--db", db)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	const why = "the shell path does not sample the board's hwmon rails"
+	if n := strings.Count(unfold(stderr), "energy: unknown: "+why); n != 1 || strings.Contains(stderr, "power: ") {
+		t.Errorf("the run says %d times that the energy is unknown (want once, and no power error):\n%s", n, stderr)
+	}
+	m := onlyPoint(t, db, stderr)
+	if !strings.Contains(m.EnergyUnknown, why) || m.EnergyJ != nil || m.EnergyUJPerByte != nil {
+		t.Errorf("point: energy %v µJ/B %v unknown %q, want unknown: %s", m.EnergyJ, m.EnergyUJPerByte, m.EnergyUnknown, why)
+	}
+}
+
+// onlyPoint is the one point a test's run stored in db; more or fewer fail the test with the run's stderr.
+func onlyPoint(t *testing.T, db, stderr string) store.Measurement {
+	t.Helper()
+	s, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ms, err := s.Measurements(context.Background(), store.Filter{})
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("%d points (%v), want 1\n%s", len(ms), err, stderr)
+	}
+	return ms[0]
 }

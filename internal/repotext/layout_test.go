@@ -27,22 +27,6 @@ const (
 var longAllowed = map[string]string{
 	// Pure tables: none is over the limits today. A function that is only a table (a literal of rows, no logic)
 	// may be listed here with what it tabulates; a table with logic around it is split like any function.
-
-	// Splits in progress on other branches.
-	"agent/sweep.go:sweepProbed":                              "not yet split: a task of the next round (the list only shrinks)",
-	"agent/sweep_openssl.go:sweepState.openSSLPoints":         "not yet split: a task of the next round (the list only shrinks)",
-	"cmd/fleet/import.go:importAction":                        "not yet split: a task of the next round (the list only shrinks)",
-	"cmd/fleet/import_reference.go:importReferenceAction":     "not yet split: a task of the next round (the list only shrinks)",
-	"cmd/fleet/run.go:runAction":                              "not yet split: a task of the next round (the list only shrinks)",
-	"protocol/protocol.go:DecodeLine":                         "not yet split: a task of the next round (the list only shrinks)",
-	"report/compare.go":                                       "not yet split: a task of the next round (the list only shrinks)",
-	"report/compare.go:Compare":                               "not yet split: a task of the next round (the list only shrinks)",
-	"report/compare_compact.go:Comparison.boardsTable":        "not yet split: a task of the next round (the list only shrinks)",
-	"report/compare_layout.go:Comparison.document":            "not yet split: a task of the next round (the list only shrinks)",
-	"report/regress.go:Regress":                               "not yet split: a task of the next round (the list only shrinks)",
-	"report/render_html_compare.go:writeComparisonHTML":       "not yet split: in no branch's list of this round",
-	"report/render_html_compare.go:Comparison.algorithmChart": "not yet split: in no branch's list of this round",
-	"report/ssh_render.go:SSHComparison.document":             "not yet split: in no branch's list of this round",
 }
 
 // sizeFinding is a file or function over its limit.
