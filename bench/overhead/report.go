@@ -21,7 +21,7 @@ func printHeader(s *setup, k int) {
 	if fi, err := os.Stat(s.agentBin); err == nil {
 		size = fmt.Sprintf("%.1f MiB", float64(fi.Size())/(1<<20))
 	}
-	fmt.Printf("boards: /bin/sh over SSH servers in one board simulator process; the agent pushed is fakeagent padded to the real agent's size, %s\n",
+	fmt.Printf("boards: /bin/sh (SCHED_IDLE) over SSH servers in one board simulator process; the agent pushed is fakeagent padded to the real agent's size, %s\n",
 		size)
 	pin := "not pinned"
 	if s.ctlCPUs != "" {
