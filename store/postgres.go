@@ -100,6 +100,14 @@ var sslmodeRE = regexp.MustCompile(`(?:[?&]|^|\s)sslmode=(disable|allow|prefer|r
 // (a dropped SYN) would otherwise hang until the kernel gives up, minutes later.
 const defaultConnectTimeout = 10 * time.Second
 
+// maxPostgresConns caps the connections one fleet process holds to PostgreSQL. database/sql's default is no cap:
+// a run over 500 boards opened a connection for nearly every board writing or taking its lease at once, and 4
+// such controllers on one database exhausted its max_connections ("sorry, too many clients already"), failing
+// half their boards. Statements and transactions are short, so 8 keep a run's writes flowing (the rest wait a
+// moment in database/sql's queue), and a lab's controllers, K × 8 of them, fit PostgreSQL's default of 100;
+// kept idle, they are not reopened (a new connection is a new server process) for each board's write.
+const maxPostgresConns = 8
+
 // openPostgres opens the PostgreSQL database at the URL dsn through pgx's database/sql driver. libpq's
 // parameters (sslmode, PGPASSWORD, ~/.pgpass, ...) are honoured as pgx.ParseConfig reads them. readOnly makes
 // every transaction of the session read-only (default_transaction_read_only), for `fleet serve`. A URL whose
@@ -125,6 +133,8 @@ func openPostgres(ctx context.Context, dsn string, readOnly bool) (_ *DB, err er
 		cfg.RuntimeParams["default_transaction_read_only"] = "on"
 	}
 	sdb := stdlib.OpenDB(*cfg)
+	sdb.SetMaxOpenConns(maxPostgresConns)
+	sdb.SetMaxIdleConns(maxPostgresConns)
 	db := &DB{Path: shown, Now: time.Now, db: &conn{DB: sdb, dialect: dialectPostgres}, server: serverName(cfg), role: cfg.User}
 	if err := sdb.PingContext(ctx); err != nil {
 		sdb.Close()

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -282,5 +283,31 @@ func TestOpenPostgresSchema(t *testing.T) {
 	}
 	if has, err := other.hasTable(ctx, "runs"); err != nil || has {
 		t.Errorf("public has fleet's runs table = %v, %v; want false", has, err)
+	}
+}
+
+// TestOpenPostgresCapsConnections: one process holds at most maxPostgresConns connections, kept idle, so that
+// K controllers over hundreds of boards each fit the server's max_connections. Before, database/sql's default
+// (0, no cap) let each controller open one per board writing at once.
+func TestOpenPostgresCapsConnections(t *testing.T) {
+	db := openAt(t, pgtest.NewDatabase(t))
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for range 4 * maxPostgresConns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := db.db.ExecContext(ctx, `SELECT pg_sleep(0.05)`); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	st := db.db.Stats()
+	if st.MaxOpenConnections != maxPostgresConns || st.OpenConnections > maxPostgresConns {
+		t.Errorf("pool: max %d, %d open, want at most %d", st.MaxOpenConnections, st.OpenConnections, maxPostgresConns)
+	}
+	if st.Idle != st.OpenConnections {
+		t.Errorf("%d of %d connections idle after the burst, want all kept", st.Idle, st.OpenConnections)
 	}
 }

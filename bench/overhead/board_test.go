@@ -69,3 +69,52 @@ func TestBoardRunsDeploy(t *testing.T) {
 		t.Errorf("agent directory: %v, mode %v, want 0700", err, fi.Mode().Perm())
 	}
 }
+
+// TestBoardShellIdle checks that a board's shell runs at SCHED_IDLE (policy 5, field 41 of /proc/PID/stat), below
+// the simulator's SSH servers, so that 2,000 boards' shells on one CPU do not starve the servers' keepalive
+// replies. Before, the shells ran at SCHED_OTHER (0) beside the servers.
+func TestBoardShellIdle(t *testing.T) {
+	dir := t.TempDir()
+	k, err := newKeys(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := startBoard("sim001", filepath.Join(dir, "board"), k.serverConfig(), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.close()
+	cfg := &ssh.ClientConfig{User: "fleet", HostKeyCallback: ssh.FixedHostKey(k.host.PublicKey()), Timeout: 10 * time.Second}
+	key, err := os.ReadFile(k.identity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := ssh.ParsePrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Auth = []ssh.AuthMethod{ssh.PublicKeys(signer)}
+	c, err := ssh.Dial("tcp", "127.0.0.1:"+strconv.Itoa(b.port()), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	// The shell's own stat, read after the simulator has set its policy (it does so as soon as the shell starts).
+	out, err := s.Output("sleep 0.3; cat /proc/$$/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := string(out)
+	f := strings.Fields(st[strings.LastIndexByte(st, ')')+1:])
+	if len(f) < 39 {
+		t.Fatalf("/proc/$$/stat: %q", out)
+	}
+	if policy := f[38]; policy != "5" { // field 41; f[0] is field 3
+		t.Errorf("the board's shell runs with scheduling policy %s, want 5 (SCHED_IDLE)", policy)
+	}
+}

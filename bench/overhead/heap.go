@@ -19,8 +19,9 @@ import (
 )
 
 // profileRun runs what `fleet run --tag sim` runs (fleet.Run into the store, without progress or report) in this
-// process, and writes the heap profile taken when the heap in use peaked. The simulated boards live in this
-// process too: their allocations are in the profile, under bench/overhead's own functions and ssh's server side.
+// process, and writes the heap profile taken when the heap in use peaked, with the goroutines' stacks at that peak
+// beside it (they are not in a heap profile). The simulated boards are in the board simulator's process: the
+// profile is the controller's alone.
 func profileRun(work, invPath, agentBin string, n int, out string) {
 	ctx := context.Background()
 	inv, err := inventory.Load(invPath)
@@ -47,7 +48,10 @@ func profileRun(work, invPath, agentBin string, n int, out string) {
 	var (
 		mu       sync.Mutex
 		peak     uint64
+		peakMS   runtime.MemStats // at the peak: the goroutines' stacks and the runtime's own memory beside the heap
+		peakG    int
 		peakProf bytes.Buffer
+		peakGs   bytes.Buffer // the goroutine profile at the peak: what each board's goroutines are
 		done     = make(chan struct{})
 		stopped  = make(chan struct{})
 	)
@@ -63,9 +67,11 @@ func profileRun(work, invPath, agentBin string, n int, out string) {
 			runtime.ReadMemStats(&ms)
 			if ms.HeapInuse > peak {
 				mu.Lock()
-				peak = ms.HeapInuse
+				peak, peakMS, peakG = ms.HeapInuse, ms, runtime.NumGoroutine()
 				peakProf.Reset()
 				pprof.Lookup("heap").WriteTo(&peakProf, 0)
+				peakGs.Reset()
+				pprof.Lookup("goroutine").WriteTo(&peakGs, 1)
 				mu.Unlock()
 			}
 		}
@@ -86,6 +92,12 @@ func profileRun(work, invPath, agentBin string, n int, out string) {
 	if err := os.WriteFile(out, peakProf.Bytes(), 0o644); err != nil {
 		fatalf("%v", err)
 	}
+	if err := os.WriteFile(out+".goroutines", peakGs.Bytes(), 0o644); err != nil {
+		fatalf("%v", err)
+	}
 	fmt.Printf("in-process run over %d boards: %.2f s, peak heap in use %.1f MiB; heap profile at that peak: %s\n",
 		n, time.Since(start).Seconds(), float64(peak)/(1<<20), out)
+	fmt.Printf("at that peak: %d goroutines, their stacks %.1f MiB; heap allocated %.1f MiB, next GC at %.1f MiB; "+
+		"runtime's total %.1f MiB; goroutines: %s.goroutines\n", peakG, float64(peakMS.StackInuse)/(1<<20), float64(peakMS.HeapAlloc)/(1<<20),
+		float64(peakMS.NextGC)/(1<<20), float64(peakMS.Sys)/(1<<20), out)
 }

@@ -1,18 +1,25 @@
-// Command overhead measures the controller's overhead (bench/README.md §b): the wall time of the real `fleet run`
-// over N simulated boards minus the sweep duration, and the controller's peak RSS.
+// Command overhead measures the controller's overhead (bench/README.md §b): how much longer than the sweep the
+// real `fleet run` over N simulated boards takes (the stretch, (wall − sweep) / sweep), the controller's CPU per
+// board and its peak RSS.
 //
-// Each simulated board is an in-process SSH server on 127.0.0.1 (x/crypto/ssh) that runs whatever the controller
-// sends in a real /bin/sh, with a HOME of its own under the working directory (board.go): the deploy check, the
-// push and its verification run as on a board. The agent the controller pushes is fakeagent (./fakeagent), padded
-// to the size of the real agent: the deploy check verifies it with sha256sum and execs it, and it answers the
-// probe and plays the sweep, the plan's points spread evenly over a fixed duration, without measuring. The fleet
-// binary runs as a child process with --concurrency N, so every board sweeps at once and the ideal wall time is
-// the sweep duration. The controller's CPU time (user+sys, from GNU time) is printed too: unlike the wall time it
-// hardly depends on what else the machine is doing. For each N a fresh set of boards gets a cold run (the agent
-// is pushed to every board) and a warm run (already there, 0 bytes pushed); rounds interleave the values of N.
+// Each simulated board is an SSH server on 127.0.0.1 (x/crypto/ssh) that runs whatever the controller sends in a
+// real /bin/sh, with a HOME of its own (board.go): the deploy check, the push and its verification run as on a
+// board. Every board lives in one board simulator process (this program run as `overhead serve-boards`,
+// simproc.go), pinned to other CPUs than the controllers (-pin), so that the controllers' CPU and the boards'
+// are measured apart. The agent the controller pushes is fakeagent (./fakeagent), padded to the size of the real
+// agent: the deploy check verifies it with sha256sum and execs it, and it answers the probe and plays the sweep,
+// the plan's points spread evenly over a fixed duration, without measuring. The fleet binary runs as a child
+// process with --concurrency N, so every board sweeps at once and the ideal wall time is the sweep duration; its
+// CPU time (user+sys, from GNU time) hardly depends on what else the machine is doing. For each N a fresh set of
+// boards gets a cold run (the agent is pushed to every board) and a warm run (already there, 0 bytes pushed);
+// rounds interleave the values of N. With -controllers K, K controllers run at once, each over its own N
+// boards (tags c1 … cK), sharing one throwaway PostgreSQL database; the database's CPU, transactions, errors
+// and what it stored are printed per phase.
 //
-//	go run ./bench/overhead -boards 1,10,50,200,500 -sweep 36s -rounds 3
-//	go run ./bench/overhead -boards 2 -sweep 1s -rounds 1     # the smoke test's run (smoke_test.go)
+//	go run ./bench/overhead -boards 50,500,2000 -sweep 36s -rounds 2
+//	go run ./bench/overhead -boards 500 -controllers 4 -sweep 36s -rounds 1
+//	go run ./bench/overhead -boards 2 -sweep 1s -rounds 1     # the smoke tests' runs (smoke_test.go)
+//	go run ./bench/overhead -boards 2 -controllers 2 -sweep 1s -rounds 1
 package main
 
 import (
@@ -20,6 +27,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -27,23 +35,32 @@ import (
 	"time"
 
 	"github.com/fleetlab/fleet/agent"
-	"github.com/fleetlab/fleet/bench/internal/machine"
 	"github.com/fleetlab/fleet/internal/buildtest"
 )
 
 func main() {
-	boardsFlag := flag.String("boards", "1,10,50,200,500", "numbers of simulated boards, comma-separated")
+	if len(os.Args) > 1 && os.Args[1] == "serve-boards" {
+		serveBoards(os.Args[2:])
+		return
+	}
+	boardsFlag := flag.String("boards", "1,10,50,200,500", "numbers of simulated boards (per controller), comma-separated")
+	controllers := flag.Int("controllers", 1, "controllers sharing one throwaway PostgreSQL database, each over its own N boards (1: one controller, SQLite)")
+	pin := flag.String("pin", "auto", "CPUs of the controllers and of the board simulator: auto (half each), off, or LIST/LIST as taskset -c takes them")
 	sweep := flag.Duration("sweep", 36*time.Second, "duration of every simulated sweep (the figures of bench/README.md §b use 36s and 20s)")
 	rounds := flag.Int("rounds", 3, "rounds; each runs every N once, cold then warm")
 	fleetBin := flag.String("fleet", "", "fleet binary (default: built from ./cmd/fleet)")
 	agentBin := flag.String("agent", "", "the real agent, whose size the fake agent pushed to the boards is padded to (default: built from ./cmd/fleet-agent)")
 	keep := flag.Bool("keep", false, "keep the working directory (inventories, databases, controller logs)")
 	env := flag.String("env", "", "extra environment for the controller, comma-separated NAME=VALUE (e.g. GOMEMLIMIT=150MiB)")
-	flag.BoolVar(&knownHostsPerBoard, "knownhosts-per-board", false, "one known_hosts file per board instead of one for all")
-	flag.StringVar(&heapProfile, "heapprofile", "", "instead of the warm run, run the controller's fleet.Run in this process and write the heap profile at its peak to this `FILE` (first N, one round)")
+	var s setup
+	flag.BoolVar(&s.knownHostsPerBoard, "knownhosts-per-board", false, "one known_hosts file per board instead of one for all")
+	flag.StringVar(&s.heapProfile, "heapprofile", "", "instead of the warm run, run the controller's fleet.Run in this process and write the heap profile at its peak to this `FILE` (first N, one round)")
+	cold := flag.Bool("cold", true, "run cold (the agent pushed to every board) before warm; false: deploy to the first board only and give every board that agent, then run warm")
+	flag.StringVar(&s.simProfile, "simprofile", "", "write the board simulator's CPU profile to `FILE`.rR-nN (round R, N boards)")
 	flag.Parse()
+	s.noCold = !*cold
 	if *env != "" {
-		extraEnv = strings.Split(*env, ",")
+		s.env = strings.Split(*env, ",")
 	}
 	ns := boardCounts(*boardsFlag)
 	if *sweep <= 0 {
@@ -52,101 +69,97 @@ func main() {
 	if *rounds < 1 {
 		usagef("-rounds: %d, want at least 1", *rounds)
 	}
-	dir, err := os.MkdirTemp("", "fleet-bench-overhead-")
-	if err != nil {
+	if *controllers < 1 || *controllers > 16 {
+		usagef("-controllers: %d, want 1 to 16", *controllers)
+	}
+	if *controllers > 1 && s.heapProfile != "" {
+		usagef("-heapprofile profiles one controller: not with -controllers %d", *controllers)
+	}
+	var err error
+	if s.ctlCPUs, s.simCPUs, err = cpuSplit(*pin); err != nil {
+		usagef("%v", err)
+	}
+	if s.ctlCPUs != "" {
+		if _, err := exec.LookPath("taskset"); err != nil {
+			usagef("-pin %s needs taskset (util-linux), not found: install it or give -pin off", *pin)
+		}
+	}
+	most := slices.Max(ns)
+	if err := raiseFileLimit(max(simFiles(most**controllers), controllerFiles(most))); err != nil {
+		usagef("-boards %d -controllers %d: %v", most, *controllers, err)
+	}
+	if s.self, err = os.Executable(); err != nil {
+		fatalf("%v", err)
+	}
+	s.sweep, s.fleetBin = *sweep, *fleetBin
+	if s.dir, err = os.MkdirTemp("", "fleet-bench-overhead-"); err != nil {
 		fatalf("%v", err)
 	}
 	if !*keep {
-		defer os.RemoveAll(dir)
+		defer os.RemoveAll(s.dir)
 	}
-	if *fleetBin == "" {
-		*fleetBin = filepath.Join(dir, "fleet")
-		build(dir, nil, buildtest.StrippedFlags, module+"/cmd/fleet")
+	s.agentBin = buildAll(&s, *agentBin)
+	if *controllers > 1 {
+		if s.pg, err = startPG(); err != nil {
+			fatalf("%v", err)
+		}
+		defer s.pg.stop()
 	}
-	if *agentBin == "" {
-		*agentBin = filepath.Join(dir, "fleet-agent")
-		build(dir, buildtest.AgentEnv(), agent.BuildFlags, module+"/cmd/fleet-agent") // as the controller builds it
-	}
-	fake := filepath.Join(dir, "fakeagent")
-	build(dir, buildtest.AgentEnv(), buildtest.StrippedFlags, module+"/bench/overhead/fakeagent")
-	if err := padTo(fake, *agentBin); err != nil {
-		fatalf("fake agent: %v", err)
-	}
-	keys, err := newKeys(dir)
-	if err != nil {
-		fatalf("keys: %v", err)
-	}
-	fmt.Println(machine.Describe())
-	fmt.Printf("sweep duration per board: %v (quick profile: 2 algorithms x 6 sizes x the fake agent's 2 modes = 24 points)\n", *sweep)
-	fmt.Printf("boards: /bin/sh over in-process SSH servers; the agent pushed is fakeagent padded to %s's size\n\n", filepath.Base(*agentBin))
-	fmt.Printf("%-5s %-5s %-4s %9s %9s %7s %9s %8s %11s\n", "round", "N", "run", "wall_s", "overhead", "ovh_%", "rss_MiB", "cpu_s", "pushed_MiB")
-
-	results := map[int]map[string][]sample{}
+	printHeader(&s, *controllers)
+	results := map[int]map[string][]phase{}
 	for r := 1; r <= *rounds; r++ {
 		for _, n := range ns {
 			if results[n] == nil {
-				results[n] = map[string][]sample{}
+				results[n] = map[string][]phase{}
 			}
-			for _, s := range runN(dir, keys, *fleetBin, fake, n, *sweep, r) {
-				results[n][s.kind] = append(results[n][s.kind], s)
-				fmt.Printf("%-5d %-5d %-4s %9.2f %9.2f %7.2f %9.1f %8.2f %11.1f\n", r, n, s.kind, s.wall.Seconds(),
-					(s.wall - *sweep).Seconds(), 100*(s.wall-*sweep).Seconds()/sweep.Seconds(), s.rssMiB, s.cpu, float64(s.pushed)/(1<<20))
+			for _, p := range runN(&s, n, *controllers, r) {
+				results[n][p.kind] = append(results[n][p.kind], p)
+				printPhase(r, n, p, *sweep)
 			}
 		}
 	}
-	printMedians(ns, results, *rounds, *sweep)
+	failed := printMedians(ns, results, *rounds, *sweep)
 	if *keep {
-		fmt.Println("\nkept", dir)
+		fmt.Println("\nkept", s.dir)
+	}
+	if failed {
+		if s.pg != nil {
+			s.pg.stop()
+		}
+		fatalf("some runs failed (see above)")
 	}
 }
 
-// boardCounts reads -boards: numbers of simulated boards from 1 to 999, comma-separated.
+// buildAll builds fleet unless -fleet named it, the real agent unless -agent named it, and the fake agent
+// padded to the real agent's size, and returns the fake agent's path.
+func buildAll(s *setup, agentBin string) string {
+	if s.fleetBin == "" {
+		s.fleetBin = filepath.Join(s.dir, "fleet")
+		build(s.dir, nil, buildtest.StrippedFlags, module+"/cmd/fleet")
+	}
+	if agentBin == "" {
+		agentBin = filepath.Join(s.dir, "fleet-agent")
+		build(s.dir, buildtest.AgentEnv(), agent.BuildFlags, module+"/cmd/fleet-agent") // as the controller builds it
+	}
+	fake := filepath.Join(s.dir, "fakeagent")
+	build(s.dir, buildtest.AgentEnv(), buildtest.StrippedFlags, module+"/bench/overhead/fakeagent")
+	if err := padTo(fake, agentBin); err != nil {
+		fatalf("fake agent: %v", err)
+	}
+	return fake
+}
+
+// boardCounts reads -boards: numbers of simulated boards from 1 to 5,000, comma-separated.
 func boardCounts(list string) []int {
 	var ns []int
 	for _, s := range strings.Split(list, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || n < 1 || n > 999 {
-			usagef("-boards: %q is not a number of boards from 1 to 999", s)
+		if err != nil || n < 1 || n > 5000 {
+			usagef("-boards: %q is not a number of boards from 1 to 5000", s)
 		}
 		ns = append(ns, n)
 	}
 	return ns
-}
-
-// printMedians is the table of medians over the rounds, warm beside cold, per number of boards.
-func printMedians(ns []int, results map[int]map[string][]sample, rounds int, sweep time.Duration) {
-	fmt.Printf("\nmedians over %d rounds (overhead = wall - %v; %% of the sweep duration)\n", rounds, sweep)
-	fmt.Printf("%-5s | %-36s | %-36s\n", "", "warm (agent already there)", "cold (first deployment)")
-	fmt.Printf("%-5s | %8s %7s %11s %7s | %8s %7s %11s %7s\n", "N", "ovh_s", "ovh_%", "max_rss_MiB", "cpu_s", "ovh_s", "ovh_%", "max_rss_MiB", "cpu_s")
-	for _, n := range ns {
-		w, c := summarize(results[n]["warm"], sweep), summarize(results[n]["cold"], sweep)
-		fmt.Printf("%-5d | %8.2f %7.2f %11.1f %7.2f | %8.2f %7.2f %11.1f %7.2f\n", n, w.ovh, w.pct, w.rss, w.cpu, c.ovh, c.pct, c.rss, c.cpu)
-	}
-}
-
-type summary struct{ ovh, pct, rss, cpu float64 } // medians, but rss is the maximum
-
-func summarize(ss []sample, sweep time.Duration) summary {
-	if len(ss) == 0 {
-		return summary{}
-	}
-	var ovh, cpu []float64
-	var rss float64
-	for _, s := range ss {
-		ovh = append(ovh, (s.wall - sweep).Seconds())
-		cpu = append(cpu, s.cpu)
-		rss = max(rss, s.rssMiB)
-	}
-	m := median(ovh)
-	return summary{ovh: m, pct: 100 * m / sweep.Seconds(), rss: rss, cpu: median(cpu)}
-}
-
-func median(v []float64) float64 {
-	s := slices.Sorted(slices.Values(v))
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // build builds pkg into dir with flags (buildtest.BuildWith), or ends the benchmark.
