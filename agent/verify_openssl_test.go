@@ -16,16 +16,7 @@ import (
 // a longer run's output), and the output given for each is the one a run of that size alone gives, for CBC, ECB
 // and CTR. The runs are counted through a wrapper that logs every start.
 func TestVerifyCiphersEachSizeRun(t *testing.T) {
-	real, err := exec.LookPath("openssl")
-	if err != nil {
-		t.Skip("no openssl on PATH")
-	}
-	dir := t.TempDir()
-	log := filepath.Join(dir, "starts")
-	wrapper := filepath.Join(dir, "openssl")
-	if err := os.WriteFile(wrapper, []byte("#!/bin/sh\necho \"$*\" >> "+log+"\nexec "+real+" \"$@\"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	real, dir, wrapper, log := startLoggedOpenSSL(t)
 	sizes := []int{15, 16, 4096, 8192, 65536}
 	files := map[int]string{}
 	for _, n := range sizes {
@@ -81,16 +72,7 @@ func btoiTest(b bool) int {
 // for the default sizes, not 21), every size still its own encryption run, while the agent's own one-piece
 // requests of afalg still check both ways; with --decrypt the decryptions come back.
 func TestVerifyEncryptOnlySweep(t *testing.T) {
-	real, err := exec.LookPath("openssl")
-	if err != nil {
-		t.Skip("no openssl on PATH")
-	}
-	dir := t.TempDir()
-	log := filepath.Join(dir, "starts")
-	wrapper := filepath.Join(dir, "openssl")
-	if err := os.WriteFile(wrapper, []byte("#!/bin/sh\necho \"$*\" >> "+log+"\nexec "+real+" \"$@\"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	_, dir, wrapper, log := startLoggedOpenSSL(t)
 	sizes := verifySizes(protocol.Plan{})
 	for _, decrypt := range []bool{false, true} {
 		os.Remove(log)
@@ -132,4 +114,21 @@ func TestVerifyEncryptOnlySweep(t *testing.T) {
 	if direct == 0 {
 		t.Errorf("afalg of an encryption-only sweep: no decryption by the agent's own requests: %+v", r.Cases)
 	}
+}
+
+// startLoggedOpenSSL is a wrapper, dir/openssl, that appends each start's arguments to log and runs the real openssl
+// (skipping the test without one).
+func startLoggedOpenSSL(t *testing.T) (real, dir, wrapper, log string) {
+	t.Helper()
+	real, err := exec.LookPath("openssl")
+	if err != nil {
+		t.Skip("no openssl on PATH")
+	}
+	dir = t.TempDir()
+	log = filepath.Join(dir, "starts")
+	wrapper = filepath.Join(dir, "openssl")
+	if err := os.WriteFile(wrapper, []byte("#!/bin/sh\necho \"$*\" >> "+log+"\nexec "+real+" \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return real, dir, wrapper, log
 }
