@@ -75,19 +75,8 @@ func main() {
 	if *controllers > 1 && s.heapProfile != "" {
 		usagef("-heapprofile profiles one controller: not with -controllers %d", *controllers)
 	}
+	pinAndLimits(&s, *pin, slices.Max(ns), *controllers)
 	var err error
-	if s.ctlCPUs, s.simCPUs, err = cpuSplit(*pin); err != nil {
-		usagef("%v", err)
-	}
-	if s.ctlCPUs != "" {
-		if _, err := exec.LookPath("taskset"); err != nil {
-			usagef("-pin %s needs taskset (util-linux), not found: install it or give -pin off", *pin)
-		}
-	}
-	most := slices.Max(ns)
-	if err := raiseFileLimit(max(simFiles(most**controllers), controllerFiles(most))); err != nil {
-		usagef("-boards %d -controllers %d: %v", most, *controllers, err)
-	}
 	if s.self, err = os.Executable(); err != nil {
 		fatalf("%v", err)
 	}
@@ -106,19 +95,7 @@ func main() {
 		defer s.pg.stop()
 	}
 	printHeader(&s, *controllers)
-	results := map[int]map[string][]phase{}
-	for r := 1; r <= *rounds; r++ {
-		for _, n := range ns {
-			if results[n] == nil {
-				results[n] = map[string][]phase{}
-			}
-			for _, p := range runN(&s, n, *controllers, r) {
-				results[n][p.kind] = append(results[n][p.kind], p)
-				printPhase(r, n, p, *sweep)
-			}
-		}
-	}
-	failed := printMedians(ns, results, *rounds, *sweep)
+	failed := runRounds(&s, ns, *controllers, *rounds)
 	if *keep {
 		fmt.Println("\nkept", s.dir)
 	}
@@ -128,6 +105,41 @@ func main() {
 		}
 		fatalf("some runs failed (see above)")
 	}
+}
+
+// pinAndLimits splits the CPUs between the controllers and the board simulator as -pin says, and raises the
+// file limit to what the most boards need; a value that cannot be met is a usage error.
+func pinAndLimits(s *setup, pin string, most, controllers int) {
+	var err error
+	if s.ctlCPUs, s.simCPUs, err = cpuSplit(pin); err != nil {
+		usagef("%v", err)
+	}
+	if s.ctlCPUs != "" {
+		if _, err := exec.LookPath("taskset"); err != nil {
+			usagef("-pin %s needs taskset (util-linux), not found: install it or give -pin off", pin)
+		}
+	}
+	if err := raiseFileLimit(max(simFiles(most*controllers), controllerFiles(most))); err != nil {
+		usagef("-boards %d -controllers %d: %v", most, controllers, err)
+	}
+}
+
+// runRounds runs every board count once a round, printing each phase as it ends, then the medians; it reports
+// whether any run failed.
+func runRounds(s *setup, ns []int, controllers, rounds int) bool {
+	results := map[int]map[string][]phase{}
+	for r := 1; r <= rounds; r++ {
+		for _, n := range ns {
+			if results[n] == nil {
+				results[n] = map[string][]phase{}
+			}
+			for _, p := range runN(s, n, controllers, r) {
+				results[n][p.kind] = append(results[n][p.kind], p)
+				printPhase(r, n, p, s.sweep)
+			}
+		}
+	}
+	return printMedians(ns, results, rounds, s.sweep)
 }
 
 // buildAll builds fleet unless -fleet named it, the real agent unless -agent named it, and the fake agent
