@@ -20,16 +20,7 @@ import (
 // board's HOME, 0700, and the second deployment finds it (0 bytes pushed). A board that matched commands by
 // their text would fail as soon as the controller's scripts change.
 func TestBoardRunsDeploy(t *testing.T) {
-	dir := t.TempDir()
-	k, err := newKeys(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := startBoard("sim001", filepath.Join(dir, "board"), k.serverConfig(), time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.close()
+	dir, k, b := testBoard(t)
 	agent := filepath.Join(dir, "agent")
 	if err := os.WriteFile(agent, []byte(strings.Repeat("not an ELF, never run\n", 1000)), 0o755); err != nil {
 		t.Fatal(err)
@@ -74,16 +65,7 @@ func TestBoardRunsDeploy(t *testing.T) {
 // the simulator's SSH servers, so that 2,000 boards' shells on one CPU do not starve the servers' keepalive
 // replies. Before, the shells ran at SCHED_OTHER (0) beside the servers.
 func TestBoardShellIdle(t *testing.T) {
-	dir := t.TempDir()
-	k, err := newKeys(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := startBoard("sim001", filepath.Join(dir, "board"), k.serverConfig(), time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.close()
+	_, k, b := testBoard(t)
 	cfg := &ssh.ClientConfig{User: "fleet", HostKeyCallback: ssh.FixedHostKey(k.host.PublicKey()), Timeout: 10 * time.Second}
 	key, err := os.ReadFile(k.identity)
 	if err != nil {
@@ -117,4 +99,19 @@ func TestBoardShellIdle(t *testing.T) {
 	if policy := f[38]; policy != "5" { // field 41; f[0] is field 3
 		t.Errorf("the board's shell runs with scheduling policy %s, want 5 (SCHED_IDLE)", policy)
 	}
+}
+
+// testBoard starts one simulated board, sim001, under a fresh directory, closed when the test ends.
+func testBoard(t *testing.T) (dir string, k *keys, b *fakeBoard) {
+	t.Helper()
+	dir = t.TempDir()
+	k, err := newKeys(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err = startBoard("sim001", filepath.Join(dir, "board"), k.serverConfig(), time.Second); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.close)
+	return dir, k, b
 }
