@@ -38,6 +38,7 @@ type sweepState struct {
 	sampler        *systemSampler             // the system readings around each point, its files kept open
 	power          *sweepPower                // each point's energy (power_sweep.go); nil: none asked for
 	seriesWhy      map[string][]string        // why a (mode, algorithm) runs one openssl per size → which ones
+	asymFailed     bool                       // a public-key group's run failed: each algorithm runs alone
 }
 
 // Sweep measures plan and streams facts, raw, point, skip, log and error lines to enc. A mode or algorithm that

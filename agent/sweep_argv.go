@@ -40,6 +40,7 @@ type speedCommand struct {
 	Decrypt bool
 	Seconds float64  // nominal seconds per point as run: -seconds, or OpenSSL's default (3 s, 10 s asymmetric in 1.0)
 	Flags   []string // notes every point of the command carries
+	Algs    []string // a public-key group's algorithms, which its command measures together (sweep_asym.go)
 }
 
 // Per-point flags set by the sweep; the controller may match on their prefix (up to the colon).

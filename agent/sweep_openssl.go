@@ -248,10 +248,14 @@ func (s *sweepState) judgeOpenSSLPoint(p *protocol.Point, alg string, v speedVer
 }
 
 // speedTimeout bounds one openssl speed run: four times its nominal duration plus a minute. Without -bytes an
-// OpenSSL run measures up to six sizes, and an asymmetric one up to four operations.
+// OpenSSL run measures up to six sizes, an asymmetric one up to four operations, a public-key group four for
+// each of its algorithms.
 func speedTimeout(c *speedCommand) time.Duration {
 	points := 1.0
-	if c.Size == 0 {
+	switch {
+	case len(c.Algs) > 0: // a public-key group: up to four operations an algorithm
+		points = 4 * float64(len(c.Algs))
+	case c.Size == 0:
 		points = 6
 	}
 	return time.Duration((4*max(c.Seconds, 1)*points + 60) * float64(time.Second))

@@ -40,6 +40,7 @@ func (s *sweepState) planJobs(ctx context.Context, opensslPath string, version *
 			}
 		}
 	}
+	s.groupAsym(jobs, version)
 	return jobs, nil
 }
 

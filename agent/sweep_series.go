@@ -60,14 +60,31 @@ type jobGroup struct {
 
 // schedule orders the jobs of each algorithm: first each series (mode by mode in plan order, encryption then
 // decryption), then every other job interleaved as before, every mode once per block size before any runs
-// again.
+// again. A public-key group (sweep_asym.go) is placed at its first algorithm, its jobs together.
 func schedule(jobs [][][]sweepJob) ([]sweepJob, []jobGroup) {
 	var order []sweepJob
 	var groups []jobGroup
+	var placed []*speedCommand // the public-key groups already in order
 	for ai := range jobs {
 		var rest [][]sweepJob
-		for _, list := range jobs[ai] {
+		for cell, list := range jobs[ai] {
 			var alone []sweepJob
+			if len(list) == 1 && list[0].series != nil && len(list[0].series.Algs) > 0 {
+				// a public-key group (sweep_asym.go): its jobs are in this cell of this and later algorithms
+				if !slices.Contains(placed, list[0].series) {
+					placed = append(placed, list[0].series)
+					g := jobGroup{whole: list[0].series}
+					for _, later := range jobs[ai:] {
+						if l := later[cell]; len(l) == 1 && l[0].series == g.whole {
+							g.jobs = append(g.jobs, len(order))
+							order = append(order, l[0])
+						}
+					}
+					groups = append(groups, g)
+				}
+				rest = append(rest, nil)
+				continue
+			}
 			for i := 0; i < len(list); {
 				k := i + 1
 				for k < len(list) && list[i].series != nil && list[k].series == list[i].series {
@@ -107,7 +124,14 @@ func schedule(jobs [][][]sweepJob) ([]sweepJob, []jobGroup) {
 // of a series, else one per job.
 func (s *sweepState) runGroup(ctx context.Context, order []sweepJob, g jobGroup, active []int, rep int) ([][]protocol.Point, error) {
 	out := make([][]protocol.Point, len(active))
-	if g.whole != nil && len(active) == len(g.jobs) && s.remote == nil {
+	if g.whole != nil && len(g.whole.Algs) > 0 && len(active) == len(g.jobs) && !s.asymFailed {
+		jobs := make([]sweepJob, len(active))
+		for k, i := range active {
+			jobs[k] = order[i]
+		}
+		return s.runAsymGroup(ctx, jobs, g.whole, rep)
+	}
+	if g.whole != nil && len(g.whole.Algs) == 0 && len(active) == len(g.jobs) && s.remote == nil {
 		j := order[active[0]]
 		j.speed = g.whole
 		s.sent = s.sent[:0]
@@ -147,7 +171,7 @@ func (s *sweepState) runSeries(ctx context.Context, j sweepJob, repeat int) erro
 	defer cancel()
 	pin := s.pinnedRun(j)
 	before, beforeCPUs := s.sampleSystem(), pin.sample(s.root)
-	res, spans := runSeriesChild(runCtx, c.Argv, c.Env, s.root, s.sampleSystem, pin)
+	res, spans := runSeriesChild(runCtx, c.Argv, c.Env, s.root, s.sampleSystem, pin, nil)
 	pin.finish(s.root, beforeCPUs)
 	after := s.sampleSystem()
 	if ctx.Err() != nil {
@@ -176,9 +200,12 @@ func (s *sweepState) runSeries(ctx context.Context, j sweepJob, repeat int) erro
 // seriesNotes says, once per sweep, which openssl series run as one process and which do not and why, for the
 // trace and the log.
 func seriesNotes(groups []jobGroup, why map[string][]string, remote bool) []string {
-	n := 0
+	n, asym := 0, 0
 	for _, g := range groups {
-		if g.whole != nil {
+		switch {
+		case g.whole != nil && len(g.whole.Algs) > 0:
+			asym++
+		case g.whole != nil:
 			n++
 		}
 	}
@@ -189,6 +216,10 @@ func seriesNotes(groups []jobGroup, why map[string][]string, remote bool) []stri
 	} else if n > 0 {
 		notes = append(notes, fmt.Sprintf("openssl: one process for each of %d series of the default sizes "+
 			"(each size timed from its -mr lines)", n))
+	}
+	if asym > 0 {
+		notes = append(notes, fmt.Sprintf("openssl: one process for the public-key algorithms of each of %d modes "+
+			"(each operation timed from its -mr lines)", asym))
 	}
 	keys := make([]string, 0, len(why))
 	for k := range why {

@@ -27,11 +27,14 @@ type seriesMark struct {
 	sys   systemSample // its Ev.tree counts the child's CPU so far as the agent's own
 }
 
-// sizeSpan is one block size of a series run: from its +DT line to its +R line.
+// sizeSpan is one block size of a series run, from its +DT line to its +R line, or one operation of a
+// public-key run (sweep_asym.go), from its +DTP line to its +Rn line.
 type sizeSpan struct {
-	size   int
+	size   int // 0 for an operation
 	dt, r  seriesMark
 	closed bool // its +R line came
+	rLine  int  // the +R line's number in the child's stderr, counted from 1
+	count  int  // the count the +R line gave, -1 when it is not a number
 }
 
 // wall, user and sys of the span.
@@ -50,6 +53,10 @@ type seriesTracker struct {
 	cpu    func() (cpuUsage, bool)
 	spans  []sizeSpan
 	last   *seriesMark // the mark of the line just before, when it was a +R: the next +DT reuses it
+	lines  int         // the lines seen so far
+	// onDTP, when set, is told each +DTP line's fields (+DTP:BITS:OP:NAME:SECONDS) as it arrives, before its
+	// span is opened
+	onDTP func(f []string)
 }
 
 // mark reads the child's CPU and the system at t.
@@ -69,7 +76,20 @@ func (tr *seriesTracker) mark(t time.Time) seriesMark {
 
 // line takes one stderr line that arrived at t.
 func (tr *seriesTracker) line(l string, t time.Time) {
+	tr.lines++
 	switch {
+	case strings.HasPrefix(l, "+DTP:"):
+		// a public-key operation: openssl sets up its keys and contexts between two of them, so the +DTP is
+		// read anew rather than reusing the +R before it
+		f := strings.Split(l, ":")
+		tr.last = nil
+		if len(f) != 5 {
+			return
+		}
+		if tr.onDTP != nil {
+			tr.onDTP(f)
+		}
+		tr.spans = append(tr.spans, sizeSpan{dt: tr.mark(t)})
 	case strings.HasPrefix(l, "+DT:"):
 		f := strings.Split(l, ":")
 		if len(f) != 4 {
@@ -90,18 +110,38 @@ func (tr *seriesTracker) line(l string, t time.Time) {
 		}
 		tr.spans = append(tr.spans, sizeSpan{size: size, dt: m})
 		tr.last = nil
-	case strings.HasPrefix(l, "+R:"):
+	case strings.HasPrefix(l, "+R"):
+		// "+R:COUNT:ALG:SECONDS" ends a size; "+Rn:COUNT:BITS[:CURVE]:SECONDS" (n from 1) an operation
+		f := strings.Split(l, ":")
 		n := len(tr.spans)
-		if n == 0 || tr.spans[n-1].closed {
+		if n == 0 || tr.spans[n-1].closed || len(f) < 4 || (f[0] == "+R") != (tr.spans[n-1].size > 0) ||
+			f[0] != "+R" && !isDigits(f[0][2:]) {
 			tr.last = nil
 			return
 		}
 		m := tr.mark(t)
-		tr.spans[n-1].r, tr.spans[n-1].closed = m, true
-		tr.last = &tr.spans[n-1].r
+		sp := &tr.spans[n-1]
+		sp.r, sp.closed, sp.rLine, sp.count = m, true, tr.lines, -1
+		if c, err := strconv.Atoi(f[1]); err == nil {
+			sp.count = c
+		}
+		tr.last = nil
+		if f[0] == "+R" {
+			tr.last = &sp.r
+		}
 	default:
 		tr.last = nil
 	}
+}
+
+// isDigits reports whether s is one or more ASCII digits.
+func isDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // closedSpans are the spans whose +R came, in the order they ran.
@@ -151,7 +191,7 @@ func parsePIDStatCPU(s string) (cpuUsage, bool) {
 // runSeriesChild is runChild for a series: stderr is read line by line as the child writes it, and each -mr
 // line is handed to tr with its arrival time. The pipe is the agent's own, so the reader knows the child's pid
 // before the first line.
-func runSeriesChild(ctx context.Context, argv, env []string, root string, sample func() systemSample, pin *pinnedRun) (childResult, []sizeSpan) {
+func runSeriesChild(ctx context.Context, argv, env []string, root string, sample func() systemSample, pin *pinnedRun, onDTP func([]string)) (childResult, []sizeSpan) {
 	res := childResult{Argv: argv, Env: env, Exit: -1}
 	if len(argv) == 0 {
 		res.Err = fmt.Errorf("run: empty command")
@@ -166,7 +206,7 @@ func runSeriesChild(ctx context.Context, argv, env []string, root string, sample
 	var tr *seriesTracker
 	res = runChildPinned(ctx, argv, env, nil, pw, func(pid int) {
 		pw.Close() // the child holds its copy: the read end sees EOF when the child and its group are done
-		tr = &seriesTracker{sample: sample, cpu: func() (cpuUsage, bool) { return procTreeCPU(root, pid) }}
+		tr = &seriesTracker{sample: sample, cpu: func() (cpuUsage, bool) { return procTreeCPU(root, pid) }, onDTP: onDTP}
 		// read here, before the child is waited for: until then an exited child stays a zombie whose
 		// /proc/PID/stat still holds its CPU times (and its pid is nobody else's). ctx's end still kills it.
 		readLines(pr, stderr, tr.line)

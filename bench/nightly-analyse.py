@@ -1,9 +1,10 @@
 # bench/nightly-analyse.py TRACE: where a traced `fleet run --trace` (stderr) spent each board's wall time: the
 # phases (connect, deploy, probe, sweep, close), and inside the sweep the verification of each path, the
 # openssl children (their wall time, and the seconds openssl says it measured) and the agent between points
-# (bench/README.md, "The nightly accounted for"). A series measured by one openssl (", one openssl for its series")
-# is accounted apart: its first point's span is the whole process, and the sizes' spans inside it leave its start,
-# its exit and the agent's work around it together, which the trace does not split.
+# (bench/README.md, "The nightly accounted for"). A series measured by one openssl (", one openssl for its series",
+# or the public-key algorithms of a mode: ", one openssl for its public-key algorithms") is accounted apart: its
+# first point's span is the whole process, and the spans inside it leave its start, its exit and the agent's work
+# around it together, which the trace does not split.
 import re, sys
 from collections import defaultdict
 
@@ -27,7 +28,7 @@ for l in open(sys.argv[1]):
     p = point.match(what)
     if p:
         d['points'] += 1
-        pre = 'series ' if 'one openssl for its series' in what else ''
+        pre = 'series ' if re.search(r', one openssl for its (series|public-key algorithms)', what) else ''
         if (board, start) != last.get(board):
             d[pre + 'pointdur'] += dur
             d[pre + 'processes'] += 1

@@ -14,7 +14,7 @@ func (r *boardRun) resume(lostErr error) error {
 	ctx, opts, b, rec, plan := r.ctx, r.opts, r.b, r.rec, r.agentSweep
 	queue := []protocol.Plan{plan}
 	for n := 0; ; n++ {
-		lost := rec.kernel.lostDuring()
+		lost, with := rec.kernel.lostDuring(), rec.kernel.lostWith()
 		if lost == nil {
 			return lostErr // lost between jobs or after the sweep's end: nothing was in flight
 		}
@@ -53,7 +53,7 @@ func (r *boardRun) resume(lostErr error) error {
 			return fmt.Errorf("after the board came back: %w", err)
 		}
 		// What is left: the rest of the plan that was running, then the plans queued after it.
-		queue = append(restPlans(queue[0], *lost), queue[1:]...)
+		queue = append(restPlans(queue[0], *lost, with), queue[1:]...)
 		lostErr = nil
 		for len(queue) > 0 {
 			p := queue[0]

@@ -19,9 +19,10 @@ type kernelJudge struct {
 
 	mu        sync.Mutex
 	health    protocol.KernelHealth
-	read      bool            // a kernel report said the log can be read
-	inflight  *protocol.Begin // the job started last, nil once the sweep's end was reported
-	fatal     string          // the first Oops, BUG or panic line
+	read      bool             // a kernel report said the log can be read
+	inflight  *protocol.Begin  // the job started last, nil once the sweep's end was reported
+	joined    []protocol.Begin // the jobs the running command measured before inflight (Begin.Joined), oldest first
+	fatal     string           // the first Oops, BUG or panic line
 	before    []protocol.CryptoAlg
 	bootID    string
 	since     int64                          // the board's clock at the sweep's start (pstore records after it are new)
@@ -56,7 +57,23 @@ func (k *kernelJudge) setFacts(f *protocol.Facts) {
 func (k *kernelJudge) begin(b protocol.Begin) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	if b.Joined && k.inflight != nil {
+		k.joined = append(k.joined, *k.inflight)
+	} else {
+		k.joined = nil
+	}
 	k.inflight = &b
+}
+
+// lostWith are the jobs the command in flight measured before the one in flight: their points, which the agent
+// sends when the command ends, were lost with it.
+func (k *kernelJudge) lostWith() []protocol.Begin {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.inflight == nil {
+		return nil
+	}
+	return slices.Clone(k.joined)
 }
 
 // lostDuring is the job in flight, nil when none is.
@@ -77,6 +94,7 @@ func (k *kernelJudge) point(p *protocol.Point) {
 	p.Kernel, p.KernelTally = nil, nil
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	k.joined = nil // the command's points are here: nothing it measured is lost with it any more
 	if name := protocol.KernelAlgorithm(p.Algorithm); name != "" && p.Driver != "" {
 		if k.drivers == nil {
 			k.drivers = map[string]map[string][]string{}
@@ -130,7 +148,7 @@ func (k *kernelJudge) report(r protocol.Kernel) {
 		}
 		return
 	}
-	k.inflight = nil
+	k.inflight, k.joined = nil, nil
 	const end = "the end of the sweep"
 	if r.Dropped > 0 { // an agent that predates the tally: every line over its caps went unmatched
 		k.health.Lost += r.Dropped

@@ -99,18 +99,48 @@ func TestParseBootState(t *testing.T) {
 
 func TestRestPlans(t *testing.T) {
 	plan := protocol.Plan{Algorithms: []string{"a1", "a2", "a3"}, Modes: []string{"cpu", "afalg", "kcapi"}, Repeats: 1}
-	got := restPlans(plan, protocol.Begin{Mode: "afalg", Algorithm: "a2"})
+	got := restPlans(plan, protocol.Begin{Mode: "afalg", Algorithm: "a2"}, nil)
 	if len(got) != 2 || !slices.Equal(got[0].Algorithms, []string{"a2"}) || !slices.Equal(got[0].Modes, []string{"cpu", "kcapi"}) ||
 		!slices.Equal(got[1].Algorithms, []string{"a3"}) || !slices.Equal(got[1].Modes, plan.Modes) {
 		t.Errorf("restPlans = %+v", got)
 	}
 	plan.Repeats = 3 // repeats go over the whole sweep: the algorithms before the lost one are not done
-	got = restPlans(plan, protocol.Begin{Mode: "cpu", Algorithm: "a3"})
+	got = restPlans(plan, protocol.Begin{Mode: "cpu", Algorithm: "a3"}, nil)
 	if len(got) != 2 || !slices.Equal(got[1].Algorithms, []string{"a1", "a2"}) {
 		t.Errorf("restPlans with repeats = %+v", got)
 	}
-	if got := restPlans(protocol.Plan{Algorithms: []string{"a"}, Modes: []string{"cpu"}}, protocol.Begin{Mode: "cpu", Algorithm: "a"}); len(got) != 0 {
+	if got := restPlans(protocol.Plan{Algorithms: []string{"a"}, Modes: []string{"cpu"}}, protocol.Begin{Mode: "cpu", Algorithm: "a"}, nil); len(got) != 0 {
 		t.Errorf("nothing left: %+v", got)
+	}
+	// a1 and a2 were measured by the command lost during a3 (the public-key algorithms of a mode in one
+	// openssl): their points were lost with it, in that mode only
+	plan.Repeats = 1
+	got = restPlans(plan, protocol.Begin{Mode: "afalg", Algorithm: "a3", Joined: true},
+		[]protocol.Begin{{Mode: "afalg", Algorithm: "a1"}, {Mode: "afalg", Algorithm: "a2", Joined: true}})
+	if len(got) != 2 || !slices.Equal(got[0].Algorithms, []string{"a3"}) || !slices.Equal(got[1].Algorithms, []string{"a1", "a2"}) ||
+		!slices.Equal(got[1].Modes, []string{"afalg"}) {
+		t.Errorf("restPlans after a joined job = %+v", got)
+	}
+}
+
+// TestKernelJudgeLostWith: the jobs a command measured before the one in flight are lost with it until its
+// points arrive; a Begin of its own starts a new command.
+func TestKernelJudgeLostWith(t *testing.T) {
+	var k kernelJudge
+	k.begin(protocol.Begin{Mode: "cpu", Algorithm: "rsa2048"})
+	k.begin(protocol.Begin{Mode: "cpu", Algorithm: "ecdsap256", Joined: true})
+	k.begin(protocol.Begin{Mode: "cpu", Algorithm: "ed25519", Joined: true})
+	if got := k.lostWith(); len(got) != 2 || got[0].Algorithm != "rsa2048" || got[1].Algorithm != "ecdsap256" || k.lostDuring().Algorithm != "ed25519" {
+		t.Errorf("lost during %+v with %+v, want ed25519 with rsa2048, ecdsap256", k.lostDuring(), got)
+	}
+	k.point(&protocol.Point{Mode: "cpu", Algorithm: "rsa", Op: "sign"})
+	if got := k.lostWith(); len(got) != 0 {
+		t.Errorf("after the command's points: lost with %+v, want none", got)
+	}
+	k.begin(protocol.Begin{Mode: "soft", Algorithm: "rsa2048"})
+	k.begin(protocol.Begin{Mode: "soft", Algorithm: "sha256"})
+	if got := k.lostWith(); len(got) != 0 {
+		t.Errorf("a Begin of its own: lost with %+v, want none", got)
 	}
 }
 

@@ -147,10 +147,11 @@ func (r *boardRun) reconnect(wait time.Duration, since int64) (Transport, bootSt
 	}
 }
 
-// restPlans are what is left of the sweep after the job lost: the lost algorithm in the other modes, then the
-// algorithms after it (every algorithm but it when repeats interleave the whole sweep, so that later repeats
-// still run; the points already stored are not stored twice).
-func restPlans(plan protocol.Plan, lost protocol.Begin) []protocol.Plan {
+// restPlans are what is left of the sweep after the job lost: the lost algorithm in the other modes, the
+// algorithms its command measured before it (with, lost with it: Begin.Joined) in its mode, then the algorithms
+// after it (every algorithm but it when repeats interleave the whole sweep, so that later repeats still run;
+// the points already stored are not stored twice).
+func restPlans(plan protocol.Plan, lost protocol.Begin, with []protocol.Begin) []protocol.Plan {
 	var out []protocol.Plan
 	others := slices.DeleteFunc(slices.Clone(plan.Modes), func(m string) bool { return m == lost.Mode })
 	if len(others) > 0 {
@@ -158,9 +159,21 @@ func restPlans(plan protocol.Plan, lost protocol.Begin) []protocol.Plan {
 		p.Algorithms, p.Modes = []string{lost.Algorithm}, others
 		out = append(out, p)
 	}
+	whole := plan.Repeats > 1 || plan.PrecisionPct > 0
+	var before []string
+	for _, b := range with {
+		if i := slices.Index(plan.Algorithms, b.Algorithm); i >= 0 && i < slices.Index(plan.Algorithms, lost.Algorithm) &&
+			!whole && !slices.Contains(before, b.Algorithm) {
+			before = append(before, b.Algorithm) // an algorithm after the lost one is in the last plan anyway
+		}
+	}
+	if len(before) > 0 {
+		p := plan
+		p.Algorithms, p.Modes = before, []string{lost.Mode}
+		out = append(out, p)
+	}
 	var algs []string
 	after := false
-	whole := plan.Repeats > 1 || plan.PrecisionPct > 0
 	for _, a := range plan.Algorithms {
 		switch {
 		case a == lost.Algorithm:

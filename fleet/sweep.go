@@ -176,7 +176,7 @@ func consume(ctx context.Context, dec *protocol.Decoder, plan protocol.Plan, rec
 		switch m.Type {
 		case protocol.TypeBegin:
 			rec.kernel.begin(*m.Begin)
-			rec.tracePoints.begin(time.Now())
+			rec.tracePoints.begin(*m.Begin, time.Now())
 			rec.event(Event{Stage: StageMeasure, Done: rec.done(), Mode: m.Begin.Mode, Algorithm: m.Begin.Algorithm, Size: m.Begin.BlockSize})
 		case protocol.TypeKernel:
 			rec.kernel.report(*m.Kernel)

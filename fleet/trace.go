@@ -97,7 +97,13 @@ func sessionName(args []string) string {
 // the raw output). bench/README.md §l ("Where a sweep's time goes") reads a sweep's per-point overhead from it.
 type pointTimer struct{ began, last time.Time }
 
-func (pt *pointTimer) begin(now time.Time) { pt.began = now }
+// begin notes that b began at now; a job joined to the running command (b.Joined: the public-key algorithms of
+// a mode in one openssl) changes nothing, its points' span began with the command's.
+func (pt *pointTimer) begin(b protocol.Begin, now time.Time) {
+	if !b.Joined {
+		pt.began = now
+	}
+}
 
 // point reports p, arrived at now, to tr (nil: nothing).
 func (pt *pointTimer) point(tr Tracer, board string, p protocol.Point, now time.Time) {
@@ -125,7 +131,8 @@ func (pt *pointTimer) point(tr Tracer, board string, p protocol.Point, now time.
 }
 
 // seriesNote says how the openssl process of a point was shared: one for a whole series (the agent's
-// "accounting-per-size" flag: the first point's span is the whole process, the others arrive with it), or
+// "accounting-per-size" flag: the first point's span is the whole process, the others arrive with it), for the
+// public-key algorithms of one mode ("accounting-per-op", the same way), or
 // divided among the points of one run ("accounting-split"). Any other openssl point had a process of its own;
 // the agent's log says why its series was not one process.
 func seriesNote(p protocol.Point) string {
@@ -133,6 +140,8 @@ func seriesNote(p protocol.Point) string {
 		switch {
 		case strings.HasPrefix(f, "accounting-per-size:"):
 			return ", one openssl for its series (raw " + strconv.Itoa(p.RawID) + ")"
+		case strings.HasPrefix(f, "accounting-per-op:"):
+			return ", one openssl for its public-key algorithms (raw " + strconv.Itoa(p.RawID) + ")"
 		case strings.HasPrefix(f, "accounting-split:"):
 			return ", one openssl run divided (raw " + strconv.Itoa(p.RawID) + ")"
 		}

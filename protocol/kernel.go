@@ -92,6 +92,9 @@ type Begin struct {
 	Algorithm string `json:"algorithm"`
 	BlockSize int    `json:"block_size,omitempty"`
 	Repeat    int    `json:"repeat,omitempty"`
+	// Joined says the job is measured by the process the previous Begin started (the public-key algorithms of
+	// one mode in one openssl): the board is now on this job, but no new command began.
+	Joined bool `json:"joined,omitempty"`
 }
 
 // Kernel health of a board run.

@@ -63,7 +63,8 @@ type Point struct {
 	// (OpenSSL 1.0.x sweeping every size in one run; rsa sign and verify), its wall, user and system seconds are
 	// divided among them and each point is flagged "accounting-split"; CPUPct is the command's. A series of
 	// OpenSSL's default sizes measured by one openssl is not divided: each point's times run from its size's
-	// +DT line to its +R line, flagged "accounting-per-size".
+	// +DT line to its +R line, flagged "accounting-per-size"; so are the public-key algorithms of a mode in one
+	// openssl, each operation from its +DTP line to its +Rn line, flagged "accounting-per-op".
 	WallS      float64 `json:"wall_s"`
 	UserS      float64 `json:"user_s"`
 	SysS       float64 `json:"sys_s"`
