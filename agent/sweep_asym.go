@@ -97,6 +97,25 @@ func (s *sweepState) groupAsym(jobs [][][]sweepJob, v *opensslVersion) {
 	}
 }
 
+// asymSubset is the group command c for jobs, some of its algorithms in its order: c itself when they are all.
+func asymSubset(c *speedCommand, jobs []sweepJob) *speedCommand {
+	if len(jobs) == len(c.Algs) {
+		return c
+	}
+	n := 0
+	for _, alg := range c.Algs {
+		args, _, _ := opensslspeed.Args(alg)
+		n += len(args)
+	}
+	sub := *c
+	sub.Argv, sub.Algs = slices.Clone(c.Argv[:len(c.Argv)-n]), nil
+	for k := range jobs {
+		sub.Algs = append(sub.Algs, jobs[k].alg)
+		sub.Argv = append(sub.Argv, args0(&jobs[k])...)
+	}
+	return &sub
+}
+
 // args0 is the algorithm's own arguments at the end of j's command.
 func args0(j *sweepJob) []string {
 	args, _, _ := opensslspeed.Args(j.alg)

@@ -130,6 +130,17 @@ func TestGroupAsym(t *testing.T) {
 		t.Errorf("groups %q, want the public-key ones %q", got, want[2:])
 	}
 
+	// the algorithms still repeating (ed25519 reached its target): one openssl for them
+	c := jobs[1][1][0].series
+	sub := asymSubset(c, []sweepJob{jobs[1][1][0], jobs[2][1][0]})
+	if got, want := strings.Join(sub.Argv, " "), strings.Join(jobs[1][1][0].speed.Argv, " ")+" ecdsap256"; got != want ||
+		!reflect.DeepEqual(sub.Algs, []string{"rsa2048", "ecdsap256"}) || len(c.Algs) != 3 {
+		t.Errorf("subset command %q algs %q, want %q (and the group's own unchanged: %q)", got, sub.Algs, want, c.Algs)
+	}
+	if asymSubset(c, []sweepJob{jobs[1][1][0], jobs[2][1][0], jobs[4][1][0]}) != c {
+		t.Error("the whole group's subset is not its own command")
+	}
+
 	// not grouped: OpenSSL 1.1.0 (no -seconds), -multi, and the shell path
 	for _, tc := range []struct {
 		name string

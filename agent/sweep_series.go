@@ -124,12 +124,13 @@ func schedule(jobs [][][]sweepJob) ([]sweepJob, []jobGroup) {
 // of a series, else one per job.
 func (s *sweepState) runGroup(ctx context.Context, order []sweepJob, g jobGroup, active []int, rep int) ([][]protocol.Point, error) {
 	out := make([][]protocol.Point, len(active))
-	if g.whole != nil && len(g.whole.Algs) > 0 && len(active) == len(g.jobs) && !s.asymFailed {
+	if g.whole != nil && len(g.whole.Algs) > 0 && len(active) > 1 && !s.asymFailed {
 		jobs := make([]sweepJob, len(active))
 		for k, i := range active {
 			jobs[k] = order[i]
 		}
-		return s.runAsymGroup(ctx, jobs, g.whole, rep)
+		// the algorithms still repeating, in one openssl still
+		return s.runAsymGroup(ctx, jobs, asymSubset(g.whole, jobs), rep)
 	}
 	if g.whole != nil && len(g.whole.Algs) == 0 && len(active) == len(g.jobs) && s.remote == nil {
 		j := order[active[0]]
