@@ -146,45 +146,69 @@ func (s *sweepState) runAsymGroup(ctx context.Context, jobs []sweepJob, c *speed
 	if err := s.enc.Encode(protocol.TypeBegin, jobs[0].begin(rep)); err != nil {
 		return nil, err
 	}
+	run, err := s.runAsymChild(ctx, jobs, ids, c, rep)
+	if err != nil {
+		return nil, err
+	}
+	points, owner, why := asymOwners(run.res, c, ids, jobs, s.facts.OpenSSLVersion)
+	if why != "" {
+		return s.asymAlone(ctx, jobs, c, rep, why)
+	}
+	return s.sendAsymPoints(ctx, jobs, c, rep, run, points, owner)
+}
+
+// asymRun is what the agent read of one group run.
+type asymRun struct {
+	res           childResult
+	spans         []sizeSpan
+	before, after systemSample
+	pin           *pinnedRun
+}
+
+// runAsymChild runs c, sending a joined Begin whenever a +DTP line names another of jobs (ids in their order).
+func (s *sweepState) runAsymChild(ctx context.Context, jobs []sweepJob, ids []asymIdentity, c *speedCommand, rep int) (asymRun, error) {
 	runCtx, cancel := context.WithTimeout(ctx, speedTimeout(c))
 	defer cancel()
-	pin := s.pinnedRun(jobs[0])
-	before, beforeCPUs := s.sampleSystem(), pin.sample(s.root)
+	r := asymRun{pin: s.pinnedRun(jobs[0])}
+	r.before = s.sampleSystem()
+	beforeCPUs := r.pin.sample(s.root)
 	current := 0
 	var encErr error
 	onDTP := func(f []string) {
-		for k, id := range ids {
-			if id.names(f) {
-				if k != current && encErr == nil {
-					b := jobs[k].begin(rep)
-					b.Joined = true
-					encErr = s.enc.Encode(protocol.TypeBegin, b)
-				}
-				current = k
-				return
-			}
+		k := slices.IndexFunc(ids, func(id asymIdentity) bool { return id.names(f) })
+		if k >= 0 && k != current && encErr == nil {
+			b := jobs[k].begin(rep)
+			b.Joined = true
+			encErr = s.enc.Encode(protocol.TypeBegin, b)
+		}
+		if k >= 0 {
+			current = k
 		}
 	}
-	res, spans := runSeriesChild(runCtx, c.Argv, c.Env, s.root, s.sampleSystem, pin, onDTP)
-	pin.finish(s.root, beforeCPUs)
-	after := s.sampleSystem()
+	r.res, r.spans = runSeriesChild(runCtx, c.Argv, c.Env, s.root, s.sampleSystem, r.pin, onDTP)
+	r.pin.finish(s.root, beforeCPUs)
+	r.after = s.sampleSystem()
 	if encErr != nil {
-		return nil, encErr
+		return r, encErr
 	}
 	if ctx.Err() != nil {
-		return nil, fmt.Errorf("sweep: %w", ctx.Err())
+		return r, fmt.Errorf("sweep: %w", ctx.Err())
 	}
-	runs, perr := opensslspeed.Parse(res.Stderr+"\n"+res.Stdout, opensslspeed.Hint{Command: c.Argv, Seconds: c.Seconds, Version: s.facts.OpenSSLVersion})
-	var points []protocol.Point
-	why := ""
+	return r, nil
+}
+
+// asymOwners parses a group run's output into its points and the job each belongs to (owner, into jobs), or
+// says why the run cannot stand for its jobs: it failed, openssl reported a failure (which one algorithm's is
+// not told apart), a point is none of the algorithms asked, or an algorithm has no point.
+func asymOwners(res childResult, c *speedCommand, ids []asymIdentity, jobs []sweepJob, version string) (points []protocol.Point, owner []int, why string) {
+	runs, perr := opensslspeed.Parse(res.Stderr+"\n"+res.Stdout, opensslspeed.Hint{Command: c.Argv, Seconds: c.Seconds, Version: version})
 	for _, r := range runs {
 		points = append(points, r.Points...)
 		if r.Failed != "" && why == "" {
-			// which algorithm failed is not told apart in one run: alone, only its own points fail
 			why = "openssl reported a failure: " + r.Failed
 		}
 	}
-	owner := make([]int, len(points))
+	owner = make([]int, len(points))
 	got := make([]bool, len(jobs))
 	for i, p := range points {
 		if why != "" {
@@ -208,9 +232,13 @@ func (s *sweepState) runAsymGroup(ctx context.Context, jobs []sweepJob, c *speed
 	case why != "" && perr != nil:
 		why += "; parse: " + perr.Error()
 	}
-	if why != "" {
-		return s.asymAlone(ctx, jobs, c, rep, why)
-	}
+	return points, owner, why
+}
+
+// sendAsymPoints sends a good group run's raw output and its points, each labelled and judged as its own job's
+// and accounted from its operation's span (divided when none matches), and returns each job's points.
+func (s *sweepState) sendAsymPoints(ctx context.Context, jobs []sweepJob, c *speedCommand, rep int, run asymRun, points []protocol.Point, owner []int) ([][]protocol.Point, error) {
+	res := run.res
 	s.rawID++
 	raw := protocol.Raw{ID: s.rawID, Command: c.Argv, Env: c.Env, Stdout: res.Stdout, Stderr: res.Stderr, Exit: res.Exit}
 	if err := s.enc.Encode(protocol.TypeRaw, &raw); err != nil {
@@ -218,11 +246,10 @@ func (s *sweepState) runAsymGroup(ctx context.Context, jobs []sweepJob, c *speed
 	}
 	failure := engineFallback(c.Engine, res.Stdout, res.Stderr)
 	verdicts := make([]*speedVerdict, len(jobs))
-	used := make([]bool, len(spans))
+	used := make([]bool, len(run.spans))
 	out := make([][]protocol.Point, len(jobs))
 	for i := range points {
-		p := &points[i]
-		k := owner[i]
+		p, k := &points[i], owner[i]
 		j := jobs[k]
 		j.speed = c
 		if verdicts[k] == nil {
@@ -231,16 +258,16 @@ func (s *sweepState) runAsymGroup(ctx context.Context, jobs []sweepJob, c *speed
 			verdicts[k] = &v
 		}
 		s.labelOpenSSLPoint(p, j, rep, *verdicts[k])
-		if sp := opSpan(spans, used, *p); sp != nil {
+		if sp := opSpan(run.spans, used, *p); sp != nil {
 			wall, user, sys := sp.times()
 			p.Flags = append(p.Flags, fmt.Sprintf(flagOpAccounts, len(points), len(jobs)))
 			setAccounting(p, wall, user, sys, sp.dt.sys, sp.r.sys)
-			pin.mark(p)
+			run.pin.mark(p)
 			s.window(p, sp.dt.sys, sp.r.sys, false)
 		} else {
-			splitAccounting(p, len(points), res, before, after)
-			pin.mark(p)
-			s.window(p, before, after, len(points) > 1)
+			splitAccounting(p, len(points), res, run.before, run.after)
+			run.pin.mark(p)
+			s.window(p, run.before, run.after, len(points) > 1)
 		}
 		s.judgeOpenSSLPoint(p, j.alg, *verdicts[k])
 		if err := s.point(p); err != nil {
