@@ -76,7 +76,7 @@ func (s *sweepState) groupAsym(jobs [][][]sweepJob, v *opensslVersion) {
 				}) {
 				continue
 			}
-			if len(members) > 0 && !sameAsymBase(members[0], j, len(args0(members[0]))) {
+			if len(members) > 0 && !sameAsymBase(members[0], j) {
 				continue
 			}
 			members = append(members, j)
@@ -122,13 +122,13 @@ func args0(j *sweepJob) []string {
 	return args
 }
 
-// sameAsymBase reports whether b's command is a's but for the algorithm (a's last n arguments): the same
+// sameAsymBase reports whether b's command is a's but for the algorithm's own arguments at its end: the same
 // openssl, options, environment, engine, flags and CPUs.
-func sameAsymBase(a, b *sweepJob, n int) bool {
+func sameAsymBase(a, b *sweepJob) bool {
 	ca, cb := a.speed, b.speed
-	nb := len(args0(b))
-	return a.mode == b.mode && a.pin == b.pin && len(ca.Argv) >= n && len(cb.Argv) >= nb &&
-		slices.Equal(ca.Argv[:len(ca.Argv)-n], cb.Argv[:len(cb.Argv)-nb]) && slices.Equal(ca.Env, cb.Env) &&
+	na, nb := len(args0(a)), len(args0(b))
+	return a.mode == b.mode && a.pin == b.pin && len(ca.Argv) >= na && len(cb.Argv) >= nb &&
+		slices.Equal(ca.Argv[:len(ca.Argv)-na], cb.Argv[:len(cb.Argv)-nb]) && slices.Equal(ca.Env, cb.Env) &&
 		ca.Engine == cb.Engine && ca.Decrypt == cb.Decrypt && ca.Seconds == cb.Seconds && slices.Equal(ca.Flags, cb.Flags)
 }
 
@@ -309,17 +309,5 @@ func (s *sweepState) asymAlone(ctx context.Context, jobs []sweepJob, c *speedCom
 			return nil, err
 		}
 	}
-	out := make([][]protocol.Point, len(jobs))
-	for k, j := range jobs {
-		s.sent = s.sent[:0]
-		if err := s.enc.Encode(protocol.TypeBegin, j.begin(rep)); err != nil {
-			return nil, err
-		}
-		err := s.run(ctx, j, rep)
-		out[k] = slices.Clone(s.sent)
-		if err != nil {
-			return out, err
-		}
-	}
-	return out, nil
+	return s.runEach(ctx, jobs, rep)
 }

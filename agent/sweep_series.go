@@ -123,16 +123,16 @@ func schedule(jobs [][][]sweepJob) ([]sweepJob, []jobGroup) {
 // runGroup measures the jobs of g still active as repeat rep and returns each one's points: one process for all
 // of a series, else one per job.
 func (s *sweepState) runGroup(ctx context.Context, order []sweepJob, g jobGroup, active []int, rep int) ([][]protocol.Point, error) {
-	out := make([][]protocol.Point, len(active))
+	jobs := make([]sweepJob, len(active))
+	for k, i := range active {
+		jobs[k] = order[i]
+	}
 	if g.whole != nil && len(g.whole.Algs) > 0 && len(active) > 1 && !s.asymFailed {
-		jobs := make([]sweepJob, len(active))
-		for k, i := range active {
-			jobs[k] = order[i]
-		}
 		// the algorithms still repeating, in one openssl still
 		return s.runAsymGroup(ctx, jobs, asymSubset(g.whole, jobs), rep)
 	}
 	if g.whole != nil && len(g.whole.Algs) == 0 && len(active) == len(g.jobs) && s.remote == nil {
+		out := make([][]protocol.Point, len(active))
 		j := order[active[0]]
 		j.speed = g.whole
 		s.sent = s.sent[:0]
@@ -149,12 +149,18 @@ func (s *sweepState) runGroup(ctx context.Context, order []sweepJob, g jobGroup,
 		}
 		return out, err
 	}
-	for k, i := range active {
+	return s.runEach(ctx, jobs, rep)
+}
+
+// runEach measures each of jobs alone, in its own command, as repeat rep, and returns each one's points.
+func (s *sweepState) runEach(ctx context.Context, jobs []sweepJob, rep int) ([][]protocol.Point, error) {
+	out := make([][]protocol.Point, len(jobs))
+	for k, j := range jobs {
 		s.sent = s.sent[:0]
-		if err := s.enc.Encode(protocol.TypeBegin, order[i].begin(rep)); err != nil {
+		if err := s.enc.Encode(protocol.TypeBegin, j.begin(rep)); err != nil {
 			return nil, err
 		}
-		err := s.run(ctx, order[i], rep)
+		err := s.run(ctx, j, rep)
 		out[k] = slices.Clone(s.sent)
 		if err != nil {
 			return out, err
