@@ -85,14 +85,14 @@ func (s *sweepState) groupAsym(jobs [][][]sweepJob, v *opensslVersion) {
 		if len(members) < 2 {
 			continue
 		}
-		c := *members[0].speed
-		c.Argv = slices.Clone(c.Argv[:len(c.Argv)-len(args0(members[0]))])
-		for _, j := range members {
-			c.Algs = append(c.Algs, j.alg)
-			c.Argv = append(c.Argv, args0(j)...)
+		first := members[0].speed
+		algs := make([]string, len(members))
+		for k, j := range members {
+			algs[k] = j.alg
 		}
+		c := asymCommand(first, first.Argv[:len(first.Argv)-len(args0(members[0]))], algs)
 		for _, j := range members {
-			j.series = &c
+			j.series = c
 		}
 	}
 }
@@ -107,13 +107,22 @@ func asymSubset(c *speedCommand, jobs []sweepJob) *speedCommand {
 		args, _, _ := opensslspeed.Args(alg)
 		n += len(args)
 	}
-	sub := *c
-	sub.Argv, sub.Algs = slices.Clone(c.Argv[:len(c.Argv)-n]), nil
+	algs := make([]string, len(jobs))
 	for k := range jobs {
-		sub.Algs = append(sub.Algs, jobs[k].alg)
-		sub.Argv = append(sub.Argv, args0(&jobs[k])...)
+		algs[k] = jobs[k].alg
 	}
-	return &sub
+	return asymCommand(c, c.Argv[:len(c.Argv)-n], algs)
+}
+
+// asymCommand is c measuring algs: its options base (openssl to the last option) and each algorithm's arguments.
+func asymCommand(c *speedCommand, base []string, algs []string) *speedCommand {
+	g := *c
+	g.Argv, g.Algs = slices.Clone(base), slices.Clone(algs)
+	for _, alg := range algs {
+		args, _, _ := opensslspeed.Args(alg)
+		g.Argv = append(g.Argv, args...)
+	}
+	return &g
 }
 
 // args0 is the algorithm's own arguments at the end of j's command.
